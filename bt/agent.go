@@ -1,0 +1,299 @@
+package bt
+
+import (
+	"fmt"
+	"math/bits"
+	"unsafe"
+)
+
+// Event is a node lifecycle event seen by an Observer.
+type Event uint8
+
+const (
+	EventOpen Event = iota
+	EventTick
+	EventClose
+	EventHalt
+)
+
+var eventNames = [...]string{"open", "tick", "close", "halt"}
+
+func (e Event) String() string {
+	if int(e) < len(eventNames) {
+		return eventNames[e]
+	}
+	return fmt.Sprintf("Event(%d)", uint8(e))
+}
+
+// Observer sees every lifecycle event of an agent's nodes, in the order
+// they happen. st is the status returned by a tick (Idle for the other
+// events). Observers run on the tick goroutine and must not block.
+type Observer interface {
+	OnNode(a *Agent, node int32, ev Event, st Status)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(a *Agent, node int32, ev Event, st Status)
+
+// OnNode calls f.
+func (f ObserverFunc) OnNode(a *Agent, node int32, ev Event, st Status) { f(a, node, ev, st) }
+
+// Sink receives messages nodes emit (Log nodes, leaf panics, driver
+// errors). It runs on the tick goroutine and must not block.
+type Sink interface {
+	Emit(a *Agent, node int32, level, message string)
+}
+
+// Agent is one runner of a shared tree: its node memory, open/ticked
+// bits, blackboard and random stream. An agent is not safe for concurrent
+// use; distinct agents of one tree may be ticked from different goroutines.
+type Agent struct {
+	ID int
+	// BB is the agent's blackboard.
+	BB Blackboard
+	// Env is what the agent acts on (a robot's devices); device leaves read
+	// it. The engine never touches it.
+	Env any
+	// Sink receives emitted messages; nil drops them.
+	Sink Sink
+
+	tree   *Tree
+	block  []uint64
+	open   []uint64
+	ticked []uint64
+	words  []uint64
+	status []Status
+	obs    Observer
+	now    int64
+	rng    uint64
+	ticks  uint64
+}
+
+// NewAgent makes an agent for t with its memory in one allocation and the
+// mission's initial blackboard written at time now (clock nanoseconds).
+func NewAgent(t *Tree, id int, now int64) *Agent {
+	a := &Agent{ID: id, tree: t}
+	l := t.layout
+	a.block = make([]uint64, l.total)
+	a.open = a.block[0:l.bitWords:l.bitWords]
+	a.ticked = a.block[l.bitWords : 2*l.bitWords : 2*l.bitWords]
+	a.words = a.block[l.wordsOff:l.numOff:l.numOff]
+	if l.keyCount > 0 {
+		a.BB.num = unsafe.Slice((*float64)(unsafe.Pointer(&a.block[l.numOff])), l.keyCount)
+		a.BB.ts = unsafe.Slice((*int64)(unsafe.Pointer(&a.block[l.tsOff])), l.keyCount)
+	}
+	if l.nodeCount+l.keyCount > 0 {
+		bytes := unsafe.Slice((*byte)(unsafe.Pointer(&a.block[l.bytesOff])), l.nodeCount+l.keyCount)
+		a.status = unsafe.Slice((*Status)(unsafe.Pointer(&bytes[0])), l.nodeCount)
+		if l.keyCount > 0 {
+			a.BB.kind = unsafe.Slice((*ValueKind)(unsafe.Pointer(&bytes[l.nodeCount])), l.keyCount)
+		}
+	}
+	a.BB.keys = t.keys
+	a.rng = t.seed ^ (uint64(id)+1)*0x9E3779B97F4A7C15
+	a.initBlackboard(now)
+	return a
+}
+
+func (a *Agent) initBlackboard(now int64) {
+	a.now, a.BB.now = now, now
+	for _, iv := range a.tree.init {
+		a.BB.SetAt(iv.slot, iv.v, now)
+	}
+}
+
+// Tree returns the tree the agent runs.
+func (a *Agent) Tree() *Tree { return a.tree }
+
+// SetObserver attaches an observer (nil detaches).
+func (a *Agent) SetObserver(o Observer) { a.obs = o }
+
+// Observer returns the attached observer.
+func (a *Agent) Observer() Observer { return a.obs }
+
+// Now returns the time of the current tick (clock nanoseconds).
+func (a *Agent) Now() int64 { return a.now }
+
+// Ticks returns how many times the agent has been ticked.
+func (a *Agent) Ticks() uint64 { return a.ticks }
+
+// Mem returns node n's per-agent memory words (reserved with Builder.Words).
+func (a *Agent) Mem(n *Node) []uint64 { return a.words[n.mem : n.mem+n.memN : n.mem+n.memN] }
+
+// IsOpen reports whether node i is open (RUNNING) for this agent.
+func (a *Agent) IsOpen(i int32) bool { return a.open[i>>6]&(1<<(uint(i)&63)) != 0 }
+
+// Status returns the last status node i returned, or Idle when it has not
+// run since it was last halted.
+func (a *Agent) Status(i int32) Status { return a.status[i] }
+
+// Rand returns the next number of the agent's random stream (splitmix64,
+// seeded from the mission seed and the agent id).
+func (a *Agent) Rand() uint64 {
+	a.rng += 0x9E3779B97F4A7C15
+	z := a.rng
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// Emit sends a message to the agent's sink.
+func (a *Agent) Emit(node int32, level, msg string) {
+	if a.Sink != nil {
+		a.Sink.Emit(a, node, level, msg)
+	}
+}
+
+// Tick runs one tick of the tree at time now (clock nanoseconds) and
+// applies the halt rules: when the root returns RUNNING, every node that
+// was open before this tick and was not reached is halted, deepest first.
+func (a *Agent) Tick(now int64) (st Status) {
+	a.now, a.BB.now = now, now
+	a.ticks++
+	clear(a.ticked)
+	defer func() {
+		if r := recover(); r != nil {
+			// A node other than a leaf panicked: the tree's state is not
+			// trustworthy, so stop everything it had started.
+			a.Emit(0, "error", fmt.Sprintf("panic in tick: %v", r))
+			a.HaltAll()
+			st = Error
+		}
+	}()
+	st = a.Exec(0)
+	if st == Running {
+		a.haltUnreached()
+	}
+	return st
+}
+
+// Exec ticks node i: opens it if needed, ticks it and, when it completes,
+// halts its open descendants (deepest first) and closes it. Composites and
+// decorators call Exec on their children.
+func (a *Agent) Exec(i int32) Status {
+	n := &a.tree.nodes[i]
+	w, m := i>>6, uint64(1)<<(uint(i)&63)
+	a.ticked[w] |= m
+	opening := a.open[w]&m == 0
+	if opening {
+		a.open[w] |= m
+		if a.obs != nil {
+			a.obs.OnNode(a, i, EventOpen, Idle)
+		}
+	}
+	var st Status
+	if n.leaf {
+		st = a.tickLeaf(n, opening)
+	} else {
+		if opening {
+			n.b.Open(a, n)
+		}
+		st = n.b.Tick(a, n)
+	}
+	a.status[i] = st
+	if a.obs != nil {
+		a.obs.OnNode(a, i, EventTick, st)
+	}
+	if st != Running {
+		if n.End > i+1 {
+			a.haltRange(i+1, n.End)
+		}
+		a.endNode(n, false)
+		a.open[w] &^= m
+		if a.obs != nil {
+			a.obs.OnNode(a, i, EventClose, Idle)
+		}
+	}
+	return st
+}
+
+// tickLeaf runs a leaf's open and tick, turning a panic into ERROR.
+func (a *Agent) tickLeaf(n *Node, opening bool) (st Status) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.Emit(n.Index, "error", fmt.Sprintf("panic in %s: %v", n.Type.Name, r))
+			st = Error
+		}
+	}()
+	if opening {
+		n.b.Open(a, n)
+	}
+	return n.b.Tick(a, n)
+}
+
+// endNode closes or halts a node's behavior; a leaf's panic is contained.
+func (a *Agent) endNode(n *Node, halt bool) {
+	if n.leaf {
+		defer func() {
+			if r := recover(); r != nil {
+				a.Emit(n.Index, "error", fmt.Sprintf("panic in %s while stopping: %v", n.Type.Name, r))
+			}
+		}()
+	}
+	if halt {
+		n.b.Halt(a, n)
+	} else {
+		n.b.Close(a, n)
+	}
+}
+
+// halt stops open node i.
+func (a *Agent) halt(i int32) {
+	n := &a.tree.nodes[i]
+	a.endNode(n, true)
+	a.open[i>>6] &^= 1 << (uint(i) & 63)
+	a.status[i] = Idle
+	if a.obs != nil {
+		a.obs.OnNode(a, i, EventHalt, Idle)
+	}
+}
+
+// haltRange halts every open node with index in [lo, hi), highest first.
+func (a *Agent) haltRange(lo, hi int32) {
+	for i := hi - 1; i >= lo; {
+		wi := i >> 6
+		w := a.open[wi] & (uint64(2)<<(uint(i)&63) - 1)
+		if wi == lo>>6 {
+			w &= ^uint64(0) << (uint(lo) & 63)
+		}
+		if w == 0 {
+			i = wi<<6 - 1
+			continue
+		}
+		j := wi<<6 | int32(bits.Len64(w)-1)
+		a.halt(j)
+		i = j - 1
+	}
+}
+
+// haltUnreached halts every open node not ticked in this tick, highest first.
+func (a *Agent) haltUnreached() {
+	for wi := len(a.open) - 1; wi >= 0; wi-- {
+		for {
+			w := a.open[wi] &^ a.ticked[wi]
+			if w == 0 {
+				break
+			}
+			a.halt(int32(wi<<6 | (bits.Len64(w) - 1)))
+		}
+	}
+}
+
+// HaltAll halts every open node, deepest first (pause, abort, e-stop).
+func (a *Agent) HaltAll() {
+	if n := int32(len(a.tree.nodes)); n > 0 {
+		a.haltRange(0, n)
+	}
+}
+
+// Reset halts everything, forgets all node memory and restores the initial
+// blackboard, as if the agent were new.
+func (a *Agent) Reset(now int64) {
+	a.HaltAll()
+	refs := a.BB.ref
+	clear(a.block)
+	clear(refs)
+	a.rng = a.tree.seed ^ (uint64(a.ID)+1)*0x9E3779B97F4A7C15
+	a.ticks = 0
+	a.initBlackboard(now)
+}

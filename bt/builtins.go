@@ -1,0 +1,45 @@
+package bt
+
+// registerBuiltins adds the node catalog of the mission contract (section
+// 3). Device leaves are registered by the drivers package.
+func registerBuiltins(r *Registry) {
+	for _, t := range []NodeType{
+		// composites
+		sequenceType, priorityType, memSequenceType, memPriorityType,
+		parallelType, randomSequenceType, randomPriorityType,
+		pipelineSequenceType, recoveryType, roundRobinType,
+		// decorators
+		inverterType, succeederType, failerType,
+		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
+		limiterType, maxTimeType, delayType, regulatorType, runOnceType,
+		cooldownType, monitorType,
+		// leaves
+		succeedType, failType, runningType, errorType,
+		waitType, checkType, exprType, setType, logType, subTreeType,
+	} {
+		r.Register(t)
+	}
+}
+
+// msParam declares a duration parameter in milliseconds.
+func msParam(name, doc string, required bool) Param {
+	return Param{Name: name, Type: TNumber, Required: required, Min: Float(0), Unit: "ms", Doc: doc,
+		Aliases: msAliases(name)}
+}
+
+func msAliases(name string) []string {
+	if name == "ms" {
+		return []string{"msec", "milliseconds", "maxTime"}
+	}
+	return nil
+}
+
+// readMs reads a millisecond parameter as nanoseconds; ok is false when a
+// referenced key is missing or not a non-negative number.
+func readMs(a *Agent, p Num) (int64, bool) {
+	v, ok := p.Get(a)
+	if !ok || v < 0 || v != v {
+		return 0, false
+	}
+	return int64(v * 1e6), true
+}

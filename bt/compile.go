@@ -1,0 +1,492 @@
+package bt
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Spec is everything Compile needs: the mission's trees and options.
+type Spec struct {
+	Trees      map[string]*NodeDef
+	Main       string
+	Blackboard map[string]any // initial values of global keys
+	Evaluation Evaluation
+	Seed       uint64
+	// Keys are extra global keys that get a slot even when no node names
+	// them (sensor readings, operator-writable values).
+	Keys []string
+	// Substitute replaces node types by name (BehaviorTree.CPP style), e.g.
+	// {"ComputePathToPose": "Succeed"}; the node's parameters are dropped.
+	Substitute map[string]string
+	// Namespace seeds the generated node ids (the mission id), so ids are
+	// stable across loads of the same mission.
+	Namespace string
+	// MaxNodes refuses trees larger than this once expanded (0: 100,000).
+	MaxNodes int
+}
+
+// botdNamespace seeds node UUIDs (uuid v5 of the mission namespace and path).
+var botdNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://botd.dev/node"))
+
+// Compile validates and compiles a tree. It reports every problem it finds
+// (as Problems) and returns a tree only when there are none.
+func (r *Registry) Compile(spec *Spec) (*Tree, error) {
+	c := &compiler{
+		reg:     r,
+		spec:    spec,
+		t:       &Tree{global: map[string]Slot{}, eval: spec.Evaluation, seed: spec.Seed},
+		scoped:  map[scopedKey]Slot{},
+		ids:     map[string]string{},
+		maxNode: spec.MaxNodes,
+	}
+	if c.maxNode <= 0 {
+		c.maxNode = 100000
+	}
+	if len(spec.Trees) == 0 {
+		c.problem("/trees", CodeValidation, "a mission needs at least one tree")
+		return nil, c.problems.Err()
+	}
+	root, ok := spec.Trees[spec.Main]
+	switch {
+	case spec.Main == "":
+		c.problem("/main", CodeValidation, "no main tree named")
+	case !ok || root == nil:
+		c.problem("/main", CodeValidation, fmt.Sprintf("main tree %q is not defined (trees: %s)", spec.Main, strings.Join(treeNames(spec.Trees), ", ")))
+	default:
+		c.node(root, "/trees/"+pathEscape(spec.Main), "", -1, -1, spec.Main, []string{spec.Main})
+	}
+	// Trees that main never reaches are still validated, so an author
+	// hears about every problem at once.
+	for _, name := range treeNames(spec.Trees) {
+		if !c.reached[name] && spec.Trees[name] != nil {
+			sub := &compiler{reg: r, spec: spec, t: &Tree{global: map[string]Slot{}}, scoped: map[scopedKey]Slot{}, ids: map[string]string{}, maxNode: c.maxNode}
+			sub.node(spec.Trees[name], "/trees/"+pathEscape(name), "", -1, -1, name, []string{name})
+			c.problems = append(c.problems, sub.problems...)
+		}
+	}
+	for _, k := range spec.Keys {
+		if msg := checkKey(k); msg != "" {
+			c.problem("/keys", CodeValidation, msg)
+			continue
+		}
+		c.slot(ScopeGlobal, k, -1)
+	}
+	for _, k := range sortedKeys(spec.Blackboard) {
+		scope, name := splitKey(k)
+		path := "/blackboard/" + pathEscape(k)
+		if msg := checkKey(k); msg != "" || scope != ScopeGlobal {
+			if msg == "" {
+				msg = "initial values can only be given for global keys"
+			}
+			c.problem(path, CodeValidation, msg)
+			continue
+		}
+		c.t.init = append(c.t.init, initValue{slot: c.slot(ScopeGlobal, name, -1), v: ValueOf(spec.Blackboard[k])})
+	}
+	if len(c.problems) > 0 {
+		return nil, c.dedupe()
+	}
+	c.t.computeLayout()
+	return c.t, nil
+}
+
+type scopedKey struct {
+	scope Scope
+	owner int32
+	name  string
+}
+
+type compiler struct {
+	reg      *Registry
+	spec     *Spec
+	t        *Tree
+	scoped   map[scopedKey]Slot
+	ids      map[string]string // explicit id -> path that used it
+	problems Problems
+	reached  map[string]bool
+	maxNode  int
+}
+
+func (c *compiler) problem(path, code, msg string) {
+	c.problems = append(c.problems, Problem{Path: path, Message: msg, Code: code})
+}
+
+func (c *compiler) dedupe() Problems {
+	seen := map[Problem]bool{}
+	out := c.problems[:0]
+	for _, p := range c.problems {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// slot resolves a key to its slot, creating it on first use.
+func (c *compiler) slot(scope Scope, name string, owner int32) Slot {
+	if scope == ScopeGlobal {
+		owner = -1
+		if s, ok := c.t.global[name]; ok {
+			return s
+		}
+	}
+	k := scopedKey{scope, owner, name}
+	if s, ok := c.scoped[k]; ok {
+		return s
+	}
+	s := Slot(len(c.t.keys))
+	c.t.keys = append(c.t.keys, KeyInfo{Name: name, Scope: scope, Owner: owner})
+	c.scoped[k] = s
+	if scope == ScopeGlobal {
+		c.t.global[name] = s
+	}
+	return s
+}
+
+// node compiles one definition and its descendants and returns its index.
+// inst is the instance path (unique per subtree occurrence); treeOwner is
+// the SubTree node whose occurrence this is (-1 for main).
+func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32, treeName string, stack []string) int32 {
+	if c.reached == nil {
+		c.reached = map[string]bool{}
+	}
+	c.reached[treeName] = true
+	idx := int32(len(c.t.nodes))
+	if int(idx) >= c.maxNode {
+		if int(idx) == c.maxNode {
+			c.problem(path, CodeLimit, fmt.Sprintf("the expanded tree has more than %d nodes", c.maxNode))
+		}
+		return idx
+	}
+	if inst == "" {
+		inst = path
+	}
+	c.t.nodes = append(c.t.nodes, Node{Index: idx, Parent: parent, Path: path, Tree: treeName, ID: def.ID, Name: def.Name})
+	c.t.shared = append(c.t.shared, nil)
+
+	typeName := def.Type
+	substituted := false
+	if to, ok := c.spec.Substitute[typeName]; ok {
+		if def.Name == "" {
+			c.t.nodes[idx].Name = typeName
+		}
+		typeName, substituted = to, true
+	}
+	nt, known := c.reg.Lookup(typeName)
+	switch {
+	case typeName == "":
+		c.problem(path+"/type", CodeValidation, "missing node type")
+	case !known:
+		msg := fmt.Sprintf("unknown node type %q", typeName)
+		if s := c.reg.suggest(typeName); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		c.problem(path+"/type", CodeUnknownType, msg)
+	}
+	c.assignID(idx, def, path, inst)
+
+	var children []int32
+	if known && nt.Name == "SubTree" {
+		children = c.subtree(def, path, inst, idx, stack)
+	} else {
+		for i, ch := range def.Children {
+			cp := path + "/children/" + strconv.Itoa(i)
+			if ch == nil {
+				c.problem(cp, CodeValidation, "null node")
+				continue
+			}
+			children = append(children, c.node(ch, cp, inst+"/children/"+strconv.Itoa(i), idx, treeOwner, treeName, stack))
+		}
+	}
+	if int(idx) >= len(c.t.nodes) {
+		return idx
+	}
+	n := &c.t.nodes[idx]
+	n.Children = children
+	n.End = int32(len(c.t.nodes))
+	if !known {
+		n.b = errorBehavior{}
+		n.leaf = len(children) == 0
+		return idx
+	}
+	n.Type = nt
+	n.leaf = nt.Kind == Leaf
+	if nt.Name != "SubTree" {
+		min, max := nt.ChildRange()
+		got := len(def.Children)
+		switch {
+		case got < min && max == min:
+			c.problem(path, CodeValidation, fmt.Sprintf("%s takes exactly %d %s, got %d", nt.Name, min, plural(min, "child", "children"), got))
+		case got < min:
+			c.problem(path, CodeValidation, fmt.Sprintf("%s needs at least %d %s, got %d", nt.Name, min, plural(min, "child", "children"), got))
+		case max >= 0 && got > max:
+			if max == 0 {
+				c.problem(path+"/children", CodeValidation, fmt.Sprintf("%s is a leaf and takes no children, got %d", nt.Name, got))
+			} else {
+				c.problem(path+"/children", CodeValidation, fmt.Sprintf("%s takes at most %d %s, got %d", nt.Name, max, plural(max, "child", "children"), got))
+			}
+		}
+	}
+	params := def.Params
+	if substituted {
+		params = nil
+	}
+	b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: c.params(nt, params, path)}
+	n.mem = int32(c.t.words)
+	beh := nt.New(b)
+	n = &c.t.nodes[idx]
+	n.memN = int32(c.t.words) - n.mem
+	if beh == nil {
+		beh = errorBehavior{}
+	}
+	n.b = beh
+	return idx
+}
+
+func (c *compiler) subtree(def *NodeDef, path, inst string, idx int32, stack []string) []int32 {
+	if len(def.Children) > 0 {
+		c.problem(path+"/children", CodeValidation, "SubTree takes no children: it runs the tree named by its tree parameter")
+	}
+	raw, _ := def.Params["tree"]
+	name, ok := raw.(string)
+	if !ok || name == "" {
+		// The generic parameter check reports the missing or mistyped value.
+		return nil
+	}
+	target, ok := c.spec.Trees[name]
+	if !ok || target == nil {
+		c.problem(path+"/params/tree", CodeValidation, fmt.Sprintf("unknown tree %q (trees: %s)", name, strings.Join(treeNames(c.spec.Trees), ", ")))
+		return nil
+	}
+	for _, s := range stack {
+		if s == name {
+			c.problem(path+"/params/tree", CodeValidation, fmt.Sprintf("recursive subtree: %s -> %s", strings.Join(stack, " -> "), name))
+			return nil
+		}
+	}
+	st := append(append([]string(nil), stack...), name)
+	return []int32{c.node(target, "/trees/"+pathEscape(name), inst+"/tree", idx, idx, name, st)}
+}
+
+func (c *compiler) assignID(idx int32, def *NodeDef, path, inst string) {
+	n := &c.t.nodes[idx]
+	if def.ID == "" {
+		n.ID = uuid.NewSHA1(botdNamespace, []byte(c.spec.Namespace+"\x00"+inst)).String()
+		return
+	}
+	if prev, dup := c.ids[def.ID]; dup {
+		if prev != path {
+			c.problem(path+"/id", CodeValidation, fmt.Sprintf("id %q is also used at %s", def.ID, prev))
+			return
+		}
+		// The same definition reached again through another SubTree
+		// occurrence: derive a distinct, stable id.
+		n.ID = uuid.NewSHA1(botdNamespace, []byte(c.spec.Namespace+"\x00"+def.ID+"\x00"+inst)).String()
+		return
+	}
+	c.ids[def.ID] = path
+}
+
+// params checks raw parameters against the declarations and returns them
+// keyed by canonical name.
+func (c *compiler) params(nt *NodeType, raw map[string]any, path string) map[string]any {
+	out := make(map[string]any, len(raw))
+	for _, k := range sortedKeys(raw) {
+		p := nt.Param(k)
+		pp := path + "/params/" + pathEscape(k)
+		if p == nil {
+			c.problem(pp, CodeValidation, fmt.Sprintf("unknown parameter %q for %s%s", k, nt.Name, knownParams(nt)))
+			continue
+		}
+		if _, dup := out[p.Name]; dup {
+			c.problem(pp, CodeValidation, fmt.Sprintf("parameter %q given twice (as %q)", p.Name, k))
+			continue
+		}
+		v := raw[k]
+		if msg := p.check(v); msg != "" {
+			code := CodeValidation
+			if strings.Contains(msg, "the limit") {
+				code = CodeLimit
+			}
+			c.problem(pp, code, msg)
+			continue
+		}
+		out[p.Name] = v
+	}
+	for _, p := range nt.Params {
+		if _, ok := out[p.Name]; !ok && p.Required {
+			if _, given := raw[p.Name]; !given {
+				c.problem(path+"/params/"+pathEscape(p.Name), CodeValidation, fmt.Sprintf("missing required parameter %q (%s)", p.Name, p.Type))
+			}
+		}
+	}
+	return out
+}
+
+func knownParams(nt *NodeType) string {
+	if len(nt.Params) == 0 {
+		return " (it takes none)"
+	}
+	names := make([]string, len(nt.Params))
+	for i, p := range nt.Params {
+		names[i] = p.Name
+	}
+	return " (known: " + strings.Join(names, ", ") + ")"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func treeNames(m map[string]*NodeDef) []string {
+	return sortedKeys(m)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Builder is handed to NodeType.New to build one node's behavior.
+type Builder struct {
+	c         *compiler
+	t         *NodeType
+	idx       int32
+	path      string
+	treeOwner int32
+	params    map[string]any
+}
+
+// Index returns the node's index in the compiled tree.
+func (b *Builder) Index() int32 { return b.idx }
+
+// Path returns the JSON pointer of the node definition.
+func (b *Builder) Path() string { return b.path }
+
+// Children returns the indexes of the node's children.
+func (b *Builder) Children() []int32 { return b.c.t.nodes[b.idx].Children }
+
+// Errorf reports a problem with a parameter (param "" for the node itself).
+func (b *Builder) Errorf(param, format string, args ...any) {
+	p := b.path
+	if param != "" {
+		p += "/params/" + pathEscape(param)
+	}
+	b.c.problem(p, CodeValidation, fmt.Sprintf(format, args...))
+}
+
+// Has reports whether a parameter was given.
+func (b *Builder) Has(name string) bool {
+	_, ok := b.params[name]
+	return ok
+}
+
+// Raw returns a parameter as decoded, or its default.
+func (b *Builder) Raw(name string) (any, bool) {
+	if v, ok := b.params[name]; ok {
+		return v, true
+	}
+	if p := b.t.Param(name); p != nil && p.Default != nil {
+		return p.Default, true
+	}
+	return nil, false
+}
+
+// Number returns a numeric parameter (constant or "{key}").
+func (b *Builder) Number(name string) Num {
+	v, _ := b.Raw(name)
+	if s, ok := v.(string); ok {
+		if k, ok := RefKey(s); ok {
+			return Num{Slot: b.Key(k)}
+		}
+	}
+	f, _ := AsNumber(v)
+	return Num{V: f, Slot: NoSlot}
+}
+
+// Int returns a constant whole-number parameter.
+func (b *Builder) Int(name string) int {
+	v, _ := b.Raw(name)
+	f, _ := AsNumber(v)
+	if f > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	if f < math.MinInt32 {
+		return math.MinInt32
+	}
+	return int(f)
+}
+
+// String returns a string parameter (constant or "{key}").
+func (b *Builder) String(name string) Str {
+	v, _ := b.Raw(name)
+	s, _ := v.(string)
+	if k, ok := RefKey(s); ok {
+		return Str{Slot: b.Key(k)}
+	}
+	return Str{V: s, Slot: NoSlot}
+}
+
+// Bool returns a boolean parameter (constant or "{key}").
+func (b *Builder) Bool(name string) Flag {
+	v, _ := b.Raw(name)
+	if s, ok := v.(string); ok {
+		if k, ok := RefKey(s); ok {
+			return Flag{Slot: b.Key(k)}
+		}
+	}
+	f, _ := v.(bool)
+	return Flag{V: f, Slot: NoSlot}
+}
+
+// Key resolves a blackboard key (plain, "tree:x" or "node:x") to its slot.
+func (b *Builder) Key(k string) Slot {
+	scope, name := splitKey(k)
+	owner := int32(-1)
+	switch scope {
+	case ScopeTree:
+		owner = b.treeOwner
+	case ScopeNode:
+		owner = b.idx
+	}
+	return b.c.slot(scope, name, owner)
+}
+
+// KeyParam resolves a parameter that names a blackboard key.
+func (b *Builder) KeyParam(name string) Slot {
+	v, _ := b.Raw(name)
+	s, _ := v.(string)
+	if s == "" {
+		return NoSlot
+	}
+	return b.Key(s)
+}
+
+// Words reserves n words of per-agent memory for this node and returns the
+// offset of the first within the node's block (see Agent.Mem).
+func (b *Builder) Words(n int) int {
+	off := b.c.t.words - int(b.c.t.nodes[b.idx].mem)
+	b.c.t.words += n
+	return off
+}
+
+// SetShared attaches tree-wide state to the node, shared by every agent.
+func (b *Builder) SetShared(v any) { b.c.t.shared[b.idx] = v }
+
+// errorBehavior stands in for a node that failed to compile.
+type errorBehavior struct{ Base }
+
+func (errorBehavior) Tick(*Agent, *Node) Status { return Error }

@@ -1,0 +1,19 @@
+// Package bt is botd's behavior-tree engine.
+//
+// A [Tree] is compiled once from node definitions and is immutable: any number
+// of [Agent]s tick the same tree, each with its own compact memory block (one
+// allocation holding the open/ticked bits, every node's state words and the
+// agent's blackboard). Blackboard keys are resolved to slots when the tree is
+// compiled, so the tick path neither hashes strings nor allocates.
+//
+// Node semantics follow botd's mission contract: statuses SUCCESS, FAILURE,
+// RUNNING and ERROR; a node is opened before its first tick, closed when it
+// returns anything but RUNNING, and halted by the engine (never by a node)
+// when its parent closes or when the tree no longer reaches it. Halts go
+// deepest first.
+//
+// bt knows nothing about robots, MQTT or files: device leaves are registered
+// into a [Registry] by other packages, and telemetry and traces attach as
+// [Observer]s. It must never block, sleep or read the wall clock: time comes
+// from the caller on every tick.
+package bt

@@ -1,0 +1,148 @@
+package bt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/vm"
+)
+
+var exprType = NodeType{
+	Name: "Expr", Aliases: []string{"Script", "ScriptCondition"}, Kind: Leaf, Category: "condition",
+	Doc: "A boolean expression over the blackboard (expr-lang syntax: `battery.percent < 20 && mode == \"auto\"`), " +
+		"compiled when the mission is loaded. SUCCESS when true, FAILURE when false; a name missing at run time is ERROR.",
+	Params: []Param{{Name: "expr", Aliases: []string{"code"}, Type: TExpr, Required: true, Doc: "the expression"}},
+	New:    newExpr,
+}
+
+// exprEnv is the environment programs run against: blackboard names are
+// rewritten at load time into BotdKey(slot) calls, so a run resolves no
+// names.
+type exprEnv struct{ a *Agent }
+
+// BotdKey reads a blackboard slot; a missing value stops the program.
+func (e exprEnv) BotdKey(slot int) any {
+	v := e.a.BB.Get(Slot(slot))
+	if v.Kind() == KindNone {
+		panic(fmt.Sprintf("%q is not set", e.a.BB.Key(Slot(slot)).Name))
+	}
+	return v.Interface()
+}
+
+type exprNode struct {
+	Base
+	prog *vm.Program
+}
+
+func newExpr(b *Builder) Behavior {
+	raw, _ := b.Raw("expr")
+	src, _ := raw.(string)
+	if src == "" {
+		return exprNode{}
+	}
+	prog, err := CompileExpr(src, b.Key)
+	if err != nil {
+		b.Errorf("expr", "%s", firstLine(err.Error()))
+		return exprNode{}
+	}
+	return exprNode{prog: prog}
+}
+
+// CompileExpr compiles a boolean expression whose free names (dotted
+// chains like battery.percent included) are blackboard keys resolved by
+// key.
+func CompileExpr(src string, key func(string) Slot) (*vm.Program, error) {
+	// A first pass finds the names that survive folding ("a" inside "a.b"
+	// does not), so only real keys get slots.
+	probe := &keyPatcher{}
+	if _, err := expr.Compile(src, expr.Env(exprEnv{}), expr.AsBool(), expr.Patch(probe)); err != nil {
+		return nil, err
+	}
+	final := map[string]bool{}
+	for _, name := range probe.names {
+		if !probe.folded[name] {
+			final[name] = true
+		}
+	}
+	resolve := func(name string) Slot {
+		if final[name] {
+			return key(name)
+		}
+		return NoSlot
+	}
+	return expr.Compile(src, expr.Env(exprEnv{}), expr.AsBool(), expr.Patch(&keyPatcher{key: resolve}))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// keyPatcher rewrites free identifiers and member chains on them into
+// BotdKey(slot). ast.Walk visits children first, so "a" becomes a key
+// read and the enclosing "a.b" then folds it into the key "a.b".
+type keyPatcher struct {
+	key    func(string) Slot // nil while probing
+	names  map[*ast.CallNode]string
+	folded map[string]bool
+}
+
+func (p *keyPatcher) call(name string) *ast.CallNode {
+	slot := NoSlot
+	if p.key != nil {
+		slot = p.key(name)
+	}
+	c := &ast.CallNode{
+		Callee:    &ast.IdentifierNode{Value: "BotdKey"},
+		Arguments: []ast.Node{&ast.IntegerNode{Value: int(slot)}},
+	}
+	if p.names == nil {
+		p.names = map[*ast.CallNode]string{}
+	}
+	p.names[c] = name
+	return c
+}
+
+func (p *keyPatcher) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.IdentifierNode:
+		if n.Value == "BotdKey" || n.Value == "$env" {
+			return
+		}
+		ast.Patch(node, p.call(n.Value))
+	case *ast.MemberNode:
+		c, ok := n.Node.(*ast.CallNode)
+		prop, isStr := n.Property.(*ast.StringNode)
+		if !ok || !isStr || n.Method {
+			return
+		}
+		base, known := p.names[c]
+		if !known {
+			return
+		}
+		if p.folded == nil {
+			p.folded = map[string]bool{}
+		}
+		p.folded[base] = true
+		ast.Patch(node, p.call(base+"."+prop.Value))
+	}
+}
+
+func (e exprNode) Tick(a *Agent, n *Node) Status {
+	if e.prog == nil {
+		return Error
+	}
+	out, err := expr.Run(e.prog, exprEnv{a})
+	if err != nil {
+		a.Emit(n.Index, "error", "expr: "+firstLine(err.Error()))
+		return Error
+	}
+	if ok, _ := out.(bool); ok {
+		return Success
+	}
+	return Failure
+}

@@ -1,0 +1,49 @@
+package bt
+
+var succeedType = NodeType{
+	Name: "Succeed", Aliases: []string{"AlwaysSuccess"}, Kind: Leaf, Category: "action",
+	Doc: "Returns SUCCESS. For tests and stubs.",
+	New: func(*Builder) Behavior { return constant(Success) },
+}
+
+var failType = NodeType{
+	Name: "Fail", Aliases: []string{"AlwaysFailure"}, Kind: Leaf, Category: "action",
+	Doc: "Returns FAILURE. For tests and stubs.",
+	New: func(*Builder) Behavior { return constant(Failure) },
+}
+
+var runningType = NodeType{
+	Name: "Running", Aliases: []string{"Runner"}, Kind: Leaf, Category: "action",
+	Doc: "Returns RUNNING. For tests and stubs.",
+	New: func(*Builder) Behavior { return constant(Running) },
+}
+
+var errorType = NodeType{
+	Name: "Error", Kind: Leaf, Category: "action",
+	Doc: "Returns ERROR. For tests and stubs.",
+	New: func(*Builder) Behavior { return constant(Error) },
+}
+
+type constant Status
+
+func (constant) Open(*Agent, *Node)          {}
+func (constant) Close(*Agent, *Node)         {}
+func (constant) Halt(*Agent, *Node)          {}
+func (c constant) Tick(*Agent, *Node) Status { return Status(c) }
+
+var subTreeType = NodeType{
+	Name: "SubTree", Kind: Decorator, MinChildren: -1, MaxChildren: -1,
+	Doc: "Runs another tree of the mission. In the compiled tree the SubTree node has one child, the root of the referenced tree, " +
+		"and passes its status through. Each occurrence has its own nodes; recursion is a load error.",
+	Params: []Param{{Name: "tree", Aliases: []string{"ID"}, Type: TTree, Required: true, Doc: "name of the tree to run"}},
+	New:    func(*Builder) Behavior { return subTree{} },
+}
+
+type subTree struct{ Base }
+
+func (subTree) Tick(a *Agent, n *Node) Status {
+	if len(n.Children) == 0 {
+		return Error
+	}
+	return a.Exec(n.Children[0])
+}

@@ -1,0 +1,72 @@
+package bt
+
+var parallelType = NodeType{
+	Name: "Parallel", Kind: Composite,
+	Doc: "Each tick, ticks in order every child that has not completed in this activation (a child that errs makes it return ERROR at once). " +
+		"Then, counting completions from earlier ticks of this activation too: SUCCESS if at least `success` children succeeded; " +
+		"otherwise FAILURE if at least `failure` failed or if every child has completed; otherwise RUNNING.",
+	Params: []Param{
+		{Name: "success", Aliases: []string{"success_count", "success_threshold"}, Type: TInt, Default: -1.0, Min: Float(-1), Doc: "successes needed; -1: all children"},
+		{Name: "failure", Aliases: []string{"failure_count", "failure_threshold"}, Type: TInt, Default: 1.0, Min: Float(-1), Doc: "failures that fail the node; -1: all children"},
+	},
+	New: newParallel,
+}
+
+// parallel keeps each child's completion of this activation in 4 bits
+// (16 children a word).
+type parallel struct {
+	Base
+	success, failure int
+}
+
+func newParallel(b *Builder) Behavior {
+	n := len(b.Children())
+	p := parallel{success: b.Int("success"), failure: b.Int("failure")}
+	if p.success < 0 {
+		p.success = n
+	}
+	if p.failure < 0 {
+		p.failure = n
+	}
+	if n > 0 && p.success > n {
+		b.Errorf("success", "needs %d successes but has only %d children", p.success, n)
+	}
+	if n > 0 && p.failure > n {
+		b.Errorf("failure", "needs %d failures but has only %d children", p.failure, n)
+	}
+	b.Words((n + 15) / 16)
+	return p
+}
+
+func (parallel) Open(a *Agent, n *Node) { clear(a.Mem(n)) }
+
+func (p parallel) Tick(a *Agent, n *Node) Status {
+	m := a.Mem(n)
+	succ, fail := 0, 0
+	for i, c := range n.Children {
+		w, sh := i>>4, uint(i&15)*4
+		st := Status(m[w] >> sh & 15)
+		if st == Idle {
+			st = a.Exec(c)
+			switch st {
+			case Error:
+				return Error
+			case Running:
+				continue
+			}
+			m[w] |= uint64(st) << sh
+		}
+		if st == Success {
+			succ++
+		} else {
+			fail++
+		}
+	}
+	switch {
+	case succ >= p.success:
+		return Success
+	case fail >= p.failure || succ+fail == len(n.Children):
+		return Failure
+	}
+	return Running
+}

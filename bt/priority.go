@@ -1,0 +1,18 @@
+package bt
+
+var priorityType = NodeType{
+	Name: "Priority", Aliases: []string{"Fallback", "Selector", "ReactiveFallback"}, Kind: Composite,
+	Doc: "Each tick starts at the first child; returns the first status that is not FAILURE; FAILURE when all fail.",
+	New: func(*Builder) Behavior { return priority{} },
+}
+
+type priority struct{ Base }
+
+func (priority) Tick(a *Agent, n *Node) Status {
+	for _, c := range n.Children {
+		if st := a.Exec(c); st != Failure {
+			return st
+		}
+	}
+	return Failure
+}

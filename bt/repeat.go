@@ -1,0 +1,64 @@
+package bt
+
+var countParam = Param{Name: "count", Aliases: []string{"num_cycles", "num_attempts", "maxLoop"}, Type: TInt, Default: -1.0, Min: Float(-1), Doc: "-1: forever"}
+
+var repeaterType = NodeType{
+	Name: "Repeater", Aliases: []string{"Repeat"}, Kind: Decorator,
+	Doc: "Each completion of the child (SUCCESS or FAILURE) counts one; after `count` completions returns SUCCESS, otherwise RUNNING. " +
+		"At most one child completion per tick: the next run starts on the next tick.",
+	Params: []Param{countParam},
+	New:    func(b *Builder) Behavior { return newRepeat(b, Idle, Idle) },
+}
+
+var repeatUntilFailureType = NodeType{
+	Name: "RepeatUntilFailure", Aliases: []string{"KeepRunningUntilFailure"}, Kind: Decorator,
+	Doc:    "Child FAILURE: SUCCESS. Child SUCCESS: counts; after `count` successes, SUCCESS; otherwise RUNNING. One completion per tick.",
+	Params: []Param{countParam},
+	New:    func(b *Builder) Behavior { return newRepeat(b, Failure, Success) },
+}
+
+var repeatUntilSuccessType = NodeType{
+	Name: "RepeatUntilSuccess", Aliases: []string{"RetryUntilSuccessful", "Retry"}, Kind: Decorator,
+	Doc:    "Child SUCCESS: SUCCESS. Child FAILURE: counts; after `count` failures, FAILURE; otherwise RUNNING. One completion per tick.",
+	Params: []Param{countParam},
+	New:    func(b *Builder) Behavior { return newRepeat(b, Success, Failure) },
+}
+
+// repeat counts completions of its child in its one word. A child status
+// equal to stop ends the node with SUCCESS; otherwise each completion
+// counts and, after count of them, the node returns last (SUCCESS for a
+// plain Repeater).
+type repeat struct {
+	Base
+	count      int64
+	stop, last Status
+}
+
+func newRepeat(b *Builder, stop, exhausted Status) Behavior {
+	b.Words(1)
+	if exhausted == Idle {
+		exhausted = Success
+	}
+	return repeat{count: int64(b.Int("count")), stop: stop, last: exhausted}
+}
+
+func (repeat) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
+
+func (r repeat) Tick(a *Agent, n *Node) Status {
+	if r.count == 0 {
+		return r.last
+	}
+	st := a.Exec(n.Children[0])
+	switch st {
+	case Running, Error:
+		return st
+	case r.stop:
+		return Success
+	}
+	m := a.Mem(n)
+	m[0]++
+	if r.count > 0 && int64(m[0]) >= r.count {
+		return r.last
+	}
+	return Running
+}

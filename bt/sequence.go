@@ -1,0 +1,18 @@
+package bt
+
+var sequenceType = NodeType{
+	Name: "Sequence", Aliases: []string{"ReactiveSequence"}, Kind: Composite,
+	Doc: "Each tick starts at the first child; returns the first status that is not SUCCESS; SUCCESS when all succeed.",
+	New: func(*Builder) Behavior { return sequence{} },
+}
+
+type sequence struct{ Base }
+
+func (sequence) Tick(a *Agent, n *Node) Status {
+	for _, c := range n.Children {
+		if st := a.Exec(c); st != Success {
+			return st
+		}
+	}
+	return Success
+}

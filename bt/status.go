@@ -1,0 +1,59 @@
+package bt
+
+import "fmt"
+
+// Status is the result of ticking a node.
+type Status uint8
+
+// The zero Status is Idle: a node that has not run, or was halted.
+const (
+	Idle Status = iota
+	Success
+	Failure
+	Running
+	Error
+)
+
+var statusNames = [...]string{"IDLE", "SUCCESS", "FAILURE", "RUNNING", "ERROR"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// Letter is the one-letter form used in telemetry keyframes: I, S, F, R, E.
+func (s Status) Letter() byte {
+	if int(s) < len(statusNames) {
+		return statusNames[s][0]
+	}
+	return '?'
+}
+
+// Done reports whether s is a completed status (SUCCESS, FAILURE or ERROR).
+func (s Status) Done() bool { return s == Success || s == Failure || s == Error }
+
+// ParseStatus reads a status name as written in missions (case-sensitive,
+// upper case) or its one-letter form.
+func ParseStatus(v string) (Status, error) {
+	for i, n := range statusNames {
+		if v == n || (len(v) == 1 && v[0] == n[0]) {
+			return Status(i), nil
+		}
+	}
+	return Idle, fmt.Errorf("unknown status %q", v)
+}
+
+// MarshalText writes the status name.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a status name.
+func (s *Status) UnmarshalText(b []byte) error {
+	v, err := ParseStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}

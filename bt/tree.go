@@ -1,0 +1,152 @@
+package bt
+
+import "fmt"
+
+// Evaluation is how a tree is evaluated on every tick.
+type Evaluation uint8
+
+const (
+	// Reactive evaluation starts every tick at the root.
+	Reactive Evaluation = iota
+	// StoredState evaluation skips nodes that completed until the root
+	// completes, and evaluates registered Monitor nodes first.
+	StoredState
+)
+
+func (e Evaluation) String() string {
+	if e == StoredState {
+		return "stored-state"
+	}
+	return "reactive"
+}
+
+// ParseEvaluation reads "reactive" (or "") and "stored-state".
+func ParseEvaluation(s string) (Evaluation, error) {
+	switch s {
+	case "", "reactive":
+		return Reactive, nil
+	case "stored-state":
+		return StoredState, nil
+	}
+	return Reactive, fmt.Errorf("unknown evaluation %q (want reactive or stored-state)", s)
+}
+
+// Node is one node of a compiled tree. Nodes are numbered in depth-first
+// pre-order; a node's descendants are exactly the indexes in (Index, End).
+type Node struct {
+	Index    int32
+	Parent   int32 // -1 for the root
+	End      int32 // one past the last descendant
+	Children []int32
+	Type     *NodeType
+	ID       string
+	Name     string
+	Path     string // JSON pointer of the definition in the mission
+	Tree     string // the mission tree the definition belongs to
+
+	b    Behavior
+	mem  int32
+	memN int32
+	leaf bool
+}
+
+// Behavior is the run-time logic of one node. It is shared by every agent
+// ticking the tree, so all per-agent state lives in the agent (node memory
+// words from Agent.Mem, or the blackboard).
+//
+// Open is called before the first tick of an activation, Tick on every tick
+// the node is reached, Close when Tick returned a status other than RUNNING,
+// and Halt when the engine stops an open node that did not complete. A node
+// never halts anything itself: composites call Agent.Exec on children and
+// the engine applies the halt rules.
+type Behavior interface {
+	Open(a *Agent, n *Node)
+	Tick(a *Agent, n *Node) Status
+	Close(a *Agent, n *Node)
+	Halt(a *Agent, n *Node)
+}
+
+// Base implements the lifecycle methods as no-ops, for embedding.
+type Base struct{}
+
+// Open does nothing.
+func (Base) Open(*Agent, *Node) {}
+
+// Close does nothing.
+func (Base) Close(*Agent, *Node) {}
+
+// Halt does nothing.
+func (Base) Halt(*Agent, *Node) {}
+
+// Tree is a compiled, immutable behavior tree shared by any number of
+// agents.
+type Tree struct {
+	nodes  []Node
+	keys   []KeyInfo
+	global map[string]Slot
+	init   []initValue
+	words  int
+	eval   Evaluation
+	seed   uint64
+	shared []any // per-node state shared by all agents (Gate, global Cooldown)
+	layout layout
+}
+
+type initValue struct {
+	slot Slot
+	v    Value
+}
+
+// layout places an agent's arrays inside its single memory block.
+type layout struct {
+	bitWords  int // words per bit set
+	wordsOff  int
+	numOff    int
+	tsOff     int
+	bytesOff  int // status bytes, then value kinds
+	total     int
+	nodeCount int
+	keyCount  int
+}
+
+func (t *Tree) computeLayout() {
+	n, k := len(t.nodes), len(t.keys)
+	l := layout{nodeCount: n, keyCount: k, bitWords: (n + 63) / 64}
+	l.wordsOff = 2 * l.bitWords
+	l.numOff = l.wordsOff + t.words
+	l.tsOff = l.numOff + k
+	l.bytesOff = l.tsOff + k
+	l.total = l.bytesOff + (n+k+7)/8
+	t.layout = l
+}
+
+// Len returns the number of nodes.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Node returns node i.
+func (t *Tree) Node(i int) *Node { return &t.nodes[i] }
+
+// Root returns the root node.
+func (t *Tree) Root() *Node { return &t.nodes[0] }
+
+// Keys returns the blackboard slots of the tree (index = Slot).
+func (t *Tree) Keys() []KeyInfo { return t.keys }
+
+// Slot returns the slot of a global blackboard key.
+func (t *Tree) Slot(key string) (Slot, bool) {
+	s, ok := t.global[key]
+	return s, ok
+}
+
+// Evaluation returns the tree's evaluation mode.
+func (t *Tree) Evaluation() Evaluation { return t.eval }
+
+// Seed returns the seed random composites derive each agent's stream from.
+func (t *Tree) Seed() uint64 { return t.seed }
+
+// MemoryBytes returns the size of one agent's memory block in bytes (the
+// agent struct itself and string values are extra).
+func (t *Tree) MemoryBytes() int { return t.layout.total * 8 }
+
+// Shared returns the tree-wide state of node i (nil for most nodes).
+func (t *Tree) Shared(i int32) any { return t.shared[i] }
