@@ -44,8 +44,8 @@ type Sink interface {
 	Emit(a *Agent, node int32, level, message string)
 }
 
-// Agent is one runner of a shared tree: its node memory, open/ticked
-// bits, blackboard and random stream. An agent is not safe for concurrent
+// Agent is one runner of a shared tree: its node memory, node states,
+// blackboard and random stream. An agent is not safe for concurrent
 // use; distinct agents of one tree may be ticked from different goroutines.
 type Agent struct {
 	ID int
@@ -57,26 +57,34 @@ type Agent struct {
 	// Sink receives emitted messages; nil drops them.
 	Sink Sink
 
-	tree   *Tree
-	block  []uint64
-	open   []uint64
-	ticked []uint64
-	words  []uint64
-	status []Status
-	obs    Observer
-	now    int64
-	rng    uint64
-	ticks  uint64
+	tree  *Tree
+	nodes []Node // tree.nodes, one load less on the tick path
+	block []uint64
+	open  []uint64 // a bit per open node, for fast range scans
+	// state is a byte per node: the last status (low 3 bits), stOpen, and
+	// the parity of the last tick that reached it (stEpoch).
+	state []uint8
+	words []uint64
+	obs   Observer
+	now   int64
+	rng   uint64
+	ticks uint64
+	epoch uint8 // stEpoch or 0: flips every tick
 }
+
+const (
+	stStatus = 0x07
+	stOpen   = 0x08
+	stEpoch  = 0x10
+)
 
 // NewAgent makes an agent for t with its memory in one allocation and the
 // mission's initial blackboard written at time now (clock nanoseconds).
 func NewAgent(t *Tree, id int, now int64) *Agent {
-	a := &Agent{ID: id, tree: t}
+	a := &Agent{ID: id, tree: t, nodes: t.nodes}
 	l := t.layout
 	a.block = make([]uint64, l.total)
 	a.open = a.block[0:l.bitWords:l.bitWords]
-	a.ticked = a.block[l.bitWords : 2*l.bitWords : 2*l.bitWords]
 	a.words = a.block[l.wordsOff:l.numOff:l.numOff]
 	if l.keyCount > 0 {
 		a.BB.num = unsafe.Slice((*float64)(unsafe.Pointer(&a.block[l.numOff])), l.keyCount)
@@ -84,7 +92,7 @@ func NewAgent(t *Tree, id int, now int64) *Agent {
 	}
 	if l.nodeCount+l.keyCount > 0 {
 		bytes := unsafe.Slice((*byte)(unsafe.Pointer(&a.block[l.bytesOff])), l.nodeCount+l.keyCount)
-		a.status = unsafe.Slice((*Status)(unsafe.Pointer(&bytes[0])), l.nodeCount)
+		a.state = bytes[:l.nodeCount:l.nodeCount]
 		if l.keyCount > 0 {
 			a.BB.kind = unsafe.Slice((*ValueKind)(unsafe.Pointer(&bytes[l.nodeCount])), l.keyCount)
 		}
@@ -121,11 +129,11 @@ func (a *Agent) Ticks() uint64 { return a.ticks }
 func (a *Agent) Mem(n *Node) []uint64 { return a.words[n.mem : n.mem+n.memN : n.mem+n.memN] }
 
 // IsOpen reports whether node i is open (RUNNING) for this agent.
-func (a *Agent) IsOpen(i int32) bool { return a.open[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (a *Agent) IsOpen(i int32) bool { return a.state[i]&stOpen != 0 }
 
 // Status returns the last status node i returned, or Idle when it has not
 // run since it was last halted.
-func (a *Agent) Status(i int32) Status { return a.status[i] }
+func (a *Agent) Status(i int32) Status { return Status(a.state[i] & stStatus) }
 
 // Rand returns the next number of the agent's random stream (splitmix64,
 // seeded from the mission seed and the agent id).
@@ -150,7 +158,7 @@ func (a *Agent) Emit(node int32, level, msg string) {
 func (a *Agent) Tick(now int64) (st Status) {
 	a.now, a.BB.now = now, now
 	a.ticks++
-	clear(a.ticked)
+	a.epoch ^= stEpoch
 	defer func() {
 		if r := recover(); r != nil {
 			// A node other than a leaf panicked: the tree's state is not
@@ -171,35 +179,51 @@ func (a *Agent) Tick(now int64) (st Status) {
 // halts its open descendants (deepest first) and closes it. Composites and
 // decorators call Exec on their children.
 func (a *Agent) Exec(i int32) Status {
-	n := &a.tree.nodes[i]
-	w, m := i>>6, uint64(1)<<(uint(i)&63)
-	a.ticked[w] |= m
-	opening := a.open[w]&m == 0
+	n := &a.nodes[i]
+	opening := a.state[i]&stOpen == 0
 	if opening {
-		a.open[w] |= m
+		a.open[i>>6] |= 1 << (uint(i) & 63)
 		if a.obs != nil {
 			a.obs.OnNode(a, i, EventOpen, Idle)
 		}
 	}
 	var st Status
-	if n.leaf {
-		st = a.tickLeaf(n, opening)
+	if n.guard {
+		st = a.tickGuarded(n, opening)
 	} else {
-		if opening {
-			n.b.Open(a, n)
+		if opening && n.open != nil {
+			n.open.Open(a, n)
 		}
-		st = n.b.Tick(a, n)
+		// The commonest built-ins are called directly: an indirect call
+		// per visit is a measurable share of a tick.
+		switch n.op {
+		case opSequence:
+			st = tickSequence(a, n)
+		case opPriority:
+			st = tickPriority(a, n)
+		case opCheck:
+			st = n.b.(*check).Tick(a, n)
+		default:
+			st = n.b.Tick(a, n)
+		}
 	}
-	a.status[i] = st
+	a.state[i] = uint8(st) | stOpen | a.epoch
 	if a.obs != nil {
 		a.obs.OnNode(a, i, EventTick, st)
 	}
 	if st != Running {
-		if n.End > i+1 {
-			a.haltRange(i+1, n.End)
+		if lo, hi := i+1, n.End; hi > lo && a.anyOpen(lo, hi) {
+			a.haltRange(lo, hi)
 		}
-		a.endNode(n, false)
-		a.open[w] &^= m
+		if n.close != nil {
+			if n.guard {
+				a.endGuarded(n, false)
+			} else {
+				n.close.Close(a, n)
+			}
+		}
+		a.open[i>>6] &^= 1 << (uint(i) & 63)
+		a.state[i] &^= stOpen
 		if a.obs != nil {
 			a.obs.OnNode(a, i, EventClose, Idle)
 		}
@@ -207,45 +231,59 @@ func (a *Agent) Exec(i int32) Status {
 	return st
 }
 
-// tickLeaf runs a leaf's open and tick, turning a panic into ERROR.
-func (a *Agent) tickLeaf(n *Node, opening bool) (st Status) {
+// tickGuarded runs a leaf's open and tick, turning a panic into ERROR.
+func (a *Agent) tickGuarded(n *Node, opening bool) (st Status) {
 	defer func() {
 		if r := recover(); r != nil {
 			a.Emit(n.Index, "error", fmt.Sprintf("panic in %s: %v", n.Type.Name, r))
 			st = Error
 		}
 	}()
-	if opening {
-		n.b.Open(a, n)
+	if opening && n.open != nil {
+		n.open.Open(a, n)
 	}
 	return n.b.Tick(a, n)
 }
 
-// endNode closes or halts a node's behavior; a leaf's panic is contained.
-func (a *Agent) endNode(n *Node, halt bool) {
-	if n.leaf {
-		defer func() {
-			if r := recover(); r != nil {
-				a.Emit(n.Index, "error", fmt.Sprintf("panic in %s while stopping: %v", n.Type.Name, r))
-			}
-		}()
-	}
+// endGuarded closes or halts a leaf, containing a panic.
+func (a *Agent) endGuarded(n *Node, halt bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.Emit(n.Index, "error", fmt.Sprintf("panic in %s while stopping: %v", n.Type.Name, r))
+		}
+	}()
 	if halt {
-		n.b.Halt(a, n)
+		n.halt.Halt(a, n)
 	} else {
-		n.b.Close(a, n)
+		n.close.Close(a, n)
 	}
 }
 
 // halt stops open node i.
 func (a *Agent) halt(i int32) {
-	n := &a.tree.nodes[i]
-	a.endNode(n, true)
+	n := &a.nodes[i]
+	if n.halt != nil {
+		if n.guard {
+			a.endGuarded(n, true)
+		} else {
+			n.halt.Halt(a, n)
+		}
+	}
 	a.open[i>>6] &^= 1 << (uint(i) & 63)
-	a.status[i] = Idle
+	a.state[i] = a.state[i] & stEpoch // Idle, closed
 	if a.obs != nil {
 		a.obs.OnNode(a, i, EventHalt, Idle)
 	}
+}
+
+// anyOpen reports whether a node in [lo, hi) may be open; exact when the
+// range lies in one word of the open set, which is the common case.
+func (a *Agent) anyOpen(lo, hi int32) bool {
+	if lo>>6 != (hi-1)>>6 {
+		return true
+	}
+	w := a.open[lo>>6] >> (uint(lo) & 63)
+	return w&(uint64(1)<<uint(hi-lo)-1) != 0
 }
 
 // haltRange halts every open node with index in [lo, hi), highest first.
@@ -266,22 +304,24 @@ func (a *Agent) haltRange(lo, hi int32) {
 	}
 }
 
-// haltUnreached halts every open node not ticked in this tick, highest first.
+// haltUnreached halts every open node not reached in this tick, highest
+// first.
 func (a *Agent) haltUnreached() {
 	for wi := len(a.open) - 1; wi >= 0; wi-- {
-		for {
-			w := a.open[wi] &^ a.ticked[wi]
-			if w == 0 {
-				break
+		w := a.open[wi]
+		for w != 0 {
+			b := bits.Len64(w) - 1
+			w &^= 1 << uint(b)
+			if i := int32(wi<<6 | b); a.state[i]&stEpoch != a.epoch {
+				a.halt(i)
 			}
-			a.halt(int32(wi<<6 | (bits.Len64(w) - 1)))
 		}
 	}
 }
 
 // HaltAll halts every open node, deepest first (pause, abort, e-stop).
 func (a *Agent) HaltAll() {
-	if n := int32(len(a.tree.nodes)); n > 0 {
+	if n := int32(len(a.nodes)); n > 0 {
 		a.haltRange(0, n)
 	}
 }

@@ -30,17 +30,16 @@ const (
 var cmpOps = map[string]cmpOp{"<": opLT, "<=": opLE, ">": opGT, ">=": opGE, "==": opEQ, "!=": opNE}
 
 type check struct {
-	Base
 	key    Slot
 	op     cmpOp
 	other  Slot // NoSlot: compare with value
 	value  Value
-	maxAge int64 // ns; 0: no limit
+	maxAge Num // max_age_ms, a constant or "{key}"
 	hasAge bool
 }
 
 func newCheck(b *Builder) Behavior {
-	c := check{key: b.KeyParam("key"), other: NoSlot}
+	c := &check{key: b.KeyParam("key"), other: NoSlot}
 	op, _ := b.Raw("op")
 	c.op = cmpOps[fmt.Sprint(op)]
 	switch {
@@ -67,24 +66,26 @@ func newCheck(b *Builder) Behavior {
 		b.Errorf("value", "missing value (or other_key) to compare with")
 	}
 	if b.Has("max_age_ms") {
-		f, _ := AsNumber(mustRaw(b, "max_age_ms"))
-		c.maxAge, c.hasAge = int64(f*1e6), true
+		c.maxAge, c.hasAge = b.Number("max_age_ms"), true
 	}
 	return c
 }
 
-func mustRaw(b *Builder, name string) any {
-	v, _ := b.Raw(name)
-	return v
-}
-
-func (c check) Tick(a *Agent, n *Node) Status {
+func (c *check) Tick(a *Agent, n *Node) Status {
 	bb := &a.BB
 	k := bb.kind[c.key]
 	if k == KindNone {
 		return Error
 	}
-	if c.hasAge && a.Now()-bb.ts[c.key] > c.maxAge {
+	var maxAge int64 // ns
+	if c.hasAge {
+		d, ok := readMs(a, c.maxAge)
+		if !ok {
+			return Error
+		}
+		maxAge = d
+	}
+	if c.hasAge && a.Now()-bb.ts[c.key] > maxAge {
 		return Failure
 	}
 	rk, rn := c.value.k, c.value.n
@@ -93,7 +94,7 @@ func (c check) Tick(a *Agent, n *Node) Status {
 		if rk == KindNone {
 			return Error
 		}
-		if c.hasAge && a.Now()-bb.ts[c.other] > c.maxAge {
+		if c.hasAge && a.Now()-bb.ts[c.other] > maxAge {
 			return Failure
 		}
 		rn = bb.num[c.other]
@@ -105,7 +106,7 @@ func (c check) Tick(a *Agent, n *Node) Status {
 }
 
 // tickValues compares non-numeric values (== and != only).
-func (c check) tickValues(a *Agent, k, rk ValueKind) Status {
+func (c *check) tickValues(a *Agent, k, rk ValueKind) Status {
 	left := a.BB.Get(c.key)
 	right := c.value
 	if c.other != NoSlot {

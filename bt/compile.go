@@ -110,6 +110,7 @@ type compiler struct {
 	problems Problems
 	reached  map[string]bool
 	maxNode  int
+	tooBig   bool // the size limit was reported
 }
 
 func (c *compiler) problem(path, code, msg string) {
@@ -159,7 +160,8 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	c.reached[treeName] = true
 	idx := int32(len(c.t.nodes))
 	if int(idx) >= c.maxNode {
-		if int(idx) == c.maxNode {
+		if !c.tooBig {
+			c.tooBig = true
 			c.problem(path, CodeLimit, fmt.Sprintf("the expanded tree has more than %d nodes", c.maxNode))
 		}
 		return idx
@@ -211,7 +213,7 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	n.Children = children
 	n.End = int32(len(c.t.nodes))
 	if !known {
-		n.b = errorBehavior{}
+		n.setBehavior(errorBehavior{})
 		n.leaf = len(children) == 0
 		return idx
 	}
@@ -245,7 +247,8 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	if beh == nil {
 		beh = errorBehavior{}
 	}
-	n.b = beh
+	n.setBehavior(beh)
+	n.guard = n.leaf && !nt.trusted
 	return idx
 }
 
@@ -253,7 +256,7 @@ func (c *compiler) subtree(def *NodeDef, path, inst string, idx int32, stack []s
 	if len(def.Children) > 0 {
 		c.problem(path+"/children", CodeValidation, "SubTree takes no children: it runs the tree named by its tree parameter")
 	}
-	raw, _ := def.Params["tree"]
+	raw, _ := paramGiven(def.Params, subTreeType.Param("tree"))
 	name, ok := raw.(string)
 	if !ok || name == "" {
 		// The generic parameter check reports the missing or mistyped value.
@@ -321,12 +324,26 @@ func (c *compiler) params(nt *NodeType, raw map[string]any, path string) map[str
 	}
 	for _, p := range nt.Params {
 		if _, ok := out[p.Name]; !ok && p.Required {
-			if _, given := raw[p.Name]; !given {
+			if _, given := paramGiven(raw, &p); !given {
 				c.problem(path+"/params/"+pathEscape(p.Name), CodeValidation, fmt.Sprintf("missing required parameter %q (%s)", p.Name, p.Type))
 			}
 		}
 	}
 	return out
+}
+
+// paramGiven returns the raw value of p given under its name or one of its
+// aliases.
+func paramGiven(raw map[string]any, p *Param) (any, bool) {
+	if v, ok := raw[p.Name]; ok {
+		return v, true
+	}
+	for _, a := range p.Aliases {
+		if v, ok := raw[a]; ok {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 func knownParams(nt *NodeType) string {
@@ -486,7 +503,31 @@ func (b *Builder) Words(n int) int {
 // SetShared attaches tree-wide state to the node, shared by every agent.
 func (b *Builder) SetShared(v any) { b.c.t.shared[b.idx] = v }
 
+// setBehavior stores the behavior and the lifecycle methods it has.
+func (n *Node) setBehavior(b Behavior) {
+	n.b = b
+	switch b.(type) {
+	case sequence:
+		n.op = opSequence
+	case priority:
+		n.op = opPriority
+	case *check:
+		n.op = opCheck
+	}
+	n.open, _ = b.(Opener)
+	n.close, _ = b.(Closer)
+	if h, ok := b.(Halter); ok {
+		n.halt = h
+	} else if n.close != nil {
+		n.halt = haltByClose{n.close}
+	}
+}
+
+type haltByClose struct{ c Closer }
+
+func (h haltByClose) Halt(a *Agent, n *Node) { h.c.Close(a, n) }
+
 // errorBehavior stands in for a node that failed to compile.
-type errorBehavior struct{ Base }
+type errorBehavior struct{}
 
 func (errorBehavior) Tick(*Agent, *Node) Status { return Error }

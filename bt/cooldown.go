@@ -16,7 +16,6 @@ var cooldownType = NodeType{
 // cooldown words: the cooldown length read at open, the end of the
 // current cooldown (agent scope) and whether one was ever started.
 type cooldown struct {
-	Base
 	ms     Num
 	global *globalCooldown
 }
@@ -26,7 +25,7 @@ type globalCooldown struct{ until atomic.Int64 }
 
 func newCooldown(b *Builder) Behavior {
 	b.Words(3)
-	c := cooldown{ms: b.Number("ms")}
+	c := &cooldown{ms: b.Number("ms")}
 	if s, _ := b.Raw("scope"); s == "global" {
 		c.global = &globalCooldown{}
 		b.SetShared(c.global)
@@ -34,7 +33,7 @@ func newCooldown(b *Builder) Behavior {
 	return c
 }
 
-func (c cooldown) Open(a *Agent, n *Node) {
+func (c *cooldown) Open(a *Agent, n *Node) {
 	m := a.Mem(n)
 	if d, ok := readMs(a, c.ms); ok {
 		m[0] = uint64(d)
@@ -43,7 +42,7 @@ func (c cooldown) Open(a *Agent, n *Node) {
 	}
 }
 
-func (c cooldown) Tick(a *Agent, n *Node) Status {
+func (c *cooldown) Tick(a *Agent, n *Node) Status {
 	m := a.Mem(n)
 	if m[0] == badDuration {
 		return Error

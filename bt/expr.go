@@ -32,7 +32,6 @@ func (e exprEnv) BotdKey(slot int) any {
 }
 
 type exprNode struct {
-	Base
 	prog *vm.Program
 }
 
@@ -40,14 +39,14 @@ func newExpr(b *Builder) Behavior {
 	raw, _ := b.Raw("expr")
 	src, _ := raw.(string)
 	if src == "" {
-		return exprNode{}
+		return &exprNode{}
 	}
 	prog, err := CompileExpr(src, b.Key)
 	if err != nil {
 		b.Errorf("expr", "%s", firstLine(err.Error()))
-		return exprNode{}
+		return &exprNode{}
 	}
-	return exprNode{prog: prog}
+	return &exprNode{prog: prog}
 }
 
 // CompileExpr compiles a boolean expression whose free names (dotted
@@ -132,7 +131,7 @@ func (p *keyPatcher) Visit(node *ast.Node) {
 	}
 }
 
-func (e exprNode) Tick(a *Agent, n *Node) Status {
+func (e *exprNode) Tick(a *Agent, n *Node) Status {
 	if e.prog == nil {
 		return Error
 	}

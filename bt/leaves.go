@@ -39,7 +39,7 @@ var subTreeType = NodeType{
 	New:    func(*Builder) Behavior { return subTree{} },
 }
 
-type subTree struct{ Base }
+type subTree struct{}
 
 func (subTree) Tick(a *Agent, n *Node) Status {
 	if len(n.Children) == 0 {

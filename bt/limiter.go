@@ -5,15 +5,14 @@ var limiterType = NodeType{
 	Doc: "Counts completions of its child over the whole run of the mission for this agent (not reset when it reopens). " +
 		"Once `max` is reached, returns FAILURE without ticking the child.",
 	Params: []Param{{Name: "max", Aliases: []string{"maxLoop"}, Type: TInt, Required: true, Min: Float(0), Doc: "completions allowed"}},
-	New:    func(b *Builder) Behavior { b.Words(1); return limiter{max: uint64(b.Int("max"))} },
+	New:    func(b *Builder) Behavior { b.Words(1); return &limiter{max: uint64(b.Int("max"))} },
 }
 
 type limiter struct {
-	Base
 	max uint64
 }
 
-func (l limiter) Tick(a *Agent, n *Node) Status {
+func (l *limiter) Tick(a *Agent, n *Node) Status {
 	m := a.Mem(n)
 	if m[0] >= l.max {
 		return Failure

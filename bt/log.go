@@ -14,7 +14,6 @@ var logType = NodeType{
 
 // logNode keeps the message as literal parts and key slots.
 type logNode struct {
-	Base
 	level string
 	parts []logPart
 }
@@ -25,7 +24,7 @@ type logPart struct {
 }
 
 func newLog(b *Builder) Behavior {
-	l := logNode{}
+	l := &logNode{}
 	lv, _ := b.Raw("level")
 	l.level, _ = lv.(string)
 	raw, _ := b.Raw("message")
@@ -53,7 +52,7 @@ func newLog(b *Builder) Behavior {
 	return l
 }
 
-func (l logNode) Tick(a *Agent, n *Node) Status {
+func (l *logNode) Tick(a *Agent, n *Node) Status {
 	if a.Sink == nil {
 		return Success
 	}

@@ -13,7 +13,7 @@ var memPriorityType = NodeType{
 }
 
 // memSequence keeps the index of the running child in its one word.
-type memSequence struct{ Base }
+type memSequence struct{}
 
 func (memSequence) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
 
@@ -28,7 +28,7 @@ func (memSequence) Tick(a *Agent, n *Node) Status {
 	return Success
 }
 
-type memPriority struct{ Base }
+type memPriority struct{}
 
 func (memPriority) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
 

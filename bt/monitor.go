@@ -7,6 +7,6 @@ var monitorType = NodeType{
 	New: func(*Builder) Behavior { return monitor{} },
 }
 
-type monitor struct{ Base }
+type monitor struct{}
 
 func (monitor) Tick(a *Agent, n *Node) Status { return a.Exec(n.Children[0]) }

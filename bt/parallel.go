@@ -15,13 +15,12 @@ var parallelType = NodeType{
 // parallel keeps each child's completion of this activation in 4 bits
 // (16 children a word).
 type parallel struct {
-	Base
 	success, failure int
 }
 
 func newParallel(b *Builder) Behavior {
 	n := len(b.Children())
-	p := parallel{success: b.Int("success"), failure: b.Int("failure")}
+	p := &parallel{success: b.Int("success"), failure: b.Int("failure")}
 	if p.success < 0 {
 		p.success = n
 	}
@@ -38,9 +37,9 @@ func newParallel(b *Builder) Behavior {
 	return p
 }
 
-func (parallel) Open(a *Agent, n *Node) { clear(a.Mem(n)) }
+func (*parallel) Open(a *Agent, n *Node) { clear(a.Mem(n)) }
 
-func (p parallel) Tick(a *Agent, n *Node) Status {
+func (p *parallel) Tick(a *Agent, n *Node) Status {
 	m := a.Mem(n)
 	succ, fail := 0, 0
 	for i, c := range n.Children {

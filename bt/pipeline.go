@@ -8,7 +8,7 @@ var pipelineSequenceType = NodeType{
 }
 
 // pipeline keeps the furthest child that returned RUNNING in its word.
-type pipeline struct{ Base }
+type pipeline struct{}
 
 func (pipeline) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
 

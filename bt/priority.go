@@ -6,9 +6,11 @@ var priorityType = NodeType{
 	New: func(*Builder) Behavior { return priority{} },
 }
 
-type priority struct{ Base }
+type priority struct{}
 
-func (priority) Tick(a *Agent, n *Node) Status {
+func (priority) Tick(a *Agent, n *Node) Status { return tickPriority(a, n) }
+
+func tickPriority(a *Agent, n *Node) Status {
 	for _, c := range n.Children {
 		if st := a.Exec(c); st != Failure {
 			return st

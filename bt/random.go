@@ -23,14 +23,13 @@ const maxRandomChildren = 256
 // random keeps the position in word 0 and the drawn order, one byte per
 // child, in the following words.
 type random struct {
-	Base
 	weights []float64 // nil: equal weights
 	cont    Status    // the status that moves on to the next child
 }
 
 func newRandom(b *Builder, cont Status) Behavior {
 	n := len(b.Children())
-	r := random{cont: cont}
+	r := &random{cont: cont}
 	if n > maxRandomChildren {
 		b.Errorf("", "a random composite takes at most %d children, got %d", maxRandomChildren, n)
 	}
@@ -51,7 +50,7 @@ func newRandom(b *Builder, cont Status) Behavior {
 	return r
 }
 
-func (r random) Open(a *Agent, n *Node) {
+func (r *random) Open(a *Agent, n *Node) {
 	m := a.Mem(n)
 	m[0] = 0
 	clear(m[1:])
@@ -80,14 +79,14 @@ func (r random) Open(a *Agent, n *Node) {
 	}
 }
 
-func (r random) weight(i int) float64 {
+func (r *random) weight(i int) float64 {
 	if r.weights == nil || i >= len(r.weights) {
 		return 1
 	}
 	return math.Max(r.weights[i], 0)
 }
 
-func (r random) Tick(a *Agent, n *Node) Status {
+func (r *random) Tick(a *Agent, n *Node) Status {
 	m := a.Mem(n)
 	for pos := int(m[0]); pos < len(n.Children); pos++ {
 		child := int(m[1+pos/8] >> (uint(pos%8) * 8) & 0xff)

@@ -7,19 +7,18 @@ var recoveryType = NodeType{
 	Params: []Param{{Name: "retries", Aliases: []string{"number_of_retries"}, Type: TInt, Default: 1.0, Min: Float(0), Doc: "recoveries allowed per activation"}},
 	New: func(b *Builder) Behavior {
 		b.Words(2)
-		return recovery{retries: uint64(b.Int("retries"))}
+		return &recovery{retries: uint64(b.Int("retries"))}
 	},
 }
 
 // recovery keeps the current child (0 or 1) and the retry count.
 type recovery struct {
-	Base
 	retries uint64
 }
 
-func (recovery) Open(a *Agent, n *Node) { m := a.Mem(n); m[0], m[1] = 0, 0 }
+func (*recovery) Open(a *Agent, n *Node) { m := a.Mem(n); m[0], m[1] = 0, 0 }
 
-func (r recovery) Tick(a *Agent, n *Node) Status {
+func (r *recovery) Tick(a *Agent, n *Node) Status {
 	m := a.Mem(n)
 	for m[0] < 2 && m[1] <= r.retries {
 		st := a.Exec(n.Children[m[0]])

@@ -45,6 +45,10 @@ type NodeType struct {
 	// blackboard keys and reserves per-agent memory through b. Problems are
 	// reported with b.Errorf; a non-nil behavior must be returned even then.
 	New func(b *Builder) Behavior
+
+	// trusted marks the engine's own leaves, whose calls need no panic
+	// guard of their own (Agent.Tick still recovers as a last resort).
+	trusted bool
 }
 
 // ChildRange returns the allowed number of children (max -1: unlimited).

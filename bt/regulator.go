@@ -9,18 +9,17 @@ var regulatorType = NodeType{
 	Params: []Param{{Name: "hz", Type: TNumber, Required: true, Min: Float(0.000001), Unit: "Hz", Doc: "highest start rate"}},
 	New: func(b *Builder) Behavior {
 		b.Words(3)
-		return regulator{hz: b.Number("hz")}
+		return &regulator{hz: b.Number("hz")}
 	},
 }
 
 // regulator words: last start time, whether it ever started, the child's
 // last completed status.
 type regulator struct {
-	Base
 	hz Num
 }
 
-func (r regulator) Tick(a *Agent, n *Node) Status {
+func (r *regulator) Tick(a *Agent, n *Node) Status {
 	m := a.Mem(n)
 	child := n.Children[0]
 	if !a.IsOpen(child) {

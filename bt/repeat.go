@@ -29,7 +29,6 @@ var repeatUntilSuccessType = NodeType{
 // counts and, after count of them, the node returns last (SUCCESS for a
 // plain Repeater).
 type repeat struct {
-	Base
 	count      int64
 	stop, last Status
 }
@@ -39,12 +38,12 @@ func newRepeat(b *Builder, stop, exhausted Status) Behavior {
 	if exhausted == Idle {
 		exhausted = Success
 	}
-	return repeat{count: int64(b.Int("count")), stop: stop, last: exhausted}
+	return &repeat{count: int64(b.Int("count")), stop: stop, last: exhausted}
 }
 
-func (repeat) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
+func (*repeat) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
 
-func (r repeat) Tick(a *Agent, n *Node) Status {
+func (r *repeat) Tick(a *Agent, n *Node) Status {
 	if r.count == 0 {
 		return r.last
 	}

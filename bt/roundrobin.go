@@ -10,7 +10,7 @@ var roundRobinType = NodeType{
 
 // roundRobin keeps the current child (kept across activations, like Nav2)
 // and the failures of this activation.
-type roundRobin struct{ Base }
+type roundRobin struct{}
 
 func (roundRobin) Open(a *Agent, n *Node) { a.Mem(n)[1] = 0 }
 

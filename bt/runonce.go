@@ -7,7 +7,7 @@ var runOnceType = NodeType{
 	New: func(b *Builder) Behavior { b.Words(1); return runOnce{} },
 }
 
-type runOnce struct{ Base }
+type runOnce struct{}
 
 func (runOnce) Tick(a *Agent, n *Node) Status {
 	m := a.Mem(n)

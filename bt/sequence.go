@@ -6,9 +6,11 @@ var sequenceType = NodeType{
 	New: func(*Builder) Behavior { return sequence{} },
 }
 
-type sequence struct{ Base }
+type sequence struct{}
 
-func (sequence) Tick(a *Agent, n *Node) Status {
+func (sequence) Tick(a *Agent, n *Node) Status { return tickSequence(a, n) }
+
+func tickSequence(a *Agent, n *Node) Status {
 	for _, c := range n.Children {
 		if st := a.Exec(c); st != Success {
 			return st

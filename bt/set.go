@@ -8,7 +8,7 @@ var setType = NodeType{
 		{Name: "value", Type: TAny, Required: true, Doc: "value to write"},
 	},
 	New: func(b *Builder) Behavior {
-		s := set{key: b.KeyParam("key"), from: NoSlot}
+		s := &set{key: b.KeyParam("key"), from: NoSlot}
 		raw, _ := b.Raw("value")
 		if str, ok := raw.(string); ok {
 			if k, ok := RefKey(str); ok {
@@ -22,13 +22,12 @@ var setType = NodeType{
 }
 
 type set struct {
-	Base
 	key   Slot
 	from  Slot
 	value Value
 }
 
-func (s set) Tick(a *Agent, n *Node) Status {
+func (s *set) Tick(a *Agent, n *Node) Status {
 	v := s.value
 	if s.from != NoSlot {
 		if v = a.BB.Get(s.from); v.Kind() == KindNone {

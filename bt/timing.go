@@ -4,21 +4,21 @@ var maxTimeType = NodeType{
 	Name: "MaxTime", Aliases: []string{"Timeout"}, Kind: Decorator,
 	Doc:    "If `ms` has passed since it opened, returns FAILURE without ticking the child (whose halt follows from the close rule); otherwise ticks the child and returns its status.",
 	Params: []Param{msParam("ms", "time limit", true)},
-	New:    func(b *Builder) Behavior { b.Words(2); return maxTime{ms: b.Number("ms")} },
+	New:    func(b *Builder) Behavior { b.Words(2); return &maxTime{ms: b.Number("ms")} },
 }
 
 var delayType = NodeType{
 	Name: "Delay", Kind: Decorator,
 	Doc:    "RUNNING for `ms` after it opens, then ticks the child.",
 	Params: []Param{{Name: "ms", Aliases: []string{"delay_msec", "milliseconds"}, Type: TNumber, Required: true, Min: Float(0), Unit: "ms", Doc: "delay"}},
-	New:    func(b *Builder) Behavior { b.Words(2); return delay{ms: b.Number("ms")} },
+	New:    func(b *Builder) Behavior { b.Words(2); return &delay{ms: b.Number("ms")} },
 }
 
 var waitType = NodeType{
 	Name: "Wait", Aliases: []string{"Sleep"}, Kind: Leaf, Category: "action",
 	Doc:    "RUNNING until `ms` has passed since it opened, then SUCCESS.",
 	Params: []Param{msParam("ms", "how long to wait", true)},
-	New:    func(b *Builder) Behavior { b.Words(2); return wait{ms: b.Number("ms")} },
+	New:    func(b *Builder) Behavior { b.Words(2); return &wait{ms: b.Number("ms")} },
 }
 
 // timer keeps the opening time in word 0 and the duration (ns, read when
@@ -46,13 +46,12 @@ func elapsed(a *Agent, n *Node) (done, ok bool) {
 }
 
 type maxTime struct {
-	Base
 	ms Num
 }
 
-func (d maxTime) Open(a *Agent, n *Node) { openTimer(a, n, d.ms) }
+func (d *maxTime) Open(a *Agent, n *Node) { openTimer(a, n, d.ms) }
 
-func (maxTime) Tick(a *Agent, n *Node) Status {
+func (*maxTime) Tick(a *Agent, n *Node) Status {
 	done, ok := elapsed(a, n)
 	switch {
 	case !ok:
@@ -64,13 +63,12 @@ func (maxTime) Tick(a *Agent, n *Node) Status {
 }
 
 type delay struct {
-	Base
 	ms Num
 }
 
-func (d delay) Open(a *Agent, n *Node) { openTimer(a, n, d.ms) }
+func (d *delay) Open(a *Agent, n *Node) { openTimer(a, n, d.ms) }
 
-func (delay) Tick(a *Agent, n *Node) Status {
+func (*delay) Tick(a *Agent, n *Node) Status {
 	done, ok := elapsed(a, n)
 	switch {
 	case !ok:
@@ -82,13 +80,12 @@ func (delay) Tick(a *Agent, n *Node) Status {
 }
 
 type wait struct {
-	Base
 	ms Num
 }
 
-func (w wait) Open(a *Agent, n *Node) { openTimer(a, n, w.ms) }
+func (w *wait) Open(a *Agent, n *Node) { openTimer(a, n, w.ms) }
 
-func (wait) Tick(a *Agent, n *Node) Status {
+func (*wait) Tick(a *Agent, n *Node) Status {
 	done, ok := elapsed(a, n)
 	switch {
 	case !ok:

@@ -44,39 +44,53 @@ type Node struct {
 	Path     string // JSON pointer of the definition in the mission
 	Tree     string // the mission tree the definition belongs to
 
-	b    Behavior
-	mem  int32
-	memN int32
-	leaf bool
+	b     Behavior
+	op    op     // built-ins the engine calls directly
+	open  Opener // nil when the behavior has no Open
+	close Closer
+	halt  Halter // Halt, or Close when the behavior has no Halt
+	mem   int32
+	memN  int32
+	leaf  bool
+	guard bool // recover panics around this leaf's calls
 }
 
 // Behavior is the run-time logic of one node. It is shared by every agent
 // ticking the tree, so all per-agent state lives in the agent (node memory
 // words from Agent.Mem, or the blackboard).
 //
-// Open is called before the first tick of an activation, Tick on every tick
-// the node is reached, Close when Tick returned a status other than RUNNING,
-// and Halt when the engine stops an open node that did not complete. A node
-// never halts anything itself: composites call Agent.Exec on children and
-// the engine applies the halt rules.
+// Tick is called on every tick the node is reached. A behavior may also
+// implement Opener (called before the first tick of an activation), Closer
+// (called when Tick returned a status other than RUNNING) and Halter
+// (called when the engine stops an open node that did not complete; a
+// behavior without Halt gets Close instead). Which of them a behavior has
+// is decided once, when the tree is compiled. A node never halts anything
+// itself: composites call Agent.Exec on children and the engine applies
+// the halt rules.
 type Behavior interface {
-	Open(a *Agent, n *Node)
 	Tick(a *Agent, n *Node) Status
-	Close(a *Agent, n *Node)
-	Halt(a *Agent, n *Node)
 }
 
-// Base implements the lifecycle methods as no-ops, for embedding.
-type Base struct{}
+// Opener is implemented by behaviors that set up state when they open.
+type Opener interface{ Open(a *Agent, n *Node) }
 
-// Open does nothing.
-func (Base) Open(*Agent, *Node) {}
+// Closer is implemented by behaviors that clean up when they complete
+// (and, unless they are also Halters, when they are halted).
+type Closer interface{ Close(a *Agent, n *Node) }
 
-// Close does nothing.
-func (Base) Close(*Agent, *Node) {}
+// Halter is implemented by behaviors that stop something they started
+// when the engine halts them (an action stops the motors it owns).
+type Halter interface{ Halt(a *Agent, n *Node) }
 
-// Halt does nothing.
-func (Base) Halt(*Agent, *Node) {}
+// op marks behaviors the engine dispatches without an interface call.
+type op uint8
+
+const (
+	opGeneric op = iota
+	opSequence
+	opPriority
+	opCheck
+)
 
 // Tree is a compiled, immutable behavior tree shared by any number of
 // agents.
@@ -103,7 +117,7 @@ type layout struct {
 	wordsOff  int
 	numOff    int
 	tsOff     int
-	bytesOff  int // status bytes, then value kinds
+	bytesOff  int // node state bytes, then value kinds
 	total     int
 	nodeCount int
 	keyCount  int
@@ -112,7 +126,7 @@ type layout struct {
 func (t *Tree) computeLayout() {
 	n, k := len(t.nodes), len(t.keys)
 	l := layout{nodeCount: n, keyCount: k, bitWords: (n + 63) / 64}
-	l.wordsOff = 2 * l.bitWords
+	l.wordsOff = l.bitWords
 	l.numOff = l.wordsOff + t.words
 	l.tsOff = l.numOff + k
 	l.bytesOff = l.tsOff + k

@@ -1,0 +1,114 @@
+package bt
+
+import "testing"
+
+func TestCooldown(t *testing.T) {
+	runTickCases(t, []tickCase{
+		{
+			// 50ms: SUCCESS, cooldown until 150ms. 100ms: FAILURE without a
+			// tick. 150ms: the child runs again.
+			name:   "fails without ticking during the cooldown",
+			tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "S")),
+			stepMs: 50,
+			want:   "SFSF",
+			counts: map[string]counts{"cd": {4, 4, 4, 0}, "child": {2, 2, 2, 0}},
+		},
+		{
+			name:   "failures start no cooldown",
+			tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "F")),
+			stepMs: 50,
+			want:   "FFF",
+			counts: map[string]counts{"child": {3, 3, 3, 0}},
+		},
+		{
+			// The cooldown starts when the child succeeds (100ms).
+			name:   "starts at the success",
+			tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "RS")),
+			stepMs: 50,
+			want:   "RSFR",
+			counts: map[string]counts{"child": {2, 3, 1, 0}},
+		},
+		{
+			name:   "zero",
+			tree:   nd("Cooldown", "cd", kv{"ms": 0}, sc("child", "S")),
+			want:   "SSS",
+			counts: map[string]counts{"child": {3, 3, 3, 0}},
+		},
+		{
+			name:   "length from a key",
+			tree:   nd("Cooldown", "cd", kv{"ms": "{cool}"}, sc("child", "S")),
+			bb:     kv{"cool": 20},
+			want:   "SFSF",
+			counts: map[string]counts{"child": {2, 2, 2, 0}},
+		},
+		{
+			name:   "missing key is ERROR",
+			tree:   nd("Cooldown", "cd", kv{"ms": "{cool}"}, sc("child", "S")),
+			want:   "E",
+			counts: map[string]counts{"child": {}},
+		},
+	})
+}
+
+// cooldownTree: agents whose "fast" is 1 succeed at once; the others keep
+// a child running.
+func cooldownTree(t *testing.T, scope string) *Tree {
+	return compileTree(t, nd("Cooldown", "cd", kv{"ms": 100, "scope": scope},
+		nd("Priority", "pick", nil,
+			nd("Check", "fast?", kv{"key": "fast", "value": 1}),
+			sc("run", "R"))),
+		withBB(kv{"fast": 0}))
+}
+
+func TestCooldownAgentScope(t *testing.T) {
+	tree := cooldownTree(t, "agent")
+	h0, h1 := harnessFor(t, tree, 0), harnessFor(t, tree, 1)
+	fast, _ := tree.Slot("fast")
+	h0.a.BB.SetNumber(fast, 1)
+	h0.step, h1.step = 50*ms, 50*ms
+	if got := h0.run(3); got != "SFS" {
+		t.Errorf("agent 0: %s, want SFS", got)
+	}
+	if got := h1.run(3); got != "RRR" {
+		t.Errorf("agent 1 (own cooldown): %s, want RRR", got)
+	}
+}
+
+func TestCooldownGlobalScope(t *testing.T) {
+	tree := cooldownTree(t, "global")
+	h0, h1 := harnessFor(t, tree, 0), harnessFor(t, tree, 1)
+	fast, _ := tree.Slot("fast")
+	h0.a.BB.SetNumber(fast, 1)
+	h0.step, h1.step = 50*ms, 50*ms
+	var got0, got1 string
+	for k := 0; k < 4; k++ {
+		// Agent 1 ticks first at each instant, then agent 0.
+		got1 += string(h1.tick().Letter())
+		got0 += string(h0.tick().Letter())
+	}
+	// 50ms: agent 1 runs; agent 0 succeeds, cooldown until 150ms.
+	// 100ms: both fail; agent 1's running child is halted.
+	// 150ms: agent 1 runs again; agent 0 succeeds again (until 250ms).
+	// 200ms: both fail.
+	if got0 != "SFSF" || got1 != "RFRF" {
+		t.Errorf("agent 0 %s (want SFSF), agent 1 %s (want RFRF)", got0, got1)
+	}
+	if got := h1.counts("run"); got != (counts{2, 2, 0, 2}) {
+		t.Errorf("agent 1's running child: %v, want halted by each cooldown", got)
+	}
+	h0.checkProbe()
+	h1.checkProbe()
+
+	// Another compiled tree has its own cooldown.
+	other := harnessFor(t, cooldownTree(t, "global"), 0)
+	other.a.BB.SetNumber(fast, 1)
+	other.now = h0.now - 50*ms
+	if st := other.tick(); st != Success {
+		t.Errorf("agent of another tree during the cooldown: %v, want SUCCESS", st)
+	}
+}
+
+func TestCooldownProblems(t *testing.T) {
+	ps := compileProblems(t, mainSpec(nd("Cooldown", "", kv{"ms": 10, "scope": "fleet"}, sc("a", "S"))))
+	wantProblems(t, ps, "/trees/main/params/scope", `"fleet" is not one of agent, global`)
+}

@@ -1,0 +1,539 @@
+package bt
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// This file holds what the node tests share: the Scripted test leaf, a
+// probe that counts its lifecycle calls per node per agent, a recording
+// Observer that also checks the lifecycle rules on every event, and a
+// harness that compiles a tree from a compact NodeDef literal and ticks
+// one agent on virtual time.
+
+// kv is a parameter map literal.
+type kv = map[string]any
+
+// nd builds a node definition.
+func nd(typ, name string, params kv, children ...*NodeDef) *NodeDef {
+	return &NodeDef{Type: typ, Name: name, Params: params, Children: children}
+}
+
+// sc builds a Scripted leaf driven by its activations (see scriptedType).
+func sc(name, statuses string) *NodeDef { return nd("Scripted", name, kv{"statuses": statuses}) }
+
+// tl builds a Scripted leaf driven by the agent's tick number (see
+// scriptedType).
+func tl(name, timeline string) *NodeDef { return nd("Scripted", name, kv{"timeline": timeline}) }
+
+// counts is how often a node was opened, ticked, closed and halted.
+type counts struct{ open, tick, close, halt int }
+
+func (c counts) String() string {
+	return fmt.Sprintf("open=%d tick=%d close=%d halt=%d", c.open, c.tick, c.close, c.halt)
+}
+
+// scriptedType is the test leaf "Scripted" ("Script" is taken: it is an
+// alias of Expr). It takes exactly one of two parameters:
+//
+//   - statuses: a script per activation. Within an activation the k-th
+//     tick after the node opened returns the k-th letter, the last letter
+//     repeating. Segments separated by '|' are successive activations of
+//     the node for one agent ("F|S": fail the first time, succeed from
+//     the second activation on); the last segment repeats. Default "S".
+//   - timeline: a script per agent tick. The agent's k-th tick
+//     (Agent.Ticks() == k) returns the k-th letter, the last repeating,
+//     whatever the activation: for conditions that change over time.
+//
+// Letters are S, F, R, E (the statuses) and P (panic in Tick).
+var scriptedType = NodeType{
+	Name: "Scripted", Kind: Leaf,
+	Params: []Param{
+		{Name: "statuses", Type: TString},
+		{Name: "timeline", Type: TString},
+	},
+	New: newScripted,
+}
+
+type scripted struct {
+	segments []string // per activation
+	timeline string
+}
+
+func newScripted(b *Builder) Behavior {
+	b.Words(2) // ticks in this activation, activations so far
+	s := scripted{}
+	check := func(param, script string) {
+		if script == "" {
+			b.Errorf(param, "empty script")
+		}
+		for _, r := range strings.ReplaceAll(script, "|", "") {
+			if !strings.ContainsRune("SFREP", r) {
+				b.Errorf(param, "bad letter %q", r)
+			}
+		}
+	}
+	if raw, ok := b.Raw("timeline"); ok {
+		s.timeline, _ = raw.(string)
+		check("timeline", s.timeline)
+		if b.Has("statuses") {
+			b.Errorf("statuses", "give statuses or timeline, not both")
+		}
+		return s
+	}
+	st := "S"
+	if raw, ok := b.Raw("statuses"); ok {
+		st, _ = raw.(string)
+	}
+	check("statuses", st)
+	for _, seg := range strings.Split(st, "|") {
+		if seg == "" {
+			b.Errorf("statuses", "empty segment")
+			seg = "E"
+		}
+		s.segments = append(s.segments, seg)
+	}
+	return s
+}
+
+// probe is an agent's Env in tests: the Scripted leaves count their
+// lifecycle calls in it, per node.
+type probe struct{ calls []counts }
+
+func (s scripted) calls(a *Agent, n *Node) *counts {
+	if p, ok := a.Env.(*probe); ok {
+		return &p.calls[n.Index]
+	}
+	return new(counts)
+}
+
+func (s scripted) Open(a *Agent, n *Node) {
+	m := a.Mem(n)
+	m[0] = 0
+	m[1]++
+	s.calls(a, n).open++
+}
+
+func (s scripted) Tick(a *Agent, n *Node) Status {
+	s.calls(a, n).tick++
+	var script string
+	var k int
+	if s.timeline != "" {
+		script, k = s.timeline, int(a.Ticks())-1
+	} else {
+		m := a.Mem(n)
+		script = s.segments[min(int(m[1])-1, len(s.segments)-1)]
+		k = int(m[0])
+		m[0]++
+	}
+	switch script[min(k, len(script)-1)] {
+	case 'S':
+		return Success
+	case 'F':
+		return Failure
+	case 'R':
+		return Running
+	case 'P':
+		panic("scripted panic")
+	}
+	return Error
+}
+
+func (s scripted) Close(a *Agent, n *Node) { s.calls(a, n).close++ }
+func (s scripted) Halt(a *Agent, n *Node)  { s.calls(a, n).halt++ }
+
+// panickyType is a composite whose Tick panics after ticking its children
+// (a bug in a non-leaf node).
+var panickyType = NodeType{
+	Name: "Panicky", Kind: Composite,
+	New: func(*Builder) Behavior { return panicky{} },
+}
+
+type panicky struct{}
+
+func (panicky) Tick(a *Agent, n *Node) Status {
+	for _, c := range n.Children {
+		a.Exec(c)
+	}
+	panic("composite bug")
+}
+
+// badHaltType is a leaf that runs until halted and panics when it is (a
+// driver that fails while stopping).
+var badHaltType = NodeType{
+	Name: "BadHalt", Kind: Leaf,
+	New: func(*Builder) Behavior { return badHalt{} },
+}
+
+type badHalt struct{}
+
+func (badHalt) Open(*Agent, *Node)        {}
+func (badHalt) Tick(*Agent, *Node) Status { return Running }
+func (badHalt) Close(*Agent, *Node)       {}
+func (badHalt) Halt(a *Agent, n *Node)    { panic("driver gone") }
+
+// turnType is a device-like leaf with a bounded parameter, as in the
+// contract's validation example.
+var turnType = NodeType{
+	Name: "Turn", Kind: Leaf,
+	Params: []Param{
+		{Name: "angle_deg", Type: TNumber, Required: true, Min: Float(-180), Max: Float(180), Unit: "deg"},
+		{Name: "speed", Type: TNumber, Min: Float(0), Max: Float(2)},
+	},
+	New: func(*Builder) Behavior { return constant(Running) },
+}
+
+// testRegistry is NewRegistry with the test node types added.
+func testRegistry() *Registry {
+	r := NewRegistry()
+	r.Register(scriptedType)
+	r.Register(panickyType)
+	r.Register(turnType)
+	r.Register(badHaltType)
+	return r
+}
+
+// specOpt adjusts the spec a test tree is compiled from.
+type specOpt func(*Spec)
+
+func withBB(bb kv) specOpt { return func(s *Spec) { s.Blackboard = bb } }
+
+func withSeed(seed uint64) specOpt { return func(s *Spec) { s.Seed = seed } }
+
+// withTree adds a named tree (for SubTree).
+func withTree(name string, root *NodeDef) specOpt {
+	return func(s *Spec) { s.Trees[name] = root }
+}
+
+func mainSpec(root *NodeDef, opts ...specOpt) *Spec {
+	s := &Spec{Trees: map[string]*NodeDef{"main": root}, Main: "main"}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// compileTree compiles root as the main tree; any problem fails the test.
+func compileTree(tb testing.TB, root *NodeDef, opts ...specOpt) *Tree {
+	tb.Helper()
+	t, err := testRegistry().Compile(mainSpec(root, opts...))
+	if err != nil {
+		tb.Fatalf("compile: %v", err)
+	}
+	return t
+}
+
+// compileProblems compiles a spec that must be refused and returns the
+// problems.
+func compileProblems(tb testing.TB, spec *Spec) Problems {
+	tb.Helper()
+	t, err := testRegistry().Compile(spec)
+	if err == nil {
+		tb.Fatalf("compile succeeded (%d nodes), want problems", t.Len())
+	}
+	ps, ok := err.(Problems)
+	if !ok {
+		tb.Fatalf("compile error is %T, want Problems", err)
+	}
+	return ps
+}
+
+// nodeEvent is one lifecycle event seen by the recorder.
+type nodeEvent struct {
+	Node   int32
+	Event  Event
+	Status Status
+}
+
+// recorder is an Observer that collects every event in order, counts them
+// per node and checks the lifecycle rules as they happen: a node opens
+// only when closed, ticks only when open, closes only after a tick that
+// did not return RUNNING, and neither closes nor is halted while a
+// descendant is still open.
+type recorder struct {
+	tb     testing.TB
+	tree   *Tree
+	events []nodeEvent
+	counts []counts
+	open   []bool
+	last   []Status
+}
+
+func newRecorder(tb testing.TB, t *Tree) *recorder {
+	return &recorder{tb: tb, tree: t, counts: make([]counts, t.Len()), open: make([]bool, t.Len()), last: make([]Status, t.Len())}
+}
+
+func (r *recorder) OnNode(a *Agent, node int32, ev Event, st Status) {
+	r.events = append(r.events, nodeEvent{node, ev, st})
+	c := &r.counts[node]
+	name := r.name(node)
+	switch ev {
+	case EventOpen:
+		if r.open[node] {
+			r.tb.Errorf("agent %d: %s opened while open", a.ID, name)
+		}
+		r.open[node] = true
+		c.open++
+	case EventTick:
+		if !r.open[node] {
+			r.tb.Errorf("agent %d: %s ticked while not open", a.ID, name)
+		}
+		r.last[node] = st
+		c.tick++
+	case EventClose, EventHalt:
+		if !r.open[node] {
+			r.tb.Errorf("agent %d: %s %v while not open", a.ID, name, ev)
+		}
+		if ev == EventClose && r.last[node] == Running {
+			r.tb.Errorf("agent %d: %s closed after a RUNNING tick", a.ID, name)
+		}
+		n := r.tree.Node(int(node))
+		for j := node + 1; j < n.End; j++ {
+			if r.open[j] {
+				r.tb.Errorf("agent %d: %s %v while its descendant %s is open", a.ID, name, ev, r.name(j))
+			}
+		}
+		r.open[node] = false
+		if ev == EventClose {
+			c.close++
+		} else {
+			c.halt++
+		}
+	}
+}
+
+func (r *recorder) name(i int32) string {
+	if n := r.tree.Node(int(i)); n.Name != "" {
+		return n.Name
+	}
+	return fmt.Sprintf("#%d", i)
+}
+
+// lines renders the events as "name open", "name tick STATUS", "name
+// close", "name halt".
+func (r *recorder) lines() []string {
+	out := make([]string, len(r.events))
+	for i, e := range r.events {
+		out[i] = r.name(e.Node) + " " + e.Event.String()
+		if e.Event == EventTick {
+			out[i] += " " + e.Status.String()
+		}
+	}
+	return out
+}
+
+// take returns the events rendered by lines and forgets them.
+func (r *recorder) take() []string {
+	l := r.lines()
+	r.events = r.events[:0]
+	return l
+}
+
+// only keeps the lines of the given events ("open", "halt", ...).
+func only(lines []string, events ...string) []string {
+	var out []string
+	for _, l := range lines {
+		for _, e := range events {
+			if strings.Contains(l, " "+e) {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sinkRec is a Sink that keeps "level: message" lines.
+type sinkRec struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (s *sinkRec) Emit(a *Agent, node int32, level, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgs = append(s.msgs, level+": "+msg)
+}
+
+// harness ticks one agent of a compiled tree on virtual time: tick k
+// happens at k*step.
+type harness struct {
+	tb   testing.TB
+	tree *Tree
+	a    *Agent
+	rec  *recorder
+	sink *sinkRec
+	step int64 // ns
+	now  int64
+}
+
+const ms = int64(1e6) // one millisecond in clock nanoseconds
+
+func newHarness(tb testing.TB, root *NodeDef, opts ...specOpt) *harness {
+	tb.Helper()
+	return harnessFor(tb, compileTree(tb, root, opts...), 0)
+}
+
+// harnessFor makes agent id of t, with a probe, a recorder and a sink,
+// ticking every 10ms.
+func harnessFor(tb testing.TB, t *Tree, id int) *harness {
+	h := &harness{tb: tb, tree: t, step: 10 * ms, sink: &sinkRec{}}
+	h.a = NewAgent(t, id, 0)
+	h.a.Env = &probe{calls: make([]counts, t.Len())}
+	h.a.Sink = h.sink
+	h.rec = newRecorder(tb, t)
+	h.a.SetObserver(h.rec)
+	return h
+}
+
+// tick advances the clock one step, ticks the agent and checks that no
+// node stays open under a closed parent.
+func (h *harness) tick() Status {
+	h.tb.Helper()
+	h.now += h.step
+	st := h.a.Tick(h.now)
+	checkOpenUnderOpen(h.tb, h.a, st)
+	return st
+}
+
+// checkOpenUnderOpen asserts the engine's invariant after a tick: every
+// open node's parent is open, and nothing is open once the root completed.
+func checkOpenUnderOpen(tb testing.TB, a *Agent, root Status) {
+	tb.Helper()
+	t := a.Tree()
+	for i := 0; i < t.Len(); i++ {
+		n := t.Node(i)
+		if !a.IsOpen(n.Index) {
+			continue
+		}
+		if root != Running {
+			tb.Errorf("tick %d: root returned %v but node %d (%s) is still open", a.Ticks(), root, i, n.Name)
+		}
+		if n.Parent >= 0 && !a.IsOpen(n.Parent) {
+			tb.Errorf("tick %d: node %d (%s) is open under closed parent %d", a.Ticks(), i, n.Name, n.Parent)
+		}
+	}
+}
+
+// run ticks n times and returns the root statuses as letters.
+func (h *harness) run(n int) string {
+	h.tb.Helper()
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = h.tick().Letter()
+	}
+	return string(b)
+}
+
+// idx returns the index of the node with the given name; the name must be
+// unique.
+func (h *harness) idx(name string) int32 {
+	h.tb.Helper()
+	return nodeNamed(h.tb, h.tree, name)
+}
+
+func nodeNamed(tb testing.TB, t *Tree, name string) int32 {
+	tb.Helper()
+	found := int32(-1)
+	for i := 0; i < t.Len(); i++ {
+		if t.Node(i).Name == name {
+			if found >= 0 {
+				tb.Fatalf("node name %q is not unique", name)
+			}
+			found = int32(i)
+		}
+	}
+	if found < 0 {
+		tb.Fatalf("no node named %q", name)
+	}
+	return found
+}
+
+// counts returns the events the recorder saw for a node.
+func (h *harness) counts(name string) counts { return h.rec.counts[h.idx(name)] }
+
+// calls returns the lifecycle calls a Scripted node counted.
+func (h *harness) calls(name string) counts { return h.a.Env.(*probe).calls[h.idx(name)] }
+
+// checkProbe asserts that every Scripted node's own counts of Open, Tick,
+// Close and Halt calls match the events the observer saw.
+func (h *harness) checkProbe() {
+	h.tb.Helper()
+	p := h.a.Env.(*probe)
+	for i := 0; i < h.tree.Len(); i++ {
+		n := h.tree.Node(i)
+		if n.Type == nil || n.Type.Name != "Scripted" {
+			continue
+		}
+		if got, seen := p.calls[i], h.rec.counts[i]; got != seen {
+			h.tb.Errorf("%s: behavior calls %v, observer saw %v", h.rec.name(int32(i)), got, seen)
+		}
+	}
+}
+
+// tickCase is one row of a node type's table test: a tree, the root
+// statuses expected on successive ticks and the lifecycle counts of named
+// nodes after the last tick.
+type tickCase struct {
+	name   string
+	tree   *NodeDef
+	bb     kv
+	stepMs int64 // between ticks; default 10
+	want   string
+	counts map[string]counts
+}
+
+func runTickCases(t *testing.T, cases []tickCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.tree, withBB(tc.bb))
+			if tc.stepMs > 0 {
+				h.step = tc.stepMs * ms
+			}
+			if got := h.run(len(tc.want)); got != tc.want {
+				t.Errorf("root statuses %s, want %s\nevents:\n  %s", got, tc.want, strings.Join(h.rec.lines(), "\n  "))
+			}
+			for name, want := range tc.counts {
+				if got := h.counts(name); got != want {
+					t.Errorf("%s: %v, want %v", name, got, want)
+				}
+			}
+			h.checkProbe()
+		})
+	}
+}
+
+// eqLines compares event lines and prints both in full on a mismatch.
+func eqLines(tb testing.TB, what string, got, want []string) {
+	tb.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		tb.Errorf("%s:\ngot:\n  %s\nwant:\n  %s", what, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// wantProblems asserts that ps holds exactly the given problems, each
+// given as its path and a part of its message, in any order.
+func wantProblems(tb testing.TB, ps Problems, pathMsg ...string) {
+	tb.Helper()
+	used := make([]bool, len(ps))
+	for i := 0; i+1 < len(pathMsg); i += 2 {
+		found := false
+		for j, p := range ps {
+			if !used[j] && p.Path == pathMsg[i] && strings.Contains(p.Message, pathMsg[i+1]) {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			tb.Errorf("missing problem %s: ...%s...", pathMsg[i], pathMsg[i+1])
+		}
+	}
+	for j, p := range ps {
+		if !used[j] {
+			tb.Errorf("unexpected problem %s (code %s)", p, p.Code)
+		}
+	}
+}
