@@ -70,18 +70,22 @@ type Agent struct {
 	rng   uint64
 	ticks uint64
 	epoch uint8 // stEpoch or 0: flips every tick
+	// stored is set for stored-state evaluation: completed nodes keep
+	// their status (stStored) until the root completes.
+	stored bool
 }
 
 const (
 	stStatus = 0x07
 	stOpen   = 0x08
 	stEpoch  = 0x10
+	stStored = 0x20 // completed in this evaluation (stored-state mode)
 )
 
 // NewAgent makes an agent for t with its memory in one allocation and the
 // mission's initial blackboard written at time now (clock nanoseconds).
 func NewAgent(t *Tree, id int, now int64) *Agent {
-	a := &Agent{ID: id, tree: t, nodes: t.nodes}
+	a := &Agent{ID: id, tree: t, nodes: t.nodes, stored: t.eval == StoredState}
 	l := t.layout
 	a.block = make([]uint64, l.total)
 	a.open = a.block[0:l.bitWords:l.bitWords]
@@ -168,17 +172,63 @@ func (a *Agent) Tick(now int64) (st Status) {
 			st = Error
 		}
 	}()
+	if a.stored && a.runMonitors() {
+		// A monitor fired: stop everything and evaluate from the root.
+		a.HaltAll()
+		a.forget()
+	}
 	st = a.Exec(0)
 	if st == Running {
 		a.haltUnreached()
+	} else if a.stored {
+		a.forget()
 	}
 	return st
+}
+
+// runMonitors evaluates every registered Monitor's child as a standalone
+// guard, in index order, and reports whether one succeeded.
+func (a *Agent) runMonitors() bool {
+	for _, mi := range a.tree.monitors {
+		n := &a.nodes[mi]
+		if a.words[n.mem] == 0 {
+			continue
+		}
+		child := n.Children[0]
+		end := a.nodes[child].End
+		for j := child; j < end; j++ {
+			a.state[j] &^= stStored
+		}
+		st := a.Exec(child)
+		if st == Running {
+			// A guard is instantaneous: nothing it started stays open.
+			a.haltRange(child, end)
+		}
+		if st == Success {
+			return true
+		}
+	}
+	return false
+}
+
+// forget clears stored statuses and monitor registrations (stored-state
+// evaluation starts afresh).
+func (a *Agent) forget() {
+	for j := range a.state {
+		a.state[j] &^= stStored
+	}
+	for _, mi := range a.tree.monitors {
+		a.words[a.nodes[mi].mem] = 0
+	}
 }
 
 // Exec ticks node i: opens it if needed, ticks it and, when it completes,
 // halts its open descendants (deepest first) and closes it. Composites and
 // decorators call Exec on their children.
 func (a *Agent) Exec(i int32) Status {
+	if a.stored && a.state[i]&stStored != 0 {
+		return Status(a.state[i] & stStatus)
+	}
 	n := &a.nodes[i]
 	opening := a.state[i]&stOpen == 0
 	if opening {
@@ -224,6 +274,9 @@ func (a *Agent) Exec(i int32) Status {
 		}
 		a.open[i>>6] &^= 1 << (uint(i) & 63)
 		a.state[i] &^= stOpen
+		if a.stored {
+			a.state[i] |= stStored
+		}
 		if a.obs != nil {
 			a.obs.OnNode(a, i, EventClose, Idle)
 		}

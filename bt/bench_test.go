@@ -44,7 +44,9 @@ func benchRegistry() *Registry {
 	return r
 }
 
-func loadReferenceTree(tb testing.TB) *Tree {
+func loadReferenceTree(tb testing.TB) *Tree { return loadReferenceTreeMode(tb, Reactive) }
+
+func loadReferenceTreeMode(tb testing.TB, eval Evaluation) *Tree {
 	tb.Helper()
 	data, err := os.ReadFile("testdata/reference-tree.json")
 	if err != nil {
@@ -58,7 +60,7 @@ func loadReferenceTree(tb testing.TB) *Tree {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		tb.Fatal(err)
 	}
-	t, err := benchRegistry().Compile(&Spec{Trees: doc.Trees, Main: doc.Main, Blackboard: doc.Blackboard})
+	t, err := benchRegistry().Compile(&Spec{Trees: doc.Trees, Main: doc.Main, Blackboard: doc.Blackboard, Evaluation: eval})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -140,6 +142,31 @@ func benchTick(b *testing.B, obs Observer) {
 
 // BenchmarkTickReference ticks one agent on the reference tree.
 func BenchmarkTickReference(b *testing.B) { benchTick(b, nil) }
+
+// BenchmarkTickReferenceStoredState ticks the reference tree in
+// stored-state evaluation (completed guards are skipped until the lap ends).
+func BenchmarkTickReferenceStoredState(b *testing.B) {
+	tree := loadReferenceTreeMode(b, StoredState)
+	a := NewAgent(tree, 0, 0)
+	vc := &visitCounter{}
+	a.SetObserver(vc)
+	now := int64(0)
+	for k := 0; k < refLap; k++ {
+		now += 50e6
+		a.Tick(now)
+	}
+	visits := float64(vc.ticks) / refLap
+	a.SetObserver(nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		now += 50e6
+		a.Tick(now)
+	}
+	b.StopTimer()
+	b.ReportMetric(visits, "nodes/tick")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/visits, "ns/node")
+}
 
 // BenchmarkTickReferenceObserver does the same with an observer attached.
 func BenchmarkTickReferenceObserver(b *testing.B) { benchTick(b, &visitCounter{}) }

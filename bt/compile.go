@@ -249,6 +249,9 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	n.setBehavior(beh)
 	n.guard = n.leaf && !nt.trusted
+	if _, ok := beh.(monitor); ok {
+		c.t.monitors = append(c.t.monitors, idx)
+	}
 	return idx
 }
 

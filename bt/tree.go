@@ -103,7 +103,9 @@ type Tree struct {
 	eval   Evaluation
 	seed   uint64
 	shared []any // per-node state shared by all agents (Gate, global Cooldown)
-	layout layout
+	// monitors lists the Monitor nodes (evaluated first in stored-state).
+	monitors []int32
+	layout   layout
 }
 
 type initValue struct {
