@@ -5,4 +5,24 @@
 //
 // It never talks MQTT and never touches hardware: the daemon feeds it
 // bytes and hands the compiled tree to the runner.
+//
+// The layers, one file each:
+//
+//   - parse_json.go, parse_yaml.go, parse_xml.go read bytes into a generic
+//     tree of values that keeps number literals exact and finds duplicate
+//     keys, with limits on size (MaxDocumentBytes), nesting and YAML alias
+//     expansion;
+//   - decode.go detects the format; decode_botd.go, import_b3.go and
+//     import_btcpp.go build a Document and report every problem, located by
+//     JSON pointer;
+//   - load.go adds the daemon's limits and compiles with a bt.Registry;
+//     compilation problems inside a part that already failed to decode are
+//     left out, so each mistake is reported once;
+//   - encode.go writes botd JSON and YAML and the canonical bytes that
+//     revisions are compared and signed by; export_b3.go writes Behavior3.
+//
+// Decoded values are plain Go values: float64 for every number, bool,
+// string, []any, map[string]any and nil. An empty object or list decodes
+// like an absent one and null like an absent member, so that documents
+// that say the same thing are equal.
 package missions

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
+)
+
+// runCheck validates every file and prints one line per problem
+// ("path: message", prefixed by the file name when several are checked).
+// Exit status 0 when all are valid, 1 otherwise (2 on usage errors).
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	subst := fs.String("substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] FILE...")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return 2
+	}
+	subs, err := loadSubstitutions(*subst)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd check:", err)
+		return 2
+	}
+	reg := newRegistry()
+	bad := false
+	for _, f := range files {
+		prefix := ""
+		if len(files) > 1 {
+			prefix = f + ": "
+		}
+		m, err := loadFile(f, reg, subs)
+		if err != nil {
+			bad = true
+			var ps bt.Problems
+			if errors.As(err, &ps) {
+				for _, p := range ps {
+					fmt.Fprintf(stdout, "%s%s\n", prefix, p)
+				}
+			} else {
+				fmt.Fprintf(stdout, "%s%v\n", prefix, err)
+			}
+			continue
+		}
+		if len(files) > 1 {
+			fmt.Fprintf(stdout, "%sok (%d nodes)\n", prefix, m.Tree.Len())
+		}
+	}
+	if bad {
+		return 1
+	}
+	return 0
+}
+
+// loadFile reads and compiles a mission file.
+func loadFile(path string, reg *bt.Registry, subs map[string]string) (*missions.Mission, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return missions.Load(data, missions.Options{Registry: reg, Substitute: subs})
+}
+
+// loadSubstitutions reads -substitute: a file when one exists at that
+// path, else inline rules.
+func loadSubstitutions(v string) (map[string]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if st, err := os.Stat(v); err == nil && !st.IsDir() {
+		return missions.LoadSubstitutionFile(v)
+	}
+	return missions.ParseSubstitutions(v)
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

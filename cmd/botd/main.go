@@ -1,0 +1,59 @@
+// Command botd is the mission-control daemon: it ticks behavior-tree
+// missions at a fixed rate on a robot. `botd check` validates missions and
+// `botd sim` runs one headless on virtual time.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at link time (-ldflags "-X main.version=...").
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the whole program as a function, so tests can drive it. It
+// returns the process exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "check":
+			return runCheck(args[1:], stdout, stderr)
+		case "sim":
+			return runSim(ctx, args[1:], stdout, stderr)
+		case "nodes":
+			return runNodes(args[1:], stdout, stderr)
+		case "version", "-version", "--version":
+			fmt.Fprintln(stdout, "botd", version)
+			return 0
+		case "help", "-h", "-help", "--help":
+			usage(stdout)
+			return 0
+		}
+	}
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `botd: behavior-tree mission control for robots
+
+Usage:
+  botd check FILE...        validate missions (botd JSON/YAML, Behavior3 JSON, BehaviorTree.CPP XML)
+  botd sim [flags] FILE     run a mission headless on virtual time and print its trace
+  botd nodes [-json]        print the node catalog
+  botd version              print the version
+
+Run 'botd sim -h' for the simulator's flags.
+`)
+}

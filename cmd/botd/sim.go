@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// Exit statuses of botd sim (MISSIONS.md section 8).
+const (
+	simSucceeded = 0
+	simFailed    = 1 // FAILURE, or stopped by the tick limit
+	simError     = 2 // ERROR, or an invalid mission
+)
+
+// defaultTickHz is the rate used when neither -hz nor the mission sets one.
+const defaultTickHz = 20
+
+type simOptions struct {
+	ticks  int
+	hz     float64
+	agents int
+	subst  string
+	trace  string
+}
+
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o simOptions
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.ticks, "ticks", 10000, "stop after this many ticks")
+	fs.Float64Var(&o.hz, "hz", 0, "tick rate in Hz (default: the mission's tick_hz, else 20)")
+	fs.IntVar(&o.agents, "agents", 1, "number of agents sharing the tree")
+	fs.StringVar(&o.subst, "substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
+	fs.StringVar(&o.trace, "trace", "", "write the JSON-lines trace to FILE, or - for stdout")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-substitute RULES] [-trace FILE|-] FILE")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return simError
+	}
+	if len(files) != 1 {
+		fs.Usage()
+		return simError
+	}
+	switch {
+	case o.ticks < 1:
+		fmt.Fprintln(stderr, "botd sim: -ticks must be at least 1")
+		return simError
+	case o.agents < 1:
+		fmt.Fprintln(stderr, "botd sim: -agents must be at least 1")
+		return simError
+	case o.hz < 0 || math.IsNaN(o.hz) || math.IsInf(o.hz, 0):
+		fmt.Fprintln(stderr, "botd sim: -hz must be positive")
+		return simError
+	}
+	subs, err := loadSubstitutions(o.subst)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd sim:", err)
+		return simError
+	}
+	m, err := loadFile(files[0], newRegistry(), subs)
+	if err != nil {
+		fmt.Fprintf(stderr, "botd sim: %s: %v\n", files[0], err)
+		return simError
+	}
+	if o.hz == 0 {
+		o.hz = m.Doc.TickHz
+		if o.hz == 0 {
+			o.hz = defaultTickHz
+		}
+	}
+
+	summary := stdout
+	var trace *bt.TraceWriter
+	switch o.trace {
+	case "":
+	case "-":
+		trace = bt.NewTraceWriter(stdout, m.Tree)
+		summary = stderr
+	default:
+		f, err := os.Create(o.trace)
+		if err != nil {
+			fmt.Fprintln(stderr, "botd sim:", err)
+			return simError
+		}
+		defer f.Close()
+		trace = bt.NewTraceWriter(f, m.Tree)
+	}
+
+	s := &simRun{opts: o, tree: m.Tree, trace: trace, log: stderr}
+	res := s.run(ctx)
+	if trace != nil && trace.Err() != nil {
+		fmt.Fprintln(stderr, "botd sim: writing the trace:", trace.Err())
+		return simError
+	}
+	name := m.Doc.Name
+	if name == "" {
+		name = files[0]
+	}
+	fmt.Fprintf(summary, "mission %q: %s after %d ticks (%.3f s virtual, %d agents)\n",
+		name, res.describe(), res.ticks, float64(res.ticks)/o.hz, o.agents)
+	return res.exitCode()
+}
+
+// simRun ticks the agents of one simulation on a virtual clock: tick k
+// happens at exactly k/hz seconds.
+type simRun struct {
+	opts  simOptions
+	tree  *bt.Tree
+	trace *bt.TraceWriter
+	log   io.Writer
+}
+
+type simResult struct {
+	ticks    int
+	statuses []bt.Status // per agent; Running when stopped by the limit
+	stopped  bool        // interrupted or hit the tick limit
+}
+
+func (r simResult) describe() string {
+	counts := map[bt.Status]int{}
+	for _, st := range r.statuses {
+		counts[st]++
+	}
+	if len(r.statuses) == 1 {
+		if r.stopped {
+			return "stopped while RUNNING"
+		}
+		return r.statuses[0].String()
+	}
+	return fmt.Sprintf("%d SUCCESS, %d FAILURE, %d ERROR, %d still RUNNING",
+		counts[bt.Success], counts[bt.Failure], counts[bt.Error], counts[bt.Running])
+}
+
+func (r simResult) exitCode() int {
+	code := simSucceeded
+	for _, st := range r.statuses {
+		switch st {
+		case bt.Error:
+			return simError
+		case bt.Success:
+		default:
+			code = simFailed
+		}
+	}
+	return code
+}
+
+// nanosAt is the virtual time of tick k.
+func nanosAt(k int, hz float64) int64 { return int64(math.Round(float64(k) * 1e9 / hz)) }
+
+func (s *simRun) run(ctx context.Context) simResult {
+	n := s.opts.agents
+	agents := make([]*bt.Agent, n)
+	res := simResult{statuses: make([]bt.Status, n)}
+	sink := &logSink{w: s.log}
+	for i := range agents {
+		a := bt.NewAgent(s.tree, i, 0)
+		a.Sink = sink
+		if s.trace != nil {
+			a.SetObserver(s.trace)
+		}
+		agents[i] = a
+		res.statuses[i] = bt.Running
+	}
+	left := n
+	for k := 1; k <= s.opts.ticks && left > 0; k++ {
+		if ctx.Err() != nil {
+			break
+		}
+		now := nanosAt(k, s.opts.hz)
+		sink.now = now
+		res.ticks = k
+		for i, a := range agents {
+			if res.statuses[i] != bt.Running {
+				continue
+			}
+			st := a.Tick(now)
+			if s.trace != nil {
+				s.trace.EndTick(uint64(k), float64(now)/1e6, a, st)
+			}
+			if st != bt.Running {
+				res.statuses[i] = st
+				left--
+			}
+		}
+	}
+	res.stopped = left > 0
+	for i, a := range agents {
+		if res.statuses[i] == bt.Running {
+			// Stopped by the limit: let actions clean up, outside the trace.
+			a.SetObserver(nil)
+			a.HaltAll()
+		}
+	}
+	return res
+}
+
+// logSink prints what nodes emit, stamped with virtual time.
+type logSink struct {
+	w   io.Writer
+	now int64
+}
+
+func (l *logSink) Emit(a *bt.Agent, node int32, level, msg string) {
+	fmt.Fprintf(l.w, "t=%.3fs agent=%d node=%d %s: %s\n", float64(l.now)/1e9, a.ID, node, level, msg)
+}

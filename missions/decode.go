@@ -1,0 +1,58 @@
+package missions
+
+import (
+	"bytes"
+)
+
+// Decode reads a mission document, detecting its format from the content:
+//
+//   - BehaviorTree.CPP v4 XML when it starts with '<' (see import_btcpp.go);
+//   - JSON when it starts with '{' or '[': Behavior3 Editor JSON (a tree, a
+//     project, or the desktop app's project file) when it has the shape of
+//     one, else a botd mission;
+//   - otherwise a botd mission in YAML.
+//
+// It reports every problem it finds as bt.Problems located by JSON
+// pointers into the botd document (for imports, into the document the
+// import produces, or into the imported file where nothing was produced).
+// A document is returned only when there are none.
+func Decode(data []byte) (*Document, error) {
+	d, ps := decode(data)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// decode returns the document it could build (nil when the input could
+// not be read at all) and every problem found.
+func decode(data []byte) (*Document, *problems) {
+	ps := &problems{}
+	if len(data) > MaxDocumentBytes {
+		ps.add("", CodeTooLarge, "the document is %d bytes, above the limit of %d", len(data), MaxDocumentBytes)
+		return nil, ps
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	body := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case len(body) == 0:
+		ps.add("", CodeInvalidSyntax, "empty document")
+		return nil, ps
+	case body[0] == '<':
+		return decodeBTCPP(data, ps), ps
+	case body[0] == '{' || body[0] == '[':
+		v, ok := parseJSON(data, ps)
+		if !ok {
+			return nil, ps
+		}
+		if o, ok := v.(*object); ok && isB3(o) {
+			return decodeB3(o, ps), ps
+		}
+		return decodeBotd(v, ps), ps
+	}
+	v, ok := parseYAML(data, ps)
+	if !ok {
+		return nil, ps
+	}
+	return decodeBotd(v, ps), ps
+}

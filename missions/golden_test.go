@@ -1,0 +1,39 @@
+package missions
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestGolden runs every golden file: decode/ prints the decoded document
+// as botd JSON, yaml/ as botd YAML, b3export/ as a Behavior3 project. An
+// input that does not decode gives its problems.
+func TestGolden(t *testing.T) {
+	for _, dir := range []string{"decode", "yaml", "b3export"} {
+		paths, _ := filepath.Glob(filepath.Join("testdata", "golden", dir, "*.golden"))
+		for _, path := range paths {
+			t.Run(dir+"/"+filepath.Base(path), func(t *testing.T) {
+				in, want := readGolden(t, path)
+				got, err := goldenOutput(dir, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, path, in, want, got)
+			})
+		}
+	}
+}
+
+func goldenOutput(dir string, in []byte) ([]byte, error) {
+	d, err := Decode(in)
+	if err != nil {
+		return []byte(problemLines(err)), nil
+	}
+	switch dir {
+	case "yaml":
+		return d.YAML()
+	case "b3export":
+		return ExportB3(d)
+	}
+	return d.JSON()
+}

@@ -1,0 +1,333 @@
+package missions
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// Behavior3 Editor JSON (MISSIONS.md section 6). A tree export is
+//
+//	{"version", "scope": "tree", "id", "title", "root": nodeID,
+//	 "properties", "nodes": {nodeID: {"id", "name", "category", "title",
+//	 "properties", "children": [ids] | "child": id, "display"}}}
+//
+// a project export is {"scope": "project", "selectedTree", "trees": [tree
+// exports], "custom_nodes"}, and the desktop app saves a project as
+// {"name", "description", "data": project export, "path"}.
+//
+// A node's name is its type, its title its label, its properties its
+// params. A node whose name is another tree's id (the editor's category
+// "tree") becomes a SubTree. Trees are named by their title when titles
+// are unique, else by their id. The main tree is the one no other tree
+// uses (the selected tree when several qualify); its properties become
+// the initial blackboard. The editor's random node ids are not kept: botd
+// derives stable ids from the mission and the node's path.
+
+// isB3 reports whether a JSON object has the shape of a Behavior3 export.
+func isB3(o *object) bool {
+	_, format := o.get("format")
+	_, main := o.get("main")
+	if format || main {
+		return false // botd fields: a botd document, however broken
+	}
+	switch o.str("scope") {
+	case "tree", "project":
+		return true
+	}
+	if data, ok := o.get("data"); ok {
+		_, hasTrees := o.get("trees")
+		return !hasTrees && (isObject(data) || isList(data))
+	}
+	if _, ok := o.m["trees"].([]any); ok {
+		return true
+	}
+	_, root := o.get("root")
+	return root && isObject(o.m["nodes"])
+}
+
+func isObject(v any) bool { _, ok := v.(*object); return ok }
+func isList(v any) bool   { _, ok := v.([]any); return ok }
+
+// Behavior3 names that differ from botd's. B3's Succeeder, Failer and
+// Runner are leaves (botd's Succeeder and Failer are decorators, which
+// ExportB3 writes as ForceSuccess and ForceFailure).
+var (
+	b3Leaves     = map[string]string{"Succeeder": "Succeed", "Failer": "Fail", "Runner": "Running"}
+	b3Decorators = map[string]string{"ForceSuccess": "Succeeder", "ForceFailure": "Failer"}
+)
+
+type b3Tree struct {
+	o    *object
+	path string // JSON pointer in the input
+	id   string
+	key  string // name in the botd document
+}
+
+type b3Importer struct {
+	ps    *problems
+	trees []*b3Tree
+	byID  map[string]*b3Tree
+	used  map[string]bool // tree ids used as subtrees by another tree
+}
+
+func decodeB3(o *object, ps *problems) *Document {
+	d := &Document{Format: Format}
+	base := ""
+	if o.str("scope") == "" {
+		if data, ok := o.get("data"); ok {
+			d.Name = o.str("name")
+			base = "/data"
+			if o, ok = data.(*object); !ok {
+				ps.invalid(base, "want a Behavior3 project, got %s", describe(data))
+				return nil
+			}
+		}
+	}
+	imp := &b3Importer{ps: ps, byID: map[string]*b3Tree{}, used: map[string]bool{}}
+	if !imp.collect(o, base) {
+		return nil
+	}
+	imp.name()
+	d.Trees = map[string]*bt.NodeDef{}
+	for _, t := range imp.trees {
+		d.Trees[t.key] = imp.tree(t)
+	}
+	main := imp.main(o.str("selectedTree"))
+	d.Main = main.key
+	if d.Name == "" {
+		d.Name = main.o.str("title")
+	}
+	if props, ok := main.o.m["properties"].(*object); ok {
+		d.Blackboard = normalizeMap(props, ptr(main.path, "properties"), ps)
+	}
+	return d
+}
+
+// collect finds the trees of a tree or project export.
+func (imp *b3Importer) collect(o *object, base string) bool {
+	if _, isTree := o.get("root"); o.str("scope") == "tree" || isTree {
+		imp.add(o, base)
+		return len(imp.trees) > 0
+	}
+	raw, ok := o.get("trees")
+	list, isL := raw.([]any)
+	if !ok || !isL {
+		imp.ps.invalid(ptr(base, "trees"), "want the project's list of trees, got %s", describe(raw))
+		return false
+	}
+	for i, t := range list {
+		p := ptr(ptr(base, "trees"), i)
+		to, ok := t.(*object)
+		if !ok {
+			imp.ps.invalid(p, "want a tree object, got %s", describe(t))
+			continue
+		}
+		imp.add(to, p)
+	}
+	if len(imp.trees) == 0 {
+		imp.ps.invalid(ptr(base, "trees"), "the project has no trees")
+	}
+	return len(imp.trees) > 0
+}
+
+func (imp *b3Importer) add(o *object, path string) {
+	t := &b3Tree{o: o, path: path, id: o.str("id")}
+	if t.id == "" {
+		t.id = "tree" + strconv.Itoa(len(imp.trees)+1)
+	}
+	if _, dup := imp.byID[t.id]; dup {
+		imp.ps.invalid(ptr(path, "id"), "tree id %q is used twice", t.id)
+		return
+	}
+	imp.byID[t.id] = t
+	imp.trees = append(imp.trees, t)
+}
+
+// name gives each tree its key: its title when no other tree has the same
+// title or has it as id, else its id.
+func (imp *b3Importer) name() {
+	titles := map[string]int{}
+	for _, t := range imp.trees {
+		titles[strings.TrimSpace(t.o.str("title"))]++
+	}
+	for _, t := range imp.trees {
+		title := strings.TrimSpace(t.o.str("title"))
+		_, clash := imp.byID[title]
+		if title != "" && titles[title] == 1 && (!clash || imp.byID[title] == t) {
+			t.key = title
+		} else {
+			t.key = t.id
+		}
+	}
+}
+
+// main picks the entry tree: the only tree no other tree uses, else the
+// selected one, else the first unused one, else the first.
+func (imp *b3Importer) main(selected string) *b3Tree {
+	var free []*b3Tree
+	for _, t := range imp.trees {
+		if !imp.used[t.id] {
+			free = append(free, t)
+		}
+	}
+	if len(free) == 1 {
+		return free[0]
+	}
+	if t, ok := imp.byID[selected]; ok {
+		return t
+	}
+	if len(free) > 0 {
+		return free[0]
+	}
+	return imp.trees[0]
+}
+
+// tree converts one tree, following the links from its root node.
+func (imp *b3Importer) tree(t *b3Tree) *bt.NodeDef {
+	nodes, ok := t.o.m["nodes"].(*object)
+	if !ok {
+		imp.ps.invalid(ptr(t.path, "nodes"), "want the tree's nodes object, got %s", describe(t.o.m["nodes"]))
+		return nil
+	}
+	root, ok := t.o.m["root"].(string)
+	if !ok || root == "" {
+		imp.ps.invalid(ptr(t.path, "root"), "the tree has no root node")
+		return nil
+	}
+	w := &b3Walk{imp: imp, t: t, nodes: nodes, seen: map[string]bool{}}
+	return w.node(root, ptr(t.path, "root"), 0)
+}
+
+type b3Walk struct {
+	imp   *b3Importer
+	t     *b3Tree
+	nodes *object
+	seen  map[string]bool
+}
+
+func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
+	ps := w.imp.ps
+	raw, ok := w.nodes.get(id)
+	if !ok {
+		ps.invalid(link, "no node with id %q in the tree", id)
+		return nil
+	}
+	if w.seen[id] {
+		ps.invalid(link, "node %q is linked twice (a node has one parent)", id)
+		return nil
+	}
+	w.seen[id] = true
+	path := ptr(ptr(w.t.path, "nodes"), id)
+	o, ok := raw.(*object)
+	if !ok {
+		ps.invalid(path, "want a node object, got %s", describe(raw))
+		return nil
+	}
+	if depth >= maxDepth {
+		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", maxDepth)
+		return nil
+	}
+	name, ok := o.m["name"].(string)
+	if !ok || name == "" {
+		ps.invalid(ptr(path, "name"), "want the node's type name, got %s", describe(o.m["name"]))
+	}
+	n := &bt.NodeDef{Type: name}
+	if props, ok := o.m["properties"].(*object); ok {
+		n.Params = b3Params(normalizeMap(props, ptr(path, "properties"), ps), name)
+	}
+	n.Children = w.children(o, path, depth)
+	sub, subTitle := w.subtree(name, o.str("category"))
+	if sub != "" {
+		n.Type, n.Params = "SubTree", map[string]any{"tree": sub}
+	} else if to, ok := b3Leaves[name]; ok && len(n.Children) == 0 {
+		n.Type = to
+	} else if to, ok := b3Decorators[name]; ok && len(n.Children) > 0 {
+		n.Type = to
+	}
+	// Default titles ("Repeat <maxLoop>x", a subtree's own title) say
+	// nothing a person wrote.
+	title := strings.TrimSpace(o.str("title"))
+	if title != "" && title != b3Title(name) && !(sub != "" && (title == sub || title == subTitle)) {
+		n.Name = title
+	}
+	return n
+}
+
+func (w *b3Walk) children(o *object, path string, depth int) []*bt.NodeDef {
+	var ids []string
+	var links []string
+	switch c := o.m["children"].(type) {
+	case []any:
+		for i, v := range c {
+			p := ptr(ptr(path, "children"), i)
+			id, ok := v.(string)
+			if !ok {
+				w.imp.ps.invalid(p, "want a node id, got %s", describe(v))
+				continue
+			}
+			ids, links = append(ids, id), append(links, p)
+		}
+	case nil:
+	default:
+		w.imp.ps.invalid(ptr(path, "children"), "want a list of node ids, got %s", describe(c))
+	}
+	switch c := o.m["child"].(type) {
+	case string:
+		ids, links = append(ids, c), append(links, ptr(path, "child"))
+	case nil:
+	default:
+		w.imp.ps.invalid(ptr(path, "child"), "want a node id, got %s", describe(c))
+	}
+	var out []*bt.NodeDef
+	for i, id := range ids {
+		if c := w.node(id, links[i], depth+1); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// subtree returns the key and title of the tree a node refers to, or "".
+func (w *b3Walk) subtree(name, category string) (string, string) {
+	if t, ok := w.imp.byID[name]; ok {
+		if t != w.t {
+			w.imp.used[t.id] = true
+		}
+		return t.key, t.o.str("title")
+	}
+	if category != "tree" {
+		return "", ""
+	}
+	for _, t := range w.imp.trees {
+		if t.o.str("title") == name {
+			w.imp.used[t.id] = true
+			return t.key, name
+		}
+	}
+	return name, "" // an unknown tree: the compiler reports it
+}
+
+// b3Params renames Behavior3's standard properties to botd's parameters.
+func b3Params(p map[string]any, name string) map[string]any {
+	rename := func(from, to string) {
+		if v, ok := p[from]; ok {
+			if _, taken := p[to]; !taken {
+				delete(p, from)
+				p[to] = v
+			}
+		}
+	}
+	if name == "Limiter" {
+		rename("maxLoop", "max")
+	} else {
+		rename("maxLoop", "count")
+	}
+	rename("maxTime", "ms")
+	rename("milliseconds", "ms")
+	if len(p) == 0 {
+		return nil
+	}
+	return p
+}

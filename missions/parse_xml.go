@@ -1,0 +1,81 @@
+package missions
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strconv"
+)
+
+// xmlElem is an element of a parsed XML document. Text, comments and
+// processing instructions are dropped: BehaviorTree.CPP puts everything in
+// elements and attributes.
+type xmlElem struct {
+	name  string
+	attrs []xml.Attr
+	kids  []*xmlElem
+	line  int
+}
+
+// attr returns an attribute's value, or "".
+func (e *xmlElem) attr(name string) string {
+	for _, a := range e.attrs {
+		if a.Name.Local == name && a.Name.Space == "" {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// parseXML reads the document's root element.
+func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var root *xmlElem
+	var stack []*xmlElem
+	for {
+		line, _ := dec.InputPos()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			ps.add("", CodeInvalidSyntax, "invalid XML: %s", xmlError(err))
+			return nil, false
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if len(stack) >= maxDepth {
+				ps.add("", CodeTooLarge, "line %d: nesting deeper than %d levels", line, maxDepth)
+				return nil, false
+			}
+			e := &xmlElem{name: t.Name.Local, attrs: t.Attr, line: line}
+			switch {
+			case len(stack) > 0:
+				p := stack[len(stack)-1]
+				p.kids = append(p.kids, e)
+			case root != nil:
+				ps.add("", CodeInvalidSyntax, "invalid XML: line %d: a second root element <%s>", line, e.name)
+				return nil, false
+			default:
+				root = e
+			}
+			stack = append(stack, e)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if root == nil {
+		ps.add("", CodeInvalidSyntax, "invalid XML: no root element")
+		return nil, false
+	}
+	return root, true
+}
+
+func xmlError(err error) string {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return "line " + strconv.Itoa(se.Line) + ": " + se.Msg
+	}
+	return err.Error()
+}

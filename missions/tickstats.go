@@ -1,0 +1,146 @@
+package missions
+
+import (
+	"math"
+	"sort"
+	"sync"
+	"time"
+)
+
+// TickStats measures the tick loop: how long ticks take, how late they
+// start (jitter), and how many deadlines were missed. It is written by the
+// tick goroutine and read by telemetry.
+type TickStats struct {
+	mu        sync.Mutex
+	count     uint64
+	overruns  uint64
+	inARow    int // consecutive overruns
+	lastUs    int64
+	maxUs     int64
+	jitter    ring // |start - deadline| in µs, recent ticks
+	durations ring // tick durations in µs, recent ticks
+}
+
+// ring keeps the last len(buf) samples.
+type ring struct {
+	buf  []int64
+	next int
+	full bool
+}
+
+func (r *ring) add(v int64) {
+	if r.buf == nil {
+		r.buf = make([]int64, 1024)
+	}
+	r.buf[r.next] = v
+	if r.next++; r.next == len(r.buf) {
+		r.next, r.full = 0, true
+	}
+}
+
+func (r *ring) samples() []int64 {
+	if r.full {
+		return append([]int64(nil), r.buf...)
+	}
+	return append([]int64(nil), r.buf[:r.next]...)
+}
+
+// record adds one tick: its lateness against the deadline, its duration,
+// and how many deadlines were skipped before it.
+func (s *TickStats) record(late, took time.Duration, skipped int) {
+	s.mu.Lock()
+	s.count++
+	if skipped > 0 {
+		s.overruns += uint64(skipped)
+		s.inARow++
+	} else {
+		s.inARow = 0
+	}
+	us := took.Microseconds()
+	s.lastUs = us
+	if us > s.maxUs {
+		s.maxUs = us
+	}
+	s.jitter.add(abs64(late.Microseconds()))
+	s.durations.add(us)
+	s.mu.Unlock()
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// TickSummary is a snapshot of the tick loop's figures.
+type TickSummary struct {
+	Hz          float64 `json:"hz"`
+	Count       uint64  `json:"count"`
+	LastUs      int64   `json:"last_us"`
+	MaxUs       int64   `json:"max_us"`
+	DurP99Us    int64   `json:"duration_p99_us"`
+	JitterP50Us int64   `json:"jitter_p50_us"`
+	JitterP99Us int64   `json:"jitter_p99_us"`
+	JitterMaxUs int64   `json:"jitter_max_us"`
+	Overruns    uint64  `json:"overruns"`
+	InARow      int     `json:"overruns_in_a_row"`
+}
+
+// Summary returns the current figures (percentiles over recent ticks).
+func (s *TickStats) Summary(hz float64) TickSummary {
+	s.mu.Lock()
+	j := s.jitter.samples()
+	d := s.durations.samples()
+	out := TickSummary{Hz: hz, Count: s.count, LastUs: s.lastUs, MaxUs: s.maxUs, Overruns: s.overruns, InARow: s.inARow}
+	s.mu.Unlock()
+	out.JitterP50Us = percentile(j, 50)
+	out.JitterP99Us = percentile(j, 99)
+	out.JitterMaxUs = percentile(j, 100)
+	out.DurP99Us = percentile(d, 99)
+	return out
+}
+
+// percentile returns the p-th percentile (nearest rank) of v; v is sorted
+// in place.
+func percentile(v []int64, p float64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	k := int(math.Ceil(p/100*float64(len(v)))) - 1
+	if k < 0 {
+		k = 0
+	}
+	return v[k]
+}
+
+// schedule is the deadline-based tick clock: tick k is due at
+// start + k*period, so the rate does not drift; after an overrun the missed
+// deadlines are skipped, never doubled up.
+type schedule struct {
+	start  time.Time
+	period time.Duration
+	k      int64
+}
+
+func newSchedule(start time.Time, hz float64) schedule {
+	return schedule{start: start, period: time.Duration(float64(time.Second) / hz)}
+}
+
+// next returns the next deadline after a tick that finished at now, and
+// how many deadlines were skipped. A tick that is late by less than a
+// period runs at once (that lateness is jitter); when a whole period or
+// more has passed, every passed deadline is skipped and the next tick
+// waits for the first deadline still ahead.
+func (s *schedule) next(now time.Time) (due time.Time, skipped int) {
+	s.k++
+	due = s.start.Add(time.Duration(s.k) * s.period)
+	if late := now.Sub(due); late >= s.period {
+		n := int64(late/s.period) + 1
+		s.k += n
+		skipped = int(n)
+		due = s.start.Add(time.Duration(s.k) * s.period)
+	}
+	return due, skipped
+}
