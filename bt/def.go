@@ -24,7 +24,13 @@ type Problem struct {
 	Code string `json:"code,omitempty"`
 }
 
-func (p Problem) String() string { return p.Path + ": " + p.Message }
+func (p Problem) String() string {
+	path := p.Path
+	if path == "" {
+		path = "/" // the whole document
+	}
+	return path + ": " + p.Message
+}
 
 // Problems is every problem found in a mission. It is an error.
 type Problems []Problem
