@@ -1,0 +1,476 @@
+package missions
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/fsm"
+)
+
+// Hardware is what the runner needs from the robot (drivers.Robot behind
+// an adapter): sensor snapshots, applying actuator commands, the safe
+// state and the e-stop gate. EStop and ReleaseEStop may be called from
+// any goroutine; the rest only from the tick goroutine.
+type Hardware interface {
+	// Bind resolves the sensor keys of a tree once.
+	Bind(t *bt.Tree) Binding
+	// Apply writes the actuator commands of this tick.
+	Apply() error
+	// Safe puts every actuator in its safe state.
+	Safe() error
+	// EStop forces the safe state and refuses commands until released.
+	EStop(reason string)
+	ReleaseEStop()
+	// Faults lists current device problems (stale or failing sensors).
+	Faults() []Fault
+	// Reading returns the latest value of a sensor key.
+	Reading(key string) (v float64, at time.Time, ok bool)
+	// Env is what device leaves find in bt.Agent.Env.
+	Env() any
+}
+
+// Binding copies the latest sensor samples into a blackboard.
+type Binding interface {
+	Snapshot(bb *bt.Blackboard)
+}
+
+// Fault is a device problem.
+type Fault struct {
+	Device  string
+	Key     string
+	Code    string
+	Message string
+	Since   time.Time
+}
+
+// Config configures a Runner.
+type Config struct {
+	Robot string
+	// TickHz is the default rate; missions may ask for another within
+	// [MinTickHz, MaxTickHz].
+	TickHz, MinTickHz, MaxTickHz float64
+	// Registry holds the node types missions may use.
+	Registry *bt.Registry
+	// Keys are the sensor and operator keys every mission can read.
+	Keys []string
+	// Writable keys may be set by the blackboard.set command.
+	Writable []string
+	// Hardware is the robot; nil runs missions of built-in nodes only.
+	Hardware Hardware
+	// StateDir holds the journal; "" keeps nothing across restarts.
+	StateDir string
+	Failsafe FailsafeConfig
+	// Verify checks a mission.load command's signature; nil accepts all.
+	Verify func(c Command, doc []byte) *ReplyError
+	Events EventSink
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.TickHz == 0 {
+		c.TickHz = 20
+	}
+	if c.MinTickHz == 0 {
+		c.MinTickHz = 1
+	}
+	if c.MaxTickHz == 0 {
+		c.MaxTickHz = 500
+	}
+	if c.Registry == nil {
+		c.Registry = bt.NewRegistry()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	c.Failsafe.setDefaults()
+}
+
+// Runner owns the tick loop: it runs one mission at a time for the robot,
+// takes commands between ticks, supervises failsafes and exposes what
+// telemetry publishes (it implements Source and CommandHandler).
+type Runner struct {
+	cfg   Config
+	log   *slog.Logger
+	cmds  chan *pending
+	stats TickStats
+	jrnl  *journal
+
+	// Owned by the tick goroutine.
+	store    map[string]*stored
+	run      *activeRun
+	mode     *fsm.Machine[*Runner]
+	modeMem  fsm.Memory
+	estop    bool
+	fs       failsafe
+	hz       float64
+	reschedT bool
+	operator map[string]bt.Value // blackboard.set values, applied to every mission
+	lastFlt  map[string]bool     // fault codes already reported
+	// pendingAbort is set when a failsafe's action is abort; the tick
+	// ends the run after the mode machine stepped.
+	pendingAbort bool
+
+	// Read by other goroutines.
+	mu       sync.Mutex
+	state    State
+	tree     *TreeInfo
+	board    *statusBoard
+	bbSnap   []BlackboardValue
+	bbAt     time.Time
+	link     LinkState
+	changed  chan struct{}
+	replies  *replyCache
+	estopReq chan struct{}
+}
+
+// stored is a mission the daemon accepted.
+type stored struct {
+	m    *Mission
+	hash string
+	doc  []byte
+	// interrupted marks the mission that was running when the daemon
+	// stopped; it resumes only if it allows it and the operator asks.
+	interrupted bool
+}
+
+// activeRun is the mission being run.
+type activeRun struct {
+	s        *stored
+	agent    *bt.Agent
+	binding  Binding
+	board    *statusBoard
+	status   string
+	started  time.Time
+	finished time.Time
+	ticks    uint64
+	// failsafe tree, when the failsafe action runs one.
+	fsAgent   *bt.Agent
+	fsBinding Binding
+	fsTree    string
+}
+
+// NewRunner makes a runner and reads the journal of its state directory.
+func NewRunner(cfg Config) (*Runner, error) {
+	cfg.setDefaults()
+	if cfg.TickHz < cfg.MinTickHz || cfg.TickHz > cfg.MaxTickHz {
+		return nil, fmt.Errorf("tick rate %v Hz is outside the allowed range [%v, %v]", cfg.TickHz, cfg.MinTickHz, cfg.MaxTickHz)
+	}
+	r := &Runner{
+		cfg: cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
+		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{},
+		changed: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
+		hz: cfg.TickHz,
+	}
+	mode, err := newModeMachine()
+	if err != nil {
+		return nil, err
+	}
+	r.mode = mode
+	j, st, err := openJournal(cfg.StateDir, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	r.jrnl = j
+	for id, doc := range st.docs {
+		m, err := Load(doc, r.loadOptions())
+		if err != nil {
+			r.log.Warn("stored mission no longer loads; dropped", "mission", id, "err", err)
+			continue
+		}
+		r.store[id] = &stored{m: m, hash: m.Doc.Hash(), doc: doc, interrupted: id == st.interrupted}
+	}
+	r.state = State{Mode: ModeStarting, RequestedMode: ModeIdle, Errors: []StateError{}}
+	r.modeMem = fsm.Memory{}
+	return r, nil
+}
+
+func (r *Runner) loadOptions() Options {
+	return Options{Registry: r.cfg.Registry, Keys: r.keys(), MinTickHz: r.cfg.MinTickHz, MaxTickHz: r.cfg.MaxTickHz}
+}
+
+func (r *Runner) keys() []string {
+	return append(append([]string(nil), r.cfg.Keys...), r.cfg.Writable...)
+}
+
+// Run ticks until ctx is done, then halts the mission, puts the robot in
+// its safe state and returns. It must be called once.
+func (r *Runner) Run(ctx context.Context) error {
+	defer r.jrnl.close()
+	now := r.cfg.Now()
+	if hw := r.cfg.Hardware; hw != nil {
+		if err := hw.Safe(); err != nil {
+			return fmt.Errorf("putting the robot in its safe state: %w", err)
+		}
+	}
+	r.mode.Start(r, &r.modeMem, now.UnixNano())
+	r.emit(Event{Kind: "daemon.started", Level: "info", Message: fmt.Sprintf("botd started for robot %q at %v Hz", r.cfg.Robot, r.hz)})
+	for _, s := range r.store {
+		if s.interrupted {
+			r.emit(Event{Kind: "mission.interrupted", Level: "warning", Mission: s.m.Doc.ID, Revision: s.m.Doc.Revision,
+				Message: interruptedMessage(s)})
+			r.jrnl.add(journalRecord{TS: now.UTC(), Event: "interrupted", Mission: s.m.Doc.ID, Revision: s.m.Doc.Revision}, nil)
+		}
+	}
+	r.stepMode(now)
+	r.publishState()
+
+	sched := newSchedule(now, r.hz)
+	due, _ := sched.next(now)
+	timer := time.NewTimer(time.Until(due))
+	defer timer.Stop()
+	skipped := 0
+	for {
+		select {
+		case <-ctx.Done():
+			r.shutdown()
+			return nil
+		case <-r.estopReq:
+			// An e-stop arrived between ticks: act on it now, not at the
+			// next deadline.
+			r.drainCommands(r.cfg.Now())
+			r.stepMode(r.cfg.Now())
+			r.publishState()
+			continue
+		case <-timer.C:
+		}
+		start := r.cfg.Now()
+		r.tick(start)
+		end := r.cfg.Now()
+		r.stats.record(start.Sub(due), end.Sub(start), skipped)
+		if r.reschedT {
+			r.reschedT = false
+			sched = newSchedule(end, r.hz)
+		}
+		due, skipped = sched.next(end)
+		timer.Reset(time.Until(due))
+	}
+}
+
+func interruptedMessage(s *stored) string {
+	if s.m.Doc.ResumeAfterRestart {
+		return "the daemon stopped while this mission ran; send mission.resume to run it again from the start"
+	}
+	return "the daemon stopped while this mission ran; it does not allow resuming after a restart (start it again to rerun it)"
+}
+
+// tick is one period of the loop (ARCHITECTURE.md): commands, sensor
+// snapshot, failsafe supervisor, mission tick, actuators, observers.
+func (r *Runner) tick(now time.Time) {
+	r.drainCommands(now)
+	run := r.run
+	if run != nil && run.binding != nil {
+		run.binding.Snapshot(&run.agent.BB)
+	}
+	r.supervise(now)
+	r.stepMode(now)
+	if r.pendingAbort {
+		r.pendingAbort = false
+		if run := r.run; run != nil && isActive(run.status) {
+			r.finish(run, now, RunAborted)
+		}
+	}
+	if run = r.run; run != nil {
+		switch r.currentMode() {
+		case ModeRunning:
+			r.tickMission(run, now)
+		case ModeFailsafe:
+			r.tickFailsafeTree(run, now)
+		}
+	}
+	if hw := r.cfg.Hardware; hw != nil {
+		if err := hw.Apply(); err != nil {
+			r.log.Warn("applying actuator commands", "err", err)
+		}
+	}
+	if run := r.run; run != nil {
+		run.board.commit(run.agent, run.ticks)
+		r.snapshotBlackboard(run, now)
+	}
+	r.publishState()
+}
+
+func (r *Runner) tickMission(run *activeRun, now time.Time) {
+	run.ticks++
+	st := run.agent.Tick(now.UnixNano())
+	if st == bt.Running {
+		return
+	}
+	r.finish(run, now, statusName(st))
+}
+
+func statusName(st bt.Status) string {
+	switch st {
+	case bt.Success:
+		return RunSucceeded
+	case bt.Failure:
+		return RunFailed
+	}
+	return RunErrored
+}
+
+// finish ends the run with a final status: the tree is already closed;
+// the robot goes to its safe state.
+func (r *Runner) finish(run *activeRun, now time.Time, status string) {
+	run.agent.HaltAll()
+	if run.fsAgent != nil {
+		run.fsAgent.HaltAll()
+		run.fsAgent = nil
+	}
+	r.safe()
+	run.status, run.finished = status, now
+	d := run.s.m.Doc
+	level := "info"
+	if status != RunSucceeded {
+		level = "warning"
+	}
+	kind := "mission.finished"
+	if status == RunAborted {
+		kind = "mission.aborted"
+	}
+	r.emit(Event{Kind: kind, Level: level, Mission: d.ID, Revision: d.Revision, Message: fmt.Sprintf("mission %q ended: %s", d.Name, status),
+		Data: map[string]any{"status": status, "ticks": run.ticks}})
+	ev := "finished"
+	if status == RunAborted {
+		ev = "aborted"
+	}
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: ev, Mission: d.ID, Revision: d.Revision, Status: status}, nil)
+	r.mode.To(ModeIdle, r, &r.modeMem, now.UnixNano())
+	r.state.RequestedMode = ModeIdle
+	r.signal()
+}
+
+func (r *Runner) safe() {
+	if hw := r.cfg.Hardware; hw != nil {
+		if err := hw.Safe(); err != nil {
+			r.log.Error("safe state", "err", err)
+		}
+	}
+}
+
+// shutdown halts the running trees (actions clean up) and puts the robot
+// in its safe state; the mission stays journaled as running, so the next
+// start reports it interrupted.
+func (r *Runner) shutdown() {
+	r.drainCommandsWith(ErrNotAllowedInMode, "the daemon is shutting down")
+	if run := r.run; run != nil {
+		run.agent.HaltAll()
+		if run.fsAgent != nil {
+			run.fsAgent.HaltAll()
+		}
+	}
+	r.safe()
+	r.emit(Event{Kind: "daemon.stopped", Level: "info", Message: "botd stopped; actuators safe"})
+}
+
+// startMission makes s the active run and starts ticking it.
+func (r *Runner) startMission(s *stored, now time.Time) {
+	if old := r.run; old != nil && isActive(old.status) {
+		r.finish(old, now, RunAborted)
+	}
+	t := s.m.Tree
+	a := bt.NewAgent(t, 0, now.UnixNano())
+	board := newStatusBoard(t, s.m.Doc.ID)
+	a.SetObserver(board)
+	a.Sink = agentSink{r}
+	run := &activeRun{s: s, agent: a, board: board, status: RunRunning, started: now}
+	if hw := r.cfg.Hardware; hw != nil {
+		a.Env = hw.Env()
+		run.binding = hw.Bind(t)
+	}
+	for k, v := range r.operator {
+		if slot, ok := t.Slot(k); ok {
+			a.BB.SetAt(slot, v, now.UnixNano())
+		}
+	}
+	s.interrupted = false
+	r.run = run
+	hz := r.cfg.TickHz
+	if s.m.Doc.TickHz > 0 {
+		hz = s.m.Doc.TickHz
+	}
+	if hz != r.hz {
+		r.hz, r.reschedT = hz, true
+	}
+	r.mu.Lock()
+	r.board = board
+	r.tree = treeInfo(s.m)
+	r.mu.Unlock()
+	d := s.m.Doc
+	r.emit(Event{Kind: "mission.started", Level: "info", Mission: d.ID, Revision: d.Revision, Message: fmt.Sprintf("mission %q started", d.Name)})
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "started", Mission: d.ID, Revision: d.Revision}, nil)
+	r.mode.To(ModeRunning, r, &r.modeMem, now.UnixNano())
+	r.state.RequestedMode = ModeRunning
+	r.signal()
+}
+
+func isActive(status string) bool {
+	return status == RunRunning || status == RunPaused
+}
+
+func treeInfo(m *Mission) *TreeInfo {
+	t := m.Tree
+	ti := &TreeInfo{Mission: m.Doc.ID, Revision: m.Doc.Revision, Nodes: make([]TreeNode, t.Len())}
+	for i := 0; i < t.Len(); i++ {
+		n := t.Node(i)
+		typ := ""
+		if n.Type != nil {
+			typ = n.Type.Name
+		}
+		ti.Nodes[i] = TreeNode{Index: n.Index, ID: n.ID, Type: typ, Name: n.Name, Parent: n.Parent}
+	}
+	return ti
+}
+
+// agentSink turns what nodes emit (Log nodes, leaf panics) into events.
+type agentSink struct{ r *Runner }
+
+func (s agentSink) Emit(a *bt.Agent, node int32, level, msg string) {
+	kind := "log"
+	if level == "error" {
+		kind = "node.error"
+	}
+	ev := Event{Kind: kind, Level: level, Node: &node, Message: msg}
+	if run := s.r.run; run != nil {
+		ev.Mission, ev.Revision = run.s.m.Doc.ID, run.s.m.Doc.Revision
+	}
+	s.r.emit(ev)
+}
+
+func (r *Runner) emit(e Event) {
+	if e.Time.IsZero() {
+		e.Time = r.cfg.Now().UTC()
+	}
+	r.log.Log(context.Background(), levelOf(e.Level), e.Message, "kind", e.Kind, "mission", e.Mission)
+	if r.cfg.Events != nil {
+		r.cfg.Events(e)
+	}
+}
+
+func levelOf(l string) slog.Level {
+	switch l {
+	case "debug":
+		return slog.LevelDebug
+	case "warning":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// signal tells telemetry the state changed, without blocking.
+func (r *Runner) signal() {
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,120 @@
+package missions
+
+import (
+	"time"
+
+	"github.com/botd-project/botd/bt"
+)
+
+var _ Source = (*Runner)(nil)
+var _ CommandHandler = (*Runner)(nil)
+
+// SetLink tells the runner what telemetry knows of the link (any
+// goroutine).
+func (r *Runner) SetLink(l LinkState) {
+	r.mu.Lock()
+	changed := r.link != l
+	r.link = l
+	r.state.Link = l
+	r.mu.Unlock()
+	if changed {
+		r.signal()
+	}
+}
+
+// State returns the current state.
+func (r *Runner) State() State {
+	r.mu.Lock()
+	s := r.state
+	s.Errors = append([]StateError(nil), r.state.Errors...)
+	if r.state.Mission != nil {
+		m := *r.state.Mission
+		s.Mission = &m
+	}
+	hz := r.state.Tick.Hz
+	r.mu.Unlock()
+	s.Tick = r.stats.Summary(hz)
+	return s
+}
+
+// publishState copies what the tick goroutine owns into the shared state.
+func (r *Runner) publishState() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.state.Mode = r.currentMode()
+	r.state.Tick.Hz = r.hz
+	r.state.EStop = r.estop
+	r.state.Failsafe = FailsafeState{Active: r.fs.active, Reason: r.fs.reason, Action: r.fs.action}
+	if run := r.run; run != nil {
+		d := run.s.m.Doc
+		r.state.Mission = &MissionState{ID: d.ID, Name: d.Name, Revision: d.Revision, Status: run.status, Started: run.started.UTC(), Finished: run.finished.UTC()}
+		if run.finished.IsZero() {
+			r.state.Mission.Finished = time.Time{}
+		}
+	} else {
+		r.state.Mission = nil
+		for _, s := range r.store {
+			if s.interrupted {
+				d := s.m.Doc
+				r.state.Mission = &MissionState{ID: d.ID, Name: d.Name, Revision: d.Revision, Status: RunInterrupted}
+			}
+		}
+	}
+}
+
+// Tree returns the active mission's compiled tree.
+func (r *Runner) Tree() (TreeInfo, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tree == nil {
+		return TreeInfo{}, false
+	}
+	return *r.tree, true
+}
+
+// Status returns node-status changes since the last call, or a keyframe.
+func (r *Runner) Status(keyframe bool) (StatusUpdate, bool) {
+	r.mu.Lock()
+	b := r.board
+	r.mu.Unlock()
+	if b == nil {
+		return StatusUpdate{}, false
+	}
+	return b.take(keyframe), true
+}
+
+// Blackboard returns the active mission's global values with their ages.
+func (r *Runner) Blackboard() []BlackboardValue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]BlackboardValue(nil), r.bbSnap...)
+}
+
+// Changed is signalled when the state or tree changed.
+func (r *Runner) Changed() <-chan struct{} { return r.changed }
+
+// snapshotBlackboard copies the global blackboard values for telemetry,
+// at most ten times a second (the tick goroutine owns the agent).
+func (r *Runner) snapshotBlackboard(run *activeRun, now time.Time) {
+	if now.Sub(r.bbAt) < 100*time.Millisecond {
+		return
+	}
+	r.bbAt = now
+	keys := run.s.m.Tree.Keys()
+	out := make([]BlackboardValue, 0, len(keys))
+	bb := &run.agent.BB
+	for i, k := range keys {
+		if k.Scope != bt.ScopeGlobal {
+			continue
+		}
+		v := bb.Get(bt.Slot(i))
+		if v.Kind() == bt.KindNone {
+			continue
+		}
+		ts, _ := bb.Stamp(bt.Slot(i))
+		out = append(out, BlackboardValue{Key: k.Name, Value: v.Interface(), AgeMs: float64(now.UnixNano()-ts) / 1e6})
+	}
+	r.mu.Lock()
+	r.bbSnap = out
+	r.mu.Unlock()
+}

@@ -1,0 +1,95 @@
+package missions
+
+import (
+	"sync"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// statusBoard keeps the telemetry view of one agent's node statuses: the
+// latest letter per node and which nodes changed since telemetry last
+// looked. The tick goroutine writes it after every tick; telemetry reads
+// it at its own rate, so changes while the link is down coalesce to the
+// latest status per node.
+type statusBoard struct {
+	// touched is filled during a tick by the agent's observer (tick
+	// goroutine only).
+	touched []int32
+	mark    []bool
+
+	mu      sync.Mutex
+	mission string
+	tick    uint64
+	cur     []byte
+	dirty   []bool
+	ndirty  int
+}
+
+func newStatusBoard(t *bt.Tree, mission string) *statusBoard {
+	n := t.Len()
+	b := &statusBoard{mark: make([]bool, n), touched: make([]int32, 0, n),
+		mission: mission, cur: make([]byte, n), dirty: make([]bool, n)}
+	for i := range b.cur {
+		b.cur[i] = bt.Idle.Letter()
+	}
+	return b
+}
+
+// OnNode marks nodes whose status may have changed (bt.Observer).
+func (b *statusBoard) OnNode(_ *bt.Agent, node int32, ev bt.Event, _ bt.Status) {
+	if (ev == bt.EventTick || ev == bt.EventHalt) && !b.mark[node] {
+		b.mark[node] = true
+		b.touched = append(b.touched, node)
+	}
+}
+
+// commit publishes the statuses of the nodes touched in this tick.
+func (b *statusBoard) commit(a *bt.Agent, tick uint64) {
+	b.mu.Lock()
+	b.tick = tick
+	for _, i := range b.touched {
+		b.mark[i] = false
+		if l := a.Status(i).Letter(); b.cur[i] != l {
+			b.cur[i] = l
+			if !b.dirty[i] {
+				b.dirty[i] = true
+				b.ndirty++
+			}
+		}
+	}
+	b.mu.Unlock()
+	b.touched = b.touched[:0]
+}
+
+// idle shows every node as IDLE (the mission ended, paused or was halted).
+func (b *statusBoard) idle(a *bt.Agent) {
+	for i := range b.cur {
+		b.OnNode(a, int32(i), bt.EventHalt, bt.Idle)
+	}
+}
+
+// take returns the changes since the last call, or a keyframe.
+func (b *statusBoard) take(keyframe bool) StatusUpdate {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u := StatusUpdate{Mission: b.mission, Tick: b.tick}
+	if keyframe {
+		u.Keyframe = string(b.cur)
+		clear(b.dirty)
+		b.ndirty = 0
+		return u
+	}
+	if b.ndirty == 0 {
+		return u
+	}
+	changes := make([]StatusChange, 0, b.ndirty)
+	for i, d := range b.dirty {
+		if d {
+			changes = append(changes, StatusChange{Node: int32(i), Status: b.cur[i]})
+			b.dirty[i] = false
+		}
+	}
+	b.ndirty = 0
+	u.Changes = changes
+	return u
+}
