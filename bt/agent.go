@@ -73,6 +73,9 @@ type Agent struct {
 	// stored is set for stored-state evaluation: completed nodes keep
 	// their status (stStored) until the root completes.
 	stored bool
+	// ext holds pointers the memory block cannot (DynamicSubTree's child
+	// agents, injections); nil until a node needs it.
+	ext *agentExt
 }
 
 const (
@@ -172,10 +175,17 @@ func (a *Agent) Tick(now int64) (st Status) {
 			st = Error
 		}
 	}()
-	if a.stored && a.runMonitors() {
-		// A monitor fired: stop everything and evaluate from the root.
-		a.HaltAll()
-		a.forget()
+	if a.stored {
+		if m := a.runMonitors(); m != Failure {
+			// A monitor fired: stop everything and evaluate from the
+			// root. A guard that errs is never taken for a FAILURE: the
+			// tick ends with ERROR and nothing stays open.
+			a.HaltAll()
+			a.forget()
+			if m == Error {
+				return Error
+			}
+		}
 	}
 	st = a.Exec(0)
 	if st == Running {
@@ -187,8 +197,9 @@ func (a *Agent) Tick(now int64) (st Status) {
 }
 
 // runMonitors evaluates every registered Monitor's child as a standalone
-// guard, in index order, and reports whether one succeeded.
-func (a *Agent) runMonitors() bool {
+// guard, in index order, until one succeeds or errs, and returns that
+// status (FAILURE when none did).
+func (a *Agent) runMonitors() Status {
 	for _, mi := range a.tree.monitors {
 		n := &a.nodes[mi]
 		if a.words[n.mem] == 0 {
@@ -196,19 +207,17 @@ func (a *Agent) runMonitors() bool {
 		}
 		child := n.Children[0]
 		end := a.nodes[child].End
-		for j := child; j < end; j++ {
-			a.state[j] &^= stStored
-		}
+		a.unstore(child, end)
 		st := a.Exec(child)
 		if st == Running {
 			// A guard is instantaneous: nothing it started stays open.
 			a.haltRange(child, end)
 		}
-		if st == Success {
-			return true
+		if st == Success || st == Error {
+			return st
 		}
 	}
-	return false
+	return Failure
 }
 
 // forget clears stored statuses and monitor registrations (stored-state
@@ -219,6 +228,14 @@ func (a *Agent) forget() {
 	}
 	for _, mi := range a.tree.monitors {
 		a.words[a.nodes[mi].mem] = 0
+	}
+}
+
+// unstore clears the stored statuses of [lo, hi) (stored-state
+// evaluation): those nodes run again when next reached.
+func (a *Agent) unstore(lo, hi int32) {
+	for j := lo; j < hi; j++ {
+		a.state[j] &^= stStored
 	}
 }
 
@@ -383,6 +400,7 @@ func (a *Agent) HaltAll() {
 // blackboard, as if the agent were new.
 func (a *Agent) Reset(now int64) {
 	a.HaltAll()
+	a.ext = nil // child agents and the agent's own injections
 	refs := a.BB.ref
 	clear(a.block)
 	clear(refs)

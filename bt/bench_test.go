@@ -207,3 +207,119 @@ func BenchmarkTickAgents1000(b *testing.B) { benchAgents(b, 1000) }
 
 // BenchmarkTickAgents10000 ticks 10,000 agents sharing the reference tree.
 func BenchmarkTickAgents10000(b *testing.B) { benchAgents(b, 10000) }
+
+// gatedWaypoints are the waypoint branches of the reference tree that
+// loadGatedReferenceTree wraps in a Gate.
+var gatedWaypoints = map[string]bool{"waypoint_2": true, "waypoint_5": true}
+
+// loadGatedReferenceTree is the reference tree with some waypoint branches
+// wrapped in a Gate of max agents: an agent refused at a gate fails its
+// patrol lap and starts again, so agents drift out of phase.
+func loadGatedReferenceTree(tb testing.TB, max int) *Tree {
+	tb.Helper()
+	data, err := os.ReadFile("testdata/reference-tree.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var doc struct {
+		Blackboard map[string]any      `json:"blackboard"`
+		Main       string              `json:"main"`
+		Trees      map[string]*NodeDef `json:"trees"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		tb.Fatal(err)
+	}
+	gates := 0
+	var wrap func(n *NodeDef)
+	wrap = func(n *NodeDef) {
+		for i, c := range n.Children {
+			if gatedWaypoints[c.Name] {
+				n.Children[i] = &NodeDef{Type: "Gate", Name: "gate_" + c.Name, Params: map[string]any{"max": max}, Children: []*NodeDef{c}}
+				gates++
+				continue
+			}
+			wrap(c)
+		}
+	}
+	wrap(doc.Trees[doc.Main])
+	if gates != len(gatedWaypoints) {
+		tb.Fatalf("wrapped %d waypoints, want %d", gates, len(gatedWaypoints))
+	}
+	t, err := benchRegistry().Compile(&Spec{Trees: doc.Trees, Main: doc.Main, Blackboard: doc.Blackboard})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t
+}
+
+// tickAll ticks every agent once at each of n instants after *now.
+func tickAll(agents []*Agent, now *int64, n int) {
+	for k := 0; k < n; k++ {
+		*now += 50e6
+		for _, a := range agents {
+			a.Tick(*now)
+		}
+	}
+}
+
+// Agents sharing gated branches allocate nothing per tick, and the gates
+// never hold more than max slots.
+func TestGatedReferenceTreeAllocatesNothing(t *testing.T) {
+	const max = 20
+	tree := loadGatedReferenceTree(t, max)
+	agents := make([]*Agent, 200)
+	for i := range agents {
+		agents[i] = NewAgent(tree, i, 0)
+	}
+	now := int64(0)
+	tickAll(agents, &now, 100)
+	if n := testing.AllocsPerRun(50, func() { tickAll(agents, &now, 1) }); n != 0 {
+		t.Fatalf("%v allocations per tick of %d agents, want 0", n, len(agents))
+	}
+	for name := range gatedWaypoints {
+		if h := gateHeld(t, tree, "gate_"+name); h > max || h == 0 {
+			t.Errorf("%s: %d slots held, want 1..%d", name, h, max)
+		}
+	}
+}
+
+// BenchmarkTickAgents10000Gates ticks 10,000 agents sharing the reference
+// tree with two waypoint branches behind Gates (1,000 agents each at
+// once). Node visits per agent-tick are measured over a lap once the
+// agents have drifted out of phase.
+func BenchmarkTickAgents10000Gates(b *testing.B) {
+	const n, max = 10000, 1000
+	tree := loadGatedReferenceTree(b, max)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	agents := make([]*Agent, n)
+	for i := range agents {
+		agents[i] = NewAgent(tree, i, 0)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perAgent := float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+	now := int64(0)
+	tickAll(agents, &now, 4*refLap)
+	vc := &visitCounter{}
+	for _, a := range agents {
+		a.SetObserver(vc)
+	}
+	tickAll(agents, &now, refLap)
+	for _, a := range agents {
+		a.SetObserver(nil)
+	}
+	visits := float64(vc.ticks) / refLap / n
+	b.ReportAllocs()
+	b.ResetTimer()
+	tickAll(agents, &now, b.N)
+	b.StopTimer()
+	nsPerAgentTick := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / n
+	b.ReportMetric(nsPerAgentTick, "ns/agent-tick")
+	b.ReportMetric(visits, "nodes/tick")
+	b.ReportMetric(nsPerAgentTick/visits, "ns/node")
+	b.ReportMetric(perAgent, "heap-B/agent")
+	b.ReportMetric(float64(tree.MemoryBytes()), "block-B/agent")
+	runtime.KeepAlive(agents)
+}

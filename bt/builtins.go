@@ -12,10 +12,12 @@ func registerBuiltins(r *Registry) {
 		inverterType, succeederType, failerType,
 		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
 		limiterType, maxTimeType, delayType, regulatorType, runOnceType,
-		cooldownType, monitorType,
+		cooldownType, monitorType, gateType,
 		// leaves
 		succeedType, failType, runningType, errorType,
 		waitType, checkType, exprType, setType, logType, subTreeType,
+		// synchronization, child trees, state machines
+		barrierType, dynamicSubTreeType, stateMachineType,
 	} {
 		t.trusted = t.Name != "Expr"
 		r.Register(t)

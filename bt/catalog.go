@@ -17,8 +17,8 @@ func (r *Registry) Catalog() []TypeInfo {
 	out := make([]TypeInfo, len(types))
 	for i, t := range types {
 		min, max := t.ChildRange()
-		if t.Name == "SubTree" {
-			min, max = 0, 0 // its child is the referenced tree
+		if t.Name == "SubTree" || t.Synthesize != nil {
+			min, max = 0, 0 // its children come from its parameters
 		}
 		params := t.Params
 		if params == nil {

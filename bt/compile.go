@@ -36,17 +36,7 @@ var botdNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://botd.dev/nod
 // Compile validates and compiles a tree. It reports every problem it finds
 // (as Problems) and returns a tree only when there are none.
 func (r *Registry) Compile(spec *Spec) (*Tree, error) {
-	c := &compiler{
-		reg:     r,
-		spec:    spec,
-		t:       &Tree{global: map[string]Slot{}, eval: spec.Evaluation, seed: spec.Seed},
-		scoped:  map[scopedKey]Slot{},
-		ids:     map[string]string{},
-		maxNode: spec.MaxNodes,
-	}
-	if c.maxNode <= 0 {
-		c.maxNode = 100000
-	}
+	c := newCompiler(r, spec, nil)
 	if len(spec.Trees) == 0 {
 		c.problem("/trees", CodeValidation, "a mission needs at least one tree")
 		return nil, c.problems.Err()
@@ -64,7 +54,7 @@ func (r *Registry) Compile(spec *Spec) (*Tree, error) {
 	// hears about every problem at once.
 	for _, name := range treeNames(spec.Trees) {
 		if !c.reached[name] && spec.Trees[name] != nil {
-			sub := &compiler{reg: r, spec: spec, t: &Tree{global: map[string]Slot{}}, scoped: map[scopedKey]Slot{}, ids: map[string]string{}, maxNode: c.maxNode}
+			sub := newCompiler(r, spec, nil)
 			sub.node(spec.Trees[name], "/trees/"+pathEscape(name), "", -1, -1, name, []string{name})
 			c.problems = append(c.problems, sub.problems...)
 		}
@@ -91,8 +81,49 @@ func (r *Registry) Compile(spec *Spec) (*Tree, error) {
 	if len(c.problems) > 0 {
 		return nil, c.dedupe()
 	}
-	c.t.computeLayout()
+	c.finish()
 	return c.t, nil
+}
+
+// budgetFactor bounds the nodes compiled in the child trees of one mission
+// (DynamicSubTree defaults, which may have defaults of their own: each
+// parent compiles its own copy) to this many times the node limit of one
+// tree.
+const budgetFactor = 4
+
+// childBudget counts the nodes compiled in the child trees of one Compile
+// (shared by its child compilers).
+type childBudget struct {
+	nodes    int
+	reported bool
+}
+
+func newCompiler(r *Registry, spec *Spec, budget *childBudget) *compiler {
+	c := &compiler{
+		reg:     r,
+		spec:    spec,
+		t:       &Tree{global: map[string]Slot{}, eval: spec.Evaluation, seed: spec.Seed},
+		scoped:  map[scopedKey]Slot{},
+		ids:     map[string]string{},
+		maxNode: spec.MaxNodes,
+		budget:  budget,
+	}
+	if c.maxNode <= 0 {
+		c.maxNode = 100000
+	}
+	if c.budget == nil {
+		c.budget = &childBudget{}
+	}
+	return c
+}
+
+// finish lays out the agents' memory and connects the child trees
+// compiled with this one to its blackboard.
+func (c *compiler) finish() {
+	c.t.computeLayout()
+	for _, ct := range c.children {
+		ct.attach(c.t, "")
+	}
 }
 
 type scopedKey struct {
@@ -110,7 +141,24 @@ type compiler struct {
 	problems Problems
 	reached  map[string]bool
 	maxNode  int
+	budget   *childBudget
+	child    bool // compiling a child tree (a DynamicSubTree default)
 	tooBig   bool // the size limit was reported
+	// paramAt locates the parameters of synthesized definitions written
+	// in shorthand (by node path); see Synth.ParamPath.
+	paramAt map[string]func(string) string
+	// children are the child trees compiled with this tree (DynamicSubTree
+	// defaults), by tree name.
+	children    []*Tree
+	childByName map[string]*Tree
+}
+
+// paramPath is the JSON pointer of parameter name of the node at path.
+func (c *compiler) paramPath(path, name string) string {
+	if f := c.paramAt[path]; f != nil {
+		return f(name)
+	}
+	return path + "/params/" + pathEscape(name)
 }
 
 func (c *compiler) problem(path, code, msg string) {
@@ -159,12 +207,22 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	c.reached[treeName] = true
 	idx := int32(len(c.t.nodes))
+	if c.child && c.budget.nodes >= budgetFactor*c.maxNode {
+		if !c.budget.reported {
+			c.budget.reported = true
+			c.problem(path, CodeLimit, fmt.Sprintf("the child trees of DynamicSubTree defaults expand to more than %d nodes", budgetFactor*c.maxNode))
+		}
+		return idx
+	}
 	if int(idx) >= c.maxNode {
 		if !c.tooBig {
 			c.tooBig = true
 			c.problem(path, CodeLimit, fmt.Sprintf("the expanded tree has more than %d nodes", c.maxNode))
 		}
 		return idx
+	}
+	if c.child {
+		c.budget.nodes++
 	}
 	if inst == "" {
 		inst = path
@@ -193,10 +251,38 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	c.assignID(idx, def, path, inst)
 
+	params := def.Params
+	if substituted {
+		params = nil
+	}
+	var pmap map[string]any
 	var children []int32
-	if known && nt.Name == "SubTree" {
+	switch {
+	case known && nt.Name == "SubTree":
 		children = c.subtree(def, path, inst, idx, stack)
-	} else {
+	case known && nt.Synthesize != nil:
+		if len(def.Children) > 0 {
+			c.problem(path+"/children", CodeValidation, fmt.Sprintf("%s takes no children: they come from its parameters", nt.Name))
+		}
+		pmap = c.params(nt, params, path)
+		b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack}
+		for i, s := range nt.Synthesize(b) {
+			if s.Def == nil {
+				continue
+			}
+			if s.ParamPath != nil {
+				if c.paramAt == nil {
+					c.paramAt = map[string]func(string) string{}
+				}
+				c.paramAt[s.Path] = s.ParamPath
+			}
+			ci := inst + "/synth/" + strconv.Itoa(i)
+			if strings.HasPrefix(s.Path, path+"/") {
+				ci = inst + s.Path[len(path):]
+			}
+			children = append(children, c.node(s.Def, s.Path, ci, idx, treeOwner, treeName, stack))
+		}
+	default:
 		for i, ch := range def.Children {
 			cp := path + "/children/" + strconv.Itoa(i)
 			if ch == nil {
@@ -219,7 +305,7 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	n.Type = nt
 	n.leaf = nt.Kind == Leaf
-	if nt.Name != "SubTree" {
+	if nt.Name != "SubTree" && nt.Synthesize == nil {
 		min, max := nt.ChildRange()
 		got := len(def.Children)
 		switch {
@@ -235,11 +321,10 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 			}
 		}
 	}
-	params := def.Params
-	if substituted {
-		params = nil
+	if pmap == nil {
+		pmap = c.params(nt, params, path)
 	}
-	b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: c.params(nt, params, path)}
+	b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack}
 	n.mem = int32(c.t.words)
 	beh := nt.New(b)
 	n = &c.t.nodes[idx]
@@ -265,19 +350,28 @@ func (c *compiler) subtree(def *NodeDef, path, inst string, idx int32, stack []s
 		// The generic parameter check reports the missing or mistyped value.
 		return nil
 	}
-	target, ok := c.spec.Trees[name]
-	if !ok || target == nil {
-		c.problem(path+"/params/tree", CodeValidation, fmt.Sprintf("unknown tree %q (trees: %s)", name, strings.Join(treeNames(c.spec.Trees), ", ")))
+	target, msg := c.treeRef(name, stack)
+	if target == nil {
+		c.problem(c.paramPath(path, "tree"), CodeValidation, msg)
 		return nil
-	}
-	for _, s := range stack {
-		if s == name {
-			c.problem(path+"/params/tree", CodeValidation, fmt.Sprintf("recursive subtree: %s -> %s", strings.Join(stack, " -> "), name))
-			return nil
-		}
 	}
 	st := append(append([]string(nil), stack...), name)
 	return []int32{c.node(target, "/trees/"+pathEscape(name), inst+"/tree", idx, idx, name, st)}
+}
+
+// treeRef finds the mission tree a node at the end of stack refers to, or
+// says why it cannot be used.
+func (c *compiler) treeRef(name string, stack []string) (*NodeDef, string) {
+	target, ok := c.spec.Trees[name]
+	if !ok || target == nil {
+		return nil, fmt.Sprintf("unknown tree %q (trees: %s)", name, strings.Join(treeNames(c.spec.Trees), ", "))
+	}
+	for _, s := range stack {
+		if s == name {
+			return nil, fmt.Sprintf("recursive subtree: %s -> %s", strings.Join(stack, " -> "), name)
+		}
+	}
+	return target, ""
 }
 
 func (c *compiler) assignID(idx int32, def *NodeDef, path, inst string) {
@@ -305,7 +399,7 @@ func (c *compiler) params(nt *NodeType, raw map[string]any, path string) map[str
 	out := make(map[string]any, len(raw))
 	for _, k := range sortedKeys(raw) {
 		p := nt.Param(k)
-		pp := path + "/params/" + pathEscape(k)
+		pp := c.paramPath(path, k)
 		if p == nil {
 			c.problem(pp, CodeValidation, fmt.Sprintf("unknown parameter %q for %s%s", k, nt.Name, knownParams(nt)))
 			continue
@@ -328,7 +422,7 @@ func (c *compiler) params(nt *NodeType, raw map[string]any, path string) map[str
 	for _, p := range nt.Params {
 		if _, ok := out[p.Name]; !ok && p.Required {
 			if _, given := paramGiven(raw, &p); !given {
-				c.problem(path+"/params/"+pathEscape(p.Name), CodeValidation, fmt.Sprintf("missing required parameter %q (%s)", p.Name, p.Type))
+				c.problem(c.paramPath(path, p.Name), CodeValidation, fmt.Sprintf("missing required parameter %q (%s)", p.Name, p.Type))
 			}
 		}
 	}
@@ -388,6 +482,7 @@ type Builder struct {
 	path      string
 	treeOwner int32
 	params    map[string]any
+	stack     []string // mission trees entered to reach this node
 }
 
 // Index returns the node's index in the compiled tree.
@@ -403,9 +498,15 @@ func (b *Builder) Children() []int32 { return b.c.t.nodes[b.idx].Children }
 func (b *Builder) Errorf(param, format string, args ...any) {
 	p := b.path
 	if param != "" {
-		p += "/params/" + pathEscape(param)
+		p = b.c.paramPath(b.path, param)
 	}
 	b.c.problem(p, CodeValidation, fmt.Sprintf(format, args...))
+}
+
+// ErrorAt reports a problem at a JSON pointer inside the node's
+// definition (a member of a structured parameter).
+func (b *Builder) ErrorAt(path, format string, args ...any) {
+	b.c.problem(path, CodeValidation, fmt.Sprintf(format, args...))
 }
 
 // Has reports whether a parameter was given.

@@ -1,6 +1,8 @@
 package bt
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -341,4 +343,75 @@ func TestRegistry(t *testing.T) {
 	mustPanic("duplicate parameter", func() {
 		r.Clone().Register(NodeType{Name: "Mine", New: leaf, Params: []Param{{Name: "x"}, {Name: "x"}}})
 	})
+}
+
+// eachType synthesizes its children from a list of node definitions in
+// its "nodes" parameter and runs them as a Sequence.
+var eachType = NodeType{
+	Name: "Each", Kind: Composite,
+	Params: []Param{{Name: "nodes", Type: TAny, Required: true}},
+	Synthesize: func(b *Builder) []Synth {
+		raw, _ := b.Raw("nodes")
+		list, ok := raw.([]any)
+		if !ok {
+			b.Errorf("nodes", "want a list")
+			return nil
+		}
+		var out []Synth
+		for i, v := range list {
+			p := b.Path() + "/params/nodes/" + strconv.Itoa(i)
+			if d := b.NodeDefOf(v, p); d != nil {
+				out = append(out, Synth{Def: d, Path: p})
+			}
+		}
+		return out
+	},
+	New: func(b *Builder) Behavior { return sequence{} },
+}
+
+func TestSynthesizedChildren(t *testing.T) {
+	r := testRegistry()
+	r.Register(eachType)
+	tree, err := r.Compile(mainSpec(nd("Each", "each", kv{"nodes": []any{
+		kv{"type": "Scripted", "name": "one", "params": kv{"statuses": "S"}},
+		kv{"type": "SubTree", "name": "two", "params": kv{"tree": "t"}},
+	}}), withTree("t", sc("three", "RS"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table []string
+	for i := 0; i < tree.Len(); i++ {
+		n := tree.Node(i)
+		table = append(table, fmt.Sprintf("%s %s parent=%d %s", n.Type.Name, n.Name, n.Parent, n.Path))
+	}
+	eqLines(t, "node table", table, []string{
+		"Each each parent=-1 /trees/main",
+		"Scripted one parent=0 /trees/main/params/nodes/0",
+		"SubTree two parent=0 /trees/main/params/nodes/1",
+		"Scripted three parent=2 /trees/t",
+	})
+	h := harnessFor(t, tree, 0)
+	if got := h.run(2); got != "RS" {
+		t.Errorf("root statuses %s, want RS", got)
+	}
+
+	_, err = r.Compile(mainSpec(nd("Each", "", kv{"nodes": []any{
+		kv{"type": "Sequense"},
+		kv{"type": "Wait", "params": kv{"ms": "soon"}},
+		kv{"name": "no type", "colour": "red"},
+		"Succeed",
+	}}, sc("", "S"))))
+	ps, _ := err.(Problems)
+	wantProblems(t, ps,
+		"/trees/main/children", "Each takes no children",
+		"/trees/main/params/nodes/0/type", `unknown node type "Sequense"`,
+		"/trees/main/params/nodes/1/params/ms", "want a number",
+		"/trees/main/params/nodes/2/type", "missing node type",
+		"/trees/main/params/nodes/2/colour", `unknown field "colour"`,
+		"/trees/main/params/nodes/3", "want a node definition")
+	for _, ti := range r.Catalog() {
+		if ti.Name == "Each" && ti.Children != [2]int{0, 0} {
+			t.Errorf("catalog: children %v, want [0 0] (they come from the parameters)", ti.Children)
+		}
+	}
 }

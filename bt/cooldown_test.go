@@ -1,6 +1,10 @@
 package bt
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestCooldown(t *testing.T) {
 	runTickCases(t, []tickCase{
@@ -111,4 +115,40 @@ func TestCooldownGlobalScope(t *testing.T) {
 func TestCooldownProblems(t *testing.T) {
 	ps := compileProblems(t, mainSpec(nd("Cooldown", "", kv{"ms": 10, "scope": "fleet"}, sc("a", "S"))))
 	wantProblems(t, ps, "/trees/main/params/scope", `"fleet" is not one of agent, global`)
+}
+
+// Three agents share a global cooldown: whichever agent reaches it first
+// after the cooldown ends calls; the others take the branch below. The
+// order in which agents are ticked rotates every tick.
+func TestCooldownGlobalAgentsInOrder(t *testing.T) {
+	tree := compileTree(t, nd("Repeater", "root", kv{"count": -1},
+		nd("Priority", "pick", nil,
+			nd("Cooldown", "cd", kv{"ms": 35, "scope": "global"}, sc("call", "S")),
+			sc("other", "S"))))
+	f := newFleet(t, tree, 3)
+	var calls []string
+	for k := 1; k <= 12; k++ {
+		s := k % 3
+		before := make([]int, 3)
+		for i, h := range f.hs {
+			before[i] = h.counts("call").tick
+		}
+		f.tick(s, (s+1)%3, (s+2)%3)
+		for i, h := range f.hs {
+			if h.counts("call").tick > before[i] {
+				calls = append(calls, fmt.Sprintf("t=%dms agent %d", f.now/ms, i))
+			}
+		}
+	}
+	// Calls at 10ms (cooldown until 45ms), 50ms (until 85ms), 90ms.
+	want := []string{"t=10ms agent 1", "t=50ms agent 2", "t=90ms agent 0"}
+	if strings.Join(calls, ", ") != strings.Join(want, ", ") {
+		t.Errorf("calls: %v, want %v", calls, want)
+	}
+	for i, h := range f.hs {
+		if got := h.counts("other").tick; got != 11 {
+			t.Errorf("agent %d: other ticked %d times, want 11", i, got)
+		}
+		h.checkProbe()
+	}
 }

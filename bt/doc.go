@@ -12,6 +12,15 @@
 // when its parent closes or when the tree no longer reaches it. Halts go
 // deepest first.
 //
+// A few nodes share state between all the agents of a tree (Gate, Barrier,
+// Cooldown with global scope): it lives with the tree (Builder.SetShared),
+// never in an agent, and is changed with atomics or a lock, because
+// distinct agents may be ticked from different goroutines. A
+// DynamicSubTree runs a child tree (compiled with the mission, or injected
+// later with Registry.CompileSlotTree and Tree.InjectAll or Agent.Inject)
+// in a child agent; a StateMachine's states and conditions are real nodes
+// of the tree, synthesized from its parameters (NodeType.Synthesize).
+//
 // bt knows nothing about robots, MQTT or files: device leaves are registered
 // into a [Registry] by other packages, and telemetry and traces attach as
 // [Observer]s. It must never block, sleep or read the wall clock: time comes

@@ -111,3 +111,129 @@ func ExampleObserverFunc() {
 	//   root tick SUCCESS
 	//   root close
 }
+
+// Agents sharing one tree take turns through a Gate: the second agent is
+// refused while the first is inside (and logs instead), and gets in as
+// soon as the first has left, in the same tick.
+func ExampleNodeType_gate() {
+	tree, err := NewRegistry().Compile(&Spec{
+		Main: "main",
+		Trees: map[string]*NodeDef{
+			"main": {Type: "Priority", Children: []*NodeDef{
+				{Type: "Gate", Params: map[string]any{"max": 1}, Children: []*NodeDef{
+					{Type: "Wait", Params: map[string]any{"ms": 100}},
+				}},
+				{Type: "Log", Params: map[string]any{"message": "gate busy"}},
+			}},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, b := NewAgent(tree, 0, 0), NewAgent(tree, 1, 0)
+	for k := int64(1); k <= 3; k++ {
+		now := k * int64(50*time.Millisecond)
+		fmt.Printf("t=%dms agent 0: %v, agent 1: %v\n", now/1e6, a.Tick(now), b.Tick(now))
+	}
+	// Output:
+	// t=50ms agent 0: RUNNING, agent 1: SUCCESS
+	// t=100ms agent 0: RUNNING, agent 1: SUCCESS
+	// t=150ms agent 0: SUCCESS, agent 1: RUNNING
+}
+
+// A state machine whose states run trees; the transition conditions are
+// expressions over the blackboard.
+func ExampleNodeType_stateMachine() {
+	tree, err := NewRegistry().Compile(&Spec{
+		Main: "main",
+		Trees: map[string]*NodeDef{
+			"main": {Type: "StateMachine", Params: map[string]any{
+				"initial": "search",
+				"states": map[string]any{
+					"search":   map[string]any{"tree": "spiral"},
+					"approach": map[string]any{"tree": "approach"},
+					"docked":   map[string]any{"result": "SUCCESS"},
+				},
+				"transitions": []any{
+					map[string]any{"from": "search", "to": "approach", "when": "beacon == true"},
+					map[string]any{"from": "approach", "to": "docked", "when": "contact == true"},
+				},
+				"state_key": "state",
+			}},
+			"spiral":   {Type: "Running"},
+			"approach": {Type: "Running"},
+		},
+		Blackboard: map[string]any{"beacon": false, "contact": false},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := NewAgent(tree, 0, 0)
+	beacon, _ := tree.Slot("beacon")
+	contact, _ := tree.Slot("contact")
+	state, _ := tree.Slot("state")
+	for k := int64(1); k <= 4; k++ {
+		switch k {
+		case 2:
+			a.BB.Set(beacon, BoolValue(true))
+		case 4:
+			a.BB.Set(contact, BoolValue(true))
+		}
+		st := a.Tick(k)
+		fmt.Printf("tick %d: %v in %v\n", k, st, a.BB.Get(state))
+	}
+	// Output:
+	// tick 1: RUNNING in search
+	// tick 2: RUNNING in approach
+	// tick 3: RUNNING in approach
+	// tick 4: SUCCESS in docked
+}
+
+// A tree injected into a DynamicSubTree's slot for every agent is validated
+// first, and runs from the next time the node opens.
+func ExampleTree_InjectAll() {
+	reg := NewRegistry()
+	tree, err := reg.Compile(&Spec{
+		Main: "main",
+		Trees: map[string]*NodeDef{
+			"main": {Type: "Repeater", Params: map[string]any{"count": 2}, Children: []*NodeDef{
+				{Type: "DynamicSubTree", Params: map[string]any{"slot": "task", "default": "idle"}},
+			}},
+			"idle": {Type: "Log", Params: map[string]any{"message": "nothing to do"}},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = reg.CompileSlotTree(tree, "task", &Spec{Main: "t", Trees: map[string]*NodeDef{
+		"t": {Type: "Wait"},
+	}})
+	fmt.Println(err)
+	task, err := reg.CompileSlotTree(tree, "task", &Spec{Main: "t", Trees: map[string]*NodeDef{
+		"t": {Type: "Log", Params: map[string]any{"message": "working on {job}"}},
+	}, Blackboard: map[string]any{"job": "survey"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := NewAgent(tree, 0, 0)
+	a.Sink = printSink{}
+	a.Tick(1)
+	if err := tree.InjectAll("task", task); err != nil {
+		fmt.Println(err)
+	}
+	a.Tick(2)
+	fmt.Println(tree.Slots())
+	// Output:
+	// /trees/t/params/ms: missing required parameter "ms" (number)
+	// nothing to do
+	// working on survey
+	// [task]
+}
+
+type printSink struct{}
+
+func (printSink) Emit(_ *Agent, _ int32, _, msg string) { fmt.Println(msg) }

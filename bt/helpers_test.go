@@ -2,6 +2,7 @@ package bt
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -99,14 +100,42 @@ func newScripted(b *Builder) Behavior {
 }
 
 // probe is an agent's Env in tests: the Scripted leaves count their
-// lifecycle calls in it, per node.
-type probe struct{ calls []counts }
+// lifecycle calls in it, per node. Child agents (DynamicSubTree) share
+// their parent's Env, so the nodes of other trees are counted apart.
+type probe struct {
+	tree  *Tree
+	calls []counts
+	other map[*Tree][]counts
+}
 
 func (s scripted) calls(a *Agent, n *Node) *counts {
-	if p, ok := a.Env.(*probe); ok {
+	p, ok := a.Env.(*probe)
+	if !ok {
+		return new(counts)
+	}
+	if p.tree == nil || a.Tree() == p.tree {
 		return &p.calls[n.Index]
 	}
-	return new(counts)
+	if p.other == nil {
+		p.other = map[*Tree][]counts{}
+	}
+	c := p.other[a.Tree()]
+	if c == nil {
+		c = make([]counts, a.Tree().Len())
+		p.other[a.Tree()] = c
+	}
+	return &c[n.Index]
+}
+
+// childCalls returns the lifecycle calls a Scripted node of another tree
+// (a child tree) counted for this agent.
+func (h *harness) childCalls(t *Tree, name string) counts {
+	h.tb.Helper()
+	c := h.a.Env.(*probe).other[t]
+	if c == nil {
+		return counts{}
+	}
+	return c[nodeNamed(h.tb, t, name)]
 }
 
 func (s scripted) Open(a *Agent, n *Node) {
@@ -201,6 +230,9 @@ type specOpt func(*Spec)
 func withBB(bb kv) specOpt { return func(s *Spec) { s.Blackboard = bb } }
 
 func withSeed(seed uint64) specOpt { return func(s *Spec) { s.Seed = seed } }
+
+// withKeys adds global keys that get a slot even when no node names them.
+func withKeys(keys ...string) specOpt { return func(s *Spec) { s.Keys = append(s.Keys, keys...) } }
 
 // withTree adds a named tree (for SubTree).
 func withTree(name string, root *NodeDef) specOpt {
@@ -381,7 +413,7 @@ func newHarness(tb testing.TB, root *NodeDef, opts ...specOpt) *harness {
 func harnessFor(tb testing.TB, t *Tree, id int) *harness {
 	h := &harness{tb: tb, tree: t, step: 10 * ms, sink: &sinkRec{}}
 	h.a = NewAgent(t, id, 0)
-	h.a.Env = &probe{calls: make([]counts, t.Len())}
+	h.a.Env = &probe{tree: t, calls: make([]counts, t.Len())}
 	h.a.Sink = h.sink
 	h.rec = newRecorder(tb, t)
 	h.a.SetObserver(h.rec)
@@ -536,4 +568,100 @@ func wantProblems(tb testing.TB, ps Problems, pathMsg ...string) {
 			tb.Errorf("unexpected problem %s (code %s)", p, p.Code)
 		}
 	}
+}
+
+// fleet ticks several agents of one tree on a shared virtual clock, in a
+// fixed order (agent 0 first unless told otherwise), each with its own
+// probe, recorder and sink. An agent whose root completed is not ticked
+// again (as botd sim does).
+type fleet struct {
+	tb   testing.TB
+	tree *Tree
+	hs   []*harness
+	done []bool
+	got  []string // root statuses per agent, '.' for ticks it sat out
+	now  int64
+	step int64
+}
+
+func newFleet(tb testing.TB, t *Tree, n int) *fleet {
+	f := &fleet{tb: tb, tree: t, step: 10 * ms, done: make([]bool, n), got: make([]string, n)}
+	for i := 0; i < n; i++ {
+		f.hs = append(f.hs, harnessFor(tb, t, i))
+	}
+	return f
+}
+
+// tick advances the clock and ticks the agents in the given order (all,
+// by id, when none is given).
+func (f *fleet) tick(order ...int) {
+	f.tb.Helper()
+	f.now += f.step
+	if len(order) == 0 {
+		for i := range f.hs {
+			order = append(order, i)
+		}
+	}
+	ticked := make([]bool, len(f.hs))
+	for _, i := range order {
+		h := f.hs[i]
+		if f.done[i] {
+			continue
+		}
+		h.now = f.now
+		st := h.a.Tick(f.now)
+		checkOpenUnderOpen(f.tb, h.a, st)
+		f.got[i] += string(st.Letter())
+		ticked[i] = true
+		if st != Running {
+			f.done[i] = true
+		}
+	}
+	for i, t := range ticked {
+		if !t {
+			f.got[i] += "."
+		}
+	}
+}
+
+// run ticks n times in id order.
+func (f *fleet) run(n int) {
+	f.tb.Helper()
+	for k := 0; k < n; k++ {
+		f.tick()
+	}
+}
+
+// want asserts every agent's root statuses so far.
+func (f *fleet) want(statuses ...string) {
+	f.tb.Helper()
+	for i, w := range statuses {
+		if f.got[i] != w {
+			f.tb.Errorf("agent %d: root statuses %s, want %s", i, f.got[i], w)
+		}
+	}
+}
+
+// set writes a number (or a boolean) to agent i's blackboard.
+func (f *fleet) set(i int, key string, v any) {
+	f.tb.Helper()
+	s, ok := f.tree.Slot(key)
+	if !ok {
+		f.tb.Fatalf("no key %q", key)
+	}
+	f.hs[i].a.BB.Set(s, ValueOf(v))
+}
+
+// number reads a number from agent i's blackboard (NaN when unset).
+func (f *fleet) number(i int, key string) float64 {
+	f.tb.Helper()
+	s, ok := f.tree.Slot(key)
+	if !ok {
+		f.tb.Fatalf("no key %q", key)
+	}
+	v, ok := f.hs[i].a.BB.Number(s)
+	if !ok {
+		return math.NaN()
+	}
+	return v
 }

@@ -2,8 +2,9 @@ package bt
 
 var monitorType = NodeType{
 	Name: "Monitor", Kind: Decorator,
-	Doc: "In stored-state evaluation, a guard re-evaluated at the start of every tick; when it succeeds the tree is interrupted. " +
-		"In reactive evaluation, passes its child's status through.",
+	Doc: "In stored-state evaluation, a guard re-evaluated at the start of every tick once it has been reached: when it succeeds " +
+		"the tree is interrupted (every open node halted, stored statuses cleared) and evaluated from the root; when it errs the tick " +
+		"returns ERROR. In reactive evaluation, passes its child's status through.",
 	New: func(b *Builder) Behavior { b.Words(1); return monitor{} },
 }
 

@@ -45,6 +45,17 @@ type NodeType struct {
 	// blackboard keys and reserves per-agent memory through b. Problems are
 	// reported with b.Errorf; a non-nil behavior must be returned even then.
 	New func(b *Builder) Behavior
+	// Synthesize, when set, makes the node's children come from its
+	// parameters instead of the document (a StateMachine's state trees
+	// and transition conditions). It is called before New, with the
+	// checked parameters; it may report problems (Builder.Errorf,
+	// Builder.ErrorAt) but must not reserve memory. The compiler
+	// compiles each returned definition as a child, in order, as if it
+	// had been written at its Path, so the children are real nodes of the
+	// tree (telemetry and traces show them) and New finds them in
+	// Builder.Children in the same order. A node of such a type takes no
+	// written children.
+	Synthesize func(b *Builder) []Synth
 
 	// trusted marks the engine's own leaves, whose calls need no panic
 	// guard of their own (Agent.Tick still recovers as a last resort).

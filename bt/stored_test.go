@@ -129,3 +129,74 @@ func visitsPerLap(t *testing.T, tree *Tree) int {
 	}
 	return vc.ticks
 }
+
+// Registered monitors are evaluated in index order; the first that
+// succeeds interrupts the tree, and the ones after it are not evaluated.
+func TestStoredStateMonitorsInOrder(t *testing.T) {
+	h := newHarness(t,
+		nd("Priority", "root", nil,
+			nd("Sequence", "first", nil, nd("Monitor", "", nil, tl("guard 1", "FS")), sc("one", "R")),
+			nd("Sequence", "second", nil, nd("Monitor", "", nil, tl("guard 2", "FS")), sc("two", "R")),
+			sc("work", "R")),
+		storedEval)
+	h.tick()
+	h.rec.take()
+	if st := h.tick(); st != Running {
+		t.Fatalf("tick 2: %v", st)
+	}
+	// Before the tree: guard 1 fires, so guard 2 is not evaluated; work
+	// is halted and the tree is evaluated afresh (branch "first" wins).
+	eqLines(t, "tick 2 until the interruption", h.rec.take()[:5], []string{
+		"guard 1 open", "guard 1 tick SUCCESS", "guard 1 close", "work halt", "root halt",
+	})
+	if got := h.counts("guard 2"); got.tick != 1 {
+		t.Errorf("guard 2 ticked %d times, want 1 (tick 1 only)", got.tick)
+	}
+	if got := h.counts("one"); got.open != 1 {
+		t.Errorf("one: %v, want running after the interruption", got)
+	}
+}
+
+// A registered guard that errs ends the tick with ERROR: it is not taken
+// for a FAILURE, and nothing stays open.
+func TestStoredStateMonitorError(t *testing.T) {
+	h := newHarness(t,
+		nd("Priority", "root", nil,
+			nd("Sequence", "watch", nil, nd("Monitor", "mon", nil, tl("guard", "FE")), sc("act", "R")),
+			sc("work", "R")),
+		storedEval)
+	if got := h.run(2); got != "RE" {
+		t.Fatalf("root statuses %s, want RE", got)
+	}
+	if got := h.counts("work"); got != (counts{1, 1, 0, 1}) {
+		t.Errorf("work: %v, want halted", got)
+	}
+	if got := h.counts("guard"); got.tick != 2 {
+		t.Errorf("guard ticked %d times, want 2", got.tick)
+	}
+	// Afterwards the tree starts afresh; the monitor registers again.
+	if got := h.run(1); got != "E" {
+		t.Errorf("tick 3: %s, want E (the guard still errs, now inside the tree)", got)
+	}
+	h.checkProbe()
+}
+
+// When the root completes, monitor registrations are cleared with the
+// stored statuses: a monitor is evaluated before the tree again only once
+// the new evaluation has reached it.
+func TestStoredStateMonitorRegistrationCleared(t *testing.T) {
+	h := newHarness(t,
+		nd("Priority", "root", nil,
+			nd("Sequence", "watch", nil, nd("Monitor", "", nil, tl("guard", "F")), sc("act", "R")),
+			sc("work", "RS")),
+		storedEval)
+	if got := h.run(3); got != "RSR" {
+		t.Fatalf("root statuses %s, want RSR", got)
+	}
+	// Tick 1: reached in the tree. Tick 2: evaluated first (registered);
+	// the stored "watch" is skipped. Tick 3: registrations were cleared,
+	// so only the tree reaches it.
+	if got := h.counts("guard"); got.tick != 3 {
+		t.Errorf("guard ticked %d times in 3 ticks, want 3", got.tick)
+	}
+}

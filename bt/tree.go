@@ -1,6 +1,9 @@
 package bt
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Evaluation is how a tree is evaluated on every tick.
 type Evaluation uint8
@@ -106,6 +109,14 @@ type Tree struct {
 	// monitors lists the Monitor nodes (evaluated first in stored-state).
 	monitors []int32
 	layout   layout
+
+	// DynamicSubTree support (childtree.go); empty for other trees.
+	slots     []*slotState // injection slots, by first appearance
+	ptrN      int          // per-agent pointer-table entries
+	injectSeq atomic.Uint64
+	parent    *Tree      // for a child tree: the tree it runs inside
+	slotName  string     // for an injected tree: the slot it was compiled for
+	bridge    []slotPair // global keys shared with parent
 }
 
 type initValue struct {

@@ -1,0 +1,146 @@
+package bt
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+var barrierType = NodeType{
+	Name: "Barrier", Kind: Leaf, Category: "action",
+	Doc: "Synchronizes agents running this tree: an agent waits here (RUNNING) until `count` agents are waiting, " +
+		"then all of them return SUCCESS, each with its arrival order (0 .. count-1) written to `role_key`. " +
+		"The agent whose arrival completes the group succeeds in that tick; the others on their next tick. " +
+		"Later arrivals form the next group. An agent halted while waiting withdraws: the group shrinks and " +
+		"the agents that arrived after it move up one place. The first agent of a group fixes its size; an agent " +
+		"arriving with another `count` returns ERROR.",
+	Params: []Param{
+		{Name: "count", Type: TNumber, Required: true, Min: Float(1), Doc: "agents that meet (a whole number; \"{key}\" is read when the node opens)"},
+		{Name: "role_key", Type: TKey, Doc: "key that receives the agent's arrival order in its group"},
+	},
+	New: newBarrier,
+}
+
+// Barrier word 0 is this agent's place, written only under the barrier's
+// lock but read without it (atomically):
+//
+//	0            not waiting (closed, withdrawn, or refused)
+//	barWaiting   waiting for the group to fill
+//	barReleased+r released with role r, not yet collected by a tick
+//	barBadCount  count could not be read or disagrees with the group: ERROR
+//
+// The agent that completes a group writes every member's word: the
+// waiters are kept as pointers to their words (the agents' blocks are
+// noscan, but an interior pointer into one keeps it alive). As with Gate,
+// an agent must be halted (which withdraws it) before it is dropped.
+const (
+	barWaiting  = 1
+	barBadCount = 2
+	barReleased = 3
+)
+
+type barrier struct {
+	count  Num
+	role   Slot // NoSlot: no role_key
+	shared *barrierState
+}
+
+// barrierState is the tree-wide group being formed at one Barrier node.
+type barrierState struct {
+	mu      sync.Mutex
+	count   int32     // size of the group being formed (set by its first arrival)
+	waiters []*uint64 // words of the waiting agents, in arrival order
+	groups  atomic.Uint64
+}
+
+// Waiting returns how many agents wait in the group being formed.
+func (s *barrierState) Waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiters)
+}
+
+// Groups returns how many groups have been released.
+func (s *barrierState) Groups() uint64 { return s.groups.Load() }
+
+func newBarrier(b *Builder) Behavior {
+	b.Words(1)
+	br := &barrier{count: b.Number("count"), role: b.KeyParam("role_key"), shared: &barrierState{}}
+	if br.count.Slot == NoSlot && br.count.V != math.Trunc(br.count.V) {
+		b.Errorf("count", "want a whole number, got %v", br.count.V)
+	}
+	b.SetShared(br.shared)
+	return br
+}
+
+// Open arrives at the barrier: the agent joins the group being formed and,
+// when it is the count-th, releases the whole group.
+func (br *barrier) Open(a *Agent, n *Node) {
+	w := &a.Mem(n)[0]
+	f, ok := br.count.Get(a)
+	if !ok || f < 1 || f != math.Trunc(f) || f > math.MaxInt32 {
+		atomic.StoreUint64(w, barBadCount)
+		return
+	}
+	count := int32(f)
+	s := br.shared
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.waiters) == 0 {
+		s.count = count
+	} else if count != s.count {
+		// Agents that meet must agree on the group size.
+		atomic.StoreUint64(w, barBadCount)
+		return
+	}
+	atomic.StoreUint64(w, barWaiting)
+	s.waiters = append(s.waiters, w)
+	if int32(len(s.waiters)) == s.count {
+		for r, ww := range s.waiters {
+			atomic.StoreUint64(ww, barReleased+uint64(r))
+		}
+		clear(s.waiters) // drop the pointers: the blocks may be freed
+		s.waiters = s.waiters[:0]
+		s.groups.Add(1)
+	}
+}
+
+func (br *barrier) Tick(a *Agent, n *Node) Status {
+	w := &a.Mem(n)[0]
+	switch v := atomic.LoadUint64(w); {
+	case v == barWaiting:
+		return Running
+	case v >= barReleased:
+		if br.role != NoSlot {
+			a.BB.SetNumber(br.role, float64(v-barReleased))
+		}
+		return Success
+	}
+	return Error
+}
+
+// Close leaves the barrier; for a halted waiter that is a withdrawal. (A
+// halt after the group was released but before this agent's next tick
+// does not undo the release: the other members still succeed.)
+func (br *barrier) Close(a *Agent, n *Node) {
+	w := &a.Mem(n)[0]
+	if atomic.LoadUint64(w) != barWaiting {
+		atomic.StoreUint64(w, 0)
+		return
+	}
+	s := br.shared
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Released between the load and the lock?
+	if atomic.LoadUint64(w) == barWaiting {
+		for i, ww := range s.waiters {
+			if ww == w {
+				copy(s.waiters[i:], s.waiters[i+1:])
+				s.waiters[len(s.waiters)-1] = nil
+				s.waiters = s.waiters[:len(s.waiters)-1]
+				break
+			}
+		}
+	}
+	atomic.StoreUint64(w, 0)
+}
