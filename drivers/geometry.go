@@ -1,0 +1,21 @@
+package drivers
+
+import "math"
+
+// wrapAngle brings an angle into (-pi, pi].
+func wrapAngle(a float64) float64 {
+	a = math.Mod(a, 2*math.Pi)
+	switch {
+	case a > math.Pi:
+		a -= 2 * math.Pi
+	case a <= -math.Pi:
+		a += 2 * math.Pi
+	}
+	return a
+}
+
+// LED blink rates the envelope allows, Hz.
+const (
+	minBlinkHz = 0.1
+	maxBlinkHz = 50
+)

@@ -1,0 +1,116 @@
+package drivers
+
+import "sort"
+
+// Device kinds.
+const (
+	KindDiffDrive  = "diff_drive"
+	KindServo      = "servo"
+	KindLED        = "led"
+	KindRelay      = "relay"
+	KindBuzzer     = "buzzer"
+	KindDigitalOut = "digital_out"
+	KindPWMOut     = "pwm_out"
+	KindRange      = "range"
+	KindBattery    = "battery"
+	KindIMU        = "imu"
+	KindBump       = "bump"
+	KindPose       = "pose"
+)
+
+// kindInfo registers a device kind by name (Caddy style): the kind decodes its own section into
+// the struct newSpec returns.
+type kindInfo struct {
+	name     string
+	actuator bool
+	newSpec  func() DeviceSpec
+}
+
+var kindTable = map[string]kindInfo{
+	KindDiffDrive:  {KindDiffDrive, true, func() DeviceSpec { return &DiffDriveConfig{} }},
+	KindServo:      {KindServo, true, func() DeviceSpec { return &ServoConfig{} }},
+	KindLED:        {KindLED, true, func() DeviceSpec { return &OutputConfig{kind: KindLED} }},
+	KindRelay:      {KindRelay, true, func() DeviceSpec { return &OutputConfig{kind: KindRelay} }},
+	KindBuzzer:     {KindBuzzer, true, func() DeviceSpec { return &OutputConfig{kind: KindBuzzer} }},
+	KindDigitalOut: {KindDigitalOut, true, func() DeviceSpec { return &OutputConfig{kind: KindDigitalOut} }},
+	KindPWMOut:     {KindPWMOut, true, func() DeviceSpec { return &PWMOutConfig{} }},
+	KindRange:      {KindRange, false, func() DeviceSpec { return &RangeConfig{} }},
+	KindBattery:    {KindBattery, false, func() DeviceSpec { return &BatteryConfig{} }},
+	KindIMU:        {KindIMU, false, func() DeviceSpec { return &IMUConfig{} }},
+	KindBump:       {KindBump, false, func() DeviceSpec { return &BumpConfig{} }},
+	KindPose:       {KindPose, false, func() DeviceSpec { return &PoseConfig{} }},
+}
+
+func kindByName(name string) (kindInfo, bool) {
+	k, ok := kindTable[name]
+	return k, ok
+}
+
+func kindNames() []string {
+	out := make([]string, 0, len(kindTable))
+	for k := range kindTable {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pinMode is what a device does with a pin; boards check that they can do it on that pin.
+type pinMode uint8
+
+const (
+	pinOut     pinMode = iota // digital output (DigitalWrite)
+	pinIn                     // digital input (DigitalRead)
+	pinPWM                    // PwmWrite
+	pinServo                  // ServoWrite
+	pinAnalog                 // AnalogRead
+	pinTrigger                // HC-SR04 trigger: a DigitalPin driven as output
+	pinEcho                   // HC-SR04 echo: a DigitalPin with edge events
+	pinI2C                    // an i2c device (bus, address) rather than a pin
+)
+
+var pinModeNames = [...]string{"digital output", "digital input", "PWM output", "servo output",
+	"analog input", "HC-SR04 trigger", "HC-SR04 echo (edge events)", "i2c device"}
+
+func (m pinMode) String() string { return pinModeNames[m] }
+
+// pinUse is one pin (or i2c address) a device uses, with the config field naming it.
+type pinUse struct {
+	field string
+	pin   string
+	mode  pinMode
+	bus   int // pinI2C
+	addr  int // pinI2C
+}
+
+// SampleConfig is what every sensor section has: where it writes and how often it reads.
+type SampleConfig struct {
+	// Key is the blackboard key (or key prefix for sensors writing several values).
+	Key string `yaml:"key,omitempty"`
+	// RateHz is how often the sensor is read.
+	RateHz float64 `yaml:"rate_hz,omitempty"`
+	// StaleAfterMs: a sensor without a good sample for this long is reported as
+	// SENSOR_STALE (default: 3 periods, at least 500 ms).
+	StaleAfterMs float64 `yaml:"stale_after_ms,omitempty"`
+}
+
+func (s *SampleConfig) defaults(key string, rate float64) {
+	if s.Key == "" {
+		s.Key = key
+	}
+	if s.RateHz == 0 {
+		s.RateHz = rate
+	}
+	if s.StaleAfterMs == 0 && s.RateHz > 0 {
+		s.StaleAfterMs = max(500, 3000/s.RateHz)
+	}
+}
+
+func (s *SampleConfig) validate(v *validator, path string) {
+	if v.positive(path+".rate_hz", s.RateHz) && s.RateHz > 1000 {
+		v.errorf(path+".rate_hz", "must be at most 1000 (got %v)", s.RateHz)
+	}
+	if v.positive(path+".stale_after_ms", s.StaleAfterMs) && s.RateHz > 0 && s.StaleAfterMs < 1000/s.RateHz {
+		v.errorf(path+".stale_after_ms", "%v ms is shorter than one sampling period (%v ms)", s.StaleAfterMs, 1000/s.RateHz)
+	}
+}

@@ -1,0 +1,255 @@
+package drivers
+
+import (
+	"fmt"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// The output leaves set a state and return SUCCESS at once. The state is latched, owned by no
+// action: it stays until another leaf changes it, the mission ends (Robot.Safe) or an e-stop.
+// Only Buzzer with ms runs, and owns the buzzer while it does.
+
+func servoType(l *limits) bt.NodeType {
+	return bt.NodeType{
+		Name: "Servo", Kind: bt.Leaf, Category: "action",
+		Doc: "Moves a servo to `angle` degrees and returns SUCCESS (the angle is kept until changed). " +
+			"Angles outside the servo's configured range are refused at validation and clamped at run time. During an e-stop it returns FAILURE.",
+		Params: []bt.Param{
+			{Name: "angle", Type: bt.TNumber, Required: true, Min: bt.Float(l.servoMin), Max: bt.Float(l.servoMax), Unit: "deg", Doc: "target angle"},
+			l.deviceParam(KindServo),
+		},
+		New: func(b *bt.Builder) bt.Behavior {
+			b.Words(1)
+			dev := l.device(b, KindServo)
+			checkServoRange(b, l, dev)
+			return &setter{dev: dev, kind: KindServo, value: b.Number("angle"), param: "angle"}
+		},
+	}
+}
+
+// checkServoRange refuses a constant angle outside the named servo's own range (the declared
+// limits are the union of all servos').
+func checkServoRange(b *bt.Builder, l *limits, dev string) {
+	if l.cfg == nil {
+		return
+	}
+	raw, _ := b.Raw("angle")
+	angle, ok := bt.AsNumber(raw)
+	if !ok {
+		return
+	}
+	for _, d := range l.cfg.DevicesOfKind(KindServo) {
+		s, isServo := d.Spec.(*ServoConfig)
+		if isServo && (d.Name == dev || dev == "") && (angle < s.MinAngle || angle > s.MaxAngle) {
+			b.Errorf("angle", "%v is outside servo %q's range [%v, %v]", angle, d.Name, s.MinAngle, s.MaxAngle)
+		}
+	}
+}
+
+// setter is a one-shot leaf that latches one number on an actuator (servo angle, relay level,
+// digital level, PWM duty).
+type setter struct {
+	dev, kind, param string
+	value            bt.Num
+	flag             bt.Flag // relay: the on parameter instead of value
+	isFlag           bool
+}
+
+func (s *setter) Tick(a *bt.Agent, n *bt.Node) bt.Status {
+	r, act := resolve(a, n, s.dev, s.kind)
+	if act == nil {
+		return bt.Error
+	}
+	var v float64
+	if s.isFlag {
+		on, ok := s.flag.Get(a)
+		if !ok {
+			a.Emit(n.Index, "error", fmt.Sprintf("%s: parameter %s: the blackboard has no boolean there", n.Type.Name, s.param))
+			return bt.Error
+		}
+		if on {
+			v = 1
+		}
+	} else {
+		var ok bool
+		if v, ok = readNum(a, n, s.param, s.value); !ok {
+			return bt.Error
+		}
+	}
+	return commandStatus(a, n, r.env.command(act, owner{}, command{a: v}, false), bt.Success)
+}
+
+func ledType(l *limits) bt.NodeType {
+	return bt.NodeType{
+		Name: "Led", Kind: bt.Leaf, Category: "action",
+		Doc: "Sets an LED on, off, toggled or blinking at `hz`, and returns SUCCESS (the LED keeps doing it until changed). During an e-stop it returns FAILURE.",
+		Params: []bt.Param{
+			{Name: "mode", Type: bt.TEnum, Enum: []string{"on", "off", "toggle", "blink"}, Default: "on", Doc: "what to do"},
+			{Name: "hz", Type: bt.TNumber, Default: 2.0, Min: bt.Float(minBlinkHz), Max: bt.Float(maxBlinkHz), Unit: "Hz", Doc: "blink rate"},
+			l.deviceParam(KindLED),
+		},
+		New: func(b *bt.Builder) bt.Behavior {
+			b.Words(1)
+			raw, _ := b.Raw("mode")
+			mode, _ := raw.(string)
+			return &led{dev: l.device(b, KindLED), mode: mode, hz: b.Number("hz")}
+		},
+	}
+}
+
+type led struct {
+	dev, mode string
+	hz        bt.Num
+}
+
+func (l *led) Tick(a *bt.Agent, n *bt.Node) bt.Status {
+	r, act := resolve(a, n, l.dev, KindLED)
+	if act == nil {
+		return bt.Error
+	}
+	var c command
+	switch l.mode {
+	case "on":
+		c.mode = ledOn
+	case "toggle":
+		if r.env.wanted(act).mode == ledOff {
+			c.mode = ledOn
+		}
+	case "blink":
+		hz, ok := readNum(a, n, "hz", l.hz)
+		if !ok {
+			return bt.Error
+		}
+		c = command{mode: ledBlink, b: hz, t0: a.Now()}
+		if cur := r.env.wanted(act); cur.mode == ledBlink && cur.b == hz {
+			c.t0 = cur.t0 // already blinking at this rate: keep the phase
+		}
+	}
+	return commandStatus(a, n, r.env.command(act, owner{}, c, false), bt.Success)
+}
+
+func relayType(l *limits) bt.NodeType {
+	return bt.NodeType{
+		Name: "Relay", Kind: bt.Leaf, Category: "action",
+		Doc: "Switches a relay on or off and returns SUCCESS (it stays so until changed). During an e-stop it returns FAILURE.",
+		Params: []bt.Param{
+			{Name: "on", Type: bt.TBool, Required: true, Doc: "true: energized"},
+			l.deviceParam(KindRelay),
+		},
+		New: func(b *bt.Builder) bt.Behavior {
+			b.Words(1)
+			return &setter{dev: l.device(b, KindRelay), kind: KindRelay, param: "on", flag: b.Bool("on"), isFlag: true}
+		},
+	}
+}
+
+func digitalWriteType(l *limits) bt.NodeType {
+	return bt.NodeType{
+		Name: "DigitalWrite", Kind: bt.Leaf, Category: "action",
+		Doc: "Sets a digital output to `value` (0 or 1, the logical level: an active-low output is inverted) and returns SUCCESS. During an e-stop it returns FAILURE.",
+		Params: []bt.Param{
+			{Name: "value", Type: bt.TNumber, Required: true, Min: bt.Float(0), Max: bt.Float(1), Doc: "0 or 1"},
+			l.deviceParam(KindDigitalOut),
+		},
+		New: func(b *bt.Builder) bt.Behavior {
+			b.Words(1)
+			if raw, _ := b.Raw("value"); raw != nil {
+				if v, ok := bt.AsNumber(raw); ok && v != 0 && v != 1 {
+					b.Errorf("value", "want 0 or 1, got %v", v)
+				}
+			}
+			return &setter{dev: l.device(b, KindDigitalOut), kind: KindDigitalOut, param: "value", value: b.Number("value")}
+		},
+	}
+}
+
+func pwmType(l *limits) bt.NodeType {
+	return bt.NodeType{
+		Name: "Pwm", Kind: bt.Leaf, Category: "action",
+		Doc: "Sets a PWM output's duty cycle (0..1, within the output's max_duty) and returns SUCCESS. During an e-stop it returns FAILURE.",
+		Params: []bt.Param{
+			{Name: "duty", Type: bt.TNumber, Required: true, Min: bt.Float(0), Max: bt.Float(l.maxDuty), Doc: "duty cycle"},
+			l.deviceParam(KindPWMOut),
+		},
+		New: func(b *bt.Builder) bt.Behavior {
+			b.Words(1)
+			return &setter{dev: l.device(b, KindPWMOut), kind: KindPWMOut, param: "duty", value: b.Number("duty")}
+		},
+	}
+}
+
+func buzzerType(l *limits) bt.NodeType {
+	return bt.NodeType{
+		Name: "Buzzer", Kind: bt.Leaf, Category: "action",
+		Doc: leafDoc("With `on`: switches the buzzer on or off and returns SUCCESS (latched). With `ms`: sounds it, RUNNING for `ms`, " +
+			"then silences it and returns SUCCESS; halted, it silences the buzzer unless another action took it over."),
+		Params: []bt.Param{
+			{Name: "on", Type: bt.TBool, Doc: "switch on (true) or off (false)"},
+			{Name: "ms", Type: bt.TNumber, Min: bt.Float(0), Unit: "ms", Doc: "sound for this long"},
+			l.deviceParam(KindBuzzer),
+		},
+		New: func(b *bt.Builder) bt.Behavior {
+			b.Words(3)
+			if b.Has("on") == b.Has("ms") {
+				b.Errorf("", "give either on or ms")
+			}
+			return &buzzer{dev: l.device(b, KindBuzzer), on: b.Bool("on"), ms: b.Number("ms"), timed: b.Has("ms")}
+		},
+	}
+}
+
+// buzzer keeps: [0] actuator, [1] start ns, [2] duration ns.
+type buzzer struct {
+	dev   string
+	on    bt.Flag
+	ms    bt.Num
+	timed bool
+}
+
+func (bz *buzzer) Open(a *bt.Agent, n *bt.Node) {
+	if _, act := resolve(a, n, bz.dev, KindBuzzer); act == nil || !bz.timed {
+		return
+	}
+	m := a.Mem(n)
+	d, ok := readNum(a, n, "ms", bz.ms)
+	if !ok || d < 0 {
+		m[0] = 0
+		return
+	}
+	m[1], m[2] = uint64(a.Now()), uint64(d*1e6)
+}
+
+func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
+	r, act := resolved(a, n)
+	if act == nil {
+		return bt.Error
+	}
+	if !bz.timed {
+		on, ok := bz.on.Get(a)
+		if !ok {
+			a.Emit(n.Index, "error", "Buzzer: parameter on: the blackboard has no boolean there")
+			return bt.Error
+		}
+		c := command{}
+		if on {
+			c.a = 1
+		}
+		return commandStatus(a, n, r.env.command(act, owner{}, c, false), bt.Success)
+	}
+	m := a.Mem(n)
+	o := owner{a, n.Index}
+	if driverError(a, n, r, act, o) {
+		return bt.Error
+	}
+	if a.Now()-int64(m[1]) >= int64(m[2]) {
+		return bt.Success // Close silences it
+	}
+	return commandStatus(a, n, r.env.command(act, o, command{a: 1}, true), bt.Running)
+}
+
+func (bz *buzzer) Close(a *bt.Agent, n *bt.Node) {
+	if bz.timed {
+		releaseOwned(a, n)
+	}
+}

@@ -1,0 +1,196 @@
+//go:build linux
+
+package drivers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gobot.io/x/gobot/v2"
+	"gobot.io/x/gobot/v2/platforms/adaptors"
+	"gobot.io/x/gobot/v2/platforms/raspi"
+	"gobot.io/x/gobot/v2/system"
+)
+
+// TestRaspiConfigBuildsOnTheRaspiAdaptor: configs/rover-raspi.yaml builds every device on
+// gobot's real raspi adaptor (nothing is touched before Start: the capabilities each driver
+// needs are checked on the adaptor type itself). Start is tried only off a Pi, where it must
+// fail cleanly and leave Close working.
+func TestRaspiConfigBuildsOnTheRaspiAdaptor(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(cfg, Options{Name: "pi-rover", Sync: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := r.Adaptor("pi")
+	if _, ok := a.(*raspi.Adaptor); !ok || a.Name() != "pi" {
+		t.Fatalf("board is %T %q", a, a.Name())
+	}
+	var names []string
+	for _, d := range r.Devices() {
+		for _, drv := range d.Drivers() {
+			names = append(names, fmt.Sprintf("%s(%T)", drv.Name(), drv))
+		}
+	}
+	t.Logf("drivers: %s", strings.Join(names, " "))
+	if chips, _ := filepath.Glob("/dev/gpiochip*"); len(chips) > 0 {
+		t.Logf("this machine has GPIO chips %v: not starting the rover here", chips)
+		return
+	}
+	err = r.Start(context.Background())
+	t.Logf("Start off a Pi: %v", err)
+	if err == nil {
+		t.Error("Start succeeded without GPIO chips")
+	}
+	if err := r.Close(); err != nil {
+		t.Logf("Close after the failed Start: %v", err)
+	}
+}
+
+// mockPi is a Raspberry Pi made of the very parts gobot's raspi.Adaptor embeds (digital pins,
+// PWM pins through pi-blaster, i2c buses), on gobot's mock system access and with the raspi
+// header numbering, so the drivers' writes can be read back. (raspi.Adaptor keeps its system
+// access private; LIBRARY-NOTES 4.4.)
+type mockPi struct {
+	*adaptors.DigitalPinsAdaptor
+	*adaptors.PWMPinsAdaptor
+	*adaptors.I2cBusAdaptor
+	name string
+	pins interface{ Written(chip, pin string) []int }
+}
+
+func newMockPi(pwm ...adaptors.PwmPinsOptionApplier) *mockPi {
+	sys := system.NewAccesser()
+	header := func(pin string) (string, int, error) {
+		bcm, ok := piHeader[pin]
+		if !ok {
+			return "", 0, fmt.Errorf("'%s' is not a valid pin id for raspi", pin)
+		}
+		return "gpiochip0", bcm, nil
+	}
+	m := &mockPi{name: "pi"}
+	m.DigitalPinsAdaptor = adaptors.NewDigitalPinsAdaptor(sys, header)
+	m.PWMPinsAdaptor = adaptors.NewPWMPinsAdaptor(sys, header, pwm...)
+	m.I2cBusAdaptor = adaptors.NewI2cBusAdaptor(sys, adaptors.NewBusNumberValidator([]int{0, 1}).Validate, 1)
+	sys.UseMockFilesystem([]string{"/dev/pi-blaster", "/dev/i2c-1"})
+	m.pins = sys.UseMockDigitalPinAccess()
+	return m
+}
+
+func (m *mockPi) Name() string     { return m.name }
+func (m *mockPi) SetName(n string) { m.name = n }
+
+func (m *mockPi) Connect() error {
+	for _, c := range []func() error{m.I2cBusAdaptor.Connect, m.PWMPinsAdaptor.Connect, m.DigitalPinsAdaptor.Connect} {
+		if err := c(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *mockPi) Finalize() error {
+	return joinErrs(m.DigitalPinsAdaptor.Finalize(), m.PWMPinsAdaptor.Finalize(), m.I2cBusAdaptor.Finalize())
+}
+
+func joinErrs(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// level is the last level written to a header pin (-1: never written).
+func (m *mockPi) level(header string) int {
+	w := m.pins.Written("gpiochip0", fmt.Sprint(piHeader[header]))
+	if len(w) == 0 {
+		return -1
+	}
+	return w[len(w)-1]
+}
+
+// duty is a PWM pin's duty cycle as a fraction of its period.
+func (m *mockPi) duty(t *testing.T, header string) float64 {
+	t.Helper()
+	p, err := m.PWMPin(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := p.DutyCycle()
+	per, _ := p.Period()
+	return float64(d) / float64(per)
+}
+
+// TestRaspiWiring drives the rover-raspi wiring (minus the i2c devices, which the mock bus
+// cannot answer) on the mock Pi: safe at start, a Drive command, an e-stop.
+func TestRaspiWiring(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []*DeviceConfig
+	for _, d := range cfg.Devices {
+		if d.Kind != KindIMU && d.Kind != KindBattery {
+			keep = append(keep, d)
+		}
+	}
+	cfg.Devices = keep
+	pi := newMockPi(raspiPWMOptions(cfg, "pi")...)
+	r, err := Build(cfg, Options{Name: "pi-rover", Sync: true, Logger: quiet,
+		newBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return pi, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Safe: both bridges off (speed 0, both direction pins low), LED off, servo at 90°
+	// (1.5 ms of pi-blaster's 10 ms period).
+	want := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s = %v, want %v", what, got, want)
+		}
+	}
+	check := func(phase string, speed, fwd, bwd float64) {
+		t.Helper()
+		for _, side := range []struct{ speed, fwd, bwd string }{{"32", "29", "31"}, {"33", "35", "37"}} {
+			want(phase+" duty on "+side.speed, pi.duty(t, side.speed), speed)
+			want(phase+" forward "+side.fwd, float64(pi.level(side.fwd)), fwd)
+			want(phase+" backward "+side.bwd, float64(pi.level(side.bwd)), bwd)
+		}
+	}
+	check("start", 0, 0, 0)
+	want("LED", float64(pi.level("7")), 0)
+	want("servo", pi.duty(t, "12"), 0.15)
+
+	act := r.byName["base"].act
+	if err := r.env.command(act, owner{}, command{a: 0.3}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	check("forward", 128.0/255, 1, 0) // 0.3 m/s is half the top wheel speed: PWM 128 of 255
+	if err := r.EStop("test"); err != nil {
+		t.Fatal(err)
+	}
+	check("e-stop", 0, 0, 0)
+	if err := r.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if _, err := os.Stat("/dev/pi-blaster"); err == nil {
+		t.Log("note: this machine has a real /dev/pi-blaster; the test used the mock")
+	}
+}

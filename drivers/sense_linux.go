@@ -1,0 +1,159 @@
+//go:build linux
+
+package drivers
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gobot.io/x/gobot/v2"
+	"gobot.io/x/gobot/v2/drivers/aio"
+	"gobot.io/x/gobot/v2/drivers/gpio"
+	"gobot.io/x/gobot/v2/drivers/i2c"
+)
+
+// This file builds the sensor kinds on Gobot's drivers and says how each is read.
+
+func newSensor(d *device, s SampleConfig, read func(time.Time, []float64) error) *sensor {
+	return &sensor{
+		dev:    d,
+		keys:   d.cfg.Spec.keys(d.name),
+		period: time.Duration(float64(time.Second) / s.RateHz),
+		stale:  time.Duration(s.StaleAfterMs * float64(time.Millisecond)),
+		read:   read,
+	}
+}
+
+func buildRange(d *device, c *RangeConfig) error {
+	if _, err := need[gobot.DigitalPinnerProvider](d.board, "give DigitalPin access (gobot.DigitalPinnerProvider) for an HC-SR04"); err != nil {
+		return err
+	}
+	hc := gpio.NewHCSR04Driver(d.board.adaptor, c.Trig, c.Echo, gpio.WithName(d.name))
+	// HCSR04Driver.Halt only stops a distance monitor botd does not use (printing to stdout
+	// that it was not running) and closes the channel its echo handler sends on, which
+	// panics if an edge arrives before the board releases the pins. The sampler is stopped
+	// before any Halt and Finalize releases the pins, so its Halt is skipped.
+	d.addDriver(hc, false)
+	d.sens = newSensor(d, c.SampleConfig, func(_ time.Time, vals []float64) error {
+		m, err := hc.MeasureDistance()
+		if err != nil {
+			return err
+		}
+		if m > c.MaxRange || m < 0 || math.IsNaN(m) {
+			m = c.MaxRange // no echo: nothing within range
+		}
+		vals[0] = m
+		return nil
+	})
+	return nil
+}
+
+func buildBattery(d *device, c *BatteryConfig) error {
+	var reader aio.AnalogReader
+	if c.ADC != nil {
+		conn, err := need[i2c.Connector](d.board, "reach an i2c bus (i2c.Connector) for the battery ADC")
+		if err != nil {
+			return err
+		}
+		opts := []func(i2c.Config){i2c.WithBus(*c.ADC.Bus), i2c.WithAddress(c.ADC.Address), i2c.WithADS1x15Gain(*c.ADC.Gain)}
+		var adc *i2c.ADS1x15Driver
+		if c.ADC.Kind == "ads1015" {
+			adc = i2c.NewADS1015Driver(conn, opts...)
+		} else {
+			adc = i2c.NewADS1115Driver(conn, opts...)
+		}
+		adc.SetName(d.name + ".adc")
+		d.addDriver(adc, true)
+		reader = adc
+	} else {
+		ar, err := need[aio.AnalogReader](d.board, "read analog pins (aio.AnalogReader); use an i2c ADC (adc:)")
+		if err != nil {
+			return err
+		}
+		reader = ar
+	}
+	drv := aio.NewAnalogSensorDriver(reader, c.Pin, aio.WithName(d.name),
+		aio.WithSensorScaler(aio.AnalogSensorLinearScaler(0, c.Scale.RawMax, 0, c.Scale.VoltsMax)))
+	d.addDriver(drv, true)
+	span := c.FullVoltage - c.EmptyVoltage
+	d.sens = newSensor(d, c.SampleConfig, func(_ time.Time, vals []float64) error {
+		v, err := drv.Read()
+		if err != nil {
+			return err
+		}
+		// A sense wire that came off reads 0 V; no pack in use sits below half its empty
+		// voltage, so such a reading is a fault, not a flat battery.
+		if v < c.EmptyVoltage/2 {
+			return fmt.Errorf("implausible battery voltage %.2f V (below half the empty voltage %.2f V): sense wire off?", v, c.EmptyVoltage)
+		}
+		vals[0] = v
+		vals[1] = math.Min(math.Max((v-c.EmptyVoltage)/span*100, 0), 100)
+		return nil
+	})
+	return nil
+}
+
+func buildIMU(d *device, c *IMUConfig) error {
+	conn, err := need[i2c.Connector](d.board, "reach an i2c bus (i2c.Connector) for the IMU")
+	if err != nil {
+		return err
+	}
+	m := i2c.NewMPU6050Driver(conn, i2c.WithBus(*c.Bus), i2c.WithAddress(c.Address))
+	m.SetName(d.name)
+	d.addDriver(m, true)
+	// The yaw is the gyro's z rate integrated between samples (from 0 at the first one); it
+	// drifts on a real chip and is what Turn uses when no pose is configured.
+	var yaw float64
+	var prev time.Time
+	d.sens = newSensor(d, c.SampleConfig, func(now time.Time, vals []float64) error {
+		if err := m.GetData(); err != nil {
+			return err
+		}
+		a, g := m.Accelerometer, m.Gyroscope
+		rate := g.Z * math.Pi / 180
+		if !prev.IsZero() {
+			yaw = wrapAngle(yaw + rate*now.Sub(prev).Seconds())
+		}
+		prev = now
+		vals[0] = math.Atan2(a.Y, a.Z)                  // roll: left side up is positive
+		vals[1] = math.Atan2(a.X, math.Hypot(a.Y, a.Z)) // pitch: nose up is positive
+		vals[2], vals[3] = yaw, rate
+		vals[4], vals[5], vals[6] = a.X, a.Y, a.Z
+		vals[7] = m.Temperature
+		return nil
+	})
+	return nil
+}
+
+func buildBump(d *device, c *BumpConfig) error {
+	if _, err := need[gpio.DigitalReader](d.board, "read digital pins (gpio.DigitalReader)"); err != nil {
+		return err
+	}
+	pin := gpio.NewDirectPinDriver(d.board.adaptor, c.Pin, gpio.WithName(d.name))
+	d.addDriver(pin, true)
+	d.sens = newSensor(d, c.SampleConfig, func(_ time.Time, vals []float64) error {
+		v, err := pin.DigitalRead()
+		if err != nil {
+			return err
+		}
+		vals[0] = 0
+		if (v != 0) != c.ActiveLow {
+			vals[0] = 1
+		}
+		return nil
+	})
+	return nil
+}
+
+func (r *Robot) buildPose(d *device, c *PoseConfig) error {
+	if d.board.sim == nil {
+		return fmt.Errorf("pose needs a sim board")
+	}
+	robot := d.board.sim.Robot()
+	d.sens = newSensor(d, c.SampleConfig, func(_ time.Time, vals []float64) error {
+		vals[0], vals[1], vals[2] = robot.Pose()
+		return nil
+	})
+	return nil
+}
