@@ -1,0 +1,185 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/missions"
+)
+
+// replies collects replies by arrival.
+func replies(t *testing.T, r *recorder, topic string) []ReplyMsg {
+	t.Helper()
+	var out []ReplyMsg
+	for _, m := range r.on(topic) {
+		rm, err := DecodeReply(m.payload)
+		if err != nil {
+			t.Fatalf("reply: %v: %s", err, m.payload)
+		}
+		out = append(out, rm)
+	}
+	return out
+}
+
+// Every refused command gets exactly one reply with the right code and
+// never reaches the command handler.
+func TestCommandRefusals(t *testing.T) {
+	b := startTestBroker(t, "")
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	h := startDaemon(t, b.URL(), func(c *DaemonConfig) {
+		c.MaxPayload = 1024
+		c.Now = func() time.Time { return now }
+	})
+	tp := h.d.Topics()
+	watch := newRecorder(t, b.URL(), tp.Reply())
+	h.waitUp(t)
+	pub := newPublisher(t, b.URL())
+
+	cases := []struct {
+		payload, id, code, path string
+	}{
+		{`{"id":"a1","op":"estop"`, "", missions.ErrInvalidJSON, ""},
+		{`not json`, "", missions.ErrInvalidJSON, ""},
+		{`["id","op"]`, "", missions.ErrInvalidJSON, ""},
+		{`{"id":"a2","op":"mission.load","start":"yes"}`, "a2", missions.ErrValidation, "/start"},
+		{`{"op":"estop"}`, "", missions.ErrValidation, "/id"},
+		{`{"id":"a3"}`, "a3", missions.ErrValidation, "/op"},
+		{`{"id":"a4","op":"estop","ts":"noon"}`, "a4", missions.ErrValidation, "/ts"},
+		{`{"id":"a5","op":"estop","ts":"2026-11-21T11:59:00.000Z"}`, "a5", missions.ErrStaleCommand, "/ts"},
+		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 2000) + `"}`, "", missions.ErrTooLarge, ""},
+	}
+	for _, c := range cases {
+		if err := pub.Publish(tp.Cmd(), 1, false, []byte(c.payload)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A fresh command (and one without ts) still goes through.
+	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok1","op":"estop","ts":"2026-11-21T11:59:45.000Z"}`))
+	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok2","op":"estop"}`))
+
+	eventually(t, "all replies", func() bool { return len(watch.on(tp.Reply())) >= len(cases)+2 })
+	got := replies(t, watch, tp.Reply())
+	if len(got) != len(cases)+2 {
+		t.Fatalf("%d replies for %d commands", len(got), len(cases)+2)
+	}
+	for i, c := range cases {
+		r := got[i]
+		if r.OK || r.Error == nil || r.Error.Code != c.code || r.Error.Path != c.path || r.ID != c.id {
+			t.Errorf("%.40s: reply %+v %+v, want %s %s id %q", c.payload, r.Reply, r.Error, c.code, c.path, c.id)
+		}
+	}
+	if !got[len(cases)].OK || !got[len(cases)+1].OK {
+		t.Errorf("valid commands refused: %+v %+v", got[len(cases)].Error, got[len(cases)+1].Error)
+	}
+	if n := h.cmds.count(""); n != 2 {
+		t.Errorf("handler called %d times, want 2", n)
+	}
+}
+
+// With the clock standing still, a flood gets the burst through and
+// RATE_LIMITED for the rest; none of those reach the handler.
+func TestCommandFlood(t *testing.T) {
+	b := startTestBroker(t, "")
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.Now = func() time.Time { return now } })
+	tp := h.d.Topics()
+	watch := newRecorder(t, b.URL(), tp.Reply())
+	h.waitUp(t)
+	pub := newPublisher(t, b.URL())
+	const n = 100
+	for i := range n {
+		if err := pub.Publish(tp.Cmd(), 1, false, fmt.Appendf(nil, `{"id":"f%d","op":"estop"}`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "100 replies", func() bool { return len(watch.on(tp.Reply())) >= n })
+	limited := 0
+	for _, r := range replies(t, watch, tp.Reply()) {
+		if !r.OK && r.Error.Code == missions.ErrRateLimited {
+			limited++
+		}
+	}
+	if limited != n-40 || h.cmds.count("") != 40 {
+		t.Errorf("%d rate limited, %d handled; want %d and 40", limited, h.cmds.count(""), n-40)
+	}
+	if m := h.d.Metrics(); m.Dropped.Commands != 0 {
+		t.Errorf("dropped %d commands", m.Dropped.Commands)
+	}
+}
+
+// QoS 1 delivers at least once: the same id gets the same reply again,
+// and the handler runs once.
+func TestDuplicateCommandID(t *testing.T) {
+	b := startTestBroker(t, "")
+	h := startDaemon(t, b.URL(), nil)
+	tp := h.d.Topics()
+	watch := newRecorder(t, b.URL(), tp.Reply())
+	h.waitUp(t)
+	pub := newPublisher(t, b.URL())
+	cmd := []byte(`{"id":"dup-1","op":"mission.pause"}`)
+	for range 3 {
+		if err := pub.Publish(tp.Cmd(), 1, false, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "3 replies", func() bool { return len(watch.on(tp.Reply())) >= 3 })
+	got := replies(t, watch, tp.Reply())
+	for _, r := range got {
+		if r.ID != "dup-1" || !r.OK || fmt.Sprint(r.Result["call"]) != "1" {
+			t.Errorf("reply %+v", r.Reply)
+		}
+	}
+	if got[0].Seq == got[1].Seq {
+		t.Error("replies share a seq")
+	}
+	if n := h.cmds.count("dup-1"); n != 1 {
+		t.Errorf("handler called %d times", n)
+	}
+}
+
+// The command handler sees the parsed command and runs outside the MQTT
+// client's goroutine (a slow one does not stall the connection).
+func TestSlowHandlerDoesNotStallClient(t *testing.T) {
+	b := startTestBroker(t, "")
+	release := make(chan struct{})
+	slow := &blockingHandler{release: release}
+	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.Commands = slow })
+	h.waitUp(t)
+	tp := h.d.Topics()
+	watch := newRecorder(t, b.URL(), tp.Status())
+	pub := newPublisher(t, b.URL())
+	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"s1","op":"mission.load","mission":{"name":"x"}}`))
+	eventually(t, "handler entered", func() bool { return slow.entered() })
+	h.src.setStatus(0, 'R') // telemetry keeps flowing
+	eventually(t, "status while the handler blocks", hasTopic(watch, tp.Status(), showsStatus(0, 'R')))
+	close(release)
+}
+
+type blockingHandler struct {
+	release chan struct{}
+	mu      sync.Mutex
+	in      bool
+	got     []byte
+}
+
+func (b *blockingHandler) Do(ctx context.Context, c missions.Command) missions.Reply {
+	b.mu.Lock()
+	b.in = true
+	b.got = c.Mission
+	b.mu.Unlock()
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+	}
+	return missions.Reply{ID: c.ID, OK: true}
+}
+
+func (b *blockingHandler) entered() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.in
+}

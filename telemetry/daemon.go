@@ -1,0 +1,410 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/botd-project/botd/missions"
+)
+
+// DaemonConfig configures the robot side. Zero values take the defaults
+// in brackets.
+type DaemonConfig struct {
+	Robot  string
+	Prefix string // [DefaultPrefix]
+	// Conn holds the broker URLs, credentials and TLS. The daemon sets the
+	// client id [botd-{robot}], last will, birth and goodbye messages,
+	// subscriptions and NoResend itself.
+	Conn ConnOptions
+	// StateDir holds the event outbox (StateDir/outbox).
+	StateDir string
+	Outbox   OutboxConfig // bounds; Dir is ignored
+
+	Source    missions.Source
+	Commands  missions.CommandHandler
+	Factsheet FactsheetMsg // header and zero telemetry limits are filled in
+
+	TelemetryHz    float64       // status deltas and blackboard [10]
+	KeyframeEvery  time.Duration // [5 s]
+	MaxPayload     int           // largest command accepted [256 KiB]
+	CommandRate    float64       // token bucket refill per second [20]
+	CommandBurst   int           // token bucket size [40]
+	StaleAfter     time.Duration // older commands get STALE_COMMAND [30 s]; <0 disables
+	CommandTimeout time.Duration // context deadline for Commands.Do [10 s]
+	ReplyCache     int           // replies kept by command id [256]
+	EventQueue     int           // events waiting for the outbox [1024]
+	CommandQueue   int           // commands waiting for intake [256]
+
+	// Link is called with every change of the link (and once at start);
+	// from a telemetry goroutine, so it must not block for long.
+	Link   func(missions.LinkState)
+	Logger *slog.Logger
+	Now    func() time.Time // [time.Now]
+}
+
+func (c *DaemonConfig) fill() error {
+	if c.Source == nil || c.Commands == nil {
+		return errors.New("telemetry: daemon needs a Source and a CommandHandler")
+	}
+	if c.StateDir == "" {
+		return errors.New("telemetry: daemon needs a state directory")
+	}
+	if c.Conn.ClientID == "" {
+		c.Conn.ClientID = "botd-" + c.Robot
+	}
+	if c.TelemetryHz <= 0 {
+		c.TelemetryHz = 10
+	}
+	if c.KeyframeEvery <= 0 {
+		c.KeyframeEvery = 5 * time.Second
+	}
+	if c.MaxPayload <= 0 {
+		c.MaxPayload = 256 << 10
+	}
+	if c.CommandRate <= 0 {
+		c.CommandRate = 20
+	}
+	if c.CommandBurst <= 0 {
+		c.CommandBurst = 40
+	}
+	if c.StaleAfter == 0 {
+		c.StaleAfter = 30 * time.Second
+	}
+	if c.CommandTimeout <= 0 {
+		c.CommandTimeout = 10 * time.Second
+	}
+	if c.ReplyCache <= 0 {
+		c.ReplyCache = 256
+	}
+	if c.EventQueue <= 0 {
+		c.EventQueue = 1024
+	}
+	if c.CommandQueue <= 0 {
+		c.CommandQueue = 256
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Link == nil {
+		c.Link = func(missions.LinkState) {}
+	}
+	return nil
+}
+
+// Daemon is the robot side: it publishes what the Source exposes, keeps
+// events in the outbox until the broker has them, and turns commands into
+// Commands.Do calls with exactly one reply each. Nothing it does blocks
+// the tick: the runner only ever calls the non-blocking EventSink and
+// signals Changed.
+type Daemon struct {
+	cfg    DaemonConfig
+	topics Topics
+	log    *slog.Logger
+	src    missions.Source
+	outbox *Outbox
+
+	events   chan missions.Event
+	cmds     chan inboundCmd
+	requests chan struct{} // state.request: republish everything
+
+	seq struct{ connection, factsheet, state, tree, status, blackboard, events, metrics, reply atomic.Uint64 }
+
+	droppedEvents   atomic.Uint64
+	droppedCommands atomic.Uint64
+	publishFailures atomic.Uint64
+
+	limiter *tokenBucket
+	replies *replyCache
+
+	presenceMu sync.Mutex
+	presence   map[string]presence // by ground station id
+	presenceCh chan struct{}
+
+	running atomic.Bool
+	conn    atomic.Value // Conn, once Run has dialled
+}
+
+type presence struct {
+	online  bool
+	connect uint64 // conn.Connects() when received: older ones are stale
+}
+
+// NewDaemon checks the config and opens the outbox.
+func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
+	topics, err := NewTopics(cfg.Prefix, cfg.Robot)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Prefix = topics.Prefix()
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	ocfg := cfg.Outbox
+	ocfg.Dir = filepath.Join(cfg.StateDir, "outbox")
+	if ocfg.Logger == nil {
+		ocfg.Logger = cfg.Logger
+	}
+	ob, err := OpenOutbox(ocfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{
+		cfg:        cfg,
+		topics:     topics,
+		log:        cfg.Logger.With("component", "telemetry", "robot", cfg.Robot),
+		src:        cfg.Source,
+		outbox:     ob,
+		events:     make(chan missions.Event, cfg.EventQueue),
+		cmds:       make(chan inboundCmd, cfg.CommandQueue),
+		requests:   make(chan struct{}, 1),
+		limiter:    newTokenBucket(cfg.CommandRate, cfg.CommandBurst, cfg.Now()),
+		replies:    newReplyCache(cfg.ReplyCache),
+		presence:   map[string]presence{},
+		presenceCh: make(chan struct{}, 1),
+	}
+	// Resent events keep their numbers; new ones follow them.
+	d.seq.events.Store(ob.LastSeq())
+	return d, nil
+}
+
+func (d *Daemon) currentConn() Conn {
+	c, _ := d.conn.Load().(Conn)
+	return c
+}
+
+// Topics returns the daemon's topic names.
+func (d *Daemon) Topics() Topics { return d.topics }
+
+// EventSink returns the function the runner reports events to. It never
+// blocks: when the queue to the outbox is full the event is dropped and
+// counted (metrics dropped.events).
+func (d *Daemon) EventSink() missions.EventSink {
+	return func(e missions.Event) {
+		select {
+		case d.events <- e:
+		default:
+			d.droppedEvents.Add(1)
+		}
+	}
+}
+
+func (d *Daemon) header(seq *atomic.Uint64) Header {
+	return Header{Robot: d.topics.Robot(), Seq: seq.Add(1), TS: FormatTS(d.cfg.Now())}
+}
+
+func (d *Daemon) connectionMsg(state string, seq uint64) []byte {
+	b, _ := json.Marshal(ConnectionMsg{
+		Header: Header{Robot: d.topics.Robot(), Seq: seq, TS: FormatTS(d.cfg.Now())},
+		State:  state,
+	})
+	return b
+}
+
+func (d *Daemon) connOptions() ConnOptions {
+	o := d.cfg.Conn
+	o.Subscriptions = append(append([]Subscription(nil), o.Subscriptions...),
+		Subscription{Filter: d.topics.Cmd(), QoS: qosReliable, Handler: d.onCommand},
+		Subscription{Filter: GCSStateFilter(d.topics.Prefix()), QoS: qosRetained, Handler: d.onPresence},
+	)
+	// The will is fixed for the client's life; seq 0 says the broker sent it.
+	o.Will = &Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(ConnBroken, 0), QoS: qosRetained, Retain: true}
+	o.Birth = func() Message {
+		return Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(ConnOnline, d.seq.connection.Add(1)), QoS: qosRetained, Retain: true}
+	}
+	o.Goodbye = func() Message {
+		return Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(ConnOffline, d.seq.connection.Add(1)), QoS: qosRetained, Retain: true}
+	}
+	events := d.topics.Events()
+	o.NoResend = func(topic string, retained bool) bool { return retained || topic == events }
+	o.Discard = d.topics.Discard()
+	if o.Logger == nil {
+		o.Logger = d.log
+	}
+	return o
+}
+
+// Run connects and serves until ctx is done, then publishes the final
+// state and OFFLINE, disconnects, and returns after its goroutines have
+// exited. A Daemon runs once.
+func (d *Daemon) Run(ctx context.Context) error {
+	if !d.running.CompareAndSwap(false, true) {
+		return errors.New("telemetry: daemon already ran")
+	}
+	conn, err := Dial(d.connOptions())
+	if err != nil {
+		return err
+	}
+	d.conn.Store(conn)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	wg.Go(func() { d.eventLoop(runCtx) })
+	wg.Go(func() { _ = d.outbox.Run(runCtx, conn, d.topics.Events()) })
+	wg.Go(func() { d.publishLoop(runCtx, conn) })
+	wg.Go(func() { d.intakeLoop(runCtx, conn) })
+	wg.Go(func() { d.linkLoop(runCtx, conn) })
+	<-ctx.Done()
+	wg.Wait()
+
+	if conn.IsUp() {
+		d.publishState(conn)
+	}
+	if err := conn.Close(); err != nil {
+		d.log.Warn("closing the broker connection", "err", err)
+	}
+	return nil
+}
+
+// eventLoop moves events from the sink's queue into the outbox; on the
+// way out it stores what is still queued, so it survives the restart.
+func (d *Daemon) eventLoop(ctx context.Context) {
+	for {
+		select {
+		case e := <-d.events:
+			d.storeEvent(e)
+		case <-ctx.Done():
+			for {
+				select {
+				case e := <-d.events:
+					d.storeEvent(e)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (d *Daemon) storeEvent(e missions.Event) {
+	if e.Time.IsZero() {
+		e.Time = d.cfg.Now()
+	}
+	h := d.header(&d.seq.events)
+	b, err := json.Marshal(EventMsg{Header: h, ID: uuid.NewString(), Event: e})
+	if err != nil {
+		d.droppedEvents.Add(1)
+		d.log.Error("event not encodable, dropped", "kind", e.Kind, "err", err)
+		return
+	}
+	if err := d.outbox.Add(h.Seq, b); err != nil {
+		d.log.Error("event not stored", "kind", e.Kind, "err", err)
+	}
+}
+
+// onPresence runs on the MQTT client's goroutine: record and signal.
+func (d *Daemon) onPresence(topic string, payload []byte) {
+	gcs, ok := SplitGCSTopic(d.topics.Prefix(), topic)
+	if !ok {
+		return
+	}
+	var online bool
+	if len(payload) > 0 { // an empty retained message clears the presence
+		m, err := DecodePresence(payload)
+		if err != nil {
+			d.log.Debug("bad ground station presence", "gcs", gcs, "err", err)
+			return
+		}
+		online = m.Online
+	}
+	connects := uint64(1) // Run has not stored the conn yet: its first connection
+	if conn := d.currentConn(); conn != nil {
+		connects = conn.Connects()
+	}
+	d.presenceMu.Lock()
+	d.presence[gcs] = presence{online: online, connect: connects}
+	d.presenceMu.Unlock()
+	select {
+	case d.presenceCh <- struct{}{}:
+	default:
+	}
+}
+
+func (d *Daemon) linkState(conn Conn) missions.LinkState {
+	ls := missions.LinkState{Broker: conn.IsUp()}
+	if !ls.Broker {
+		return ls // presence is unknown without the broker
+	}
+	now := conn.Connects()
+	d.presenceMu.Lock()
+	defer d.presenceMu.Unlock()
+	for _, p := range d.presence {
+		if p.online && p.connect == now {
+			ls.GCSOnline = true
+			break
+		}
+	}
+	return ls
+}
+
+// linkLoop reports link changes: the broker connection and ground station
+// presence.
+func (d *Daemon) linkLoop(ctx context.Context, conn Conn) {
+	var last missions.LinkState
+	first := true
+	for {
+		changed := conn.LinkChanged()
+		if ls := d.linkState(conn); first || ls != last {
+			first, last = false, ls
+			d.log.Info("link", "broker", ls.Broker, "gcs_online", ls.GCSOnline)
+			d.cfg.Link(ls)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-d.presenceCh:
+		}
+	}
+}
+
+// Metrics returns the current metrics figures (without a header).
+func (d *Daemon) Metrics() MetricsMsg {
+	m := MetricsMsg{
+		Tick: d.src.State().Tick,
+		Queues: QueueFigures{
+			Events:      len(d.events),
+			Outbox:      d.outbox.Len(),
+			OutboxBytes: d.outbox.Bytes(),
+			Commands:    len(d.cmds),
+		},
+		Dropped: DropFigures{
+			Events:   d.droppedEvents.Load(),
+			Outbox:   d.outbox.Dropped(),
+			Commands: d.droppedCommands.Load(),
+			Publish:  d.publishFailures.Load(),
+		},
+	}
+	if conn := d.currentConn(); conn != nil {
+		m.Link = d.linkState(conn)
+		if n := conn.Connects(); n > 1 {
+			m.Reconnects = n - 1
+		}
+	}
+	return m
+}
+
+func (d *Daemon) publishJSON(conn Conn, topic string, qos byte, retain bool, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		d.publishFailures.Add(1)
+		d.log.Error("encoding", "topic", topic, "err", err)
+		return
+	}
+	if err := conn.Publish(topic, qos, retain, b); err != nil {
+		d.publishFailures.Add(1)
+		d.log.Debug("publish", "topic", topic, "err", fmt.Sprint(err))
+	}
+}

@@ -1,0 +1,225 @@
+package telemetry
+
+import (
+	"context"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
+)
+
+const (
+	stateMinGap   = 100 * time.Millisecond // state at most 10 per second
+	stateMaxGap   = time.Second            // and at least once a second
+	metricsPeriod = time.Second
+)
+
+// publisher is the publish loop's own state; only publishLoop touches it.
+type publisher struct {
+	lastState     time.Time
+	treeMission   string
+	treeRevision  int64
+	treeNodes     int
+	treeSent      bool
+	statusMission string
+	bbWasEmpty    bool
+}
+
+// publishLoop publishes everything but events and replies. It polls the
+// Source only while the link is up: while it is down the Source coalesces
+// node statuses, and a keyframe follows the reconnect.
+func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
+	var p publisher
+	p.bbWasEmpty = true
+	telemetry := time.NewTicker(time.Duration(float64(time.Second) / d.cfg.TelemetryHz))
+	defer telemetry.Stop()
+	keyframes := time.NewTicker(d.cfg.KeyframeEvery)
+	defer keyframes.Stop()
+	metrics := time.NewTicker(metricsPeriod)
+	defer metrics.Stop()
+	heartbeat := time.NewTicker(stateMaxGap / 4)
+	defer heartbeat.Stop()
+	stateDue := time.NewTimer(time.Hour)
+	stateDue.Stop()
+	defer stateDue.Stop()
+	statePending := false
+	changed := d.src.Changed()
+	var snapshotOf uint64 // conn.Connects() of the last full snapshot
+
+	for {
+		link := conn.LinkChanged()
+		up := conn.IsUp()
+		if n := conn.Connects(); up && n != snapshotOf {
+			snapshotOf = n
+			d.snapshot(conn, &p)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-link:
+		case <-d.requests:
+			if up {
+				d.snapshot(conn, &p)
+			}
+		case <-changed:
+			if !up {
+				continue
+			}
+			d.publishTreeIfChanged(conn, &p)
+			if wait := stateMinGap - time.Since(p.lastState); wait > 0 {
+				if !statePending {
+					statePending = true
+					stateDue.Reset(wait)
+				}
+				continue
+			}
+			d.publishStateP(conn, &p)
+		case <-stateDue.C:
+			statePending = false
+			if up {
+				d.publishStateP(conn, &p)
+			}
+		case <-heartbeat.C:
+			if up && time.Since(p.lastState) >= stateMaxGap-stateMaxGap/8 {
+				d.publishStateP(conn, &p)
+			}
+		case <-telemetry.C:
+			if up {
+				d.publishTreeIfChanged(conn, &p) // in case a new tree came without a signal
+				d.publishStatus(conn, &p, false)
+				d.publishBlackboard(conn, &p)
+			}
+		case <-keyframes.C:
+			if up {
+				d.publishStatus(conn, &p, true)
+			}
+		case <-metrics.C:
+			if up {
+				m := d.Metrics()
+				m.Header = d.header(&d.seq.metrics)
+				d.publishJSON(conn, d.topics.Metrics(), qosStream, false, m)
+			}
+		}
+	}
+}
+
+// snapshot republishes the retained topics and a status keyframe: after
+// every (re)connect and on state.request. (ONLINE is the Conn's birth
+// message, already out.)
+func (d *Daemon) snapshot(conn Conn, p *publisher) {
+	d.publishFactsheet(conn)
+	d.publishStateP(conn, p)
+	d.publishTree(conn, p)
+	d.publishStatus(conn, p, true)
+}
+
+func (d *Daemon) publishFactsheet(conn Conn) {
+	f := d.cfg.Factsheet
+	f.Header = d.header(&d.seq.factsheet)
+	l := &f.Limits
+	if l.TelemetryHz == 0 {
+		l.TelemetryHz = d.cfg.TelemetryHz
+	}
+	if l.KeyframeEveryMs == 0 {
+		l.KeyframeEveryMs = d.cfg.KeyframeEvery.Milliseconds()
+	}
+	if l.MaxCommandBytes == 0 {
+		l.MaxCommandBytes = d.cfg.MaxPayload
+	}
+	if l.CommandRate == 0 {
+		l.CommandRate = d.cfg.CommandRate
+	}
+	if l.CommandBurst == 0 {
+		l.CommandBurst = d.cfg.CommandBurst
+	}
+	if l.StaleAfterMs == 0 && d.cfg.StaleAfter > 0 {
+		l.StaleAfterMs = d.cfg.StaleAfter.Milliseconds()
+	}
+	if f.NodeTypes == nil {
+		f.NodeTypes = []bt.TypeInfo{}
+	}
+	if f.Devices == nil {
+		f.Devices = []Device{}
+	}
+	d.publishJSON(conn, d.topics.Factsheet(), qosRetained, true, f)
+}
+
+func (d *Daemon) publishState(conn Conn) {
+	d.publishJSON(conn, d.topics.State(), qosRetained, true, StateMsg{Header: d.header(&d.seq.state), State: d.src.State()})
+}
+
+func (d *Daemon) publishStateP(conn Conn, p *publisher) {
+	p.lastState = time.Now()
+	d.publishState(conn)
+}
+
+func (d *Daemon) publishTreeIfChanged(conn Conn, p *publisher) {
+	t, ok := d.src.Tree()
+	if !ok {
+		t = missions.TreeInfo{}
+	}
+	// A mission's revision names its content (the runner refuses the same
+	// revision with different content), so this comparison is enough.
+	if p.treeSent && t.Mission == p.treeMission && t.Revision == p.treeRevision && len(t.Nodes) == p.treeNodes {
+		return
+	}
+	d.sendTree(conn, p, t)
+	d.publishStatus(conn, p, true) // a new tree starts with a keyframe
+}
+
+func (d *Daemon) publishTree(conn Conn, p *publisher) {
+	t, ok := d.src.Tree()
+	if !ok {
+		t = missions.TreeInfo{}
+	}
+	d.sendTree(conn, p, t)
+}
+
+func (d *Daemon) sendTree(conn Conn, p *publisher, t missions.TreeInfo) {
+	if t.Nodes == nil {
+		t.Nodes = []missions.TreeNode{}
+	}
+	p.treeMission, p.treeRevision, p.treeNodes, p.treeSent = t.Mission, t.Revision, len(t.Nodes), true
+	d.publishJSON(conn, d.topics.Tree(), qosRetained, true, TreeMsg{Header: d.header(&d.seq.tree), TreeInfo: t})
+}
+
+// publishStatus sends the changes since the last call, or a keyframe when
+// asked, when the mission changed, or when the Source returns one.
+func (d *Daemon) publishStatus(conn Conn, p *publisher, keyframe bool) {
+	u, ok := d.src.Status(keyframe)
+	if !ok {
+		return
+	}
+	if !keyframe && u.Keyframe == "" && u.Mission != p.statusMission {
+		if u, ok = d.src.Status(true); !ok {
+			return
+		}
+	}
+	if u.Keyframe == "" && len(u.Changes) == 0 {
+		return // nothing changed: nothing published
+	}
+	p.statusMission = u.Mission
+	m := StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
+	if u.Keyframe == "" {
+		m.Changes = make([]NodeStatus, 0, len(u.Changes))
+		for _, c := range u.Changes {
+			if validStatus(c.Status) {
+				m.Changes = append(m.Changes, NodeStatus{Node: c.Node, Status: c.Status})
+			}
+		}
+	}
+	d.publishJSON(conn, d.topics.Status(), qosStream, false, m)
+}
+
+func (d *Daemon) publishBlackboard(conn Conn, p *publisher) {
+	vals := d.src.Blackboard()
+	if len(vals) == 0 && p.bbWasEmpty {
+		return
+	}
+	p.bbWasEmpty = len(vals) == 0
+	if vals == nil {
+		vals = []missions.BlackboardValue{}
+	}
+	d.publishJSON(conn, d.topics.Blackboard(), qosStream, false,
+		BlackboardMsg{Header: d.header(&d.seq.blackboard), Mission: p.treeMission, Values: vals})
+}

@@ -1,0 +1,80 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/botd-project/botd/missions"
+)
+
+// Command intake takes outside input: whatever arrives, it answers once,
+// and only a well-formed command reaches the handler.
+func FuzzCommandIntake(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"a","op":"estop"}`, `{"id":"a","op":"mission.load","mission":{"name":"x"},"start":true}`,
+		`{"id":1,"op":"estop"}`, `{"id":"a","op":"estop","ts":"2026-11-21T12:00:00Z"}`, `{`, `[]`, `null`, `"x"`,
+		`{"id":"a","op":"x","agent":"1"}`, `{"id":"a","op":"x","tree":[1,2]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	h := &fakeHandler{}
+	d, err := NewDaemon(DaemonConfig{Robot: "r", Conn: testConn("tcp://127.0.0.1:1"), StateDir: f.TempDir(),
+		Source: newFakeSource(0), Commands: h, MaxPayload: 4096, CommandRate: 1e9, CommandBurst: 1 << 30, StaleAfter: -1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	intake := []string{missions.ErrInvalidJSON, missions.ErrValidation, missions.ErrTooLarge, missions.ErrStaleCommand, missions.ErrRateLimited}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		d.replies = newReplyCache(4) // independent inputs
+		before := h.count("")
+		in := inboundCmd{size: len(payload)}
+		if len(payload) <= d.cfg.MaxPayload {
+			in.payload = payload
+		}
+		r := d.handle(context.Background(), in)
+		called := h.count("") - before
+		if r.OK == (r.Error != nil) {
+			t.Fatalf("reply %+v", r)
+		}
+		if called > 1 {
+			t.Fatalf("handler called %d times", called)
+		}
+		if called == 1 {
+			var c missions.Command
+			if json.Unmarshal(payload, &c) != nil || c.ID == "" || c.Op == "" || r.ID != c.ID {
+				t.Fatalf("handler got %q", payload)
+			}
+		} else if r.Error == nil || !slices.Contains(intake, r.Error.Code) {
+			t.Fatalf("refused with %+v without reaching the handler", r.Error)
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func FuzzDecodeStatus(f *testing.F) {
+	for _, s := range []string{
+		`{"robot":"r","seq":1,"ts":"2026-11-21T12:00:00.120Z","mission":"m","tick":3,"changes":[[0,"R"],[5,"S"]]}`,
+		`{"robot":"r","seq":1,"ts":"2026-11-21T12:00:00.120Z","mission":"m","tick":3,"keyframe":"RRSIF"}`,
+		`{"robot":"r","seq":1,"ts":"2026-11-21T12:00:00Z","changes":[[-1,"E"]]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeStatus(b)
+		if err != nil {
+			return
+		}
+		again, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("decoded %q but cannot encode it: %v", b, err)
+		}
+		m2, err := DecodeStatus(again)
+		if err != nil || m2.Keyframe != m.Keyframe || !slices.Equal(m2.Changes, m.Changes) {
+			t.Fatalf("round trip %q → %q: %v", b, again, err)
+		}
+	})
+}
