@@ -174,7 +174,7 @@ func mission(rev int, root string, extra ...string) json.RawMessage {
 		missionID, rev, root, more))
 }
 
-const waitLong = `{"type":"Sequence","children":[{"type":"Log","params":{"message":"go"}},{"type":"Wait","params":{"ms":60000}}]}`
+const waitLong = `{"type":"MemSequence","children":[{"type":"Log","params":{"message":"go"}},{"type":"Wait","params":{"ms":60000}}]}`
 const quick = `{"type":"MemSequence","children":[{"type":"Log","params":{"message":"hi"}},{"type":"Wait","params":{"ms":20}}]}`
 
 func TestRunnerRunsAMissionToTheEnd(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/missions"
 )
 
@@ -18,8 +19,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	subst := fs.String("substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
+	hwFile := fs.String("hardware", "", "hardware config whose device leaves missions may use (default: the simulated rover)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] FILE...")
+		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-hardware FILE] FILE...")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -35,14 +37,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd check:", err)
 		return 2
 	}
-	reg := newRegistry()
+	hw, err := loadHardware(*hwFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd check:", err)
+		return 2
+	}
+	reg := newRegistry(hw)
 	bad := false
 	for _, f := range files {
 		prefix := ""
 		if len(files) > 1 {
 			prefix = f + ": "
 		}
-		m, err := loadFile(f, reg, subs)
+		m, err := loadFile(f, reg, hw, subs)
 		if err != nil {
 			bad = true
 			var ps bt.Problems
@@ -65,13 +72,18 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// loadFile reads and compiles a mission file.
-func loadFile(path string, reg *bt.Registry, subs map[string]string) (*missions.Mission, error) {
+// loadFile reads and compiles a mission file; the sensor keys of hw exist
+// on the blackboard.
+func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs map[string]string) (*missions.Mission, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return missions.Load(data, missions.Options{Registry: reg, Substitute: subs})
+	var keys []string
+	if hw != nil {
+		keys = hw.SensorKeys()
+	}
+	return missions.Load(data, missions.Options{Registry: reg, Substitute: subs, Keys: keys})
 }
 
 // loadSubstitutions reads -substitute: a file when one exists at that

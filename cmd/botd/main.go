@@ -25,12 +25,17 @@ func main() {
 // run is the whole program as a function, so tests can drive it. It
 // returns the process exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (len(args[0]) > 0 && args[0][0] == '-' && !isHelp(args[0])) {
+		return runDaemon(ctx, args, stdout, stderr)
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "check":
 			return runCheck(args[1:], stdout, stderr)
 		case "sim":
 			return runSim(ctx, args[1:], stdout, stderr)
+		case "check-config":
+			return runCheckConfig(args[1:], stdout, stderr)
 		case "nodes":
 			return runNodes(args[1:], stdout, stderr)
 		case "version", "-version", "--version":
@@ -49,11 +54,17 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `botd: behavior-tree mission control for robots
 
 Usage:
+  botd [-config FILE] [flags] run the daemon (default: simulated rover, embedded broker, demo mission)
   botd check FILE...        validate missions (botd JSON/YAML, Behavior3 JSON, BehaviorTree.CPP XML)
   botd sim [flags] FILE     run a mission headless on virtual time and print its trace
+  botd check-config FILE    validate a daemon config (hardware, world and mission included)
   botd nodes [-json]        print the node catalog
   botd version              print the version
 
 Run 'botd sim -h' for the simulator's flags.
 `)
+}
+
+func isHelp(a string) bool {
+	return a == "-h" || a == "-help" || a == "--help" || a == "-version" || a == "--version"
 }

@@ -208,7 +208,11 @@ func TestSimTraceFileAndAgents(t *testing.T) {
 
 func TestNodesDoc(t *testing.T) {
 	var out bytes.Buffer
-	writeCatalogMarkdown(&out, newRegistry().Catalog())
+	hw, err := simHardware()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeCatalogMarkdown(&out, newRegistry(hw).Catalog())
 	path := "../../docs/NODES.md"
 	if *update {
 		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {

@@ -19,7 +19,12 @@ func runNodes(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cat := newRegistry().Catalog()
+	hw, err := simHardware()
+	if err != nil {
+		fmt.Fprintln(stderr, "botd nodes:", err)
+		return 1
+	}
+	cat := newRegistry(hw).Catalog()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

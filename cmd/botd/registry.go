@@ -1,8 +1,41 @@
 package main
 
-import "github.com/botd-project/botd/bt"
+import (
+	"fmt"
 
-// newRegistry returns the node types this build of botd knows.
-func newRegistry() *bt.Registry {
-	return bt.NewRegistry()
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/configs"
+	"github.com/botd-project/botd/drivers"
+)
+
+// simHardware is the default simulated rover's hardware config.
+func simHardware() (*drivers.Config, error) {
+	data, err := configs.FS.ReadFile("sim.yaml")
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := drivers.ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("built-in sim.yaml: %w", err)
+	}
+	return cfg, nil
+}
+
+// loadHardware reads a hardware config file, or the built-in simulated
+// rover when file is "".
+func loadHardware(file string) (*drivers.Config, error) {
+	if file == "" {
+		return simHardware()
+	}
+	return drivers.LoadConfig(file)
+}
+
+// newRegistry returns the node types of the built-ins plus the device
+// leaves of hw.
+func newRegistry(hw *drivers.Config) *bt.Registry {
+	r := bt.NewRegistry()
+	if hw != nil {
+		drivers.Register(r, hw)
+	}
+	return r
 }

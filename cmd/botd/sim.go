@@ -5,10 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
+	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/sim"
 )
 
 // Exit statuses of botd sim (MISSIONS.md section 8).
@@ -22,11 +26,13 @@ const (
 const defaultTickHz = 20
 
 type simOptions struct {
-	ticks  int
-	hz     float64
-	agents int
-	subst  string
-	trace  string
+	ticks    int
+	hz       float64
+	agents   int
+	subst    string
+	trace    string
+	world    string
+	hardware string
 }
 
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -38,8 +44,10 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.agents, "agents", 1, "number of agents sharing the tree")
 	fs.StringVar(&o.subst, "substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
 	fs.StringVar(&o.trace, "trace", "", "write the JSON-lines trace to FILE, or - for stdout")
+	fs.StringVar(&o.world, "world", "", "world file of the simulated yard (default: the built-in yard)")
+	fs.StringVar(&o.hardware, "hardware", "", "hardware config of the simulated robots (default: the built-in rover)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-substitute RULES] [-trace FILE|-] FILE")
+		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-world FILE] [-substitute RULES] [-trace FILE|-] FILE")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -66,7 +74,19 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd sim:", err)
 		return simError
 	}
-	m, err := loadFile(files[0], newRegistry(), subs)
+	hw, err := loadHardware(o.hardware)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd sim:", err)
+		return simError
+	}
+	world := sim.DefaultWorld()
+	if o.world != "" {
+		if world, err = sim.LoadWorld(o.world); err != nil {
+			fmt.Fprintln(stderr, "botd sim:", err)
+			return simError
+		}
+	}
+	m, err := loadFile(files[0], newRegistry(hw), hw, subs)
 	if err != nil {
 		fmt.Fprintf(stderr, "botd sim: %s: %v\n", files[0], err)
 		return simError
@@ -95,7 +115,14 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		trace = bt.NewTraceWriter(f, m.Tree)
 	}
 
-	s := &simRun{opts: o, tree: m.Tree, trace: trace, log: stderr}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	fleet, err := drivers.NewSimFleet(hw, world, o.agents, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd sim:", err)
+		return simError
+	}
+	defer fleet.Close()
+	s := &simRun{opts: o, tree: m.Tree, trace: trace, log: stderr, fleet: fleet}
 	res := s.run(ctx)
 	if trace != nil && trace.Err() != nil {
 		fmt.Fprintln(stderr, "botd sim: writing the trace:", trace.Err())
@@ -117,6 +144,7 @@ type simRun struct {
 	tree  *bt.Tree
 	trace *bt.TraceWriter
 	log   io.Writer
+	fleet *drivers.SimFleet // one simulated robot per agent, in one world
 }
 
 type simResult struct {
@@ -160,11 +188,14 @@ func nanosAt(k int, hz float64) int64 { return int64(math.Round(float64(k) * 1e9
 func (s *simRun) run(ctx context.Context) simResult {
 	n := s.opts.agents
 	agents := make([]*bt.Agent, n)
+	bindings := make([]*drivers.Binding, n)
 	res := simResult{statuses: make([]bt.Status, n)}
 	sink := &logSink{w: s.log}
 	for i := range agents {
 		a := bt.NewAgent(s.tree, i, 0)
 		a.Sink = sink
+		a.Env = s.fleet.Robot(i)
+		bindings[i] = s.fleet.Robot(i).Bind(s.tree)
 		if s.trace != nil {
 			a.SetObserver(s.trace)
 		}
@@ -179,11 +210,17 @@ func (s *simRun) run(ctx context.Context) simResult {
 		now := nanosAt(k, s.opts.hz)
 		sink.now = now
 		res.ticks = k
+		s.fleet.Advance(drivers.SimEpoch.Add(time.Duration(now)))
 		for i, a := range agents {
 			if res.statuses[i] != bt.Running {
 				continue
 			}
+			robot := s.fleet.Robot(i)
+			bindings[i].Snapshot(&a.BB)
 			st := a.Tick(now)
+			if err := robot.Apply(); err != nil {
+				sink.Emit(a, 0, "error", "applying actuator commands: "+err.Error())
+			}
 			if s.trace != nil {
 				s.trace.EndTick(uint64(k), float64(now)/1e6, a, st)
 			}
@@ -199,6 +236,7 @@ func (s *simRun) run(ctx context.Context) simResult {
 			// Stopped by the limit: let actions clean up, outside the trace.
 			a.SetObserver(nil)
 			a.HaltAll()
+			s.fleet.Robot(i).Apply()
 		}
 	}
 	return res

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/botd-project/botd/missions"
+)
+
+// Config is botd's configuration file (configs/botd.example.yaml documents
+// every field).
+type Config struct {
+	Robot     string          `yaml:"robot"`
+	Tick      TickConfig      `yaml:"tick"`
+	Broker    BrokerConfig    `yaml:"broker"`
+	Telemetry TelemetryConfig `yaml:"telemetry"`
+	StateDir  string          `yaml:"state_dir"`
+	Hardware  yaml.Node       `yaml:"hardware"`
+	World     string          `yaml:"world"`
+	Mission   string          `yaml:"mission"`
+	Writable  []string        `yaml:"writable"`
+	Failsafe  FailsafeSection `yaml:"failsafe"`
+	Security  SecurityConfig  `yaml:"security"`
+	Metrics   MetricsConfig   `yaml:"metrics"`
+	Log       LogConfig       `yaml:"log"`
+
+	// dir resolves relative paths in the file (hardware, world, mission).
+	dir fs.FS
+	// source names the file for messages.
+	source string
+}
+
+// TickConfig is the tick rate and the range missions may ask for.
+type TickConfig struct {
+	Hz    float64 `yaml:"hz"`
+	MinHz float64 `yaml:"min_hz"`
+	MaxHz float64 `yaml:"max_hz"`
+}
+
+// BrokerConfig says which broker to use; with no URL botd starts its own.
+type BrokerConfig struct {
+	URL          string         `yaml:"url"`
+	ClientID     string         `yaml:"client_id"`
+	Username     string         `yaml:"username"`
+	PasswordFile string         `yaml:"password_file"`
+	CAFile       string         `yaml:"ca_file"`
+	CertFile     string         `yaml:"cert_file"`
+	KeyFile      string         `yaml:"key_file"`
+	TopicPrefix  string         `yaml:"topic_prefix"`
+	Embedded     EmbeddedBroker `yaml:"embedded"`
+}
+
+// EmbeddedBroker configures the broker botd starts when no URL is given.
+type EmbeddedBroker struct {
+	Listen          string `yaml:"listen"`
+	CredentialsFile string `yaml:"credentials_file"`
+}
+
+// TelemetryConfig sets publishing rates and command intake limits.
+type TelemetryConfig struct {
+	StatusHz      float64       `yaml:"status_hz"`
+	KeyframeEvery time.Duration `yaml:"keyframe_every"`
+	MaxPayload    int           `yaml:"max_payload"`
+	CommandRate   float64       `yaml:"command_rate"`
+	CommandBurst  int           `yaml:"command_burst"`
+	StaleAfter    time.Duration `yaml:"stale_after"`
+}
+
+// FailsafeSection is missions.FailsafeConfig plus the e-stop button.
+type FailsafeSection struct {
+	missions.FailsafeConfig `yaml:",inline"`
+	// EStopButton is a digital input device (kind bump) that e-stops the
+	// robot while pressed.
+	EStopButton string `yaml:"estop_button"`
+}
+
+// SecurityConfig holds mission signing.
+type SecurityConfig struct {
+	RequireSignedMissions bool     `yaml:"require_signed_missions"`
+	PublicKeys            []string `yaml:"public_keys"` // "id:base64"
+}
+
+// MetricsConfig enables the Prometheus endpoint.
+type MetricsConfig struct {
+	Listen string `yaml:"listen"` // e.g. 127.0.0.1:9100; empty: off
+}
+
+// LogConfig sets the log level and format.
+type LogConfig struct {
+	Level  string `yaml:"level"`  // debug, info, warn, error
+	Format string `yaml:"format"` // text or json
+}
+
+var robotIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
+
+// loadConfig reads a config file; relative paths inside it are resolved
+// from its directory.
+func loadConfig(file string) (*Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return parseConfig(data, os.DirFS(filepath.Dir(file)), file)
+}
+
+// parseConfig decodes, fills defaults and validates, reporting every
+// problem with its field path.
+func parseConfig(data []byte, dir fs.FS, source string) (*Config, error) {
+	c := &Config{dir: dir, source: source}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) { // an empty file is an empty config
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	c.setDefaults()
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return c, nil
+}
+
+func (c *Config) setDefaults() {
+	if c.Robot == "" {
+		c.Robot = "rover-1"
+	}
+	if c.Tick.Hz == 0 {
+		c.Tick.Hz = 20
+	}
+	if c.Tick.MinHz == 0 {
+		c.Tick.MinHz = 1
+	}
+	if c.Tick.MaxHz == 0 {
+		c.Tick.MaxHz = 500
+	}
+	if c.Broker.TopicPrefix == "" {
+		c.Broker.TopicPrefix = "botd/v1"
+	}
+	if c.Broker.Embedded.Listen == "" {
+		c.Broker.Embedded.Listen = "127.0.0.1:1883"
+	}
+	if c.Broker.ClientID == "" {
+		c.Broker.ClientID = "botd-" + c.Robot
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+}
+
+// validate reports every problem, each prefixed with its field path.
+func (c *Config) validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if !robotIDPattern.MatchString(c.Robot) {
+		bad("robot", "%q may hold only letters, digits and _ . : -", c.Robot)
+	}
+	switch {
+	case c.Tick.MinHz <= 0 || c.Tick.MaxHz < c.Tick.MinHz:
+		bad("tick", "min_hz %v and max_hz %v do not make a range", c.Tick.MinHz, c.Tick.MaxHz)
+	case c.Tick.Hz < c.Tick.MinHz || c.Tick.Hz > c.Tick.MaxHz:
+		bad("tick.hz", "%v is outside [min_hz %v, max_hz %v]", c.Tick.Hz, c.Tick.MinHz, c.Tick.MaxHz)
+	}
+	if c.Broker.URL != "" && !strings.Contains(c.Broker.URL, "://") {
+		bad("broker.url", "%q needs a scheme (tcp://, ssl://, ws://)", c.Broker.URL)
+	}
+	if (c.Broker.CertFile == "") != (c.Broker.KeyFile == "") {
+		bad("broker", "cert_file and key_file go together")
+	}
+	if c.Telemetry.StatusHz < 0 || c.Telemetry.StatusHz > 100 {
+		bad("telemetry.status_hz", "%v is outside [0, 100]", c.Telemetry.StatusHz)
+	}
+	if c.Telemetry.MaxPayload < 0 {
+		bad("telemetry.max_payload", "must not be negative")
+	}
+	if err := c.Failsafe.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Failsafe.BatteryCritical > 0 && c.Failsafe.BatteryLow > 0 && c.Failsafe.BatteryCritical > c.Failsafe.BatteryLow {
+		bad("failsafe", "battery_critical %v is above battery_low %v", c.Failsafe.BatteryCritical, c.Failsafe.BatteryLow)
+	}
+	if c.Security.RequireSignedMissions && len(c.Security.PublicKeys) == 0 {
+		bad("security.public_keys", "require_signed_missions needs at least one key")
+	}
+	for i, k := range c.Security.PublicKeys {
+		if _, _, err := missions.ParsePublicKey(k); err != nil {
+			bad(fmt.Sprintf("security.public_keys[%d]", i), "%v", err)
+		}
+	}
+	for i, k := range c.Writable {
+		if k == "" || strings.ContainsAny(k, " {}") {
+			bad(fmt.Sprintf("writable[%d]", i), "%q is not a blackboard key", k)
+		}
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "%q is not debug, info, warn or error", c.Log.Level)
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		bad("log.format", "%q is not text or json", c.Log.Format)
+	}
+	if c.Hardware.Kind == 0 {
+		bad("hardware", "missing: name a hardware file (e.g. sim.yaml) or give adaptors and devices inline")
+	}
+	return errors.Join(errs...)
+}
+
+// readRelative reads a file named in the config, relative to it.
+func (c *Config) readRelative(name string) ([]byte, error) {
+	if filepath.IsAbs(name) {
+		return os.ReadFile(name)
+	}
+	return fs.ReadFile(c.dir, path.Clean(filepath.ToSlash(name)))
+}
+
+// hardwareYAML returns the hardware section as a YAML document: the named
+// file, or the inline mapping.
+func (c *Config) hardwareYAML() ([]byte, string, error) {
+	n := &c.Hardware
+	if n.Kind == yaml.ScalarNode {
+		data, err := c.readRelative(n.Value)
+		return data, n.Value, err
+	}
+	data, err := yaml.Marshal(n)
+	return data, "hardware", err
+}

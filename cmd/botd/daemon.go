@@ -1,0 +1,437 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/configs"
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+// runDaemon is `botd [flags]`: the daemon. With no -config it runs the
+// embedded default: the simulated rover, the embedded broker and the demo
+// mission.
+func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("botd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configFile := fs.String("config", "", "config file (default: the built-in simulated rover)")
+	broker := fs.String("broker", "", "broker URL, overriding the config (tcp://host:1883)")
+	robot := fs.String("robot", "", "robot id, overriding the config")
+	mission := fs.String("mission", "", "mission file to load and start, overriding the config")
+	stateDir := fs.String("state-dir", "", "state directory, overriding the config")
+	listen := fs.String("listen", "", "embedded broker address, overriding the config")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: botd [-config FILE] [-broker URL] [-robot ID] [-mission FILE] [-state-dir DIR] [-listen ADDR]")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nother commands: botd check | sim | nodes | check-config | version (botd help)")
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	var cfg *Config
+	var err error
+	if *configFile != "" {
+		cfg, err = loadConfig(*configFile)
+	} else {
+		cfg, err = defaultConfig()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "botd:", err)
+		return 1
+	}
+	if *robot != "" {
+		cfg.Robot = *robot
+		cfg.Broker.ClientID = "botd-" + *robot
+	}
+	if *broker != "" {
+		cfg.Broker.URL = *broker
+	}
+	if *mission != "" {
+		abs, _ := filepath.Abs(*mission)
+		cfg.Mission = abs
+	}
+	if *stateDir != "" {
+		cfg.StateDir = *stateDir
+	}
+	if *listen != "" {
+		cfg.Broker.Embedded.Listen = *listen
+	}
+	if err := cfg.validate(); err != nil {
+		fmt.Fprintln(stderr, "botd:", err)
+		return 1
+	}
+	log := newLogger(cfg.Log, stderr)
+	slog.SetDefault(log) // Gobot logs through the standard logger
+	if err := serve(ctx, cfg, log, stdout); err != nil {
+		log.Error("botd stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func defaultConfig() (*Config, error) {
+	data, err := configs.FS.ReadFile(configs.Default)
+	if err != nil {
+		return nil, err
+	}
+	return parseConfig(data, configs.FS, "built-in "+configs.Default)
+}
+
+func newLogger(c LogConfig, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// resolveStateDir picks the state directory.
+func resolveStateDir(c *Config) (string, error) {
+	dir := c.StateDir
+	if dir == "" {
+		dir = os.Getenv("BOTD_STATE_DIR")
+	}
+	if dir == "" {
+		base := os.Getenv("XDG_STATE_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("no state directory: set state_dir or $BOTD_STATE_DIR")
+			}
+			base = filepath.Join(home, ".local", "state")
+		}
+		dir = filepath.Join(base, "botd", c.Robot)
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// system is the assembled daemon.
+type system struct {
+	cfg    *Config
+	log    *slog.Logger
+	hw     *drivers.Config
+	world  *sim.World
+	robot  *drivers.Robot
+	reg    *bt.Registry
+	runner *missions.Runner
+	tele   *telemetry.Daemon
+	broker *telemetry.Broker
+	url    string
+}
+
+// build wires the parts together without starting anything that runs.
+func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) {
+	s := &system{cfg: cfg, log: log}
+	hwData, hwName, err := cfg.hardwareYAML()
+	if err != nil {
+		return nil, fmt.Errorf("hardware: %w", err)
+	}
+	s.hw, err = drivers.ParseConfig(hwData)
+	if err != nil {
+		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
+	}
+	for _, a := range s.hw.Adaptors {
+		if a.Kind == drivers.BoardSim && s.world == nil {
+			if s.world, err = loadWorld(cfg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s.robot, err = drivers.Build(s.hw, drivers.Options{World: s.world, Name: cfg.Robot, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
+	}
+	s.reg = bt.NewRegistry()
+	drivers.Register(s.reg, s.hw)
+	var keys []string
+	for _, d := range s.robot.Devices() {
+		keys = append(keys, d.Keys()...)
+	}
+	stateDir, err := resolveStateDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var verify func(missions.Command, []byte) *missions.ReplyError
+	if cfg.Security.RequireSignedMissions {
+		ring := missions.Keyring{}
+		for _, k := range cfg.Security.PublicKeys {
+			id, pub, _ := missions.ParsePublicKey(k)
+			ring[id] = pub
+		}
+		verify = ring.Verifier()
+	}
+	events := &eventForwarder{}
+	s.runner, err = missions.NewRunner(missions.Config{
+		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
+		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
+		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
+		Verify: verify, Events: events.emit, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.url = cfg.Broker.URL
+	if s.url == "" {
+		// The broker outlives ctx: telemetry publishes the final state and
+		// OFFLINE through it after the mission stopped; close() stops it.
+		s.broker, err = telemetry.StartBroker(context.Background(), telemetry.BrokerConfig{Addr: cfg.Broker.Embedded.Listen,
+			Credentials: cfg.Broker.Embedded.CredentialsFile, Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
+		if err != nil {
+			return nil, fmt.Errorf("embedded broker: %w", err)
+		}
+		s.url = s.broker.URL()
+	}
+	s.tele, err = telemetry.NewDaemon(telemetry.DaemonConfig{
+		Robot: cfg.Robot, Prefix: cfg.Broker.TopicPrefix,
+		Conn: telemetry.ConnOptions{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
+			Username: cfg.Broker.Username, PasswordFile: cfg.Broker.PasswordFile, PasswordEnv: "BOTD_MQTT_PASSWORD",
+			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile},
+		StateDir: stateDir, Source: s.runner, Commands: s.runner, Factsheet: s.factsheet(),
+		TelemetryHz: cfg.Telemetry.StatusHz, KeyframeEvery: cfg.Telemetry.KeyframeEvery, MaxPayload: cfg.Telemetry.MaxPayload,
+		CommandRate: cfg.Telemetry.CommandRate, CommandBurst: cfg.Telemetry.CommandBurst, StaleAfter: cfg.Telemetry.StaleAfter,
+		Link: s.runner.SetLink, Logger: log.With("part", "telemetry"),
+	})
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	events.set(s.tele.EventSink())
+	return s, nil
+}
+
+func loadWorld(cfg *Config) (*sim.World, error) {
+	if cfg.World == "" {
+		return sim.DefaultWorld(), nil
+	}
+	data, err := cfg.readRelative(cfg.World)
+	if err != nil {
+		return nil, fmt.Errorf("world: %w", err)
+	}
+	w, err := sim.ParseWorld(data)
+	if err != nil {
+		return nil, fmt.Errorf("world %s: %w", cfg.World, err)
+	}
+	return w, nil
+}
+
+func (s *system) factsheet() telemetry.FactsheetMsg {
+	f := telemetry.FactsheetMsg{Version: version, NodeTypes: s.reg.Catalog(),
+		Limits: telemetry.Limits{TickHz: s.cfg.Tick.Hz, MaxTickHz: s.cfg.Tick.MaxHz, MaxMissionBytes: missions.MaxDocumentBytes}}
+	for _, d := range s.robot.Devices() {
+		f.Devices = append(f.Devices, telemetry.Device{Name: d.Name(), Kind: d.Kind()})
+	}
+	return f
+}
+
+// serve runs the daemon until ctx is done, then shuts down in order: halt
+// the mission and make the robot safe, publish the final state and
+// OFFLINE, disconnect, stop the broker.
+func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer) error {
+	s, err := build(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if err := s.robot.Start(ctx); err != nil {
+		return fmt.Errorf("starting the robot: %w", err)
+	}
+	teleCtx, stopTele := context.WithCancel(context.Background())
+	defer stopTele()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := s.tele.Run(teleCtx); err != nil {
+			errs <- fmt.Errorf("telemetry: %w", err)
+		}
+	}()
+	if s.world != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); stepWorld(ctx, s.world) }()
+	}
+	runnerDone := make(chan error, 1)
+	go func() { runnerDone <- s.runner.Run(ctx) }()
+	log.Info("botd running", "robot", cfg.Robot, "broker", s.url, "config", cfg.source)
+	if s.broker != nil {
+		fmt.Fprintf(stdout, "botd: robot %q on the embedded broker %s; watch it with: go run ./cmd/botctl watch %s\n", cfg.Robot, s.url, cfg.Robot)
+	}
+	if cfg.Mission != "" {
+		go s.startMission(ctx, cfg.Mission)
+	}
+	if cfg.Failsafe.EStopButton != "" {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.watchEStopButton(ctx, cfg.Failsafe.EStopButton) }()
+	}
+	var runErr error
+	select {
+	case runErr = <-runnerDone:
+	case err := <-errs:
+		runErr = err
+		<-ctx.Done()
+		<-runnerDone
+	}
+	// The runner has halted the mission and made the robot safe; now
+	// telemetry publishes the final state and OFFLINE, and disconnects.
+	stopTele()
+	wg.Wait()
+	return runErr
+}
+
+func (s *system) close() {
+	if s.robot != nil {
+		if err := s.robot.Close(); err != nil {
+			s.log.Warn("closing the robot", "err", err)
+		}
+	}
+	if s.broker != nil {
+		s.broker.Close()
+	}
+}
+
+// stepWorld advances the simulated world on the real clock.
+func stepWorld(ctx context.Context, w *sim.World) {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			w.Step(now.Sub(last))
+			last = now
+		}
+	}
+}
+
+// startMission loads and starts the configured mission, as a ground
+// station would.
+func (s *system) startMission(ctx context.Context, name string) {
+	data, err := s.cfg.readRelative(name)
+	if err != nil {
+		s.log.Error("mission", "file", name, "err", err)
+		return
+	}
+	doc, err := missions.Decode(data)
+	if err != nil {
+		s.log.Error("mission does not decode", "file", name, "err", err)
+		return
+	}
+	if doc.ID == "" {
+		// A stable id per mission name, so restarts update the same mission.
+		doc.ID = uuid.NewSHA1(uuid.NameSpaceURL, []byte("botd:mission:"+doc.Name)).String()
+	}
+	js, err := doc.JSON()
+	if err != nil {
+		s.log.Error("mission", "file", name, "err", err)
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rep := s.runner.Do(cctx, missions.Command{ID: uuid.NewString(), Op: missions.OpMissionLoad, Mission: json.RawMessage(js), Start: true, Replace: true})
+	if !rep.OK {
+		s.log.Error("mission refused", "file", name, "code", rep.Error.Code, "err", rep.Error.Message)
+		return
+	}
+	s.log.Info("mission started", "file", name, "id", doc.ID)
+}
+
+// watchEStopButton e-stops the robot while the configured button reads
+// pressed.
+func (s *system) watchEStopButton(ctx context.Context, device string) {
+	key := "bump." + device
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if v, _, ok := s.robot.Reading(key); ok && v != 0 {
+			if st := s.runner.State(); !st.EStop {
+				s.log.Warn("e-stop button pressed", "device", device)
+				s.runner.Do(ctx, missions.Command{ID: uuid.NewString(), Op: missions.OpEStop})
+			}
+		}
+	}
+}
+
+// eventForwarder lets the runner be built before telemetry's sink exists.
+type eventForwarder struct {
+	mu   sync.Mutex
+	sink missions.EventSink
+}
+
+func (f *eventForwarder) set(s missions.EventSink) { f.mu.Lock(); f.sink = s; f.mu.Unlock() }
+
+func (f *eventForwarder) emit(e missions.Event) {
+	f.mu.Lock()
+	sink := f.sink
+	f.mu.Unlock()
+	if sink != nil {
+		sink(e)
+	}
+}
+
+// hardware adapts drivers.Robot to missions.Hardware.
+type hardware struct{ r *drivers.Robot }
+
+func (h hardware) Bind(t *bt.Tree) missions.Binding { return h.r.Bind(t) }
+func (h hardware) Apply() error                     { return h.r.Apply() }
+func (h hardware) Safe() error                      { return h.r.Safe() }
+func (h hardware) ReleaseEStop()                    { h.r.ReleaseEStop() }
+func (h hardware) Env() any                         { return h.r }
+
+func (h hardware) EStop(reason string) {
+	if err := h.r.EStop(reason); err != nil {
+		slog.Error("e-stop: an actuator did not reach its safe state", "err", err)
+	}
+}
+
+func (h hardware) Reading(key string) (float64, time.Time, bool) { return h.r.Reading(key) }
+
+func (h hardware) Faults() []missions.Fault {
+	fs := h.r.Faults()
+	out := make([]missions.Fault, len(fs))
+	for i, f := range fs {
+		out[i] = missions.Fault{Device: f.Device, Key: f.Key, Code: f.Code, Message: f.Message, Since: f.Since}
+	}
+	return out
+}
+
+// minLevel drops records below a level (the broker is chatty at INFO).
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(a), h.min}
+}
+func (h minLevel) WithGroup(n string) slog.Handler { return minLevel{h.Handler.WithGroup(n), h.min} }
