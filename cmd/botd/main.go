@@ -16,7 +16,7 @@ import (
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -67,4 +67,8 @@ Run 'botd sim -h' for the simulator's flags.
 
 func isHelp(a string) bool {
 	return a == "-h" || a == "-help" || a == "--help" || a == "-version" || a == "--version"
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExampleConfigsAreValid(t *testing.T) {
+	if err := checkConfigFile("../../configs/botd.example.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := defaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Mission == "" || cfg.Broker.URL != "" || cfg.Robot != "rover-1" {
+		t.Fatalf("the default must run the demo mission on the embedded broker: %+v", cfg)
+	}
+	code, out, _ := runCmd(t, "check-config", "../../configs/botd.example.yaml")
+	if code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("check-config: %d %s", code, out)
+	}
+}
+
+func TestBadConfigs(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "badhw.yaml"), []byte("adaptors: {board: {kind: sim}}\ndevices:\n  - {name: base, kind: diff_drive, left: {speed: \"11\", dir: \"13\"}, right: {speed: \"15\", dir: \"16\"}, max_linear: -1}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad-mission.json"), []byte(`{"format":"botd/mission@1","main":"m","trees":{"m":{"type":"Drive","params":{"linear":5}}}}`), 0o644)
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"unknown field", "robot: r\nhardware: sim.yaml\ntick: {hz: 20, rate: 3}\n", []string{"field rate not found"}},
+		{"several problems", "robot: 'bad id'\nhardware: sim.yaml\ntick: {hz: 900}\nlog: {level: loud}\nsecurity: {require_signed_missions: true}\n",
+			[]string{"robot:", "tick.hz: 900 is outside", "log.level", "security.public_keys"}},
+		{"no hardware", "robot: r\n", []string{"hardware: missing"}},
+		{"bad hardware", "robot: r\nhardware: badhw.yaml\n", []string{"badhw.yaml", "devices[0].max_linear"}},
+		{"mission over the limits", "robot: r\nhardware: " + filepath.Join(mustAbs(t, "../../configs"), "sim.yaml") + "\nmission: bad-mission.json\n", []string{"/trees/m/params/linear"}},
+		{"broker without scheme", "robot: r\nhardware: sim.yaml\nbroker: {url: localhost:1883}\n", []string{"broker.url"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")
+			os.WriteFile(f, []byte(tc.yaml), 0o644)
+			err := checkConfigFile(f)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

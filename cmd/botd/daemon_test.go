@@ -1,0 +1,385 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+// TestMain lets the test binary double as botd: with BOTD_TEST_DAEMON set
+// it runs the daemon with the given arguments, so tests can kill a real
+// daemon process.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("BOTD_TEST_DAEMON"); args != "" {
+		var a []string
+		json.Unmarshal([]byte(args), &a)
+		ctx, stop := signalContext()
+		code := run(ctx, a, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// daemonProc is botd running as a child process.
+type daemonProc struct {
+	cmd *exec.Cmd
+	out *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func startDaemonProc(t *testing.T, args ...string) *daemonProc {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(args)
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "BOTD_TEST_DAEMON="+string(js))
+	p := &daemonProc{cmd: cmd, out: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		if t.Failed() {
+			t.Logf("daemon output:\n%s", p.out.String())
+		}
+	})
+	return p
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (p *daemonProc) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("daemon exit: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Error("daemon did not stop after SIGTERM")
+	}
+}
+
+// ground connects a ground station and records one robot's messages.
+type groundRec struct {
+	g  *telemetry.Ground
+	mu sync.Mutex
+
+	conn   []string
+	states []telemetry.StateMsg
+	events []telemetry.EventMsg
+	status []telemetry.StatusMsg
+	trees  []telemetry.TreeMsg
+}
+
+func newGround(t *testing.T, url, robot string) *groundRec {
+	t.Helper()
+	g, err := telemetry.NewGround(telemetry.GroundConfig{GCS: "test-" + uuid.NewString()[:8], Conn: telemetry.ConnOptions{Brokers: []string{url}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	r := &groundRec{g: g}
+	_, err = g.Watch(robot, telemetry.RobotHandlers{
+		Connection: func(m telemetry.ConnectionMsg) { r.mu.Lock(); r.conn = append(r.conn, m.State); r.mu.Unlock() },
+		State:      func(m telemetry.StateMsg) { r.mu.Lock(); r.states = append(r.states, m); r.mu.Unlock() },
+		Event:      func(m telemetry.EventMsg) { r.mu.Lock(); r.events = append(r.events, m); r.mu.Unlock() },
+		Status:     func(m telemetry.StatusMsg) { r.mu.Lock(); r.status = append(r.status, m); r.mu.Unlock() },
+		Tree:       func(m telemetry.TreeMsg) { r.mu.Lock(); r.trees = append(r.trees, m); r.mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := g.WaitUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *groundRec) waitFor(t *testing.T, what string, cond func(r *groundRec) bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		ok := cond(r)
+		r.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t.Fatalf("timed out waiting for %s (connection %v, %d states, %d events)", what, r.conn, len(r.states), len(r.events))
+}
+
+func (r *groundRec) lastState() telemetry.StateMsg {
+	if len(r.states) == 0 {
+		return telemetry.StateMsg{}
+	}
+	return r.states[len(r.states)-1]
+}
+
+func (r *groundRec) hasEvent(kind string) bool {
+	for _, e := range r.events {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *groundRec) send(t *testing.T, robot string, c missions.Command) missions.Reply {
+	t.Helper()
+	if c.ID == "" {
+		c.ID = uuid.NewString()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	rep, err := r.g.Send(ctx, robot, c)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Op, err)
+	}
+	return rep
+}
+
+func readMission(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "configs", "missions", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := missions.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ID == "" {
+		d.ID = uuid.NewString()
+	}
+	js, _ := d.JSON()
+	return js
+}
+
+// The embedded default with its own broker: the demo mission runs and a
+// mission sent as a client would send it goes through load, start,
+// telemetry and finish; a clean stop leaves OFFLINE.
+func TestDaemonEmbeddedBrokerEndToEnd(t *testing.T) {
+	addr := freeAddr(t)
+	p := startDaemonProc(t, "-listen", addr, "-state-dir", t.TempDir())
+	url := "tcp://" + addr
+	waitBroker(t, addr)
+	r := newGround(t, url, "rover-1")
+	r.waitFor(t, "the demo mission running", func(r *groundRec) bool {
+		s := r.lastState()
+		return s.Mode == missions.ModeRunning && s.Mission != nil && s.Mission.Name == "patrol"
+	})
+	r.waitFor(t, "status deltas of the demo", func(r *groundRec) bool { return len(r.status) > 3 })
+
+	rep := r.send(t, "rover-1", missions.Command{Op: missions.OpMissionLoad, Mission: readMission(t, "hello.json"), Start: true, Replace: true})
+	if !rep.OK {
+		t.Fatalf("load hello: %+v", rep.Error)
+	}
+	r.waitFor(t, "hello to finish", func(r *groundRec) bool {
+		s := r.lastState()
+		return s.Mission != nil && s.Mission.Name == "hello" && s.Mission.Status == missions.RunSucceeded && s.Mode == missions.ModeIdle
+	})
+	r.waitFor(t, "the events of both missions", func(r *groundRec) bool {
+		return r.hasEvent("mission.aborted") && r.hasEvent("mission.finished") && r.hasEvent("log")
+	})
+	r.mu.Lock()
+	tree := r.trees[len(r.trees)-1]
+	var sawKeyframe bool
+	for _, s := range r.status {
+		sawKeyframe = sawKeyframe || (s.IsKeyframe() && len(s.Keyframe) == len(tree.Nodes))
+	}
+	r.mu.Unlock()
+	if !sawKeyframe {
+		t.Error("no status keyframe matching the tree")
+	}
+
+	// A duplicate command id does nothing twice.
+	c := missions.Command{ID: uuid.NewString(), Op: missions.OpMissionLoad, Mission: readMission(t, "timers.yaml"), Start: true}
+	first, second := r.send(t, "rover-1", c), r.send(t, "rover-1", c)
+	if !first.OK || fmt.Sprint(first) != fmt.Sprint(second) {
+		t.Fatalf("duplicate id: %+v / %+v", first, second)
+	}
+	// A bad command changes nothing.
+	bad := r.send(t, "rover-1", missions.Command{Op: missions.OpMissionLoad, Mission: json.RawMessage(`{"format":"botd/mission@1","main":"m","trees":{"m":{"type":"Drive","params":{"linear":9}}}}`), Start: true, Replace: true})
+	if bad.OK || bad.Error.Code != missions.ErrLimitExceeded || bad.Error.Path != "/trees/m/params/linear" {
+		t.Fatalf("over-limit drive: %+v", bad.Error)
+	}
+	r.waitFor(t, "timers running or done", func(r *groundRec) bool {
+		s := r.lastState()
+		return s.Mission != nil && s.Mission.Name == "timers"
+	})
+	r.mu.Lock()
+	started := 0
+	for _, e := range r.events {
+		if e.Kind == "mission.started" && e.Mission == r.lastState().Mission.ID {
+			started++
+		}
+	}
+	r.mu.Unlock()
+	if started != 1 {
+		t.Fatalf("timers started %d times", started)
+	}
+	p.stop(t)
+	if !strings.Contains(p.out.String(), "botd stopped; actuators safe") {
+		t.Errorf("no clean shutdown in the log")
+	}
+}
+
+func waitBroker(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("nothing listens on %s", addr)
+}
+
+// An external broker (the embedded one, in the test process): the last
+// will fires when the daemon is killed, and a clean stop says OFFLINE.
+func TestDaemonLastWillOnKill(t *testing.T) {
+	b, err := telemetry.StartBroker(context.Background(), telemetry.BrokerConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	dir := t.TempDir()
+	p := startDaemonProc(t, "-broker", b.URL(), "-state-dir", dir, "-robot", "rover-kill")
+	r := newGround(t, b.URL(), "rover-kill")
+	r.waitFor(t, "ONLINE", func(r *groundRec) bool { return len(r.conn) > 0 && r.conn[len(r.conn)-1] == telemetry.ConnOnline })
+	r.waitFor(t, "the patrol running", func(r *groundRec) bool { return r.lastState().Mode == missions.ModeRunning })
+	time.Sleep(200 * time.Millisecond) // let the journal record the start
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+	r.waitFor(t, "the last will", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == telemetry.ConnBroken })
+
+	// Restarted, it reports the interrupted mission and comes back ONLINE.
+	p2 := startDaemonProc(t, "-broker", b.URL(), "-state-dir", dir, "-robot", "rover-kill")
+	r.waitFor(t, "ONLINE again", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == telemetry.ConnOnline })
+	r.waitFor(t, "the interrupted patrol", func(r *groundRec) bool { return r.hasEvent("mission.interrupted") })
+	p2.stop(t)
+	r.waitFor(t, "OFFLINE", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == telemetry.ConnOffline })
+}
+
+// Debian's mosquitto: a broker restart in the middle of a mission loses no
+// event, and telemetry resumes with a keyframe.
+func TestDaemonMosquittoBrokerRestart(t *testing.T) {
+	mosq, err := exec.LookPath("mosquitto")
+	if err != nil {
+		t.Skip("mosquitto is not installed (CI installs it: apt-get install mosquitto)")
+	}
+	addr := freeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	conf := filepath.Join(t.TempDir(), "mosquitto.conf")
+	os.WriteFile(conf, []byte("listener "+port+" 127.0.0.1\nallow_anonymous true\npersistence false\n"), 0o644)
+	startMosq := func() *exec.Cmd {
+		cmd := exec.Command(mosq, "-c", conf)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitBroker(t, addr)
+		return cmd
+	}
+	m := startMosq()
+	defer func() { m.Process.Kill(); m.Wait() }()
+	url := "tcp://" + addr
+	p := startDaemonProc(t, "-broker", url, "-state-dir", t.TempDir(), "-robot", "rover-m")
+	r := newGround(t, url, "rover-m")
+	r.waitFor(t, "the patrol running", func(r *groundRec) bool { return r.lastState().Mode == missions.ModeRunning })
+	pause := r.send(t, "rover-m", missions.Command{Op: missions.OpMissionPause})
+	if !pause.OK {
+		t.Fatalf("pause: %+v", pause.Error)
+	}
+	r.waitFor(t, "paused", func(r *groundRec) bool { return r.hasEvent("mission.paused") })
+
+	// Restart mosquitto; while it is down, the daemon makes events.
+	m.Process.Kill()
+	m.Wait()
+	time.Sleep(300 * time.Millisecond)
+	m = startMosq()
+	r.mu.Lock()
+	nStatus := len(r.status)
+	r.mu.Unlock()
+	r.waitFor(t, "the ground back", func(r *groundRec) bool { return r.g.Conn().IsUp() })
+	resume := r.send(t, "rover-m", missions.Command{Op: missions.OpMissionResume})
+	if !resume.OK {
+		t.Fatalf("resume after the restart: %+v", resume.Error)
+	}
+	r.waitFor(t, "a keyframe after the restart", func(r *groundRec) bool {
+		for _, s := range r.status[nStatus:] {
+			if s.IsKeyframe() {
+				return true
+			}
+		}
+		return false
+	})
+	r.waitFor(t, "the resume event", func(r *groundRec) bool { return r.hasEvent("mission.resumed") })
+	// Events arrive in order with no gap in seq (duplicates allowed).
+	r.mu.Lock()
+	var last uint64
+	for _, e := range r.events {
+		if e.Seq > last+1 && last != 0 {
+			t.Errorf("event seq jumps from %d to %d", last, e.Seq)
+		}
+		if e.Seq > last {
+			last = e.Seq
+		}
+	}
+	r.mu.Unlock()
+	p.stop(t)
+}
