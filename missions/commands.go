@@ -14,10 +14,14 @@ import (
 
 // pending is a command on its way to the tick goroutine.
 type pending struct {
-	c     Command
-	m     *Mission // mission.load: already validated
-	doc   []byte
-	reply chan Reply
+	c    Command
+	m    *Mission // mission.load: already validated
+	doc  []byte
+	slot *bt.Tree // mission.inject: compiled against parent
+	// parent is the tree the injection was compiled for; the tick refuses
+	// it if another mission started meanwhile.
+	parent *bt.Tree
+	reply  chan Reply
 }
 
 // Do executes a command and returns its reply. Missions are decoded and
@@ -72,7 +76,11 @@ func (r *Runner) do(ctx context.Context, c Command) Reply {
 			default:
 			}
 		}()
-	case OpMissionStart, OpMissionPause, OpMissionResume, OpMissionAbort, OpMissionInject,
+	case OpMissionInject:
+		if rep, bad := r.prepareInject(p); bad {
+			return rep
+		}
+	case OpMissionStart, OpMissionPause, OpMissionResume, OpMissionAbort,
 		OpEStopReset, OpStateRequest, OpBlackboardSet:
 	default:
 		return refuse(c, ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
@@ -201,7 +209,7 @@ func (r *Runner) apply(p *pending, now time.Time) Reply {
 		r.finish(r.run, now, RunAborted)
 		return ok(c, nil)
 	case OpMissionInject:
-		return refuse(c, ErrValidation, "the active mission has no DynamicSubTree slot "+fmt.Sprintf("%q", c.Slot), "/slot")
+		return r.applyInject(p)
 	case OpEStop:
 		if !r.estop {
 			r.estop = true
@@ -379,4 +387,73 @@ func (c *replyCache) claim(id string) (*cacheEntry, bool) {
 func (c *replyCache) finish(e *cacheEntry, r Reply) {
 	e.reply = r
 	close(e.done)
+}
+
+// prepareInject validates and compiles the tree of a mission.inject on
+// the caller's goroutine. tree is the name of a tree of the active mission
+// or a node definition (JSON).
+func (r *Runner) prepareInject(p *pending) (Reply, bool) {
+	c := p.c
+	r.mu.Lock()
+	parent, doc := r.activeTree, r.activeDoc
+	r.mu.Unlock()
+	if parent == nil {
+		return refuse(c, ErrNoMission, "no mission is active", ""), true
+	}
+	found := false
+	for _, s := range parent.Slots() {
+		found = found || s == c.Slot
+	}
+	if !found {
+		return refuse(c, ErrValidation, fmt.Sprintf("the active mission has no DynamicSubTree slot %q (slots: %v)", c.Slot, parent.Slots()), "/slot"), true
+	}
+	if c.Agent != nil && *c.Agent != 0 {
+		return refuse(c, ErrValidation, "this robot runs one agent: agent must be 0 or absent", "/agent"), true
+	}
+	spec := doc.Spec(r.loadOptions())
+	var name string
+	if len(c.Tree) > 0 && c.Tree[0] == '"' && json.Unmarshal(c.Tree, &name) == nil {
+		if _, ok := doc.Trees[name]; !ok {
+			return refuse(c, ErrValidation, fmt.Sprintf("the mission has no tree %q", name), "/tree"), true
+		}
+		spec.Main = name
+	} else {
+		def := &bt.NodeDef{}
+		if len(c.Tree) == 0 || json.Unmarshal(c.Tree, def) != nil || def.Type == "" {
+			return refuse(c, ErrValidation, "tree must be a tree name of the mission or a node definition", "/tree"), true
+		}
+		trees := map[string]*bt.NodeDef{"injected": def}
+		for k, v := range doc.Trees {
+			if k != "injected" {
+				trees[k] = v
+			}
+		}
+		spec.Trees, spec.Main = trees, "injected"
+	}
+	t, err := r.cfg.Registry.CompileSlotTree(parent, c.Slot, spec)
+	if err != nil {
+		return Reply{ID: c.ID, Error: problemsError(err)}, true
+	}
+	p.slot, p.parent = t, parent
+	return Reply{}, false
+}
+
+func (r *Runner) applyInject(p *pending) Reply {
+	c := p.c
+	run := r.run
+	if run == nil || run.s.m.Tree != p.parent {
+		return refuse(c, ErrOtherMission, "the active mission changed before the injection was applied", "")
+	}
+	var err error
+	if c.Agent != nil {
+		err = run.agent.Inject(c.Slot, p.slot)
+	} else {
+		err = p.parent.InjectAll(c.Slot, p.slot)
+	}
+	if err != nil {
+		return refuse(c, ErrValidation, err.Error(), "/slot")
+	}
+	r.emit(Event{Kind: "mission.injected", Level: "info", Mission: run.s.m.Doc.ID, Revision: run.s.m.Doc.Revision,
+		Message: fmt.Sprintf("slot %q will run the new tree (%d nodes) the next time it opens", c.Slot, p.slot.Len())})
+	return ok(c, map[string]any{"slot": c.Slot, "nodes": p.slot.Len()})
 }

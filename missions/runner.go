@@ -120,16 +120,20 @@ type Runner struct {
 	pendingAbort bool
 
 	// Read by other goroutines.
-	mu       sync.Mutex
-	state    State
-	tree     *TreeInfo
-	board    *statusBoard
-	bbSnap   []BlackboardValue
-	bbAt     time.Time
-	link     LinkState
-	changed  chan struct{}
-	replies  *replyCache
-	estopReq chan struct{}
+	mu    sync.Mutex
+	state State
+	tree  *TreeInfo
+	board *statusBoard
+	// activeTree and activeDoc let commands validated off the tick
+	// goroutine (mission.inject) see the running mission.
+	activeTree *bt.Tree
+	activeDoc  *Document
+	bbSnap     []BlackboardValue
+	bbAt       time.Time
+	link       LinkState
+	changed    chan struct{}
+	replies    *replyCache
+	estopReq   chan struct{}
 }
 
 // stored is a mission the daemon accepted.
@@ -403,6 +407,7 @@ func (r *Runner) startMission(s *stored, now time.Time) {
 	r.mu.Lock()
 	r.board = board
 	r.tree = treeInfo(s.m)
+	r.activeTree, r.activeDoc = t, s.m.Doc
 	r.mu.Unlock()
 	d := s.m.Doc
 	r.emit(Event{Kind: "mission.started", Level: "info", Mission: d.ID, Revision: d.Revision, Message: fmt.Sprintf("mission %q started", d.Name)})

@@ -440,3 +440,35 @@ func TestRunnerJournalReportsInterruptedMission(t *testing.T) {
 		})
 	}
 }
+
+func TestRunnerInject(t *testing.T) {
+	tr := startRunner(t, "", nil)
+	doc := json.RawMessage(fmt.Sprintf(`{"format":"botd/mission@1","id":%q,"name":"m","main":"main",
+		"trees":{"main":{"type":"Repeater","params":{"count":-1},"children":[{"type":"DynamicSubTree","params":{"slot":"job","default":"idle"}}]},
+		"idle":{"type":"Wait","params":{"ms":10}},
+		"work":{"type":"MemSequence","children":[{"type":"Log","params":{"message":"working"}},{"type":"Wait","params":{"ms":10}}]}}}`, missionID))
+	tr.mustOK(Command{Op: OpMissionLoad, Mission: doc, Start: true})
+	for _, b := range []struct {
+		c    Command
+		code string
+	}{
+		{Command{Op: OpMissionInject, Slot: "nope", Tree: json.RawMessage(`"work"`)}, ErrValidation},
+		{Command{Op: OpMissionInject, Slot: "job", Tree: json.RawMessage(`"missing"`)}, ErrValidation},
+		{Command{Op: OpMissionInject, Slot: "job", Tree: json.RawMessage(`{"type":"Wiat"}`)}, ErrUnknownNodeType},
+	} {
+		if rep := tr.do(b.c); rep.OK || rep.Error.Code != b.code {
+			t.Errorf("inject %s %s: %+v, want %s", b.c.Slot, b.c.Tree, rep.Error, b.code)
+		}
+	}
+	tr.mustOK(Command{Op: OpMissionInject, Slot: "job", Tree: json.RawMessage(`"work"`)})
+	tr.waitFor("the injected tree to run", func(State) bool { return tr.events.count("log") > 0 })
+	tr.mustOK(Command{Op: OpMissionInject, Slot: "job", Tree: json.RawMessage(`{"type":"Log","params":{"message":"inline"}}`)})
+	tr.waitFor("the inline tree to run", func(State) bool {
+		for _, e := range tr.events.snapshot() {
+			if e.Message == "inline" {
+				return true
+			}
+		}
+		return false
+	})
+}
