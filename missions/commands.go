@@ -41,9 +41,20 @@ func (r *Runner) Do(ctx context.Context, c Command) Reply {
 			return refuse(c, ErrInternal, "timed out waiting for the first delivery of this command", "")
 		}
 	}
-	rep := r.do(ctx, c)
+	rep := r.doSafely(ctx, c)
 	r.replies.finish(entry, rep)
 	return rep
+}
+
+// doSafely turns a panic while handling a command into an INTERNAL reply.
+func (r *Runner) doSafely(ctx context.Context, c Command) (rep Reply) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("panic handling a command", "op", c.Op, "panic", p)
+			rep = refuse(c, ErrInternal, fmt.Sprintf("internal error: %v", p), "")
+		}
+	}()
+	return r.do(ctx, c)
 }
 
 func (r *Runner) do(ctx context.Context, c Command) Reply {
@@ -195,7 +206,7 @@ func (r *Runner) apply(p *pending, now time.Time) Reply {
 			return refuse(c, ErrNotAllowedInMode, "pause is not possible in mode "+mode, "")
 		}
 		r.mode.To(ModePaused, r, &r.modeMem, now.UnixNano())
-		r.state.RequestedMode = ModePaused
+		r.requested = ModePaused
 		r.emit(Event{Kind: "mission.paused", Level: "info", Mission: r.run.s.m.Doc.ID, Message: "mission paused by the operator"})
 		r.jrnl.add(journalRecord{TS: now.UTC(), Event: "paused", Mission: r.run.s.m.Doc.ID, Revision: r.run.s.m.Doc.Revision}, nil)
 		return ok(c, nil)
@@ -319,7 +330,7 @@ func (r *Runner) applyResume(c Command, now time.Time) Reply {
 		return refuse(c, ErrNotAllowedInMode, "resume is not possible in mode "+mode, "")
 	}
 	r.mode.To(ModeRunning, r, &r.modeMem, now.UnixNano())
-	r.state.RequestedMode = ModeRunning
+	r.requested = ModeRunning
 	d := r.run.s.m.Doc
 	r.emit(Event{Kind: "mission.resumed", Level: "info", Mission: d.ID, Message: "mission resumed from the root"})
 	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "resumed", Mission: d.ID, Revision: d.Revision}, nil)

@@ -115,6 +115,8 @@ type Runner struct {
 	reschedT bool
 	operator map[string]bt.Value // blackboard.set values, applied to every mission
 	lastFlt  map[string]bool     // fault codes already reported
+	// requested is the mode the operator asked for (state.requested_mode).
+	requested string
 	// pendingAbort is set when a failsafe's action is abort; the tick
 	// ends the run after the mode machine stepped.
 	pendingAbort bool
@@ -172,7 +174,7 @@ func NewRunner(cfg Config) (*Runner, error) {
 		cfg: cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
 		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{},
 		changed: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
-		hz: cfg.TickHz,
+		hz: cfg.TickHz, requested: ModeIdle,
 	}
 	mode, err := newModeMachine()
 	if err != nil {
@@ -247,7 +249,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		start := r.cfg.Now()
-		r.tick(start)
+		r.safeTick(start)
 		end := r.cfg.Now()
 		r.stats.record(start.Sub(due), end.Sub(start), skipped)
 		if r.reschedT {
@@ -264,6 +266,27 @@ func interruptedMessage(s *stored) string {
 		return "the daemon stopped while this mission ran; send mission.resume to run it again from the start"
 	}
 	return "the daemon stopped while this mission ran; it does not allow resuming after a restart (start it again to rerun it)"
+}
+
+// safeTick runs a tick and survives a panic in it (a bug, or a node that
+// panicked outside a leaf): the mission is halted and ends with ERROR,
+// the robot goes to its safe state, and the daemon keeps running.
+func (r *Runner) safeTick(now time.Time) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("panic in the tick loop", "panic", p)
+			r.emit(Event{Kind: "daemon.error", Level: "error", Message: fmt.Sprintf("internal error in the tick loop: %v; mission stopped, robot safe", p)})
+			if run := r.run; run != nil && isActive(run.status) {
+				func() {
+					defer func() { recover() }()
+					r.finish(run, now, RunErrored)
+				}()
+			}
+			r.safe()
+			r.publishState()
+		}
+	}()
+	r.tick(now)
 }
 
 // tick is one period of the loop (ARCHITECTURE.md): commands, sensor
@@ -348,7 +371,7 @@ func (r *Runner) finish(run *activeRun, now time.Time, status string) {
 	}
 	r.jrnl.add(journalRecord{TS: now.UTC(), Event: ev, Mission: d.ID, Revision: d.Revision, Status: status}, nil)
 	r.mode.To(ModeIdle, r, &r.modeMem, now.UnixNano())
-	r.state.RequestedMode = ModeIdle
+	r.requested = ModeIdle
 	r.signal()
 }
 
@@ -413,7 +436,7 @@ func (r *Runner) startMission(s *stored, now time.Time) {
 	r.emit(Event{Kind: "mission.started", Level: "info", Mission: d.ID, Revision: d.Revision, Message: fmt.Sprintf("mission %q started", d.Name)})
 	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "started", Mission: d.ID, Revision: d.Revision}, nil)
 	r.mode.To(ModeRunning, r, &r.modeMem, now.UnixNano())
-	r.state.RequestedMode = ModeRunning
+	r.requested = ModeRunning
 	r.signal()
 }
 

@@ -472,3 +472,22 @@ func TestRunnerInject(t *testing.T) {
 		return false
 	})
 }
+
+// panicNode panics outside a leaf guard: it is a registered composite.
+type panicNode struct{}
+
+func (panicNode) Tick(a *bt.Agent, n *bt.Node) bt.Status { panic("broken composite") }
+
+func TestRunnerSurvivesPanics(t *testing.T) {
+	reg := bt.NewRegistry()
+	reg.Register(bt.NodeType{Name: "Broken", Kind: bt.Composite, New: func(*bt.Builder) bt.Behavior { return panicNode{} }})
+	tr := startRunner(t, "", func(c *Config) { c.Registry = reg })
+	tr.mustOK(Command{Op: OpMissionLoad, Start: true, Mission: mission(0, `{"type":"Broken","children":[{"type":"Running"}]}`)})
+	s := tr.waitFor("the mission to end with ERROR", func(s State) bool { return s.Mission != nil && s.Mission.Status == RunErrored })
+	if s.Mode != ModeIdle {
+		t.Fatalf("mode %s after a panic", s.Mode)
+	}
+	// The daemon still works.
+	tr.mustOK(Command{Op: OpMissionLoad, Start: true, Mission: mission(1, quick)})
+	tr.waitFor("the next mission", func(s State) bool { return s.Mission.Status == RunSucceeded })
+}

@@ -42,6 +42,7 @@ func (r *Runner) publishState() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.state.Mode = r.currentMode()
+	r.state.RequestedMode = r.requested
 	r.state.Tick.Hz = r.hz
 	r.state.EStop = r.estop
 	r.state.Failsafe = FailsafeState{Active: r.fs.active, Reason: r.fs.reason, Action: r.fs.action}
