@@ -86,7 +86,7 @@ type failsafe struct {
 // machine and wins over all of these.
 func (r *Runner) supervise(now time.Time) {
 	cfg := &r.cfg.Failsafe
-	var errs []StateError
+	errs := r.errBuf[:0]
 	reason, action := "", ""
 	trip := func(why, act string) {
 		if reason == "" {
@@ -113,10 +113,11 @@ func (r *Runner) supervise(now time.Time) {
 		errs = append(errs, StateError{Code: "LINK_LOST", Level: "ERROR", Message: fmt.Sprintf("no link to the ground for %v", now.Sub(r.fs.linkDownSince).Round(time.Second))})
 	}
 
-	var battery *BatteryState
+	var battery BatteryState
+	haveBattery := false
 	if hw := r.cfg.Hardware; hw != nil {
 		if pct, _, ok := hw.Reading(cfg.BatteryKey); ok {
-			battery = &BatteryState{Percent: pct}
+			battery, haveBattery = BatteryState{Percent: pct}, true
 			if v, _, ok := hw.Reading("battery.voltage"); ok {
 				battery.Voltage = v
 			}
@@ -145,9 +146,9 @@ func (r *Runner) supervise(now time.Time) {
 			r.reportFault(f)
 		}
 	}
-	if sum := r.stats.Summary(r.hz); cfg.MaxOverruns > 0 && sum.InARow >= cfg.MaxOverruns {
+	if n := r.stats.overrunsInARow(); cfg.MaxOverruns > 0 && n >= cfg.MaxOverruns {
 		trip("tick_overruns", cfg.OverrunAction)
-		errs = append(errs, StateError{Code: "TICK_OVERRUNS", Level: "ERROR", Message: fmt.Sprintf("%d tick deadlines missed in a row", sum.InARow)})
+		errs = append(errs, StateError{Code: "TICK_OVERRUNS", Level: "ERROR", Message: fmt.Sprintf("%d tick deadlines missed in a row", n)})
 	}
 
 	was := r.fs
@@ -160,12 +161,14 @@ func (r *Runner) supervise(now time.Time) {
 	if was.active != r.fs.active || was.reason != r.fs.reason {
 		r.signal()
 	}
-	if errs == nil {
-		errs = []StateError{}
-	}
+	r.errBuf = errs
 	r.mu.Lock()
-	r.state.Errors = errs
-	r.state.Battery = battery
+	r.state.Errors = append(r.state.Errors[:0], errs...)
+	r.state.Battery = nil
+	if haveBattery {
+		r.batteryBuf = battery
+		r.state.Battery = &r.batteryBuf
+	}
 	r.mu.Unlock()
 }
 

@@ -117,6 +117,10 @@ type Runner struct {
 	lastFlt  map[string]bool     // fault codes already reported
 	// requested is the mode the operator asked for (state.requested_mode).
 	requested string
+	// Buffers reused every tick, so the tick allocates nothing.
+	errBuf     []StateError
+	missionBuf MissionState // guarded by mu
+	batteryBuf BatteryState // guarded by mu
 	// pendingAbort is set when a failsafe's action is abort; the tick
 	// ends the run after the mode machine stepped.
 	pendingAbort bool
@@ -130,7 +134,7 @@ type Runner struct {
 	// goroutine (mission.inject) see the running mission.
 	activeTree *bt.Tree
 	activeDoc  *Document
-	bbSnap     []BlackboardValue
+	bbSnap     []bbEntry
 	bbAt       time.Time
 	link       LinkState
 	changed    chan struct{}

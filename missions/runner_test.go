@@ -491,3 +491,38 @@ func TestRunnerSurvivesPanics(t *testing.T) {
 	tr.mustOK(Command{Op: OpMissionLoad, Start: true, Mission: mission(1, quick)})
 	tr.waitFor("the next mission", func(s State) bool { return s.Mission.Status == RunSucceeded })
 }
+
+// The tick loop allocates nothing in steady state: a running mission with
+// sensors, failsafe supervision and telemetry bookkeeping.
+func TestRunnerTickAllocatesNothing(t *testing.T) {
+	hw := &fakeHW{readings: map[string]float64{"battery.percent": 90, "battery.voltage": 12.4}}
+	r, err := NewRunner(Config{Robot: "r", Hardware: hw, Failsafe: FailsafeConfig{LinkLossTimeout: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1000, 0)
+	r.mode.Start(r, &r.modeMem, now.UnixNano())
+	r.stepMode(now)
+	p := &pending{c: Command{ID: "x", Op: OpMissionLoad, Start: true}, reply: make(chan Reply, 1)}
+	p.m, err = Load(mission(0, waitLong), r.loadOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := r.apply(p, now); !rep.OK {
+		t.Fatal(rep.Error)
+	}
+	for i := 0; i < 50; i++ {
+		now = now.Add(50 * time.Millisecond)
+		r.tick(now)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		now = now.Add(50 * time.Millisecond)
+		r.tick(now)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per tick", allocs)
+	}
+	if s := r.State(); s.Mode != ModeRunning || s.Battery == nil || s.Battery.Percent != 90 {
+		t.Fatalf("state %+v", s)
+	}
+}

@@ -26,10 +26,14 @@ func (r *Runner) SetLink(l LinkState) {
 func (r *Runner) State() State {
 	r.mu.Lock()
 	s := r.state
-	s.Errors = append([]StateError(nil), r.state.Errors...)
+	s.Errors = append([]StateError{}, r.state.Errors...)
 	if r.state.Mission != nil {
 		m := *r.state.Mission
 		s.Mission = &m
+	}
+	if r.state.Battery != nil {
+		b := *r.state.Battery
+		s.Battery = &b
 	}
 	hz := r.state.Tick.Hz
 	r.mu.Unlock()
@@ -48,16 +52,19 @@ func (r *Runner) publishState() {
 	r.state.Failsafe = FailsafeState{Active: r.fs.active, Reason: r.fs.reason, Action: r.fs.action}
 	if run := r.run; run != nil {
 		d := run.s.m.Doc
-		r.state.Mission = &MissionState{ID: d.ID, Name: d.Name, Revision: d.Revision, Status: run.status, Started: run.started.UTC(), Finished: run.finished.UTC()}
-		if run.finished.IsZero() {
-			r.state.Mission.Finished = time.Time{}
+		// The tick goroutine owns missionBuf; State copies it under mu.
+		r.missionBuf = MissionState{ID: d.ID, Name: d.Name, Revision: d.Revision, Status: run.status, Started: run.started.UTC()}
+		if !run.finished.IsZero() {
+			r.missionBuf.Finished = run.finished.UTC()
 		}
+		r.state.Mission = &r.missionBuf
 	} else {
 		r.state.Mission = nil
 		for _, s := range r.store {
 			if s.interrupted {
 				d := s.m.Doc
-				r.state.Mission = &MissionState{ID: d.ID, Name: d.Name, Revision: d.Revision, Status: RunInterrupted}
+				r.missionBuf = MissionState{ID: d.ID, Name: d.Name, Revision: d.Revision, Status: RunInterrupted}
+				r.state.Mission = &r.missionBuf
 			}
 		}
 	}
@@ -84,15 +91,28 @@ func (r *Runner) Status(keyframe bool) (StatusUpdate, bool) {
 	return b.take(keyframe), true
 }
 
-// Blackboard returns the active mission's global values with their ages.
+// Blackboard returns the active mission's global values with their ages
+// (converted here, on the caller's goroutine, so the tick does not
+// allocate).
 func (r *Runner) Blackboard() []BlackboardValue {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]BlackboardValue(nil), r.bbSnap...)
+	out := make([]BlackboardValue, len(r.bbSnap))
+	for i, e := range r.bbSnap {
+		out[i] = BlackboardValue{Key: e.key, Value: e.v.Interface(), AgeMs: float64(r.bbAt.UnixNano()-e.ts) / 1e6}
+	}
+	return out
 }
 
 // Changed is signalled when the state or tree changed.
 func (r *Runner) Changed() <-chan struct{} { return r.changed }
+
+// bbEntry is one blackboard value as the tick copied it.
+type bbEntry struct {
+	key string
+	v   bt.Value
+	ts  int64
+}
 
 // snapshotBlackboard copies the global blackboard values for telemetry,
 // at most ten times a second (the tick goroutine owns the agent).
@@ -100,10 +120,12 @@ func (r *Runner) snapshotBlackboard(run *activeRun, now time.Time) {
 	if now.Sub(r.bbAt) < 100*time.Millisecond {
 		return
 	}
-	r.bbAt = now
 	keys := run.s.m.Tree.Keys()
-	out := make([]BlackboardValue, 0, len(keys))
 	bb := &run.agent.BB
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bbAt = now
+	r.bbSnap = r.bbSnap[:0]
 	for i, k := range keys {
 		if k.Scope != bt.ScopeGlobal {
 			continue
@@ -113,9 +135,6 @@ func (r *Runner) snapshotBlackboard(run *activeRun, now time.Time) {
 			continue
 		}
 		ts, _ := bb.Stamp(bt.Slot(i))
-		out = append(out, BlackboardValue{Key: k.Name, Value: v.Interface(), AgeMs: float64(now.UnixNano()-ts) / 1e6})
+		r.bbSnap = append(r.bbSnap, bbEntry{key: k.Name, v: v, ts: ts})
 	}
-	r.mu.Lock()
-	r.bbSnap = out
-	r.mu.Unlock()
 }

@@ -73,6 +73,13 @@ func abs64(v int64) int64 {
 	return v
 }
 
+// overrunsInARow returns the current run of missed deadlines.
+func (s *TickStats) overrunsInARow() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inARow
+}
+
 // TickSummary is a snapshot of the tick loop's figures.
 type TickSummary struct {
 	Hz          float64 `json:"hz"`
