@@ -103,8 +103,10 @@ type TreeNode struct {
 // StatusUpdate carries node-status changes (Changes) or a full keyframe
 // (Keyframe: one letter per node, I S F R E).
 type StatusUpdate struct {
-	Mission  string
-	Tick     uint64
+	Mission string
+	Tick    uint64
+	// Time is when that tick ran.
+	Time     time.Time
 	Changes  []StatusChange
 	Keyframe string
 }
@@ -228,6 +230,13 @@ type Source interface {
 	// Changed is signalled (never blocking the runner) when the state or
 	// the tree changed in a way worth publishing at once.
 	Changed() <-chan struct{}
+}
+
+// StatusNotifier is an optional part of a Source: it is signalled (never
+// blocking the runner) when node statuses changed, so telemetry can
+// publish a change at once instead of at its next period.
+type StatusNotifier interface {
+	StatusChanged() <-chan struct{}
 }
 
 // EventSink receives events. It is called on the tick goroutine and must

@@ -138,6 +138,7 @@ type Runner struct {
 	bbAt       time.Time
 	link       LinkState
 	changed    chan struct{}
+	statusCh   chan struct{}
 	replies    *replyCache
 	estopReq   chan struct{}
 }
@@ -177,7 +178,7 @@ func NewRunner(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg: cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
 		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{},
-		changed: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
+		changed: make(chan struct{}, 1), statusCh: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
 		hz: cfg.TickHz, requested: ModeIdle,
 	}
 	mode, err := newModeMachine()
@@ -323,7 +324,12 @@ func (r *Runner) tick(now time.Time) {
 		}
 	}
 	if run := r.run; run != nil {
-		run.board.commit(run.agent, run.ticks)
+		if run.board.commit(run.agent, run.ticks, now) {
+			select {
+			case r.statusCh <- struct{}{}:
+			default:
+			}
+		}
 		r.snapshotBlackboard(run, now)
 	}
 	r.publishState()

@@ -104,6 +104,11 @@ func (r *Runner) Blackboard() []BlackboardValue {
 	return out
 }
 
+// StatusChanged is signalled when node statuses changed (StatusNotifier).
+func (r *Runner) StatusChanged() <-chan struct{} { return r.statusCh }
+
+var _ StatusNotifier = (*Runner)(nil)
+
 // Changed is signalled when the state or tree changed.
 func (r *Runner) Changed() <-chan struct{} { return r.changed }
 

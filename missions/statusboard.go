@@ -2,6 +2,7 @@ package missions
 
 import (
 	"sync"
+	"time"
 
 	"github.com/botd-project/botd/bt"
 )
@@ -20,6 +21,7 @@ type statusBoard struct {
 	mu      sync.Mutex
 	mission string
 	tick    uint64
+	at      time.Time
 	cur     []byte
 	dirty   []bool
 	ndirty  int
@@ -43,10 +45,11 @@ func (b *statusBoard) OnNode(_ *bt.Agent, node int32, ev bt.Event, _ bt.Status) 
 	}
 }
 
-// commit publishes the statuses of the nodes touched in this tick.
-func (b *statusBoard) commit(a *bt.Agent, tick uint64) {
+// commit publishes the statuses of the nodes touched in this tick and
+// reports whether there are changes telemetry has not taken yet.
+func (b *statusBoard) commit(a *bt.Agent, tick uint64, now time.Time) bool {
 	b.mu.Lock()
-	b.tick = tick
+	b.tick, b.at = tick, now
 	for _, i := range b.touched {
 		b.mark[i] = false
 		if l := a.Status(i).Letter(); b.cur[i] != l {
@@ -57,8 +60,10 @@ func (b *statusBoard) commit(a *bt.Agent, tick uint64) {
 			}
 		}
 	}
+	pending := b.ndirty > 0
 	b.mu.Unlock()
 	b.touched = b.touched[:0]
+	return pending
 }
 
 // idle shows every node as IDLE (the mission ended, paused or was halted).
@@ -72,7 +77,7 @@ func (b *statusBoard) idle(a *bt.Agent) {
 func (b *statusBoard) take(keyframe bool) StatusUpdate {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	u := StatusUpdate{Mission: b.mission, Tick: b.tick}
+	u := StatusUpdate{Mission: b.mission, Tick: b.tick, Time: b.at}
 	if keyframe {
 		u.Keyframe = string(b.cur)
 		clear(b.dirty)

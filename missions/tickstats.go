@@ -19,6 +19,10 @@ type TickStats struct {
 	maxUs     int64
 	jitter    ring // |start - deadline| in µs, recent ticks
 	durations ring // tick durations in µs, recent ticks
+	// runHist counts every tick's jitter since the start, in 10 µs
+	// buckets (the last one holds everything from 40 ms up).
+	runHist  [4001]uint32
+	runMaxUs int64
 }
 
 // ring keeps the last len(buf) samples.
@@ -61,7 +65,10 @@ func (s *TickStats) record(late, took time.Duration, skipped int) {
 	if us > s.maxUs {
 		s.maxUs = us
 	}
-	s.jitter.add(abs64(late.Microseconds()))
+	j := abs64(late.Microseconds())
+	s.jitter.add(j)
+	s.runHist[min(j/10, int64(len(s.runHist)-1))]++
+	s.runMaxUs = max(s.runMaxUs, j)
 	s.durations.add(us)
 	s.mu.Unlock()
 }
@@ -72,6 +79,27 @@ func abs64(v int64) int64 {
 	}
 	return v
 }
+
+// RunJitter returns the jitter percentiles (µs) over every tick since
+// the start (10 µs resolution), the maximum, and the overrun count.
+func (s *TickStats) RunJitter() (p50, p99, maxUs int64, ticks, overruns uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pct := func(p float64) int64 {
+		want := uint64(math.Ceil(p / 100 * float64(s.count)))
+		var seen uint64
+		for i, n := range s.runHist {
+			if seen += uint64(n); seen >= want && want > 0 {
+				return int64(i+1) * 10
+			}
+		}
+		return s.runMaxUs
+	}
+	return min(pct(50), s.runMaxUs), min(pct(99), s.runMaxUs), s.runMaxUs, s.count, s.overruns
+}
+
+// Stats gives access to the tick figures (for measurement tools).
+func (r *Runner) Stats() *TickStats { return &r.stats }
 
 // overrunsInARow returns the current run of missed deadlines.
 func (s *TickStats) overrunsInARow() int {

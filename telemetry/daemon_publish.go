@@ -23,6 +23,7 @@ type publisher struct {
 	treeSent      bool
 	statusMission string
 	bbWasEmpty    bool
+	lastStatus    time.Time
 }
 
 // publishLoop publishes everything but events and replies. It polls the
@@ -45,6 +46,18 @@ func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
 	statePending := false
 	changed := d.src.Changed()
 	var snapshotOf uint64 // conn.Connects() of the last full snapshot
+	// Status changes go out at once (leading edge) unless the last status
+	// message is younger than a telemetry period; then they wait for the
+	// rest of it, coalesced.
+	var statusCh <-chan struct{}
+	if n, ok := d.src.(missions.StatusNotifier); ok {
+		statusCh = n.StatusChanged()
+	}
+	period := time.Duration(float64(time.Second) / d.cfg.TelemetryHz)
+	statusDue := time.NewTimer(time.Hour)
+	statusDue.Stop()
+	defer statusDue.Stop()
+	statusPending := false
 
 	for {
 		link := conn.LinkChanged()
@@ -83,10 +96,29 @@ func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
 			if up && time.Since(p.lastState) >= stateMaxGap-stateMaxGap/8 {
 				d.publishStateP(conn, &p)
 			}
+		case <-statusCh:
+			if !up || statusPending {
+				continue
+			}
+			if wait := period - time.Since(p.lastStatus); wait > 0 {
+				statusPending = true
+				statusDue.Reset(wait)
+				continue
+			}
+			d.publishTreeIfChanged(conn, &p)
+			d.publishStatus(conn, &p, false)
+		case <-statusDue.C:
+			statusPending = false
+			if up {
+				d.publishTreeIfChanged(conn, &p)
+				d.publishStatus(conn, &p, false)
+			}
 		case <-telemetry.C:
 			if up {
 				d.publishTreeIfChanged(conn, &p) // in case a new tree came without a signal
-				d.publishStatus(conn, &p, false)
+				if !statusPending {
+					d.publishStatus(conn, &p, false)
+				}
 				d.publishBlackboard(conn, &p)
 			}
 		case <-keyframes.C:
@@ -199,7 +231,11 @@ func (d *Daemon) publishStatus(conn Conn, p *publisher, keyframe bool) {
 		return // nothing changed: nothing published
 	}
 	p.statusMission = u.Mission
+	p.lastStatus = time.Now()
 	m := StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
+	if !u.Time.IsZero() {
+		m.TickTS = FormatTS(u.Time)
+	}
 	if u.Keyframe == "" {
 		m.Changes = make([]NodeStatus, 0, len(u.Changes))
 		for _, c := range u.Changes {

@@ -85,8 +85,10 @@ type TreeMsg struct {
 // since the previous message) or Keyframe (one letter per node).
 type StatusMsg struct {
 	Header
-	Mission  string       `json:"mission"`
-	Tick     uint64       `json:"tick"`
+	Mission string `json:"mission"`
+	Tick    uint64 `json:"tick"`
+	// TickTS is when the tick that produced these statuses ran.
+	TickTS   string       `json:"tick_ts,omitempty"`
 	Changes  []NodeStatus `json:"changes,omitempty"`
 	Keyframe string       `json:"keyframe,omitempty"`
 }
