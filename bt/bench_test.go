@@ -44,22 +44,31 @@ func benchRegistry() *Registry {
 	return r
 }
 
-func loadReferenceTree(tb testing.TB) *Tree { return loadReferenceTreeMode(tb, Reactive) }
+// referenceDoc is the part of the reference mission the benchmarks use.
+type referenceDoc struct {
+	Blackboard map[string]any      `json:"blackboard"`
+	Main       string              `json:"main"`
+	Trees      map[string]*NodeDef `json:"trees"`
+}
 
-func loadReferenceTreeMode(tb testing.TB, eval Evaluation) *Tree {
+func readReferenceDoc(tb testing.TB) referenceDoc {
 	tb.Helper()
 	data, err := os.ReadFile("testdata/reference-tree.json")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var doc struct {
-		Blackboard map[string]any      `json:"blackboard"`
-		Main       string              `json:"main"`
-		Trees      map[string]*NodeDef `json:"trees"`
-	}
+	var doc referenceDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		tb.Fatal(err)
 	}
+	return doc
+}
+
+func loadReferenceTree(tb testing.TB) *Tree { return loadReferenceTreeMode(tb, Reactive) }
+
+func loadReferenceTreeMode(tb testing.TB, eval Evaluation) *Tree {
+	tb.Helper()
+	doc := readReferenceDoc(tb)
 	t, err := benchRegistry().Compile(&Spec{Trees: doc.Trees, Main: doc.Main, Blackboard: doc.Blackboard, Evaluation: eval})
 	if err != nil {
 		tb.Fatal(err)
@@ -217,18 +226,7 @@ var gatedWaypoints = map[string]bool{"waypoint_2": true, "waypoint_5": true}
 // patrol lap and starts again, so agents drift out of phase.
 func loadGatedReferenceTree(tb testing.TB, max int) *Tree {
 	tb.Helper()
-	data, err := os.ReadFile("testdata/reference-tree.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var doc struct {
-		Blackboard map[string]any      `json:"blackboard"`
-		Main       string              `json:"main"`
-		Trees      map[string]*NodeDef `json:"trees"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		tb.Fatal(err)
-	}
+	doc := readReferenceDoc(tb)
 	gates := 0
 	var wrap func(n *NodeDef)
 	wrap = func(n *NodeDef) {
