@@ -279,6 +279,15 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 	if cfg.Mission != "" {
 		go s.startMission(ctx, cfg.Mission)
 	}
+	if cfg.Metrics.Listen != "" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := serveMetrics(ctx, s, cfg.Metrics.Listen); err != nil {
+				log.Error("metrics endpoint", "err", err)
+			}
+		}()
+	}
 	if cfg.Failsafe.EStopButton != "" {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.watchEStopButton(ctx, cfg.Failsafe.EStopButton) }()

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -381,5 +383,35 @@ func TestDaemonMosquittoBrokerRestart(t *testing.T) {
 		}
 	}
 	r.mu.Unlock()
+	p.stop(t)
+}
+
+// metrics.listen serves Prometheus metrics.
+func TestDaemonMetricsEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	metricsAddr := freeAddr(t)
+	conf := filepath.Join(dir, "botd.yaml")
+	os.WriteFile(conf, []byte(fmt.Sprintf("robot: rover-m\nhardware: %s\nmission: %s\nstate_dir: %s\nmetrics: {listen: %q}\nbroker: {embedded: {listen: %q}}\n",
+		mustAbs(t, "../../configs/sim.yaml"), mustAbs(t, "../../configs/missions/patrol.json"), dir, metricsAddr, freeAddr(t))), 0o644)
+	p := startDaemonProc(t, "-config", conf)
+	deadline := time.Now().Add(20 * time.Second)
+	var body string
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if strings.Contains(body, `botd_mode{mode="RUNNING",robot="rover-m"} 1`) {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, want := range []string{`botd_mode{mode="RUNNING",robot="rover-m"} 1`, "botd_ticks_total", "botd_tick_jitter_seconds", "botd_battery_percent", "go_goroutines"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 	p.stop(t)
 }
