@@ -44,6 +44,18 @@ func (t ParamType) String() string {
 // MarshalText writes the type name (for the factsheet).
 func (t ParamType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
 
+// UnmarshalText reads a type name written by MarshalText, so that a ground
+// station can decode the factsheet.
+func (t *ParamType) UnmarshalText(b []byte) error {
+	for i, name := range paramTypeNames {
+		if string(b) == name {
+			*t = ParamType(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown parameter type %q", b)
+}
+
 // Param declares one parameter of a node type.
 type Param struct {
 	Name     string    `json:"name"`

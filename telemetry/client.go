@@ -160,7 +160,7 @@ func (c *pahoConn) onConnect(cl paho.Client) {
 	// CleanSession: the broker forgot our subscriptions and paho does not
 	// restore them.
 	for f, s := range subs {
-		if err := c.wait(cl.Subscribe(f, s.qos, wrapHandler(s.h))); err != nil {
+		if err := c.subscribe(cl, f, s.qos, s.h); err != nil {
 			c.log.Warn("mqtt resubscribe", "filter", f, "err", err)
 		}
 	}
@@ -258,7 +258,42 @@ func (c *pahoConn) Subscribe(filter string, qos byte, h Handler) error {
 	if !c.client.IsConnectionOpen() {
 		return nil // OnConnect subscribes
 	}
-	return c.wait(c.client.Subscribe(filter, qos, wrapHandler(h)))
+	return c.subscribe(c.client, filter, qos, h)
+}
+
+// subackInUse is the SUBACK code of a refused packet id (MQTT 5's 0x91).
+const subackInUse = 0x91
+
+// subscribe subscribes and checks the SUBACK, which paho reports only in
+// the token's result, not as an error. mochi v2.7.9 (the embedded broker)
+// refuses a SUBSCRIBE whose packet id equals the id of one of its own
+// unacknowledged messages to this client (0x91), although each side of an
+// MQTT connection numbers its packets independently: the retained
+// messages of one subscription then make the next one fail, silently. A
+// retry goes out with another packet id.
+func (c *pahoConn) subscribe(cl paho.Client, filter string, qos byte, h Handler) error {
+	var err error
+	for range 8 {
+		t := cl.Subscribe(filter, qos, wrapHandler(h))
+		if err = c.wait(t); err != nil {
+			return err
+		}
+		code, ok := byte(0), false
+		if st, isSub := t.(*paho.SubscribeToken); isSub {
+			for _, v := range st.Result() { // one filter per SUBSCRIBE
+				code, ok = v, true
+			}
+		}
+		if !ok || code <= 2 {
+			return nil
+		}
+		err = fmt.Errorf("telemetry: the broker refused the subscription to %s (code 0x%02x)", filter, code)
+		if code != subackInUse {
+			return err
+		}
+		c.log.Debug("mqtt subscribe: packet id in use; retrying", "filter", filter)
+	}
+	return err
 }
 
 func (c *pahoConn) Unsubscribe(filter string) error {

@@ -1,8 +1,13 @@
 package telemetry
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/packets"
 )
 
 // The paho pitfall the outbox relies on avoiding: a QoS 1 publish still
@@ -97,4 +102,68 @@ func TestResubscribeOnReconnect(t *testing.T) {
 	if err := c.Publish("a/c", 1, false, nil); err != ErrClosed {
 		t.Errorf("publish after close: %v", err)
 	}
+}
+
+// A subscription whose packet id the broker sees in use by one of its own
+// unacknowledged messages (the retained messages of an earlier
+// subscription: mochi v2.7.9 then refuses it with 0x91, which paho does
+// not report as an error) is retried, and works.
+func TestSubscribeRetriesAPacketIDInUse(t *testing.T) {
+	hook := &inUseHook{filter: "s/1"}
+	b := startTestBroker(t, "", hook)
+	o := testConn(b.URL())
+	o.ClientID = "inuse"
+	c, err := Dial(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	eventually(t, "up", c.IsUp)
+	got := make(chan string, 4)
+	if err := c.Subscribe("s/1", 1, func(topic string, _ []byte) { got <- topic }); err != nil {
+		t.Fatal(err)
+	}
+	if n := hook.refusals.Load(); n != 1 {
+		t.Fatalf("the broker refused %d subscriptions, want 1", n)
+	}
+	pub := newPublisher(t, b.URL())
+	if err := pub.Publish("s/1", 1, false, []byte("y")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-got:
+	case <-time.After(waitLong):
+		t.Fatal("nothing received: the subscription was not retried")
+	}
+}
+
+// inUseHook makes the broker see the packet id of the first SUBSCRIBE to
+// filter as in use by a message of its own, as mochi v2.7.9 does while
+// retained messages it sent are not yet acknowledged.
+type inUseHook struct {
+	mqtt.HookBase
+	filter   string
+	refusals atomic.Int64
+	mu       sync.Mutex
+	fake     uint16 // the id made to look in use; 0 when none
+}
+
+func (h *inUseHook) ID() string { return "in-use" }
+func (h *inUseHook) Provides(b byte) bool {
+	return b == mqtt.OnSubscribe
+}
+func (h *inUseHook) OnSubscribe(cl *mqtt.Client, pk packets.Packet) packets.Packet {
+	if len(pk.Filters) != 1 || pk.Filters[0].Filter != h.filter {
+		return pk
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fake != 0 { // the retry: the broker's message has been acknowledged meanwhile
+		cl.State.Inflight.Delete(h.fake)
+		return pk
+	}
+	h.fake = pk.PacketID
+	h.refusals.Add(1)
+	cl.State.Inflight.Set(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Publish, Qos: 1}, PacketID: pk.PacketID, TopicName: "r/1"})
+	return pk
 }

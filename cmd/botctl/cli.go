@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+// cli holds the global flags and the program's streams.
+type cli struct {
+	ctx                    context.Context
+	stdin                  io.Reader
+	stdout, stderr         io.Writer
+	broker                 string
+	username, passwordFile string
+	ca, cert, tlsKey       string
+	prefix, gcs            string
+	timeout                time.Duration
+	json                   bool
+
+	// Command flags (each command registers the ones it takes).
+	robot, signKey, keyID, sigFile, missionID, listen, keyOut string
+	startNow, replace, follow                                 bool
+	forDur                                                    time.Duration
+	out                                                       outFlag
+
+	now func() time.Time
+}
+
+func newCLI(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cli {
+	return &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr,
+		broker: "tcp://127.0.0.1:1883", timeout: 10 * time.Second, now: time.Now}
+}
+
+var globalFlagNames = map[string]bool{
+	"broker": true, "username": true, "password-file": true, "ca": true, "cert": true, "tls-cert": true,
+	"key": true, "tls-key": true, "prefix": true, "gcs": true, "timeout": true, "json": true,
+}
+
+func isGlobalFlag(name string) bool { return globalFlagNames[name] }
+
+// globalFlags registers the shared flags; with ownsKey, --key belongs to
+// the command (signing key) and the TLS key is --tls-key only.
+func (c *cli) globalFlags(fs *flag.FlagSet, ownsKey bool) {
+	fs.StringVar(&c.broker, "broker", c.broker, "broker URL(s), comma-separated")
+	fs.StringVar(&c.username, "username", c.username, "broker user name")
+	fs.StringVar(&c.passwordFile, "password-file", c.passwordFile, "file holding the broker password (else $BOTCTL_MQTT_PASSWORD)")
+	fs.StringVar(&c.ca, "ca", c.ca, "CA certificate file (TLS)")
+	fs.StringVar(&c.cert, "cert", c.cert, "client certificate file (TLS)")
+	fs.StringVar(&c.cert, "tls-cert", c.cert, "client certificate file (TLS)")
+	fs.StringVar(&c.tlsKey, "tls-key", c.tlsKey, "client key file (TLS)")
+	if !ownsKey {
+		fs.StringVar(&c.tlsKey, "key", c.tlsKey, "client key file (TLS)")
+	}
+	fs.StringVar(&c.prefix, "prefix", c.prefix, "topic prefix (default botd/v1)")
+	fs.StringVar(&c.gcs, "gcs", c.gcs, "ground-station id (default botctl-<hostname>)")
+	fs.DurationVar(&c.timeout, "timeout", c.timeout, "how long to wait for the broker and replies")
+	fs.BoolVar(&c.json, "json", c.json, "machine-readable output")
+}
+
+var notIDChars = regexp.MustCompile(`[^A-Za-z0-9_.:-]+`)
+
+// gcsID is --gcs or botctl-<hostname>.
+func (c *cli) gcsID() string {
+	if c.gcs != "" {
+		return c.gcs
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "local"
+	}
+	return "botctl-" + notIDChars.ReplaceAllString(host, "-")
+}
+
+func (c *cli) brokers() []string {
+	var out []string
+	for _, b := range strings.Split(c.broker, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func (c *cli) groundConfig(presence bool) telemetry.GroundConfig {
+	o := telemetry.ConnOptions{
+		Brokers:  c.brokers(),
+		Username: c.username, PasswordFile: c.passwordFile,
+		CAFile: c.ca, CertFile: c.cert, KeyFile: c.tlsKey,
+		ConnectTimeout: min(c.timeout, 10*time.Second),
+	}
+	if c.passwordFile == "" {
+		if _, ok := os.LookupEnv("BOTCTL_MQTT_PASSWORD"); ok {
+			o.PasswordEnv = "BOTCTL_MQTT_PASSWORD"
+		}
+	}
+	return telemetry.GroundConfig{GCS: c.gcsID(), Prefix: c.prefix, Conn: o, Presence: presence,
+		ReplyTimeout: c.timeout, ResendEvery: 2 * time.Second}
+}
+
+// connect opens a ground station and waits until the broker answers.
+// presence: the station stays connected and counts as the robots'
+// operator link (watch, ui).
+func (c *cli) connect(presence bool) (*telemetry.Ground, error) {
+	if c.timeout <= 0 {
+		return nil, usageError("--timeout must be positive")
+	}
+	brokers := c.brokers()
+	if len(brokers) == 0 {
+		return nil, usageError("--broker is empty")
+	}
+	if err := c.probe(brokers); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return nil, err
+		}
+		return nil, fail(exitUnreachable, "cannot reach the broker at %s: %v; is botd running?", strings.Join(brokers, ", "), err)
+	}
+	g, err := telemetry.NewGround(c.groundConfig(presence))
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
+	defer cancel()
+	if err := g.WaitUp(ctx); err != nil {
+		g.Close()
+		if c.ctx.Err() != nil {
+			return nil, &exitError{code: exitUnreachable, err: c.ctx.Err()}
+		}
+		return nil, fail(exitUnreachable, "cannot reach the broker at %s: no MQTT connection within %s (credentials, TLS, or not an MQTT broker?); is botd running?",
+			strings.Join(brokers, ", "), c.timeout)
+	}
+	return g, nil
+}
+
+// probe dials the brokers' addresses, so that a refused connection is
+// reported at once with its reason instead of after the timeout.
+func (c *cli) probe(brokers []string) error {
+	var errs []error
+	for _, b := range brokers {
+		u, err := url.Parse(b)
+		if err != nil || u.Host == "" {
+			return usageError("--broker %q: want a URL like tcp://host:1883", b)
+		}
+		switch u.Scheme {
+		case "tcp", "mqtt", "ssl", "tls", "mqtts", "ws", "wss":
+		default:
+			return usageError("--broker %q: the scheme must be tcp, ssl, ws or wss", b)
+		}
+		host := u.Host
+		if u.Port() == "" {
+			port := "1883"
+			switch u.Scheme {
+			case "ssl", "tls", "mqtts":
+				port = "8883"
+			case "ws":
+				port = "80"
+			case "wss":
+				port = "443"
+			}
+			host = net.JoinHostPort(u.Hostname(), port)
+		}
+		d := net.Dialer{Timeout: c.timeout}
+		conn, err := d.DialContext(c.ctx, "tcp", host)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// settle waits for retained messages to arrive after connecting: until
+// done returns true, or the robot list stayed the same for a moment.
+func (c *cli) settle(g *telemetry.Ground, done func([]telemetry.RobotInfo) bool) []telemetry.RobotInfo {
+	const quiet, most = 300 * time.Millisecond, 1500 * time.Millisecond
+	start := time.Now()
+	last, changed := -1, start
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		rs := g.Robots()
+		if done != nil && done(rs) {
+			return rs
+		}
+		if len(rs) != last {
+			last, changed = len(rs), time.Now()
+		}
+		if time.Since(changed) >= quiet || time.Since(start) >= min(most, c.timeout) {
+			return rs
+		}
+		select {
+		case <-c.ctx.Done():
+			return rs
+		case <-t.C:
+		}
+	}
+}
+
+// robotInfo waits briefly for what the broker keeps of robot.
+func (c *cli) robotInfo(g *telemetry.Ground, robot string) (telemetry.RobotInfo, bool) {
+	find := func(rs []telemetry.RobotInfo) (telemetry.RobotInfo, bool) {
+		for _, r := range rs {
+			if r.ID == robot {
+				return r, true
+			}
+		}
+		return telemetry.RobotInfo{}, false
+	}
+	rs := c.settle(g, func(rs []telemetry.RobotInfo) bool {
+		r, ok := find(rs)
+		return ok && r.Connection != "" && r.State != nil
+	})
+	return find(rs)
+}
+
+// online checks that robot is connected, with a clear message when not.
+func (c *cli) online(g *telemetry.Ground, robot string) (telemetry.RobotInfo, error) {
+	if err := telemetry.ValidRobotID(robot); err != nil {
+		return telemetry.RobotInfo{}, usageError("robot %q: the id may hold only letters, digits and _ . : -", robot)
+	}
+	r, ok := c.robotInfo(g, robot)
+	return r, c.offlineError(g, robot, r, ok)
+}
+
+// offlineError says why robot cannot take commands, or returns nil when
+// it is online.
+func (c *cli) offlineError(g *telemetry.Ground, robot string, r telemetry.RobotInfo, known bool) error {
+	if !known {
+		return fail(exitUnreachable, "robot %s is offline or unknown: nothing on %s%s", robot,
+			c.topics(robot).Connection(), c.heardList(g))
+	}
+	if r.Connection == telemetry.ConnOnline {
+		return nil
+	}
+	state := r.Connection
+	if state == "" {
+		state = "no connection message"
+	}
+	since := ""
+	if r.State != nil {
+		since = ", last state " + c.when(r.State.TS)
+	}
+	return fail(exitUnreachable, "robot %s is offline (%s%s)", robot, state, since)
+}
+
+func (c *cli) heardList(g *telemetry.Ground) string {
+	rs := g.Robots()
+	if len(rs) == 0 {
+		return "; no robot is on this broker"
+	}
+	var names []string
+	for _, r := range rs {
+		names = append(names, fmt.Sprintf("%s (%s)", r.ID, orDash(r.Connection)))
+	}
+	return "; robots heard: " + strings.Join(names, ", ")
+}
+
+func (c *cli) topics(robot string) telemetry.Topics {
+	t, _ := telemetry.NewTopics(c.prefix, robot)
+	return t
+}
+
+// send sends a command and turns the failure to get a reply into exit 3.
+func (c *cli) send(g *telemetry.Ground, robot string, cmd missions.Command) (missions.Reply, error) {
+	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
+	defer cancel()
+	rep, err := g.Send(ctx, robot, cmd)
+	if err != nil {
+		if errors.Is(err, telemetry.ErrNoReply) {
+			return rep, fail(exitUnreachable, "no reply from %s to %s within %s; is it online?", robot, cmd.Op, c.timeout)
+		}
+		return rep, fail(exitUnreachable, "sending %s to %s: %v", cmd.Op, robot, err)
+	}
+	return rep, nil
+}
+
+// oneRobot takes exactly one positional argument, the robot id.
+func oneRobot(args []string) (string, error) {
+	switch len(args) {
+	case 1:
+		if err := telemetry.ValidRobotID(args[0]); err != nil {
+			return "", usageError("robot %q: the id may hold only letters, digits and _ . : -", args[0])
+		}
+		return args[0], nil
+	case 0:
+		return "", usageError("name the robot")
+	}
+	return "", usageError("one robot, got %d arguments: %s", len(args), strings.Join(args, " "))
+}
+
+// printJSON writes v as indented JSON.
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// when formats a header timestamp in local time with its age.
+func (c *cli) when(ts string) string {
+	t, err := telemetry.ParseTS(ts)
+	if err != nil {
+		return ts
+	}
+	return fmt.Sprintf("%s (%s ago)", t.Local().Format("15:04:05"), age(c.now().Sub(t)))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// outFlag is --out (FILE.sig) or --out=PATH.
+type outFlag struct {
+	set  bool
+	path string
+}
+
+func (o *outFlag) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.path
+}
+
+func (o *outFlag) Set(s string) error {
+	o.set = true
+	if s == "true" {
+		s = ""
+	}
+	if s == "false" {
+		o.set = false
+		s = ""
+	}
+	o.path = s
+	return nil
+}
+
+func (o *outFlag) IsBoolFlag() bool { return true }

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
+)
+
+func missionFlags(c *cli, fs *flag.FlagSet) {
+	fs.StringVar(&c.robot, "robot", "", "the robot to send the mission to (required)")
+	fs.BoolVar(&c.startNow, "start", false, "start the mission once accepted")
+	fs.BoolVar(&c.replace, "replace", false, "replace the running mission (halted first)")
+	fs.StringVar(&c.sigFile, "signature-file", "", "file holding the mission's signature (botctl sign --out)")
+	fs.StringVar(&c.signKey, "key", "", "sign with this Ed25519 private key file (base64 seed or key)")
+	fs.StringVar(&c.keyID, "key-id", "", "id of the signing key, as in the robot's security.public_keys")
+}
+
+// sendJSON is `mission send --json` output.
+type sendJSON struct {
+	Robot       string `json:"robot"`
+	File        string `json:"file"`
+	MissionID   string `json:"mission_id,omitempty"`
+	IDGenerated bool   `json:"id_generated,omitempty"`
+	// Local is true when botctl found the problems itself and sent nothing.
+	Local bool `json:"local,omitempty"`
+	missions.Reply
+}
+
+// mission is `mission send FILE --robot R ...`.
+func (c *cli) mission(args []string) error {
+	if len(args) == 0 || args[0] != "send" {
+		return usageError("the mission command is: botctl mission send FILE --robot ROBOT")
+	}
+	if len(args) != 2 {
+		return usageError("mission send takes one file, got %d arguments", len(args)-1)
+	}
+	file := args[1]
+	if c.robot == "" {
+		return usageError("--robot is required")
+	}
+	if err := validRobot(c.robot); err != nil {
+		return err
+	}
+	if c.sigFile != "" && c.signKey != "" {
+		return usageError("give --signature-file or --key, not both")
+	}
+	mf, err := c.readMission(file)
+	if err != nil {
+		return err
+	}
+	generated := false
+	payload := mf.payload()
+	if mf.doc.ID == "" {
+		if c.sigFile != "" {
+			return fail(exitUsage, "%s has no mission id, so no signature can match it: sign it with botctl sign %s --key KEY, which adds one", file, file)
+		}
+		mf.doc.ID = uuid.NewString()
+		generated = true
+		js, err := mf.doc.JSON()
+		if err != nil {
+			return fail(exitRefused, "%s: %v", file, err)
+		}
+		payload = json.RawMessage(js)
+		fmt.Fprintf(c.stderr, "note: %s has no mission id; sending it as %s (add \"id\": %q to the file to update this mission later)\n",
+			file, mf.doc.ID, mf.doc.ID)
+	}
+	cmd := missions.Command{Op: missions.OpMissionLoad, Mission: payload, Start: c.startNow, Replace: c.replace, KeyID: c.keyID}
+	switch {
+	case c.signKey != "":
+		key, err := missions.LoadPrivateKey(c.signKey)
+		if err != nil {
+			return fail(exitUsage, "signing key: %v", err)
+		}
+		if cmd.Signature, err = missions.SignDocument(key, mf.doc); err != nil {
+			return fail(exitRefused, "%s: %v", file, err)
+		}
+	case c.sigFile != "":
+		sig, err := os.ReadFile(c.sigFile)
+		if err != nil {
+			return fail(exitUsage, "signature: %v", err)
+		}
+		cmd.Signature = strings.TrimSpace(string(sig))
+	}
+
+	g, err := c.connect(false)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	if _, err := c.online(g, c.robot); err != nil {
+		return err
+	}
+	rep, err := c.send(g, c.robot, cmd)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		if err := c.printJSON(sendJSON{Robot: c.robot, File: file, MissionID: mf.doc.ID, IDGenerated: generated, Reply: rep}); err != nil {
+			return err
+		}
+	} else if rep.OK {
+		c.printAccepted(mf.doc, rep)
+	} else {
+		c.printRefusal(c.robot, fmt.Sprintf("mission %q", missionName(mf.doc)), rep.Error)
+	}
+	if !rep.OK {
+		return silent(exitRefused)
+	}
+	return nil
+}
+
+func (c *cli) printAccepted(d *missions.Document, rep missions.Reply) {
+	what := "accepted"
+	if u, _ := rep.Result["unchanged"].(bool); u {
+		what = "already stored (unchanged)"
+	}
+	if s, _ := rep.Result["started"].(bool); s {
+		what += " and started"
+	}
+	nodes := ""
+	if n, ok := rep.Result["nodes"].(float64); ok {
+		nodes = fmt.Sprintf(", %d nodes", int(n))
+	}
+	fmt.Fprintf(c.stdout, "%s: mission %q %s (id %s, revision %d%s)\n", c.robot, missionName(d), what, d.ID, d.Revision, nodes)
+}
+
+func missionName(d *missions.Document) string {
+	if d.Name != "" {
+		return d.Name
+	}
+	return d.ID
+}
+
+func validRobot(robot string) error {
+	_, err := oneRobot([]string{robot})
+	return err
+}
+
+// missionFile is a mission read from disk and decoded.
+type missionFile struct {
+	path string
+	data []byte
+	doc  *missions.Document
+}
+
+// readMission reads and decodes a mission locally, so that problems are
+// reported before anything is sent (exit 1, every problem with its path).
+func (c *cli) readMission(path string) (*missionFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fail(exitUsage, "%v", err)
+	}
+	doc, err := missions.Decode(data)
+	if err != nil {
+		var ps bt.Problems
+		if !errors.As(err, &ps) {
+			return nil, fail(exitRefused, "%s: %v", path, err)
+		}
+		if c.json {
+			rep := missions.Reply{Error: &missions.ReplyError{Code: ps[0].Code, Message: "the mission does not decode", Path: ps[0].Path}}
+			for _, p := range ps {
+				rep.Error.Problems = append(rep.Error.Problems, missions.ReplyProblem{Path: p.Path, Message: p.Message, Code: p.Code})
+			}
+			c.printJSON(sendJSON{Robot: c.robot, File: path, Local: true, Reply: rep})
+		} else {
+			fmt.Fprintf(c.stderr, "%s: the mission has %d problem%s (nothing was sent):\n", path, len(ps), plural(len(ps)))
+			for _, p := range ps {
+				fmt.Fprintf(c.stderr, "  %s\n", p.String())
+			}
+		}
+		return nil, silent(exitRefused)
+	}
+	return &missionFile{path: path, data: data, doc: doc}, nil
+}
+
+// payload is the document as the file has it: a JSON value when it is
+// JSON, else a JSON string (YAML, XML), which the robot decodes the same
+// way botctl did.
+func (m *missionFile) payload() json.RawMessage {
+	if json.Valid(m.data) {
+		var b bytes.Buffer
+		if json.Compact(&b, m.data) == nil {
+			return b.Bytes()
+		}
+	}
+	s, _ := json.Marshal(string(m.data))
+	return s
+}

@@ -1,0 +1,19 @@
+// Command botctl is the ground station of botd: a command-line tool, a live
+// terminal view (watch) and a web dashboard (ui, package web).
+//
+// It speaks only the MQTT protocol of docs/PROTOCOL.md, through the client
+// side of telemetry (Ground); from missions it takes the payload types,
+// Decode (to report a mission's problems before sending it) and the
+// signature helpers. It must never reach into a daemon any other way, and
+// never trust a payload: whatever cannot be decoded is reported, not fatal.
+//
+// The files:
+//
+//   - main.go: run(), the command table, flag parsing, exit statuses;
+//   - cli.go: global flags, connecting, "is the robot online", sending;
+//   - cmd_*.go: one file per group of commands;
+//   - model.go: the live tree assembled from tree, keyframes and deltas,
+//     with status sequence gap detection (no I/O; tested without a broker);
+//   - watch.go: the bubbletea program of `botctl watch` (messages, keys);
+//   - view.go: its rendering, from the model only.
+package main

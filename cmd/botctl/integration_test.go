@@ -1,0 +1,510 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/telemetry"
+)
+
+// These tests run botctl's run() against real botd processes: the daemon
+// is built once from ./cmd/botd and started on a free port with its own
+// state directory; every daemon is stopped when its test ends.
+
+var botdBuild struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+	out  []byte
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if botdBuild.dir != "" {
+		os.RemoveAll(botdBuild.dir)
+	}
+	os.Exit(code)
+}
+
+// botdBinary builds botd once; the tests that need it skip when the build
+// fails.
+func botdBinary(t *testing.T) string {
+	t.Helper()
+	b := &botdBuild
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "botctl-test-")
+		if b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "botd")
+		cmd := exec.Command("go", "build", "-o", b.path, "./cmd/botd")
+		cmd.Dir = filepath.Join("..", "..")
+		b.out, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Skipf("cannot build botd: %v\n%s", b.err, b.out)
+	}
+	return b.path
+}
+
+// daemon is a running botd process.
+type daemon struct {
+	cmd  *exec.Cmd
+	url  string // its broker (the embedded one, or the one it was given)
+	log  *syncBuffer
+	done chan struct{}
+	once sync.Once
+}
+
+// startBotd starts botd with args plus a state directory; without
+// -broker in args it runs its embedded broker on a free port.
+func startBotd(t *testing.T, args ...string) *daemon {
+	t.Helper()
+	bin := botdBinary(t)
+	d := &daemon{log: &syncBuffer{}, done: make(chan struct{})}
+	args = append([]string{"-state-dir", t.TempDir()}, args...)
+	external, listen := false, ""
+	for i, a := range args {
+		switch {
+		case a == "-broker" && i+1 < len(args):
+			d.url, external = args[i+1], true
+		case a == "-listen" && i+1 < len(args):
+			listen = args[i+1]
+		}
+	}
+	if !external {
+		if listen == "" {
+			listen = freeAddr(t)
+			args = append(args, "-listen", listen)
+		}
+		d.url = "tcp://" + listen
+	}
+	d.cmd = exec.Command(bin, args...)
+	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
+	d.cmd.SysProcAttr = daemonSysProcAttr()
+	if err := d.cmd.Start(); err != nil {
+		t.Fatalf("starting botd: %v", err)
+	}
+	go func() { d.cmd.Wait(); close(d.done) }()
+	t.Cleanup(func() { d.stop(t) })
+	if !external {
+		host := strings.TrimPrefix(d.url, "tcp://")
+		waitFor(t, 30*time.Second, "botd's broker listening", func() bool {
+			c, err := net.DialTimeout("tcp", host, time.Second)
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		}, d)
+	}
+	return d
+}
+
+// stop ends botd cleanly (SIGTERM), or kills it.
+func (d *daemon) stop(t *testing.T) {
+	d.once.Do(func() {
+		d.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-d.done:
+		case <-time.After(15 * time.Second):
+			t.Errorf("botd did not stop within 15 s; killing it\n%s", d.log.String())
+			d.cmd.Process.Kill()
+			<-d.done
+		}
+	})
+}
+
+// waitOnline waits until robot is listed ONLINE with a state.
+func waitOnline(t *testing.T, d *daemon, robot string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, robot+" online", func() bool {
+		r := botctl(t, "robots", "--json", "--broker", d.url)
+		var rs []robotJSON
+		json.Unmarshal([]byte(r.stdout), &rs)
+		for _, x := range rs {
+			if x.ID == robot && x.Connection == telemetry.ConnOnline && x.State != nil {
+				return true
+			}
+		}
+		return false
+	}, d)
+}
+
+func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool, d *daemon) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			log := ""
+			if d != nil {
+				log = d.log.String()
+			}
+			t.Fatalf("timed out waiting for %s\nbotd log:\n%s", what, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// modeIs polls `status --json` until the robot's mode is want.
+func modeIs(t *testing.T, d *daemon, robot, want string) {
+	t.Helper()
+	var last string
+	waitFor(t, 10*time.Second, robot+" in mode "+want+" (last "+last+")", func() bool {
+		r := botctl(t, "status", robot, "--json", "--broker", d.url)
+		var s robotJSON
+		if json.Unmarshal([]byte(r.stdout), &s) != nil || s.State == nil {
+			return false
+		}
+		last = s.State.Mode
+		return last == want
+	}, d)
+}
+
+func repoFile(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func expect(t *testing.T, r result, code int, texts ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit %d, want %d\n%v", r.code, code, r)
+		return
+	}
+	for _, s := range texts {
+		if !strings.Contains(r.stdout+r.stderr, s) {
+			t.Errorf("no %q in the output\n%v", s, r)
+		}
+	}
+}
+
+func TestIntegration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts botd")
+	}
+	d := startBotd(t)
+	b := []string{"--broker", d.url, "--timeout", "15s"}
+	waitOnline(t, d, "rover-1")
+	cmd := func(args ...string) result { t.Helper(); return botctl(t, append(args, b...)...) }
+
+	t.Run("robots", func(t *testing.T) {
+		r := cmd("robots")
+		expect(t, r, 0, "ROBOT", "rover-1", "ONLINE")
+	})
+
+	t.Run("status", func(t *testing.T) {
+		expect(t, cmd("status", "rover-1"), 0, "rover-1 (ONLINE, botd ", "mode", "mission", "tick", "battery", "link")
+	})
+
+	t.Run("tree", func(t *testing.T) {
+		r := cmd("tree", "rover-1")
+		expect(t, r, 0, "patrol mission (MemSequence)", "toward the crate (SubTree)", "  to the waypoint (MoveTo)")
+		if !regexp.MustCompile(`(?m)^(RUNNING|SUCCESS|FAILURE|IDLE) +patrol mission`).MatchString(r.stdout) {
+			t.Errorf("no status on the root:\n%s", r.stdout)
+		}
+		var tj treeJSON
+		if err := json.Unmarshal([]byte(cmd("tree", "rover-1", "--json").stdout), &tj); err != nil || len(tj.Nodes) != 53 || tj.Nodes[0].Status == "?" {
+			t.Errorf("tree --json: %v, %d nodes", err, len(tj.Nodes))
+		}
+	})
+
+	t.Run("mission send and events", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		out, errb := &syncBuffer{}, &syncBuffer{}
+		done := make(chan int, 1)
+		go func() {
+			done <- run(ctx, append([]string{"events", "rover-1", "--follow"}, b...), strings.NewReader(""), out, errb)
+		}()
+		waitFor(t, 15*time.Second, "events following", func() bool { return strings.Contains(errb.String(), "following the events") }, d)
+
+		r := cmd("mission", "send", repoFile(t, "configs/missions/hello.json"), "--robot", "rover-1", "--start", "--replace")
+		expect(t, r, 0, `mission "hello" accepted and started`, "has no mission id; sending it as")
+
+		waitFor(t, 15*time.Second, "mission.started in events", func() bool {
+			return strings.Contains(out.String(), "mission.started") && strings.Contains(out.String(), `mission "hello" started`)
+		}, d)
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("events exit %d: %s", code, errb.String())
+		}
+		// Without --follow it listens for a while.
+		r = cmd("events", "rover-1", "--for", "300ms")
+		expect(t, r, 0)
+	})
+
+	t.Run("refused mission", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "bad.json")
+		os.WriteFile(file, []byte(`{"format": "botd/mission@1", "id": "0b9d1f6a-8a43-4f0e-9f54-3d3c8b1a2e77", "name": "bad", "revision": 0, "main": "main",
+ "trees": {"main": {"type": "Sequence", "children": [{"type": "Log", "params": {"message": "x"}}, {"type": "Sequense"}]}}}`), 0o644)
+		r := cmd("mission", "send", file, "--robot", "rover-1", "--start")
+		expect(t, r, 1, "rover-1 refused mission \"bad\": UNKNOWN_NODE_TYPE", `/trees/main/children/1/type: unknown node type "Sequense"`)
+		r = cmd("mission", "send", file, "--robot", "rover-1", "--json")
+		var sj sendJSON
+		if err := json.Unmarshal([]byte(r.stdout), &sj); err != nil || r.code != 1 || sj.OK || sj.Error == nil ||
+			len(sj.Error.Problems) == 0 || sj.Error.Problems[0].Path != "/trees/main/children/1/type" {
+			t.Errorf("--json refusal: %v %+v", err, r)
+		}
+	})
+
+	t.Run("pause resume estop start", func(t *testing.T) {
+		expect(t, cmd("mission", "send", repoFile(t, "configs/missions/patrol.json"), "--robot", "rover-1", "--start", "--replace"), 0, "started")
+		modeIs(t, d, "rover-1", "RUNNING")
+		expect(t, cmd("pause", "rover-1"), 0, "rover-1: mission paused")
+		modeIs(t, d, "rover-1", "PAUSED")
+		expect(t, cmd("resume", "rover-1"), 0, "rover-1: mission resumed")
+		modeIs(t, d, "rover-1", "RUNNING")
+		expect(t, cmd("estop", "rover-1"), 0, "E-STOP engaged")
+		modeIs(t, d, "rover-1", "ESTOP")
+		expect(t, cmd("status", "rover-1"), 0, "e-stop", "ENGAGED")
+		expect(t, cmd("resume", "rover-1"), 1, "rover-1 refused mission.resume: NOT_ALLOWED_IN_MODE")
+		expect(t, cmd("estop-reset", "rover-1"), 0, "e-stop released")
+		expect(t, cmd("resume", "rover-1"), 0, "mission resumed")
+		modeIs(t, d, "rover-1", "RUNNING")
+		// start: the current mission by default; it is running, so
+		// only with --replace.
+		expect(t, cmd("start", "rover-1"), 1, "OTHER_MISSION_ACTIVE")
+		expect(t, cmd("start", "rover-1", "--replace"), 0, "started")
+		r := cmd("pause", "rover-1", "--json")
+		var rj replyJSON
+		if err := json.Unmarshal([]byte(r.stdout), &rj); err != nil || !rj.OK || rj.Op != "mission.pause" {
+			t.Errorf("pause --json: %v %v", err, r)
+		}
+		expect(t, cmd("resume", "rover-1"), 0)
+	})
+
+	t.Run("robot offline", func(t *testing.T) {
+		r := cmd("pause", "rover-9")
+		expect(t, r, exitUnreachable, "robot rover-9 is offline or unknown", "robots heard: rover-1 (ONLINE)")
+		expect(t, cmd("mission", "send", repoFile(t, "configs/missions/hello.json"), "--robot", "nobody"), exitUnreachable, "robot nobody is offline or unknown")
+	})
+
+	t.Run("watch", func(t *testing.T) { testWatchHeadless(t, d) })
+
+	t.Run("ui", func(t *testing.T) { testUI(t, d) })
+
+	t.Run("signed missions", func(t *testing.T) { testSigned(t, d) })
+
+	// Last: it restarts the daemon.
+	t.Run("watch across a broker restart", func(t *testing.T) { testReconnect(t, d) })
+}
+
+// testWatchHeadless runs `botctl watch` (no robot named: the only one
+// online) with its input and output on pipes: the tree appears, a node
+// runs, p pauses; a malformed payload is a warning, a forged gap in the
+// status sequence is repaired from a keyframe; q quits.
+func testWatchHeadless(t *testing.T, d *daemon) {
+	modeIs(t, d, "rover-1", "RUNNING")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	in, keys := io.Pipe()
+	defer keys.Close()
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"watch", "--broker", d.url}, in, out, errb) }()
+	see := watchSeer(t, out, d)
+	see("the tree", `patrol mission \(MemSequence\)`)
+	see("a running node", `▶ +\S.*\(MoveTo\)  RUNNING`)
+	see("the robot's mode", `mode RUNNING`)
+	see("synced statuses", `synced, keyframe`)
+
+	keys.Write([]byte("p"))
+	see("mode PAUSED", `mode PAUSED  requested PAUSED`)
+	see("the reply", `pause: ok`)
+	keys.Write([]byte("r"))
+	see("the resume", `resume: ok`)
+
+	pub := rawPublisher(t, d.url)
+	pub("botd/v1/rover-1/status", []byte(`{"robot":"rover-1","seq":"x"}`))
+	see("a warning", `⚠ \d\d:\d\d:\d\d could not parse the message on botd/v1/rover-1/status: telemetry: bad payload`)
+	// A status far ahead in the sequence: the ones between are "lost".
+	var st robotJSON
+	json.Unmarshal([]byte(botctl(t, "status", "rover-1", "--json", "--broker", d.url).stdout), &st)
+	forged, _ := json.Marshal(telemetry.StatusMsg{Header: telemetry.Header{Robot: "rover-1", Seq: 1 << 40, TS: telemetry.FormatTS(time.Now())},
+		Mission: st.State.Mission.ID, Tick: 1, Changes: []telemetry.NodeStatus{{Node: 0, Status: 'R'}}})
+	pub("botd/v1/rover-1/status", forged)
+	see("the gap", `resyncing after a status gap`)
+	gapAt := len(out.String())
+	waitFor(t, 20*time.Second, "synced again after the gap", func() bool {
+		return regexp.MustCompile(`synced, keyframe .* gaps [1-9]`).MatchString(out.String()[gapAt:])
+	}, d)
+
+	keys.Write([]byte("q"))
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("watch exit %d: %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("watch did not quit on q")
+	}
+}
+
+func watchSeer(t *testing.T, out *syncBuffer, d *daemon) func(what, re string) {
+	return func(what, re string) {
+		t.Helper()
+		rx := regexp.MustCompile(re)
+		waitFor(t, 20*time.Second, what+" in the watch view", func() bool { return rx.MatchString(out.String()) }, d)
+	}
+}
+
+// rawPublisher publishes payloads as they are, to test what botctl does
+// with messages it cannot use.
+func rawPublisher(t *testing.T, url string) func(topic string, payload []byte) {
+	t.Helper()
+	c, err := telemetry.Dial(telemetry.ConnOptions{Brokers: []string{url}, ClientID: "botctl-test-raw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	waitFor(t, 10*time.Second, "raw publisher up", c.IsUp, nil)
+	return func(topic string, payload []byte) {
+		t.Helper()
+		if err := c.Publish(topic, 0, false, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// testReconnect restarts botd (and with it the broker) under a running
+// watch, which reconnects and rebuilds its tree without restarting.
+func testReconnect(t *testing.T, d *daemon) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	in, keys := io.Pipe()
+	defer keys.Close()
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"watch", "rover-1", "--broker", d.url}, in, out, errb) }()
+	see := watchSeer(t, out, d)
+	see("synced statuses", `synced, keyframe`)
+	d.stop(t)
+	see("the lost link", `broker link down`)
+	d2 := startBotd(t, "-listen", strings.TrimPrefix(d.url, "tcp://"))
+	mark := len(out.String())
+	waitFor(t, 30*time.Second, "reconnected and synced", func() bool {
+		s := out.String()[mark:]
+		i := strings.Index(s, "reconnected to the broker")
+		return i >= 0 && strings.Contains(s[i:], "synced, keyframe") && strings.Contains(s, "rover-1  ONLINE")
+	}, d2)
+	keys.Write([]byte("q"))
+	if code := <-done; code != 0 {
+		t.Errorf("watch exit %d: %s", code, errb.String())
+	}
+}
+
+// testUI starts the dashboard on a free port and fetches its page.
+func testUI(t *testing.T, d *daemon) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := freeAddr(t)
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"ui", "rover-1", "--listen", addr, "--broker", d.url}, strings.NewReader(""), out, errb)
+	}()
+	var status int
+	waitFor(t, 20*time.Second, "the dashboard answering", func() bool {
+		resp, err := http.Get("http://" + addr + "/")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		status = resp.StatusCode
+		return true
+	}, d)
+	if status != http.StatusOK {
+		t.Errorf("GET /: %d", status)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("ui exit %d: %s", code, errb.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("ui did not stop when cancelled")
+	}
+}
+
+// testSigned runs a second robot that requires signed missions, on the
+// first one's broker; then stops it and sees it offline.
+func testSigned(t *testing.T, first *daemon) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "ops.key")
+	expect(t, botctl(t, "keygen", key), 0, "public key:")
+	pub, _ := os.ReadFile(key + ".pub")
+	cfg := filepath.Join(dir, "signed.yaml")
+	os.WriteFile(cfg, fmt.Appendf(nil, `robot: rover-s
+hardware: %s
+failsafe:
+  require_gcs: false
+security:
+  require_signed_missions: true
+  public_keys: [%q]
+`, repoFile(t, "configs/sim.yaml"), strings.TrimSpace(string(pub))), 0o644)
+	d := startBotd(t, "-config", cfg, "-broker", first.url)
+	waitOnline(t, d, "rover-s")
+	b := []string{"--broker", d.url, "--timeout", "15s"}
+	cmd := func(args ...string) result { t.Helper(); return botctl(t, append(args, b...)...) }
+
+	hello, _ := os.ReadFile(repoFile(t, "configs/missions/hello.json"))
+	signed := filepath.Join(dir, "hello.json")
+	os.WriteFile(signed, hello, 0o644)
+	r := cmd("sign", signed, "--key", key, "--out")
+	expect(t, r, 0, "had no mission id; added", "signature written to "+signed+".sig")
+	expect(t, cmd("mission", "send", signed, "--robot", "rover-s", "--signature-file", signed+".sig", "--start"), 0,
+		`rover-s: mission "hello" accepted and started`)
+	// Signing on the fly with --key works too (same content: unchanged).
+	expect(t, cmd("mission", "send", signed, "--robot", "rover-s", "--key", key), 0, "already stored")
+
+	unsigned := filepath.Join(dir, "unsigned.json")
+	os.WriteFile(unsigned, hello, 0o644)
+	expect(t, cmd("mission", "send", unsigned, "--robot", "rover-s", "--start"), 1, "rover-s refused", "SIGNATURE_REQUIRED")
+	// A signature of other content does not match.
+	tampered := filepath.Join(dir, "tampered.json")
+	data, _ := os.ReadFile(signed)
+	os.WriteFile(tampered, bytes.Replace(data, []byte(`"revision": 0`), []byte(`"revision": 1`), 1), 0o644)
+	expect(t, cmd("mission", "send", tampered, "--robot", "rover-s", "--signature-file", signed+".sig"), 1, "BAD_SIGNATURE")
+
+	d.stop(t)
+	expect(t, cmd("status", "rover-s"), exitUnreachable, "robot rover-s is offline (OFFLINE")
+	expect(t, cmd("pause", "rover-s"), exitUnreachable, "robot rover-s is offline (OFFLINE")
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and many readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0 // done; a mission or command was accepted
+	exitRefused     = 1 // the robot (or the local check) refused it
+	exitUsage       = 2 // bad arguments, unreadable files
+	exitUnreachable = 3 // broker unreachable, robot offline or no reply
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// command is one subcommand.
+type command struct {
+	name  string
+	args  string // usage after the name
+	short string
+	run   func(c *cli, args []string) error
+	flags func(c *cli, fs *flag.FlagSet)
+	// ownsKey: --key is the command's signing key; the TLS client key is
+	// then only --tls-key.
+	ownsKey bool
+}
+
+var commands = []command{
+	{name: "robots", short: "list every robot heard on the broker", run: (*cli).robots},
+	{name: "status", args: "ROBOT", short: "show a robot's state", run: (*cli).status},
+	{name: "mission", args: "send FILE --robot R [--start] [--replace] [--signature-file F | --key KEY]",
+		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
+	{name: "start", args: "ROBOT [--mission ID] [--replace]", short: "start a stored mission (default: the current or last one)",
+		run: (*cli).start, flags: startFlags},
+	{name: "pause", args: "ROBOT", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
+	{name: "resume", args: "ROBOT", short: "resume the paused mission from the root", run: control("mission.resume")},
+	{name: "abort", args: "ROBOT", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
+	{name: "estop", args: "ROBOT", short: "emergency stop: nothing moves until estop-reset", run: control("estop")},
+	{name: "estop-reset", args: "ROBOT", short: "release the e-stop (the mission stays paused)", run: control("estop.reset")},
+	{name: "tree", args: "ROBOT", short: "print the active mission's tree with node statuses", run: (*cli).tree},
+	{name: "events", args: "ROBOT [--follow] [--for DURATION]", short: "print the robot's events as they arrive",
+		run: (*cli).events, flags: eventsFlags},
+	{name: "sign", args: "FILE --key KEY [--out[=PATH]]", short: "sign a mission with an Ed25519 key",
+		run: (*cli).sign, flags: signFlags, ownsKey: true},
+	{name: "keygen", args: "FILE [--id ID]", short: "make an Ed25519 key pair for mission signing (FILE, FILE.pub)",
+		run: (*cli).keygen, flags: keygenFlags},
+	{name: "watch", args: "[ROBOT]", short: "live terminal view of a robot's tree (default: the only robot online)", run: (*cli).watch},
+	{name: "ui", args: "[--listen ADDR] [ROBOT]", short: "web dashboard", run: (*cli).ui, flags: uiFlags},
+}
+
+// run is the whole program as a function; it returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCLI(ctx, stdin, stdout, stderr)
+	global := flag.NewFlagSet("botctl", flag.ContinueOnError)
+	global.SetOutput(io.Discard)
+	c.globalFlags(global, false)
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "botctl:", err)
+		usage(stderr)
+		return exitUsage
+	}
+	rest := global.Args()
+	if len(rest) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := rest[0]
+	switch name {
+	case "help":
+		usage(stdout)
+		return exitOK
+	case "version":
+		fmt.Fprintln(stdout, "botctl", version)
+		return exitOK
+	}
+	for _, cmd := range commands {
+		if cmd.name != name {
+			continue
+		}
+		fs := flag.NewFlagSet("botctl "+name, flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		c.globalFlags(fs, cmd.ownsKey)
+		if cmd.flags != nil {
+			cmd.flags(c, fs)
+		}
+		pos, err := parseInterspersed(fs, rest[1:])
+		if err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				commandUsage(stdout, cmd, fs)
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "botctl %s: %v\n", name, err)
+			commandUsage(stderr, cmd, fs)
+			return exitUsage
+		}
+		return c.finish(cmd, fs, cmd.run(c, pos))
+	}
+	fmt.Fprintf(stderr, "botctl: unknown command %q\n", name)
+	usage(stderr)
+	return exitUsage
+}
+
+// version is set at link time (-ldflags "-X main.version=...").
+var version = "dev"
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments; everything after "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// finish turns a command's error into its message and exit status.
+func (c *cli) finish(cmd command, fs *flag.FlagSet, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		ee = &exitError{code: exitRefused, err: err}
+	}
+	if ee.err != nil {
+		fmt.Fprintf(c.stderr, "botctl %s: %v\n", cmd.name, ee.err)
+	}
+	if ee.code == exitUsage && ee.showUsage {
+		commandUsage(c.stderr, cmd, fs)
+	}
+	return ee.code
+}
+
+// exitError carries an exit status; a nil err means the message was
+// already printed.
+type exitError struct {
+	code      int
+	err       error
+	showUsage bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), showUsage: true}
+}
+
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// silent is an exit status whose message was already printed.
+func silent(code int) error { return &exitError{code: code} }
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `botctl: the ground station of botd
+
+Usage: botctl [flags] COMMAND [arguments] [flags]
+
+Commands:
+`)
+	for _, cmd := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n", cmd.name, cmd.short)
+	}
+	fmt.Fprint(w, `
+Flags (anywhere on the line):
+  --broker URL          broker URL(s), comma-separated (default tcp://127.0.0.1:1883, a local botd)
+  --username NAME       broker user name
+  --password-file FILE  broker password (first line); else $BOTCTL_MQTT_PASSWORD
+  --ca FILE             CA certificate for TLS (ssl://, wss://)
+  --cert FILE --key FILE  TLS client certificate and key (also --tls-cert, --tls-key;
+                        for mission send and sign, --key is the signing key: use --tls-key)
+  --prefix PREFIX       topic prefix (default botd/v1)
+  --gcs ID              ground-station id (default botctl-<hostname>)
+  --timeout DURATION    how long to wait for the broker and for replies (default 10s)
+  --json                machine-readable output
+
+Exit status: 0 done/accepted, 1 refused, 2 usage, 3 broker unreachable, robot offline or no reply.
+Run 'botctl COMMAND -h' for a command's flags.
+`)
+}
+
+func commandUsage(w io.Writer, cmd command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: botctl %s %s\n  %s\n", cmd.name, cmd.args, cmd.short)
+	own := func(f *flag.Flag) bool { return !isGlobalFlag(f.Name) || (cmd.ownsKey && f.Name == "key") }
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if !own(f) {
+			return
+		}
+		if first {
+			fmt.Fprintln(tw, "flags:")
+			first = false
+		}
+		name, u := flag.UnquoteUsage(f)
+		if name != "" {
+			name = " " + name
+		}
+		fmt.Fprintf(tw, "  --%s%s\t%s\n", f.Name, name, u)
+	})
+	tw.Flush()
+	fmt.Fprintln(w, "(and the global flags: botctl help)")
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+// TreeModel is a robot's tree with live node statuses, assembled from the
+// retained tree message, status keyframes and status deltas. It watches
+// the status sequence numbers: after a gap (or a reconnect, or a status
+// it cannot place) the statuses are no longer trusted, and AskKeyframe
+// says when to send state.request; the next keyframe rebuilds them.
+//
+// It does no I/O and reads no clock: callers pass the time, so it is
+// tested without a broker or a terminal.
+type TreeModel struct {
+	Mission  string
+	Revision int64
+	Nodes    []missions.TreeNode // by index
+	Status   []byte              // I S F R E per node; '?' until known
+	Since    []time.Time         // when each node's status last changed (caller's clock)
+	// Approx marks a Since that is a lower bound: the node was already
+	// in its status when a keyframe first showed it.
+	Approx []bool
+	Depth  []int
+	Order  []int32 // display order: depth-first, pre-order
+
+	HaveTree   bool      // a tree message was applied
+	Synced     bool      // statuses come from a keyframe and every delta since
+	Tick       uint64    // robot tick of the latest status applied
+	KeyframeAt time.Time // when the latest keyframe was applied
+	Gaps       int       // gaps seen in the status sequence
+	LastGap    string    // the latest gap, for people ("seq 12 after 9")
+
+	seq     uint64
+	haveSeq bool
+	want    bool      // a keyframe is needed...
+	due     time.Time // ...from this time
+	asked   time.Time // when one was last asked for
+}
+
+// keyframeRetry is how long to wait for an asked-for keyframe before
+// asking again; keyframeGrace how long a new tree may wait for the
+// keyframe the robot sends with it before one is asked for.
+const (
+	keyframeRetry = 2 * time.Second
+	keyframeGrace = time.Second
+)
+
+// SetTree applies a tree message. The same tree again (a retained copy
+// after a reconnect, or a state.request) keeps the statuses; a different
+// one resets them until its keyframe. A malformed tree is refused with an
+// error and leaves the model without a tree.
+func (t *TreeModel) SetTree(m telemetry.TreeMsg, now time.Time) error {
+	nodes := slices.Clone(m.Nodes)
+	slices.SortFunc(nodes, func(a, b missions.TreeNode) int { return int(a.Index) - int(b.Index) })
+	if err := checkNodes(nodes); err != nil {
+		t.clear("", 0)
+		t.wantKeyframe(now, keyframeGrace)
+		return fmt.Errorf("tree of mission %s: %w", m.Mission, err)
+	}
+	if len(nodes) == 0 {
+		t.want = false // no mission: no status will come
+	}
+	if t.HaveTree && t.Mission == m.Mission && t.Revision == m.Revision && slices.Equal(t.Nodes, nodes) {
+		return nil
+	}
+	t.clear(m.Mission, m.Revision)
+	t.HaveTree = true
+	t.Nodes = nodes
+	n := len(nodes)
+	t.Status = make([]byte, n)
+	for i := range t.Status {
+		t.Status[i] = '?'
+	}
+	t.Since = make([]time.Time, n)
+	t.Approx = make([]bool, n)
+	t.Depth = make([]int, n)
+	children := make([][]int32, n)
+	var roots []int32
+	for i, nd := range nodes {
+		if nd.Parent < 0 {
+			roots = append(roots, int32(i))
+			continue
+		}
+		t.Depth[i] = t.Depth[nd.Parent] + 1 // parents come first (checkNodes)
+		children[nd.Parent] = append(children[nd.Parent], int32(i))
+	}
+	var walk func(i int32)
+	walk = func(i int32) {
+		t.Order = append(t.Order, i)
+		for _, c := range children[i] {
+			walk(c)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	if n == 0 {
+		t.Synced = true
+		return nil
+	}
+	t.wantKeyframe(now, keyframeGrace)
+	return nil
+}
+
+// checkNodes requires indexes 0..n-1 and every parent before its child,
+// which rules out cycles.
+func checkNodes(nodes []missions.TreeNode) error {
+	for i, nd := range nodes {
+		if int(nd.Index) != i {
+			return fmt.Errorf("node indexes are not 0..%d (found %d at position %d)", len(nodes)-1, nd.Index, i)
+		}
+		if nd.Parent >= nd.Index || nd.Parent < -1 {
+			return fmt.Errorf("node %d has parent %d", nd.Index, nd.Parent)
+		}
+	}
+	return nil
+}
+
+func (t *TreeModel) clear(mission string, revision int64) {
+	seq, haveSeq, gaps, lastGap := t.seq, t.haveSeq, t.Gaps, t.LastGap
+	want, due, asked := t.want, t.due, t.asked
+	*t = TreeModel{Mission: mission, Revision: revision, seq: seq, haveSeq: haveSeq, Gaps: gaps, LastGap: lastGap,
+		want: want, due: due, asked: asked}
+}
+
+// ApplyStatus applies a status message: a keyframe replaces every status,
+// a delta changes some. It returns an error for a status it cannot apply
+// (wrong length, unknown node), which also makes it ask for a keyframe.
+func (t *TreeModel) ApplyStatus(m telemetry.StatusMsg, now time.Time) error {
+	if m.Seq != 0 {
+		if t.haveSeq && m.Seq != t.seq+1 {
+			t.Gaps++
+			if m.Seq > t.seq {
+				t.LastGap = fmt.Sprintf("seq %d after %d: %d lost", m.Seq, t.seq, m.Seq-t.seq-1)
+			} else {
+				t.LastGap = fmt.Sprintf("seq %d after %d: the robot restarted", m.Seq, t.seq)
+			}
+			t.Synced = false
+			t.wantKeyframe(now, 0)
+		}
+		t.seq, t.haveSeq = m.Seq, true
+	}
+	if !t.HaveTree || m.Mission != t.Mission {
+		// A status for a tree we do not have (yet): the tree message is
+		// on its way, or lost; state.request republishes both.
+		if m.Mission != "" {
+			t.Synced = false
+			t.wantKeyframe(now, keyframeGrace)
+		}
+		return nil
+	}
+	if m.IsKeyframe() {
+		if len(m.Keyframe) != len(t.Nodes) {
+			t.Synced = false
+			t.wantKeyframe(now, 0)
+			return fmt.Errorf("keyframe of mission %s has %d statuses for a tree of %d nodes", m.Mission, len(m.Keyframe), len(t.Nodes))
+		}
+		for i := 0; i < len(m.Keyframe); i++ {
+			t.set(i, m.Keyframe[i], now)
+		}
+		t.Tick, t.KeyframeAt, t.Synced, t.want = m.Tick, now, true, false
+		return nil
+	}
+	var bad []int32
+	for _, c := range m.Changes {
+		if c.Node < 0 || int(c.Node) >= len(t.Nodes) {
+			bad = append(bad, c.Node)
+			continue
+		}
+		t.set(int(c.Node), c.Status, now)
+	}
+	t.Tick = m.Tick
+	if len(bad) > 0 {
+		t.Synced = false
+		t.wantKeyframe(now, 0)
+		return fmt.Errorf("status for node(s) %v of mission %s, which has %d nodes", bad, m.Mission, len(t.Nodes))
+	}
+	return nil
+}
+
+func (t *TreeModel) set(i int, s byte, now time.Time) {
+	if t.Status[i] == s {
+		return
+	}
+	t.Approx[i] = t.Status[i] == '?'
+	t.Status[i] = s
+	t.Since[i] = now
+}
+
+// Reset marks the statuses as untrusted (the link to the broker was
+// down, or the robot reconnected) and asks for a keyframe.
+func (t *TreeModel) Reset(now time.Time) {
+	t.haveSeq = false
+	if t.HaveTree && len(t.Nodes) > 0 {
+		t.Synced = false
+	}
+	t.wantKeyframe(now, 0)
+}
+
+func (t *TreeModel) wantKeyframe(now time.Time, after time.Duration) {
+	if t.want && !t.due.After(now.Add(after)) {
+		return // already due as early
+	}
+	t.want, t.due = true, now.Add(after)
+}
+
+// WantsKeyframe reports whether the statuses wait for a keyframe.
+func (t *TreeModel) WantsKeyframe() bool { return t.want }
+
+// AskKeyframe reports whether to send state.request now, and if so
+// records that it was sent: at most once every keyframeRetry while a
+// keyframe is wanted.
+func (t *TreeModel) AskKeyframe(now time.Time) bool {
+	if !t.want || now.Before(t.due) || (!t.asked.IsZero() && now.Sub(t.asked) < keyframeRetry) {
+		return false
+	}
+	t.asked = now
+	return true
+}
+
+// MarkAsked records a keyframe request sent on the caller's initiative.
+func (t *TreeModel) MarkAsked(now time.Time) { t.asked = now }
+
+// RunningFor is how long node i has been running (0 when it is not).
+func (t *TreeModel) RunningFor(i int32, now time.Time) time.Duration {
+	if int(i) >= len(t.Status) || t.Status[i] != 'R' || t.Since[i].IsZero() {
+		return 0
+	}
+	return now.Sub(t.Since[i])
+}
+
+// Counts returns how many nodes have each status letter.
+func (t *TreeModel) Counts() map[byte]int {
+	out := map[byte]int{}
+	for _, s := range t.Status {
+		out[s]++
+	}
+	return out
+}

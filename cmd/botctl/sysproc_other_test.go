@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+import "syscall"
+
+func daemonSysProcAttr() *syscall.SysProcAttr { return nil }

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+// The live terminal view: a bubbletea program whose model is fed by the
+// ground station's callbacks (decoded messages, parse errors) and by the
+// link to the broker. The tree itself is a TreeModel (model.go); this
+// file handles messages and keys, view.go renders.
+
+// Messages besides the telemetry payloads themselves.
+type (
+	linkMsg struct {
+		up       bool
+		connects uint64
+	}
+	cmdDone struct {
+		op    string
+		quiet bool // state.request asked for by the model: report failures only
+		rep   missions.Reply
+		err   error
+	}
+	tickMsg time.Time
+)
+
+const (
+	maxEvents     = 100
+	staleState    = 3 * time.Second // the robot publishes state at least once a second
+	warningShown  = 30 * time.Second
+	refreshPeriod = 250 * time.Millisecond
+)
+
+// watchModel is the bubbletea model of `botctl watch`.
+type watchModel struct {
+	robot  string
+	broker string
+	now    func() time.Time
+	loc    *time.Location // for clock times
+	// send sends a command to the robot and waits for the reply; nil
+	// when there is no broker (tests).
+	send func(op string) (missions.Reply, error)
+
+	tree     TreeModel
+	conn     string // the robot's connection state
+	state    *telemetry.StateMsg
+	stateAt  time.Time
+	linkUp   bool   // botctl's own link to the broker
+	connects uint64 // its connection count, to tell a reconnect
+	events   []telemetry.EventMsg
+	seen     *seenSet
+
+	warning   string
+	warningAt time.Time
+	warnings  int
+	notice    string
+	noticeBad bool
+	confirm   string // an op waiting for y/n
+
+	width, height int
+	st            styles
+
+	// observe, when set, sees the model after every update (tests).
+	observe func(*watchModel)
+}
+
+func newWatchModel(robot string, r *lipgloss.Renderer, now func() time.Time) *watchModel {
+	if now == nil {
+		now = time.Now
+	}
+	return &watchModel{robot: robot, now: now, loc: time.Local, st: newStyles(r), seen: newSeenSet(1024), linkUp: true}
+}
+
+func (m *watchModel) Init() tea.Cmd {
+	now := m.now()
+	m.tree.Reset(now) // ask for a keyframe at once: state.request brings the tree with it
+	var cmds []tea.Cmd
+	if m.tree.AskKeyframe(now) {
+		cmds = append(cmds, m.sendOp(missions.OpStateRequest, true))
+	}
+	return tea.Batch(append(cmds, tick())...)
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(refreshPeriod, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	now := m.now()
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case tea.KeyMsg:
+		cmds = append(cmds, m.key(msg.String()))
+	case telemetry.TreeMsg:
+		if err := m.tree.SetTree(msg, now); err != nil {
+			m.warn(now, err.Error())
+		}
+	case telemetry.StatusMsg:
+		if err := m.tree.ApplyStatus(msg, now); err != nil {
+			m.warn(now, err.Error())
+		}
+	case telemetry.StateMsg:
+		m.state, m.stateAt = &msg, now
+	case telemetry.ConnectionMsg:
+		if m.conn != "" && m.conn != telemetry.ConnOnline && msg.State == telemetry.ConnOnline {
+			m.tree.Reset(now) // back online: what we have may be old
+		}
+		m.conn = msg.State
+	case telemetry.EventMsg:
+		if m.seen.add(msg.ID) {
+			m.events = append(m.events, msg)
+			if len(m.events) > maxEvents {
+				m.events = m.events[len(m.events)-maxEvents:]
+			}
+		}
+	case parseError:
+		m.warn(now, msg.Error())
+	case linkMsg:
+		if msg.up && m.connects != 0 && msg.connects != m.connects {
+			m.tree.Reset(now)
+			m.say("reconnected to the broker; asking for a keyframe", false)
+		}
+		if !msg.up && m.linkUp {
+			m.say("lost the broker; reconnecting…", true)
+		}
+		m.linkUp = msg.up
+		if msg.up {
+			m.connects = msg.connects
+		}
+	case cmdDone:
+		m.done(msg)
+	case tickMsg:
+		cmds = append(cmds, tick())
+	}
+	if m.linkUp && m.tree.AskKeyframe(now) {
+		cmds = append(cmds, m.sendOp(missions.OpStateRequest, true))
+	}
+	if m.observe != nil {
+		m.observe(m)
+	}
+	return m, tea.Batch(cmds...)
+}
+
+// key handles a key press. E-stop never asks and always wins, even over
+// a pending question.
+func (m *watchModel) key(k string) tea.Cmd {
+	switch k {
+	case "ctrl+c":
+		return tea.Quit
+	case "e", " ":
+		m.confirm = ""
+		return m.sendOp(missions.OpEStop, false)
+	}
+	if op := m.confirm; op != "" {
+		m.confirm = ""
+		if k == "y" || k == "Y" {
+			return m.sendOp(op, false)
+		}
+		m.say(opName(op)+" cancelled", false)
+		return nil
+	}
+	switch k {
+	case "q", "Q":
+		return tea.Quit
+	case "p":
+		return m.sendOp(missions.OpMissionPause, false)
+	case "r":
+		return m.sendOp(missions.OpMissionResume, false)
+	case "a":
+		m.confirm = missions.OpMissionAbort
+	case "E":
+		m.confirm = missions.OpEStopReset
+	case "k":
+		now := m.now()
+		m.tree.Reset(now)
+		m.tree.MarkAsked(now) // this request is the one AskKeyframe would send
+		return m.sendOp(missions.OpStateRequest, false)
+	}
+	return nil
+}
+
+func opName(op string) string {
+	switch op {
+	case missions.OpMissionPause:
+		return "pause"
+	case missions.OpMissionResume:
+		return "resume"
+	case missions.OpMissionAbort:
+		return "abort"
+	case missions.OpEStop:
+		return "E-STOP"
+	case missions.OpEStopReset:
+		return "e-stop reset"
+	case missions.OpStateRequest:
+		return "keyframe request"
+	}
+	return op
+}
+
+// sendOp sends op in the background; the reply comes back as cmdDone.
+func (m *watchModel) sendOp(op string, quiet bool) tea.Cmd {
+	if !quiet {
+		m.say(opName(op)+" sent…", false)
+	}
+	send := m.send
+	if send == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		rep, err := send(op)
+		return cmdDone{op: op, quiet: quiet, rep: rep, err: err}
+	}
+}
+
+func (m *watchModel) done(d cmdDone) {
+	switch {
+	case d.err != nil:
+		m.say(fmt.Sprintf("%s: %v", opName(d.op), d.err), true)
+	case !d.rep.OK:
+		msg := "refused"
+		if e := d.rep.Error; e != nil {
+			msg = fmt.Sprintf("refused: %s: %s", e.Code, oneLine(e.Message))
+		}
+		m.say(opName(d.op)+" "+msg, true)
+	case !d.quiet:
+		m.say(opName(d.op)+": ok", false)
+	}
+}
+
+func (m *watchModel) say(s string, bad bool) { m.notice, m.noticeBad = s, bad }
+
+func (m *watchModel) warn(now time.Time, s string) {
+	m.warning, m.warningAt = oneLine(s), now
+	m.warnings++
+}
+
+// watchOptions adjust runWatch for tests.
+type watchOptions struct {
+	observe  func(*watchModel)
+	renderer *lipgloss.Renderer
+}
+
+// runWatch runs the live view of robot until q, Ctrl-C or ctx ends.
+func (c *cli) runWatch(g *telemetry.Ground, robot string, in io.Reader, out io.Writer, opts watchOptions) error {
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	r := opts.renderer
+	if r == nil {
+		r = lipgloss.NewRenderer(out)
+	}
+	m := newWatchModel(robot, r, nil)
+	m.broker = c.broker
+	m.observe = opts.observe
+	m.connects = g.Conn().Connects()
+	m.send = func(op string) (missions.Reply, error) {
+		sctx, scancel := context.WithTimeout(ctx, c.timeout)
+		defer scancel()
+		return g.Send(sctx, robot, missions.Command{Op: op})
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler()}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		popts = append(popts, tea.WithAltScreen())
+	}
+	p := tea.NewProgram(m, popts...)
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	stop, err := g.Watch(robot, telemetry.RobotHandlers{
+		Connection: func(x telemetry.ConnectionMsg) { p.Send(x) },
+		State:      func(x telemetry.StateMsg) { p.Send(x) },
+		Tree:       func(x telemetry.TreeMsg) { p.Send(x) },
+		Status:     func(x telemetry.StatusMsg) { p.Send(x) },
+		Event:      func(x telemetry.EventMsg) { p.Send(x) },
+		Error:      func(topic string, err error) { p.Send(parseError{topic, err}) },
+	})
+	if err != nil {
+		return fail(exitUnreachable, "subscribing to %s: %v", robot, err)
+	}
+	defer stop()
+	wg.Go(func() {
+		conn := g.Conn()
+		for {
+			ch := conn.LinkChanged()
+			p.Send(linkMsg{up: conn.IsUp(), connects: conn.Connects()})
+			select {
+			case <-ctx.Done():
+				return
+			case <-ch:
+			}
+		}
+	})
+	_, err = p.Run()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fail(exitRefused, "terminal view: %v", err)
+	}
+	return nil
+}
+
+// watch is `botctl watch [ROBOT]`.
+func (c *cli) watch(args []string) error {
+	if len(args) > 1 {
+		return usageError("watch takes at most one robot")
+	}
+	g, err := c.connect(true)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	robot, err := c.pickRobot(g, args)
+	if err != nil {
+		return err
+	}
+	return c.runWatch(g, robot, c.stdin, c.stdout, watchOptions{})
+}
+
+// pickRobot is the named robot (which must be known: an offline one is
+// watched until it comes back), or the only robot online.
+func (c *cli) pickRobot(g *telemetry.Ground, args []string) (string, error) {
+	if len(args) == 1 {
+		robot, err := oneRobot(args)
+		if err != nil {
+			return "", err
+		}
+		if _, known := c.robotInfo(g, robot); !known {
+			return "", c.offlineError(g, robot, telemetry.RobotInfo{}, false)
+		}
+		return robot, nil
+	}
+	var online []string
+	for _, r := range c.settle(g, nil) {
+		if r.Connection == telemetry.ConnOnline {
+			online = append(online, r.ID)
+		}
+	}
+	switch len(online) {
+	case 1:
+		return online[0], nil
+	case 0:
+		return "", fail(exitUnreachable, "no robot is online on %s%s; start botd, or name a robot", c.broker, c.heardList(g))
+	}
+	return "", usageError("%d robots are online (%s): name one", len(online), strings.Join(online, ", "))
+}

@@ -1,0 +1,31 @@
+// Package web is the dashboard of `botctl ui`: an HTTP server that watches
+// robots through a telemetry.Ground and shows them in a browser.
+//
+// The page is plain HTML, CSS and JavaScript embedded in the binary (no
+// build step, nothing fetched from the internet). It receives everything
+// over one server-sent-event stream per tab (GET /api/stream?robot=ID):
+// the robot list, the active tree, node-status keyframes and deltas, the
+// state, the blackboard, events, metrics and the payloads that could not
+// be decoded. Commands are REST calls (POST /api/robots/{robot}/...) that
+// answer with the robot's reply.
+//
+// One Ground.Watch per robot is shared by every tab (a second Watch of the
+// same robot would replace the first); it starts with the first tab that
+// looks at the robot and ends a while after the last one left. The hub
+// tracks the status sequence numbers and asks the robot for a keyframe
+// (state.request) when one is missing, so a page never shows a tree
+// coloured from a lost delta.
+//
+// What it must never do: crash or stop on a payload it does not expect
+// (it shows what could not be decoded instead), block the Ground's
+// callbacks on a slow browser (a tab that falls behind is disconnected and
+// reconnects with a fresh snapshot), or accept a command from another web
+// site (POSTs need a same-origin request with the X-Botctl header, and the
+// Host must be this machine's, against DNS rebinding).
+//
+// Files: server.go (options, routes, guards), hub.go (watches and
+// tabs), view.go (one robot's picture and its fan-out), status.go (status
+// tracking and gap detection), stream.go (SSE), commands.go and upload.go
+// (REST commands and mission upload), static/ (the page: app.js, tree.js
+// for the graph, chart.js for the tick chart).
+package web

@@ -1,0 +1,304 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+const waitLong = 10 * time.Second
+
+// fakeGround stands in for a *telemetry.Ground: tests call the watched
+// robot's handlers themselves and script the replies.
+type fakeGround struct {
+	mu       sync.Mutex
+	robots   []telemetry.RobotInfo
+	handlers map[string]telemetry.RobotHandlers
+	watches  int
+	stops    int
+	watchErr error
+	sent     []sentCommand
+	reply    func(robot string, c missions.Command) (missions.Reply, error)
+	dropped  uint64
+	watched  chan string // gets the robot of every Watch, when not full
+}
+
+type sentCommand struct {
+	Robot string
+	Cmd   missions.Command
+}
+
+func newFakeGround(robots ...telemetry.RobotInfo) *fakeGround {
+	return &fakeGround{robots: robots, handlers: map[string]telemetry.RobotHandlers{}, watched: make(chan string, 16)}
+}
+
+func (f *fakeGround) Robots() []telemetry.RobotInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]telemetry.RobotInfo(nil), f.robots...)
+}
+
+func (f *fakeGround) setRobots(robots ...telemetry.RobotInfo) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.robots = robots
+}
+
+func (f *fakeGround) Watch(robot string, h telemetry.RobotHandlers) (func() error, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.watchErr != nil {
+		return nil, f.watchErr
+	}
+	f.watches++
+	f.handlers[robot] = h
+	select {
+	case f.watched <- robot:
+	default:
+	}
+	return func() error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.stops++
+		delete(f.handlers, robot)
+		return nil
+	}, nil
+}
+
+func (f *fakeGround) Send(ctx context.Context, robot string, c missions.Command) (missions.Reply, error) {
+	f.mu.Lock()
+	f.sent = append(f.sent, sentCommand{robot, c})
+	reply := f.reply
+	f.mu.Unlock()
+	if reply != nil {
+		return reply(robot, c)
+	}
+	return missions.Reply{ID: c.ID, OK: true}, nil
+}
+
+func (f *fakeGround) Dropped() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dropped
+}
+
+func (f *fakeGround) h(t *testing.T, robot string) telemetry.RobotHandlers {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h, ok := f.handlers[robot]
+	if !ok {
+		t.Fatalf("%s is not watched", robot)
+	}
+	return h
+}
+
+func (f *fakeGround) commands() []sentCommand {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sentCommand(nil), f.sent...)
+}
+
+func (f *fakeGround) count(op string) int {
+	n := 0
+	for _, c := range f.commands() {
+		if c.Cmd.Op == op {
+			n++
+		}
+	}
+	return n
+}
+
+func (f *fakeGround) counts() (watches, stops int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.watches, f.stops
+}
+
+func online(id string, st *missions.State) telemetry.RobotInfo {
+	r := telemetry.RobotInfo{ID: id, Connection: telemetry.ConnOnline, LastSeen: time.Now()}
+	if st != nil {
+		r.State = &telemetry.StateMsg{Header: hdr(id, 1), State: *st}
+	}
+	return r
+}
+
+func hdr(robot string, seq uint64) telemetry.Header {
+	return telemetry.Header{Robot: robot, Seq: seq, TS: telemetry.FormatTS(time.Now())}
+}
+
+// newTestServer serves the dashboard over a fake ground.
+func newTestServer(t *testing.T, f *fakeGround, edit func(*Options)) (*server, *httptest.Server) {
+	t.Helper()
+	opts := Options{Logger: slog.New(slog.DiscardHandler)}
+	if edit != nil {
+		edit(&opts)
+	}
+	s, err := newServer(opts, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { _ = s.Close() }) // first: ends the streams
+	return s, ts
+}
+
+// sse is one server-sent event.
+type sse struct {
+	Event string
+	Data  string
+}
+
+func (e sse) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(e.Data), v); err != nil {
+		t.Fatalf("%s event: %v\n%s", e.Event, err, e.Data)
+	}
+}
+
+// stream opens an event stream and returns its events as they come.
+type stream struct {
+	t      *testing.T
+	events chan sse
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func openStream(t *testing.T, url string) *stream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		cancel()
+		t.Fatalf("stream: %s: %s", res.Status, b)
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("stream content type %q", ct)
+	}
+	s := &stream{t: t, events: make(chan sse, 1024), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer close(s.events)
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+		var ev sse
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.Event != "" || ev.Data != "" {
+					s.events <- ev
+				}
+				ev = sse{}
+			case strings.HasPrefix(line, "event: "):
+				ev.Event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.Data += strings.TrimPrefix(line, "data: ")
+			}
+		}
+	}()
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *stream) close() {
+	s.cancel()
+	<-s.done
+}
+
+// next returns the next event named one of names, skipping others.
+func (s *stream) next(names ...string) sse {
+	s.t.Helper()
+	timeout := time.After(waitLong)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				s.t.Fatalf("stream ended while waiting for %v", names)
+			}
+			for _, n := range names {
+				if ev.Event == n {
+					return ev
+				}
+			}
+		case <-timeout:
+			s.t.Fatalf("no %v event within %v", names, waitLong)
+		}
+	}
+}
+
+// ended reports whether the stream ends within d.
+func (s *stream) ended(d time.Duration) bool {
+	timeout := time.After(d)
+	for {
+		select {
+		case _, ok := <-s.events:
+			if !ok {
+				return true
+			}
+		case <-timeout:
+			return false
+		}
+	}
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLong)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// post sends a request as the page does.
+func post(t *testing.T, url, contentType string, body io.Reader, edit func(*http.Request)) (int, commandResult) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("X-Botctl", "1")
+	if edit != nil {
+		edit(req)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	var out commandResult
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("answer is not JSON (%s): %v\n%s", res.Status, err, b)
+	}
+	return res.StatusCode, out
+}
+
+var errNoReplyForTest = errors.New("no reply for the test")

@@ -1,0 +1,374 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+func treeMsg(robot, mission string, n int) telemetry.TreeMsg {
+	m := telemetry.TreeMsg{Header: hdr(robot, 1), TreeInfo: missions.TreeInfo{Mission: mission}}
+	for i := range n {
+		m.Nodes = append(m.Nodes, missions.TreeNode{Index: int32(i), ID: fmt.Sprint("n", i), Type: "Sequence", Name: fmt.Sprint("node ", i), Parent: int32(i) - 1})
+	}
+	return m
+}
+
+func keyframe(robot, mission string, seq uint64, letters string) telemetry.StatusMsg {
+	return telemetry.StatusMsg{Header: hdr(robot, seq), Mission: mission, Tick: seq * 10, Keyframe: letters}
+}
+
+func delta(robot, mission string, seq uint64, changes ...telemetry.NodeStatus) telemetry.StatusMsg {
+	return telemetry.StatusMsg{Header: hdr(robot, seq), Mission: mission, Tick: seq * 10, Changes: changes}
+}
+
+func TestStreamWithoutRobot(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	_, ts := newTestServer(t, f, func(o *Options) { o.Robot = "rover-1" })
+	st := openStream(t, ts.URL+"/api/stream")
+	var hello helloFrame
+	st.next("hello").decode(t, &hello)
+	if hello.Robot != "" || hello.Preselect != "rover-1" {
+		t.Fatalf("hello %+v", hello)
+	}
+	var robots []robotSummary
+	st.next("robots").decode(t, &robots)
+	if len(robots) != 1 || robots[0].ID != "rover-1" || !robots[0].Online {
+		t.Fatalf("robots %+v", robots)
+	}
+	// A change of the list is pushed.
+	f.setRobots(online("rover-1", nil), online("rover-2", nil))
+	st.next("robots").decode(t, &robots)
+	if len(robots) != 2 {
+		t.Fatalf("robots %+v", robots)
+	}
+	if w, _ := f.counts(); w != 0 {
+		t.Fatalf("%d watches without a robot", w)
+	}
+	res, _ := get(t, ts.URL+"/api/stream?robot=not%20a%20robot", nil)
+	if res.StatusCode != 400 {
+		t.Fatalf("bad robot: %s", res.Status)
+	}
+}
+
+func TestStreamCarriesEverything(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	_, ts := newTestServer(t, f, nil)
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st.next("telemetry") // end of the (empty) snapshot
+	h := f.h(t, "rover-1")
+
+	h.Connection(telemetry.ConnectionMsg{Header: hdr("rover-1", 1), State: telemetry.ConnOnline})
+	var conn telemetry.ConnectionMsg
+	st.next("connection").decode(t, &conn)
+	if conn.State != telemetry.ConnOnline {
+		t.Fatalf("connection %+v", conn)
+	}
+
+	h.Factsheet(telemetry.FactsheetMsg{Header: hdr("rover-1", 1), Version: "1.2.3"})
+	var fs factsheetFrame
+	st.next("factsheet").decode(t, &fs)
+	if fs.Version != "1.2.3" {
+		t.Fatalf("factsheet %+v", fs)
+	}
+
+	h.State(telemetry.StateMsg{Header: hdr("rover-1", 1), State: missions.State{Mode: missions.ModePaused}})
+	var state telemetry.StateMsg
+	st.next("state").decode(t, &state)
+	if state.Mode != missions.ModePaused {
+		t.Fatalf("state %+v", state)
+	}
+
+	h.Tree(treeMsg("rover-1", "m1", 3))
+	var tree telemetry.TreeMsg
+	st.next("tree").decode(t, &tree)
+	if tree.Mission != "m1" || len(tree.Nodes) != 3 {
+		t.Fatalf("tree %+v", tree)
+	}
+	var sf statusFrame
+	st.next("status").decode(t, &sf)
+	if sf.Keyframe != "III" || sf.Known {
+		t.Fatalf("status with the tree: %+v", sf)
+	}
+
+	h.Status(keyframe("rover-1", "m1", 1, "RSI"))
+	st.next("status").decode(t, &sf)
+	if sf.Keyframe != "RSI" || !sf.Known {
+		t.Fatalf("keyframe %+v", sf)
+	}
+	h.Status(delta("rover-1", "m1", 2, telemetry.NodeStatus{Node: 2, Status: 'F'}))
+	sf = statusFrame{}
+	st.next("status").decode(t, &sf)
+	if sf.Keyframe != "" || len(sf.Changes) != 1 || sf.Changes[0] != (telemetry.NodeStatus{Node: 2, Status: 'F'}) {
+		t.Fatalf("delta %+v", sf)
+	}
+
+	h.Blackboard(telemetry.BlackboardMsg{Header: hdr("rover-1", 1), Values: []missions.BlackboardValue{{Key: "k", Value: 1.5, AgeMs: 20}}})
+	var bb telemetry.BlackboardMsg
+	st.next("blackboard").decode(t, &bb)
+	if len(bb.Values) != 1 || bb.Values[0].Key != "k" {
+		t.Fatalf("blackboard %+v", bb)
+	}
+
+	ev := telemetry.EventMsg{Header: hdr("rover-1", 1), ID: "e1", Event: missions.Event{Kind: "log", Level: "info", Message: "hello"}}
+	h.Event(ev)
+	h.Event(ev) // a resend: shown once
+	ev2 := ev
+	ev2.ID, ev2.Message = "e2", "again"
+	h.Event(ev2)
+	var got telemetry.EventMsg
+	st.next("event").decode(t, &got)
+	if got.ID != "e1" {
+		t.Fatalf("event %+v", got)
+	}
+	st.next("event").decode(t, &got)
+	if got.ID != "e2" {
+		t.Fatalf("the resent event came twice: %+v", got)
+	}
+
+	h.Metrics(telemetry.MetricsMsg{Header: hdr("rover-1", 1), Tick: missions.TickSummary{Hz: 20, LastUs: 42}})
+	var mm telemetry.MetricsMsg
+	st.next("metrics").decode(t, &mm)
+	if mm.Tick.LastUs != 42 {
+		t.Fatalf("metrics %+v", mm)
+	}
+
+	h.Reply(telemetry.ReplyMsg{Header: hdr("rover-1", 1), Reply: missions.Reply{ID: "c1", Error: &missions.ReplyError{Code: "NO_MISSION"}}})
+	var rep telemetry.ReplyMsg
+	st.next("reply").decode(t, &rep)
+	if rep.ID != "c1" {
+		t.Fatalf("reply %+v", rep)
+	}
+
+	// What could not be decoded is shown, not swallowed.
+	h.Error("botd/v1/rover-1/state", fmt.Errorf("%w: json: cannot unmarshal string into mode", telemetry.ErrBadPayload))
+	var p problemFrame
+	st.next("problem").decode(t, &p)
+	if p.Topic != "botd/v1/rover-1/state" || !strings.Contains(p.Error, "cannot unmarshal") {
+		t.Fatalf("problem %+v", p)
+	}
+
+	// A second tab gets it all as a snapshot.
+	st2 := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	for _, name := range []string{"connection", "factsheet", "state", "tree", "status", "blackboard", "events", "metrics_history", "problems", "telemetry"} {
+		e := st2.next(name, "hello", "robots")
+		for e.Event == "hello" || e.Event == "robots" {
+			e = st2.next(name, "hello", "robots")
+		}
+		switch name {
+		case "status":
+			e.decode(t, &sf)
+			if sf.Keyframe != "RSF" || !sf.Known {
+				t.Fatalf("snapshot status %+v", sf)
+			}
+		case "events":
+			var evs []telemetry.EventMsg
+			e.decode(t, &evs)
+			if len(evs) != 2 {
+				t.Fatalf("snapshot events %+v", evs)
+			}
+		case "blackboard":
+			e.decode(t, &bb)
+			if bb.Values[0].AgeMs < 20 {
+				t.Fatalf("snapshot blackboard ages went back: %+v", bb)
+			}
+		case "telemetry":
+			var tf telemetryFrame
+			e.decode(t, &tf)
+			if tf.Problems != 1 {
+				t.Fatalf("snapshot telemetry %+v", tf)
+			}
+		}
+	}
+	if w, _ := f.counts(); w != 1 {
+		t.Fatalf("%d watches for two tabs of one robot", w)
+	}
+
+	// GET /api/robots/{robot} has the same view.
+	res, body := get(t, ts.URL+"/api/robots/rover-1", nil)
+	if res.StatusCode != 200 || !strings.Contains(body, `"keyframe":"RSF"`) || !strings.Contains(body, `"tabs":2`) {
+		t.Fatalf("snapshot: %s %s", res.Status, body)
+	}
+	if res, _ := get(t, ts.URL+"/api/robots/rover-9", nil); res.StatusCode != 404 {
+		t.Fatalf("snapshot of an unwatched robot: %s", res.Status)
+	}
+	if res, _ := get(t, ts.URL+"/api/robots/bad%20id", nil); res.StatusCode != 400 {
+		t.Fatalf("snapshot of a bad id: %s", res.Status)
+	}
+}
+
+// A lost status delta must not leave a wrongly coloured tree: the hub
+// asks the robot for a keyframe.
+func TestStatusGapRequestsKeyframe(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	s, ts := newTestServer(t, f, nil)
+	s.hub.retry.Store(int64(0))
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st.next("telemetry")
+	h := f.h(t, "rover-1")
+
+	h.Tree(treeMsg("rover-1", "m1", 4))
+	eventually(t, "a keyframe request for the new tree", func() bool { return f.count(missions.OpStateRequest) == 1 })
+	h.Status(keyframe("rover-1", "m1", 10, "RIII"))
+	h.Status(delta("rover-1", "m1", 11, telemetry.NodeStatus{Node: 1, Status: 'R'}))
+	h.Status(delta("rover-1", "m1", 13, telemetry.NodeStatus{Node: 2, Status: 'S'})) // 12 was lost
+	var tf telemetryFrame
+	for tf.StatusGaps == 0 {
+		st.next("telemetry").decode(t, &tf)
+	}
+	if tf.StatusGaps != 1 || !tf.AwaitingKeyframe {
+		t.Fatalf("telemetry %+v", tf)
+	}
+	eventually(t, "a keyframe request after the gap", func() bool { return f.count(missions.OpStateRequest) == 2 })
+	for _, c := range f.commands() {
+		if c.Robot != "rover-1" || c.Cmd.Op != missions.OpStateRequest {
+			t.Fatalf("unexpected command %+v", c)
+		}
+	}
+	h.Status(keyframe("rover-1", "m1", 14, "SSSS"))
+	for tf.AwaitingKeyframe || tf.StatusGaps != 1 {
+		st.next("telemetry").decode(t, &tf)
+	}
+	res, body := get(t, ts.URL+"/api/robots/rover-1", nil)
+	if res.StatusCode != 200 || !strings.Contains(body, `"keyframe":"SSSS"`) {
+		t.Fatalf("snapshot after the keyframe: %s", body)
+	}
+	// A daemon restart (seq back to 1) also asks for a keyframe.
+	h.Status(delta("rover-1", "m1", 1, telemetry.NodeStatus{Node: 0, Status: 'R'}))
+	eventually(t, "a keyframe request after a restart", func() bool { return f.count(missions.OpStateRequest) == 3 })
+}
+
+func TestKeyframeRequestsArePaced(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	release := make(chan struct{})
+	f.reply = func(_ string, c missions.Command) (missions.Reply, error) {
+		<-release
+		return missions.Reply{ID: c.ID, OK: true}, nil
+	}
+	s, ts := newTestServer(t, f, nil)
+	s.hub.retry.Store(int64(time.Hour))
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st.next("telemetry")
+	h := f.h(t, "rover-1")
+	h.Tree(treeMsg("rover-1", "m1", 2))
+	for seq := uint64(1); seq < 50; seq += 2 { // a gap every time
+		h.Status(delta("rover-1", "m1", seq, telemetry.NodeStatus{Node: 0, Status: 'R'}))
+	}
+	eventually(t, "the first request", func() bool { return f.count(missions.OpStateRequest) == 1 })
+	close(release)
+	time.Sleep(20 * time.Millisecond)
+	if n := f.count(missions.OpStateRequest); n != 1 {
+		t.Fatalf("%d state.request for one burst of gaps", n)
+	}
+}
+
+func TestWatchErrorEndsTheStream(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	f.watchErr = errors.New("broker says no")
+	_, ts := newTestServer(t, f, nil)
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	e := st.next("fatal")
+	if !strings.Contains(e.Data, "broker says no") {
+		t.Fatalf("fatal %s", e.Data)
+	}
+	if !st.ended(waitLong) {
+		t.Fatal("the stream goes on after a fatal event")
+	}
+	f.mu.Lock()
+	f.watchErr = nil
+	f.mu.Unlock()
+	st2 := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st2.next("telemetry") // the next tab tries again, and succeeds
+}
+
+func TestLingerThenUnwatch(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	s, ts := newTestServer(t, f, nil)
+	s.hub.linger.Store(int64(30 * time.Millisecond))
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st.next("telemetry")
+	st.close()
+	eventually(t, "the watch to end after the last tab", func() bool { _, stops := f.counts(); return stops == 1 })
+	st2 := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st2.next("telemetry")
+	if w, _ := f.counts(); w != 2 {
+		t.Fatalf("%d watches, want a new one", w)
+	}
+	// A tab that comes back in time keeps the watch.
+	s.hub.linger.Store(int64(time.Hour))
+	st2.close()
+	st3 := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st3.next("telemetry")
+	if w, stops := f.counts(); w != 2 || stops != 1 {
+		t.Fatalf("watches %d stops %d", w, stops)
+	}
+}
+
+func TestSlowTabIsDropped(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	h := newHub(f, slog.New(slog.DiscardHandler), time.Now)
+	defer h.close()
+	sub, _, err := h.subscribe(context.Background(), "rover-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, _, err := h.subscribe(context.Background(), "rover-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := f.h(t, "rover-1")
+	for i := range subscriberBuf + 10 {
+		hs.Metrics(telemetry.MetricsMsg{Header: hdr("rover-1", uint64(i+1))})
+		select {
+		case <-fast.ch:
+		default:
+		}
+	}
+	select {
+	case <-sub.gone:
+	default:
+		t.Fatal("a tab that does not read is not dropped")
+	}
+	select {
+	case <-fast.gone:
+		t.Fatal("a tab that reads was dropped")
+	default:
+	}
+	h.unsubscribe("rover-1", sub)
+	h.unsubscribe("rover-1", sub) // twice is harmless
+}
+
+func TestHubClose(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil), online("rover-2", nil))
+	h := newHub(f, slog.New(slog.DiscardHandler), time.Now)
+	a, _, err := h.subscribe(context.Background(), "rover-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := h.subscribe(context.Background(), "rover-2"); err != nil {
+		t.Fatal(err)
+	}
+	h.close()
+	h.close()
+	select {
+	case <-a.gone:
+	default:
+		t.Fatal("tabs stay after close")
+	}
+	if w, s := f.counts(); w != 2 || s != 2 {
+		t.Fatalf("watches %d stops %d", w, s)
+	}
+	if _, _, err := h.subscribe(context.Background(), "rover-1"); err == nil {
+		t.Fatal("subscribe after close works")
+	}
+	if h.goBackground(func(context.Context) {}) {
+		t.Fatal("background work starts after close")
+	}
+}

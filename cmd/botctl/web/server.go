@@ -1,0 +1,318 @@
+package web
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+// DefaultListen is where Serve listens when Options.Listen is empty.
+const DefaultListen = "127.0.0.1:8080"
+
+// Options configure the dashboard.
+type Options struct {
+	// Ground is the connected ground station the dashboard watches robots
+	// and sends commands through (required). Serve does not close it.
+	Ground *telemetry.Ground
+	// Listen is the address to serve on [DefaultListen].
+	Listen string
+	// Robot is opened when the page's URL names none (optional).
+	Robot string
+	// Logger gets the server's log lines [discarded].
+	Logger *slog.Logger
+	// Stdout gets the dashboard's URL once it listens [discarded].
+	Stdout io.Writer
+}
+
+// ground is what the dashboard uses of a *telemetry.Ground; tests put a
+// fake in its place.
+type ground interface {
+	Robots() []telemetry.RobotInfo
+	Watch(robot string, h telemetry.RobotHandlers) (stop func() error, err error)
+	Send(ctx context.Context, robot string, c missions.Command) (missions.Reply, error)
+	Dropped() uint64
+}
+
+var _ ground = (*telemetry.Ground)(nil)
+
+//go:embed static
+var staticFiles embed.FS
+
+// Limits on what a browser may send.
+const (
+	maxCommandBody = 16 << 10
+	// maxUploadBody leaves room for a JSON string's escaping or a
+	// multipart envelope around a document of MaxDocumentBytes.
+	maxUploadBody  = 3*missions.MaxDocumentBytes + 64<<10
+	commandTimeout = 12 * time.Second
+	shutdownGrace  = 5 * time.Second
+)
+
+// server is the http.Handler behind Handler and Serve.
+type server struct {
+	opts  Options
+	g     ground
+	log   *slog.Logger
+	hub   *hub
+	mux   *http.ServeMux
+	index []byte
+	names map[string]bool // host names (besides IPs and localhost) a request may use
+	now   func() time.Time
+}
+
+// Handler returns the dashboard as an http.Handler, for tests
+// (httptest) and for callers that run their own server. The value also
+// implements io.Closer: Close ends the robot watches it started and waits
+// for its background requests; Serve calls it on the way out.
+func Handler(opts Options) (http.Handler, error) {
+	if opts.Ground == nil {
+		return nil, errors.New("web: Options.Ground is nil")
+	}
+	return newServer(opts, opts.Ground)
+}
+
+func newServer(opts Options, g ground) (*server, error) {
+	if opts.Robot != "" {
+		if err := telemetry.ValidRobotID(opts.Robot); err != nil {
+			return nil, fmt.Errorf("web: robot: %w", err)
+		}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Listen == "" {
+		opts.Listen = DefaultListen
+	}
+	index, err := staticFiles.ReadFile("static/index.html")
+	if err != nil {
+		return nil, fmt.Errorf("web: embedded page: %w", err)
+	}
+	s := &server{
+		opts:  opts,
+		g:     g,
+		log:   opts.Logger.With("component", "web"),
+		index: index,
+		names: allowedNames(opts.Listen),
+		now:   time.Now,
+	}
+	s.hub = newHub(g, s.log, s.now)
+	s.routes()
+	return s, nil
+}
+
+func (s *server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /{$}", s.page)
+	m.HandleFunc("GET /robot/{robot}", s.page)
+	static, _ := fs.Sub(staticFiles, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	m.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+	m.HandleFunc("GET /api/robots", s.listRobots)
+	m.HandleFunc("GET /api/robots/{robot}", s.robotSnapshot)
+	m.HandleFunc("GET /api/stream", s.stream)
+	m.HandleFunc("POST /api/robots/{robot}/commands/{command}", s.command)
+	m.HandleFunc("POST /api/robots/{robot}/mission", s.upload)
+	s.mux = m
+}
+
+// ServeHTTP applies the guards every request goes through.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; "+
+		"script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	if !s.hostAllowed(r.Host) {
+		writeError(w, http.StatusForbidden, "FORBIDDEN_HOST",
+			fmt.Sprintf("host %q is not this machine's (DNS rebinding protection); open the dashboard by IP address or localhost", r.Host))
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if msg := crossSite(r); msg != "" {
+			writeError(w, http.StatusForbidden, "CROSS_SITE", msg)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close ends the robot watches and waits for background requests.
+func (s *server) Close() error {
+	s.hub.close()
+	return nil
+}
+
+func (s *server) page(w http.ResponseWriter, r *http.Request) {
+	if robot := r.PathValue("robot"); robot != "" && telemetry.ValidRobotID(robot) != nil {
+		http.Error(w, fmt.Sprintf("bad robot id %q", robot), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write(s.index)
+}
+
+// crossSite explains why a state-changing request is refused: it must
+// come from the page itself (same origin, with the X-Botctl header that
+// a cross-site form cannot set).
+func crossSite(r *http.Request) string {
+	if r.Header.Get("X-Botctl") == "" {
+		return "missing X-Botctl header: commands are accepted from the dashboard page or a client that sets it"
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return "cross-site request refused (Sec-Fetch-Site: " + site + ")"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host) {
+			return fmt.Sprintf("cross-origin request refused (Origin %q, Host %q)", origin, r.Host)
+		}
+	}
+	return ""
+}
+
+// allowedNames are the host names a request may carry besides IP
+// addresses and localhost: the listen host and this machine's name.
+func allowedNames(listen string) map[string]bool {
+	names := map[string]bool{}
+	if h, _, err := net.SplitHostPort(listen); err == nil && h != "" && net.ParseIP(h) == nil {
+		names[strings.ToLower(h)] = true
+	}
+	if hn, err := os.Hostname(); err == nil && hn != "" {
+		hn = strings.ToLower(hn)
+		names[hn] = true
+		short, _, _ := strings.Cut(hn, ".")
+		names[short] = true
+		names[short+".local"] = true
+	}
+	return names
+}
+
+func (s *server) hostAllowed(host string) bool {
+	if host == "" {
+		return true
+	}
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+	if net.ParseIP(h) != nil || h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	return s.names[h]
+}
+
+// apiError is the error member of every JSON answer.
+type apiError struct {
+	Code     string                  `json:"code"`
+	Message  string                  `json:"message"`
+	Path     string                  `json:"path,omitempty"`
+	Problems []missions.ReplyProblem `json:"problems,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(map[string]any{"ok": false, "error": apiError{Code: "INTERNAL", Message: err.Error()}})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, map[string]any{"ok": false, "error": apiError{Code: code, Message: msg}})
+}
+
+// Serve serves the dashboard on opts.Listen until ctx is done, then shuts
+// the server down (open streams end with ctx) and returns nil; it
+// returns an error when it cannot listen or the server fails.
+func Serve(ctx context.Context, opts Options) error {
+	if opts.Ground == nil {
+		return errors.New("web: Options.Ground is nil")
+	}
+	s, err := newServer(opts, opts.Ground)
+	if err != nil {
+		return err
+	}
+	return s.serve(ctx)
+}
+
+func (s *server) serve(ctx context.Context) error {
+	defer s.Close()
+	ln, err := net.Listen("tcp", s.opts.Listen)
+	if err != nil {
+		return fmt.Errorf("web: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	fmt.Fprintf(s.opts.Stdout, "botctl ui: dashboard on %s\n", dashboardURL(ln.Addr(), s.opts.Robot))
+	s.log.Info("dashboard listening", "addr", ln.Addr().String())
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("web: %w", err)
+	case <-ctx.Done():
+	}
+	// Streams end with ctx (BaseContext); Shutdown waits for the rest.
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	<-errc // http.ErrServerClosed
+	return nil
+}
+
+// dashboardURL is the URL to print: an unspecified listen address is
+// reachable as localhost.
+func dashboardURL(a net.Addr, robot string) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String() + "/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	u := "http://" + net.JoinHostPort(host, port) + "/"
+	if robot != "" {
+		u += "robot/" + url.PathEscape(robot)
+	}
+	return u
+}

@@ -1,0 +1,477 @@
+'use strict';
+// The dashboard page: one server-sent-event stream per robot, REST calls
+// for commands. Every handler is wrapped so that an unexpected payload is
+// shown in the event log instead of breaking the page.
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const MAX_LOG = 500;
+
+  const S = {
+    robot: '',        // selected robot
+    es: null,         // EventSource
+    robots: [],
+    state: null,
+    conn: '',
+    bb: null, bbAt: 0,
+    eventIDs: new Set(),
+    problems: 0,
+    autoPicked: false,
+  };
+
+  const tree = new TreeView($('tree'), {
+    onZoom: (k) => { $('zoom').textContent = Math.round(k * 100) + '%'; },
+    onSelect: (n, status) => logLocal('info', 'node', `#${n.index} ${n.type}${n.name ? ' "' + n.name + '"' : ''}: ${status}`, n.index),
+  });
+  const chart = new TickChart($('chart'));
+
+  // ---- robot selection and the stream ----
+
+  function robotFromURL() {
+    const m = location.pathname.match(/^\/robot\/([^/]+)\/?$/);
+    if (m) { try { return decodeURIComponent(m[1]); } catch (e) { return ''; } }
+    return new URLSearchParams(location.search).get('robot') || '';
+  }
+
+  function select(robot, how) {
+    if (!robot || robot === S.robot) return;
+    S.robot = robot;
+    const path = '/robot/' + encodeURIComponent(robot);
+    if (how !== 'url' && location.pathname !== path) history.replaceState(null, '', path);
+    resetRobotView();
+    renderRobots();
+    connect();
+  }
+
+  function resetRobotView() {
+    S.state = null; S.conn = ''; S.bb = null; S.eventIDs.clear(); S.problems = 0;
+    tree.setTree(null);
+    $('tree-empty').hidden = false;
+    $('tree-empty').textContent = S.robot ? `Waiting for ${S.robot}'s tree…` : 'Select a robot.';
+    $('tree-info').textContent = '';
+    $('log').textContent = '';
+    $('problem-count').textContent = '';
+    $('kf-state').textContent = '';
+    chart.clear();
+    renderBB();
+    renderHeader();
+  }
+
+  function connect() {
+    if (S.es) S.es.close();
+    const es = new EventSource('/api/stream' + (S.robot ? '?robot=' + encodeURIComponent(S.robot) : ''));
+    S.es = es;
+    es.onopen = () => { if (es === S.es) setLink('live'); };
+    es.onerror = () => { if (es === S.es) setLink('reconnecting…'); };
+    const on = (name, fn) => es.addEventListener(name, (ev) => {
+      if (es !== S.es) return;
+      let data;
+      try { data = JSON.parse(ev.data); } catch (e) {
+        problem(`could not parse the ${name} event: ${e.message}`, String(ev.data).slice(0, 200));
+        return;
+      }
+      try { fn(data); } catch (e) {
+        problem(`could not show the ${name} event: ${e.message}`, JSON.stringify(data).slice(0, 200));
+        console.error(e);
+      }
+    });
+    on('hello', (d) => {
+      if (!S.robot && d.preselect) select(d.preselect);
+    });
+    on('robots', (list) => {
+      S.robots = Array.isArray(list) ? list : [];
+      renderRobots();
+      if (!S.robot && !S.autoPicked) {
+        const online = S.robots.filter((r) => r.online);
+        if (online.length === 1) { S.autoPicked = true; select(online[0].id); }
+      }
+      renderHeader();
+    });
+    on('fatal', (d) => problem('the dashboard cannot watch this robot: ' + (d && d.error)));
+    on('connection', (d) => { S.conn = str(d.state); renderHeader(); });
+    on('factsheet', (d) => {
+      tree.setTypes(d && typeof d.types === 'object' ? d.types : {});
+      S.version = str(d.version);
+      setLink();
+    });
+    on('state', (d) => { S.state = d; renderHeader(); renderRobots(); });
+    on('tree', (d) => {
+      const nodes = Array.isArray(d.nodes) ? d.nodes : [];
+      tree.setTree(d);
+      $('tree-empty').hidden = nodes.length > 0;
+      $('tree-empty').textContent = 'No mission is loaded on ' + S.robot + '.';
+      $('tree-info').textContent = nodes.length ? `${nodes.length} nodes · rev ${d.revision}` : '';
+    });
+    on('status', (d) => {
+      if (d.mission !== tree.mission) return; // the tree event follows
+      if (typeof d.keyframe === 'string' && d.keyframe) {
+        if (d.keyframe.length !== tree.count()) problem(`keyframe of ${d.keyframe.length} letters for a tree of ${tree.count()} nodes`);
+        const bad = tree.setKeyframe(d.keyframe);
+        if (bad) problem(`keyframe: ${bad} letters could not be applied`);
+      } else if (Array.isArray(d.changes)) {
+        for (const c of d.changes) {
+          if (!Array.isArray(c) || !tree.setStatus(c[0], c[1])) problem('status change not applied: ' + JSON.stringify(c));
+        }
+      }
+      $('kf-state').dataset.known = d.known ? 'yes' : 'no';
+    });
+    on('blackboard', (d) => { S.bb = d; S.bbAt = performance.now(); renderBB(); });
+    on('events', (list) => { for (const e of (Array.isArray(list) ? list : [])) addEvent(e); });
+    on('event', addEvent);
+    on('metrics_history', (list) => { chart.set(list); if (Array.isArray(list) && list.length) tickText(list[list.length - 1]); });
+    on('metrics', (m) => { chart.add(m); tickText(m); });
+    on('problems', (list) => { for (const p of (Array.isArray(list) ? list : [])) problem(`${p.topic}: ${p.error}`, '', p.time); });
+    on('problem', (p) => problem(`${p.topic}: ${p.error}`, '', p.time));
+    on('telemetry', (t) => {
+      const parts = [];
+      if (t.awaiting_keyframe) parts.push('awaiting keyframe…');
+      if (t.status_gaps) parts.push(`status gaps: ${t.status_gaps}`);
+      if (t.dropped) parts.push(`dropped: ${t.dropped}`);
+      const kf = $('kf-state');
+      kf.textContent = parts.join(' · ');
+      kf.title = `status gaps: ${t.status_gaps}, keyframes requested: ${t.keyframe_requests}, ` +
+        `messages dropped by botctl: ${t.dropped}, undecodable payloads: ${t.problems}`;
+    });
+    on('reply', (r) => {
+      if (r && r.ok === false && r.error) addLog({ level: 'warning', kind: 'reply', message: `command ${str(r.id).slice(0, 8)} refused: ${r.error.code}: ${r.error.message}` });
+    });
+  }
+
+  function setLink(text) {
+    if (text) S.link = text;
+    $('link').textContent = [S.link ? 'stream ' + S.link : '', S.version ? 'botd ' + S.version : ''].filter(Boolean).join(' · ');
+  }
+
+  // ---- rendering ----
+
+  const str = (x) => (x === undefined || x === null ? '' : String(x));
+
+  // renderRobots updates the list in place: an entry is rebuilt only when
+  // what it shows changed, so a click is never lost to a redraw.
+  const robotItems = new Map();
+  function renderRobots() {
+    const ul = $('robots');
+    $('robots-empty').hidden = S.robots.length > 0;
+    $('robot-count').textContent = S.robots.length ? `(${S.robots.filter((r) => r.online).length}/${S.robots.length} online)` : '';
+    const keep = new Set();
+    S.robots.forEach((r0, pos) => {
+      // The selected robot's own state stream is fresher than the list.
+      const r = Object.assign({}, r0);
+      if (r.id === S.robot && S.state && r.online) {
+        const st = S.state;
+        r.mode = st.mode;
+        if (st.mission) { r.mission = st.mission.name; r.mission_status = st.mission.status; }
+        if (st.battery && typeof st.battery.percent === 'number') { r.battery = st.battery.percent; r.voltage = st.battery.voltage; }
+      }
+      keep.add(r.id);
+      let item = robotItems.get(r.id);
+      if (!item) {
+        const li = document.createElement('li');
+        li.dataset.robot = r.id;
+        li.addEventListener('click', () => select(li.dataset.robot));
+        item = { li, sig: '' };
+        robotItems.set(r.id, item);
+      }
+      const battery = typeof r.battery === 'number' ? Math.round(r.battery) : null;
+      const sig = JSON.stringify([r.id === S.robot, r.online, r.silent, r.connection, r.mode, battery, r.voltage, r.mission, r.mission_status]);
+      if (ul.children[pos] !== item.li) ul.insertBefore(item.li, ul.children[pos] || null);
+      if (sig === item.sig) return;
+      item.sig = sig;
+      fillRobot(item.li, r, battery);
+    });
+    for (const [id, item] of robotItems) if (!keep.has(id)) { item.li.remove(); robotItems.delete(id); }
+  }
+
+  function fillRobot(li, r, battery) {
+    li.className = 'robot' + (r.id === S.robot ? ' selected' : '');
+    li.dataset.online = r.online ? 'yes' : 'no';
+    li.textContent = '';
+    const r1 = div('r1');
+    const dot = div('dot' + (r.online ? (r.silent ? ' silent' : ' online') : r.connection === 'CONNECTION_BROKEN' ? ' broken' : ''));
+    dot.title = r.silent ? 'online but silent' : (r.connection || 'not heard');
+    r1.append(dot, span('', r.id));
+    const r2 = div('r2');
+    const mode = span('mode-s', r.online ? (r.mode || '—') : (r.connection || 'unknown').toLowerCase().replace('_', ' '));
+    mode.dataset.mode = r.online ? str(r.mode) : '';
+    r2.append(mode);
+    if (battery !== null) {
+      const b = div('batt');
+      const bar = div('batt-bar');
+      const fill = div('batt-fill' + (battery < 20 ? ' low' : battery < 40 ? ' mid' : ''));
+      fill.style.width = Math.max(0, Math.min(100, battery)) + '%';
+      bar.append(fill);
+      b.append(bar, span('', battery + '%'));
+      b.title = typeof r.voltage === 'number' ? r.voltage.toFixed(2) + ' V' : '';
+      r2.append(b);
+    }
+    li.append(r1, r2);
+    if (r.mission) {
+      const r3 = div('r2');
+      r3.append(span('', r.mission), span('', str(r.mission_status).toLowerCase()));
+      li.append(r3);
+    }
+  }
+
+  function renderHeader() {
+    $('robot-name').textContent = S.robot || 'no robot selected';
+    const sum = S.robots.find((r) => r.id === S.robot);
+    let conn = S.conn || (sum && sum.connection) || '';
+    if (sum && sum.silent) conn = 'SILENT';
+    const c = $('conn');
+    c.textContent = conn ? conn.toLowerCase().replace('_', ' ') : (S.robot ? 'not heard' : '—');
+    c.dataset.conn = conn;
+    const st = S.state;
+    const mode = $('mode');
+    mode.textContent = st ? str(st.mode) || '—' : '—';
+    mode.dataset.mode = st ? str(st.mode) : '';
+    const stale = !!conn && conn !== 'ONLINE';
+    mode.classList.toggle('stale', stale);
+    mode.title = stale ? 'last known mode: the robot is ' + conn.toLowerCase().replace('_', ' ') : '';
+    $('requested').textContent = st && st.requested_mode && st.requested_mode !== st.mode ? 'requested ' + st.requested_mode : '';
+    const m = st && st.mission;
+    $('mission-name').textContent = m ? `${m.name || m.id || 'mission'}${m.revision ? ' rev ' + m.revision : ''}` : 'no mission';
+    $('mission-status').textContent = m ? str(m.status) : '';
+    const fs = $('failsafe');
+    const notes = [];
+    if (st && st.failsafe && st.failsafe.active) notes.push(`FAILSAFE: ${st.failsafe.reason}${st.failsafe.action ? ' → ' + st.failsafe.action : ''}`);
+    if (st && Array.isArray(st.errors)) for (const e of st.errors.slice(0, 3)) notes.push(`${e.level || ''} ${e.code}${e.ref ? ' ' + e.ref : ''}: ${e.message}`);
+    fs.hidden = notes.length === 0;
+    fs.textContent = notes.join('\n');
+    fs.title = notes.join('\n');
+    // Emphasise the commands that make sense now; none is disabled, the
+    // robot has the last word.
+    const md = st ? st.mode : '';
+    const relevant = {
+      'btn-start': md === 'IDLE' && !!m,
+      'btn-pause': md === 'RUNNING' || md === 'FAILSAFE',
+      'btn-resume': md === 'PAUSED',
+      'btn-abort': md === 'RUNNING' || md === 'PAUSED' || md === 'FAILSAFE',
+      'btn-estop-reset': !!(st && st.estop),
+    };
+    for (const id in relevant) $(id).classList.toggle('dim', !relevant[id]);
+    document.title = S.robot ? `${S.robot} · ${md || '…'} · botd` : 'botd dashboard';
+  }
+
+  function tickText(m) {
+    const t = (m && m.tick) || {};
+    const parts = [];
+    if (t.hz) parts.push(t.hz + ' Hz');
+    if (typeof t.last_us === 'number') parts.push('last ' + fmtUs(t.last_us));
+    if (typeof t.jitter_p99_us === 'number') parts.push('jitter p99 ' + fmtUs(t.jitter_p99_us));
+    if (typeof t.overruns === 'number') parts.push(t.overruns + ' overruns');
+    $('tick-now').textContent = parts.join(' · ');
+  }
+
+  function fmtAge(ms) {
+    if (!isFinite(ms)) return '';
+    if (ms < 1000) return Math.round(ms) + ' ms';
+    if (ms < 60000) return (ms / 1000).toFixed(1) + ' s';
+    if (ms < 3600000) return Math.round(ms / 60000) + ' min';
+    return (ms / 3600000).toFixed(1) + ' h';
+  }
+
+  function fmtValue(v) {
+    if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+    const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v);
+    return s === undefined ? String(v) : s.length > 120 ? s.slice(0, 119) + '…' : s;
+  }
+
+  function renderBB() {
+    const tbody = $('bb').tBodies[0];
+    const vals = S.bb && Array.isArray(S.bb.values) ? S.bb.values.slice() : [];
+    vals.sort((a, b) => str(a && a.key).localeCompare(str(b && b.key)));
+    const since = S.bb ? performance.now() - S.bbAt : 0;
+    $('bb-count').textContent = vals.length ? `(${vals.length})` : '';
+    while (tbody.rows.length > vals.length) tbody.deleteRow(-1);
+    vals.forEach((x, i) => {
+      const row = tbody.rows[i] || tbody.insertRow();
+      if (row.cells.length !== 3) { row.textContent = ''; for (const c of ['k', 'v', 'a']) row.insertCell().className = c; }
+      const age = typeof x.age_ms === 'number' ? x.age_ms + since : NaN;
+      setText(row.cells[0], str(x && x.key));
+      setText(row.cells[1], fmtValue(x && x.value));
+      row.cells[1].title = JSON.stringify(x && x.value) || '';
+      setText(row.cells[2], fmtAge(age));
+      row.cells[2].className = 'a' + (age > 10000 ? ' old' : age > 1000 ? ' stale' : '');
+    });
+  }
+
+  function setText(el, s) { if (el.textContent !== s) el.textContent = s; }
+  function div(cls) { const d = document.createElement('div'); d.className = cls; return d; }
+  function span(cls, text) { const s = document.createElement('span'); if (cls) s.className = cls; s.textContent = text; return s; }
+
+  // ---- the event log ----
+
+  function fmtTime(t) {
+    const d = t ? new Date(t) : new Date();
+    if (isNaN(d)) return str(t).slice(11, 23);
+    const p = (n, w) => String(n).padStart(w || 2, '0');
+    return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+  }
+
+  function addEvent(e) {
+    if (!e || typeof e !== 'object') { problem('event that is not an object: ' + JSON.stringify(e)); return; }
+    if (e.id) { if (S.eventIDs.has(e.id)) return; S.eventIDs.add(e.id); }
+    addLog({ time: e.time || e.ts, level: str(e.level || 'info').toLowerCase(), kind: str(e.kind), message: str(e.message), node: e.node, data: e.data });
+  }
+
+  function addLog(x) {
+    const li = document.createElement('li');
+    li.className = x.cls || x.level || 'info';
+    const msg = span('msg', x.message);
+    if (Number.isInteger(x.node)) {
+      const ref = span('node-ref', '#' + x.node);
+      ref.title = 'show the node';
+      ref.addEventListener('click', () => tree.focus(x.node));
+      msg.append(ref);
+    }
+    if (x.data && typeof x.data === 'object' && Object.keys(x.data).length) {
+      msg.title = JSON.stringify(x.data);
+      if (x.data.status) msg.append(span('muted', ' → ' + x.data.status));
+    }
+    li.append(span('t', fmtTime(x.time)), span('lv', x.levelText || x.level || ''), span('kd', x.kind || ''), msg);
+    li.querySelector('.kd').title = x.kind || '';
+    const log = $('log');
+    log.prepend(li);
+    while (log.children.length > MAX_LOG) log.lastChild.remove();
+  }
+
+  function logLocal(level, kind, message, node) {
+    addLog({ level, kind, message, node, cls: 'local ' + level, levelText: level });
+  }
+
+  function problem(message, detail, time) {
+    S.problems++;
+    $('problem-count').textContent = `${S.problems} problem${S.problems === 1 ? '' : 's'}`;
+    addLog({ time, level: 'problem', kind: 'unparsed', message: message + (detail ? ' — ' + detail : ''), cls: 'problem' });
+  }
+
+  // ---- commands ----
+
+  async function post(url, body, headers) {
+    const res = await fetch(url, { method: 'POST', body, headers: Object.assign({ 'X-Botctl': '1' }, headers || {}), credentials: 'same-origin' });
+    const text = await res.text();
+    let data;
+    try { data = JSON.parse(text); } catch (e) {
+      data = { ok: false, error: { code: 'HTTP_' + res.status, message: text.slice(0, 300) || res.statusText } };
+    }
+    return data;
+  }
+
+  function showReply(what, d) {
+    const box = $('reply');
+    box.hidden = false;
+    box.className = 'reply ' + (d && d.ok ? 'ok' : 'err');
+    box.textContent = '';
+    const head = div('head');
+    if (d && d.ok) {
+      let text = `${what}: ok`;
+      const res = d.reply && d.reply.result;
+      if (res && typeof res === 'object') {
+        if (res.nodes) text += ` · ${res.nodes} nodes`;
+        if (res.started) text += ' · started';
+        if (res.unchanged) text += ' · unchanged (same revision)';
+      }
+      if (d.upload && d.upload.id_filled) text += ' · id filled in';
+      head.textContent = text;
+      box.append(head);
+    } else {
+      const e = (d && d.error) || { code: 'ERROR', message: 'no answer' };
+      head.textContent = `${what}: ${e.code}`;
+      box.append(head);
+      const msg = div('');
+      msg.textContent = str(e.message) + (e.path && !(e.problems && e.problems.length) ? ` (at ${e.path})` : '');
+      box.append(msg);
+      if (Array.isArray(e.problems) && e.problems.length) {
+        const ul = document.createElement('ul');
+        for (const p of e.problems) {
+          const li = document.createElement('li');
+          const code = document.createElement('code');
+          code.textContent = p.path || '/';
+          li.append(code, document.createTextNode(': ' + str(p.message) + (p.code ? ` [${p.code}]` : '')));
+          ul.append(li);
+        }
+        box.append(ul);
+      }
+    }
+    if (d && d.upload && d.upload.mission_id) {
+      const info = div('muted');
+      info.textContent = `mission ${d.upload.mission_id}${d.upload.filename ? ' from ' + d.upload.filename : ''} (${d.upload.format}, ${d.upload.bytes} bytes)`;
+      box.append(info);
+    }
+    box.dataset.ok = d && d.ok ? 'yes' : 'no';
+  }
+
+  async function command(name, btn) {
+    if (!S.robot) { showReply(name, { ok: false, error: { code: 'NO_ROBOT', message: 'select a robot first' } }); return; }
+    btn.classList.add('busy');
+    try {
+      const d = await post(`/api/robots/${encodeURIComponent(S.robot)}/commands/${name}`, '{}', { 'Content-Type': 'application/json' });
+      showReply(name, d);
+      // A refusal also comes on the reply topic (logged there); log here
+      // only what never reached the robot or got no answer.
+      if (!d.ok && !d.reply) logLocal('warning', 'command', `${name}: ${d.error ? d.error.code + ': ' + d.error.message : 'failed'}`);
+    } catch (e) {
+      showReply(name, { ok: false, error: { code: 'NETWORK', message: e.message } });
+    } finally {
+      btn.classList.remove('busy');
+    }
+  }
+
+  for (const btn of document.querySelectorAll('button[data-cmd]')) {
+    btn.addEventListener('click', () => command(btn.dataset.cmd, btn));
+  }
+
+  async function upload(file) {
+    if (!S.robot) { showReply('upload', { ok: false, error: { code: 'NO_ROBOT', message: 'select a robot first' } }); return; }
+    if (!file) { showReply('upload', { ok: false, error: { code: 'NO_FILE', message: 'choose a mission file' } }); return; }
+    const fd = new FormData();
+    fd.append('mission', file, file.name);
+    fd.append('start', $('upload-start').checked ? 'true' : 'false');
+    fd.append('replace', $('upload-replace').checked ? 'true' : 'false');
+    const btn = $('btn-upload');
+    btn.disabled = true;
+    try {
+      showReply('upload ' + file.name, await post(`/api/robots/${encodeURIComponent(S.robot)}/mission`, fd));
+    } catch (e) {
+      showReply('upload', { ok: false, error: { code: 'NETWORK', message: e.message } });
+    } finally {
+      btn.disabled = false;
+    }
+  }
+
+  $('upload-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    upload($('upload-file').files[0]);
+  });
+  const card = $('upload-card');
+  card.addEventListener('dragover', (ev) => { ev.preventDefault(); card.classList.add('drop'); });
+  card.addEventListener('dragleave', () => card.classList.remove('drop'));
+  card.addEventListener('drop', (ev) => {
+    ev.preventDefault();
+    card.classList.remove('drop');
+    const f = ev.dataTransfer && ev.dataTransfer.files[0];
+    if (f) upload(f);
+  });
+
+  // ---- tree tools ----
+
+  function layoutLabel() { $('btn-layout').textContent = tree.orientation === 'lr' ? '↕ top-down' : '↔ left-right'; }
+  $('btn-layout').addEventListener('click', () => { tree.setOrientation(tree.orientation === 'lr' ? 'td' : 'lr'); layoutLabel(); });
+  $('btn-fit').addEventListener('click', () => { tree.userMoved = false; tree.fit(); });
+  $('btn-zoom-in').addEventListener('click', () => tree.zoomCenter(1.25));
+  $('btn-zoom-out').addEventListener('click', () => tree.zoomCenter(0.8));
+  $('btn-log-clear').addEventListener('click', () => { $('log').textContent = ''; S.problems = 0; $('problem-count').textContent = ''; });
+  const debugBox = $('log-debug');
+  const applyDebug = () => $('log').classList.toggle('hide-debug', !debugBox.checked);
+  debugBox.addEventListener('change', applyDebug);
+  applyDebug();
+  layoutLabel();
+
+  // Blackboard ages move on between messages; redraw at most 4 times a second.
+  setInterval(() => { if (S.bb) renderBB(); }, 250);
+
+  window.addEventListener('popstate', () => { const r = robotFromURL(); if (r) select(r, 'url'); });
+
+  S.robot = robotFromURL();
+  resetRobotView();
+  connect();
+})();

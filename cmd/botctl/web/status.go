@@ -1,0 +1,114 @@
+package web
+
+import (
+	"bytes"
+
+	"github.com/botd-project/botd/telemetry"
+)
+
+// statusTracker keeps one robot's node statuses from status keyframes and
+// deltas, and notices when they can no longer be trusted: a gap in the
+// status sequence (a lost delta; status is QoS 0), a delta for another
+// mission or node, or a tree without a keyframe yet. Need then stays true
+// until a keyframe of the current tree arrives.
+type statusTracker struct {
+	mission  string
+	revision int64
+	nodes    int
+	statuses []byte // one letter per node, I S F R E
+	known    bool   // a keyframe of this tree was applied
+	tick     uint64
+	lastSeq  uint64
+	need     bool
+	gaps     uint64
+	// pending is a keyframe that came before its tree (the topics are
+	// not ordered with each other); setTree applies it.
+	pending *telemetry.StatusMsg
+}
+
+// setTree starts tracking a tree; it reports whether a pending keyframe
+// was applied to it. The same tree again changes nothing.
+func (t *statusTracker) setTree(mission string, revision int64, nodes int) (applied bool) {
+	if mission == t.mission && revision == t.revision && nodes == t.nodes && t.statuses != nil {
+		return false
+	}
+	t.mission, t.revision, t.nodes = mission, revision, nodes
+	t.statuses = bytes.Repeat([]byte{'I'}, nodes)
+	t.known, t.tick = false, 0
+	t.need = nodes > 0
+	p := t.pending
+	t.pending = nil
+	if p != nil && p.Mission == mission && len(p.Keyframe) == nodes {
+		t.applyKeyframe(*p)
+		return true
+	}
+	return false
+}
+
+func (t *statusTracker) applyKeyframe(m telemetry.StatusMsg) {
+	copy(t.statuses, m.Keyframe)
+	t.known, t.need, t.tick = true, false, m.Tick
+}
+
+// apply takes one status message. It returns what the page should get:
+// the keyframe, or the changes that applied (nil: nothing to show).
+func (t *statusTracker) apply(m telemetry.StatusMsg) (keyframe bool, changes []telemetry.NodeStatus) {
+	gap := false
+	if m.Seq != 0 {
+		// A lower number means the daemon restarted: also a gap.
+		if t.lastSeq != 0 && m.Seq != t.lastSeq+1 {
+			gap = true
+			t.gaps++
+		}
+		t.lastSeq = m.Seq
+	}
+	if m.IsKeyframe() {
+		if t.statuses == nil || m.Mission != t.mission || len(m.Keyframe) != t.nodes {
+			t.pending = &m
+			t.need = true
+			return false, nil
+		}
+		t.pending = nil
+		t.applyKeyframe(m)
+		return true, nil
+	}
+	if gap {
+		t.need = true
+	}
+	if t.statuses == nil || m.Mission != t.mission || t.nodes == 0 {
+		t.need = t.need || m.Mission != ""
+		return false, nil
+	}
+	for _, c := range m.Changes {
+		if c.Node < 0 || int(c.Node) >= t.nodes {
+			t.need = true // the tree we have is not the robot's
+			continue
+		}
+		t.statuses[c.Node] = c.Status
+		changes = append(changes, c)
+	}
+	t.tick = m.Tick
+	return false, changes
+}
+
+// keyframe returns the current statuses as a status frame for a page
+// that just connected (ok false when there is no tree).
+func (t *statusTracker) keyframe() (statusFrame, bool) {
+	if t.statuses == nil || t.nodes == 0 {
+		return statusFrame{}, false
+	}
+	return statusFrame{Mission: t.mission, Tick: t.tick, Seq: t.lastSeq, Keyframe: string(t.statuses), Known: t.known}, true
+}
+
+// statusFrame is what the page gets on the status event: a keyframe (one
+// letter per node of the current tree) or changes.
+type statusFrame struct {
+	Mission  string                 `json:"mission"`
+	Tick     uint64                 `json:"tick"`
+	Seq      uint64                 `json:"seq"`
+	Keyframe string                 `json:"keyframe,omitempty"`
+	Changes  []telemetry.NodeStatus `json:"changes,omitempty"`
+	// Known is false for a keyframe the dashboard made up (all idle)
+	// while it waits for the robot's.
+	Known bool `json:"known"`
+}

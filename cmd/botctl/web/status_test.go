@@ -1,0 +1,126 @@
+package web
+
+import (
+	"testing"
+
+	"github.com/botd-project/botd/telemetry"
+)
+
+func TestStatusTracker(t *testing.T) {
+	ch := func(node int32, s byte) telemetry.NodeStatus { return telemetry.NodeStatus{Node: node, Status: s} }
+	type step struct {
+		tree     *[2]int // mission index, nodes
+		msg      *telemetry.StatusMsg
+		want     string // statuses after the step
+		known    bool
+		need     bool
+		gaps     uint64
+		keyframe bool // apply reported a keyframe
+		changes  int  // apply reported this many changes
+	}
+	tree := func(m, n int) *[2]int { return &[2]int{m, n} }
+	missions := []string{"", "m1", "m2"}
+	kf := func(m int, seq uint64, s string) *telemetry.StatusMsg {
+		x := keyframe("r", missions[m], seq, s)
+		return &x
+	}
+	dl := func(m int, seq uint64, c ...telemetry.NodeStatus) *telemetry.StatusMsg {
+		x := delta("r", missions[m], seq, c...)
+		return &x
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"keyframe then deltas", []step{
+			{tree: tree(1, 3), want: "III", need: true},
+			{msg: kf(1, 1, "RII"), want: "RII", known: true, keyframe: true},
+			{msg: dl(1, 2, ch(1, 'R')), want: "RRI", known: true, changes: 1},
+			{msg: dl(1, 3, ch(1, 'S'), ch(2, 'R')), want: "RSR", known: true, changes: 2},
+		}},
+		{"a lost delta needs a keyframe", []step{
+			{tree: tree(1, 2), want: "II", need: true},
+			{msg: kf(1, 1, "RI"), want: "RI", known: true, keyframe: true},
+			{msg: dl(1, 3, ch(1, 'S')), want: "RS", known: true, need: true, gaps: 1, changes: 1},
+			{msg: dl(1, 4, ch(0, 'S')), want: "SS", known: true, need: true, gaps: 1, changes: 1},
+			{msg: kf(1, 5, "SF"), want: "SF", known: true, gaps: 1, keyframe: true},
+		}},
+		{"a restarted daemon counts as a gap", []step{
+			{tree: tree(1, 1), want: "I", need: true},
+			{msg: kf(1, 7, "R"), want: "R", known: true, keyframe: true},
+			{msg: dl(1, 1, ch(0, 'S')), want: "S", known: true, need: true, gaps: 1, changes: 1},
+		}},
+		{"keyframe before its tree", []step{
+			{tree: tree(1, 2), want: "II", need: true},
+			{msg: kf(2, 1, "RRS"), want: "II", need: true},
+			{tree: tree(2, 3), want: "RRS", known: true},
+		}},
+		{"keyframe of the wrong length waits", []step{
+			{tree: tree(1, 2), want: "II", need: true},
+			{msg: kf(1, 1, "RRR"), want: "II", need: true},
+			{tree: tree(1, 2), want: "II", need: true}, // the same tree again changes nothing
+		}},
+		{"deltas for another mission or node are not applied", []step{
+			{tree: tree(1, 2), want: "II", need: true},
+			{msg: kf(1, 1, "II"), want: "II", known: true, keyframe: true},
+			{msg: dl(2, 2, ch(0, 'R')), want: "II", known: true, need: true},
+			{msg: kf(1, 3, "II"), want: "II", known: true, keyframe: true},
+			{msg: dl(1, 4, ch(5, 'R'), ch(-1, 'R'), ch(1, 'E')), want: "IE", known: true, need: true, changes: 1},
+		}},
+		{"status without a tree", []step{
+			{msg: dl(1, 1, ch(0, 'R')), want: "", need: true},
+			{msg: kf(1, 2, "R"), want: "", need: true},
+			{tree: tree(1, 1), want: "R", known: true},
+		}},
+		{"an empty tree needs nothing", []step{
+			{tree: tree(0, 0), want: ""},
+			{msg: dl(0, 1), want: ""},
+		}},
+		{"a new tree starts over", []step{
+			{tree: tree(1, 2), want: "II", need: true},
+			{msg: kf(1, 1, "SS"), want: "SS", known: true, keyframe: true},
+			{tree: tree(2, 2), want: "II", need: true},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tr statusTracker
+			for i, s := range tc.steps {
+				var keyframe bool
+				var changes []telemetry.NodeStatus
+				if s.tree != nil {
+					tr.setTree(missions[s.tree[0]], 0, s.tree[1])
+				} else {
+					keyframe, changes = tr.apply(*s.msg)
+				}
+				got := string(tr.statuses)
+				if got != s.want || tr.known != s.known || tr.need != s.need || tr.gaps != s.gaps ||
+					keyframe != s.keyframe || len(changes) != s.changes {
+					t.Fatalf("step %d: statuses %q known %v need %v gaps %d keyframe %v changes %v; want %q %v %v %d %v %d",
+						i, got, tr.known, tr.need, tr.gaps, keyframe, changes, s.want, s.known, s.need, s.gaps, s.keyframe, s.changes)
+				}
+			}
+		})
+	}
+}
+
+func TestStatusTrackerKeyframeFrame(t *testing.T) {
+	var tr statusTracker
+	if _, ok := tr.keyframe(); ok {
+		t.Fatal("a keyframe without a tree")
+	}
+	tr.setTree("m", 1, 3)
+	f, ok := tr.keyframe()
+	if !ok || f.Keyframe != "III" || f.Known || f.Mission != "m" {
+		t.Fatalf("%+v", f)
+	}
+	tr.apply(keyframe("r", "m", 4, "RSF"))
+	f, _ = tr.keyframe()
+	if f.Keyframe != "RSF" || !f.Known || f.Seq != 4 || f.Tick != 40 {
+		t.Fatalf("%+v", f)
+	}
+	// A new revision of the same mission resets the statuses.
+	tr.setTree("m", 2, 3)
+	if f, _ = tr.keyframe(); f.Keyframe != "III" || f.Known {
+		t.Fatalf("%+v", f)
+	}
+}

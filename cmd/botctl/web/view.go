@@ -1,0 +1,371 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry"
+)
+
+// view is what the dashboard knows of one watched robot.
+type view struct {
+	h        *hub
+	id       string
+	ready    chan struct{} // closed once Watch returned
+	stop     func() error  // set before ready closes
+	watchErr error
+
+	mu         sync.Mutex
+	subs       map[*subscriber]struct{}
+	linger     *time.Timer
+	connection *telemetry.ConnectionMsg
+	factsheet  *factsheetFrame
+	state      *telemetry.StateMsg
+	tree       *telemetry.TreeMsg
+	st         statusTracker
+	bb         *telemetry.BlackboardMsg
+	bbAt       time.Time
+	events     []telemetry.EventMsg
+	seen       map[string]bool
+	seenOrder  []string
+	metrics    []telemetry.MetricsMsg
+	problems   []problemFrame
+	kfInflight bool
+	kfLast     time.Time
+	kfRequests uint64
+	lastStats  telemetryFrame
+}
+
+func newView(h *hub, robot string) *view {
+	return &view{h: h, id: robot, ready: make(chan struct{}),
+		subs: map[*subscriber]struct{}{}, seen: map[string]bool{}}
+}
+
+// factsheetFrame is the part of the factsheet the page uses.
+type factsheetFrame struct {
+	Robot   string             `json:"robot"`
+	Version string             `json:"version"`
+	Devices []telemetry.Device `json:"devices"`
+	Limits  telemetry.Limits   `json:"limits"`
+	// Types maps node type names (and aliases) to their category
+	// (composite, decorator, condition, action).
+	Types map[string]string `json:"types"`
+}
+
+// problemFrame is a payload that could not be decoded.
+type problemFrame struct {
+	Time  time.Time `json:"time"`
+	Topic string    `json:"topic"`
+	Error string    `json:"error"`
+}
+
+// telemetryFrame is the dashboard's own view of the link quality.
+type telemetryFrame struct {
+	StatusGaps       uint64 `json:"status_gaps"`
+	KeyframeRequests uint64 `json:"keyframe_requests"`
+	AwaitingKeyframe bool   `json:"awaiting_keyframe"`
+	Dropped          uint64 `json:"dropped"` // by the Ground: callbacks fell behind
+	Problems         int    `json:"problems"`
+}
+
+// robotSnapshot is GET /api/robots/{robot}.
+type robotSnapshot struct {
+	Robot      string                   `json:"robot"`
+	Connection *telemetry.ConnectionMsg `json:"connection"`
+	Factsheet  *factsheetFrame          `json:"factsheet"`
+	State      *telemetry.StateMsg      `json:"state"`
+	Tree       *telemetry.TreeMsg       `json:"tree"`
+	Status     *statusFrame             `json:"status"`
+	Blackboard *telemetry.BlackboardMsg `json:"blackboard"`
+	Events     []telemetry.EventMsg     `json:"events"`
+	Metrics    []telemetry.MetricsMsg   `json:"metrics"`
+	Problems   []problemFrame           `json:"problems"`
+	Telemetry  telemetryFrame           `json:"telemetry"`
+	Tabs       int                      `json:"tabs"`
+}
+
+func (v *view) handlers() telemetry.RobotHandlers {
+	return telemetry.RobotHandlers{
+		Connection: v.onConnection,
+		Factsheet:  v.onFactsheet,
+		State:      v.onState,
+		Tree:       v.onTree,
+		Status:     v.onStatus,
+		Blackboard: v.onBlackboard,
+		Event:      v.onEvent,
+		Metrics:    v.onMetrics,
+		Reply:      v.onReply,
+		Error:      v.onError,
+	}
+}
+
+// The handlers run on the Ground's goroutine, one at a time.
+
+func (v *view) onConnection(m telemetry.ConnectionMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.connection = &m
+	v.broadcast("connection", m)
+}
+
+func (v *view) onFactsheet(m telemetry.FactsheetMsg) {
+	f := &factsheetFrame{Robot: m.Robot, Version: m.Version, Devices: m.Devices, Limits: m.Limits,
+		Types: make(map[string]string, len(m.NodeTypes))}
+	for _, t := range m.NodeTypes {
+		cat := t.Category
+		if cat == "" {
+			cat = t.Kind
+		}
+		f.Types[t.Name] = cat
+		for _, a := range t.Aliases {
+			f.Types[a] = cat
+		}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.factsheet = f
+	v.broadcast("factsheet", f)
+}
+
+func (v *view) onState(m telemetry.StateMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.state = &m
+	v.broadcast("state", m)
+}
+
+func (v *view) onTree(m telemetry.TreeMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if m.Nodes == nil {
+		m.Nodes = []missions.TreeNode{}
+	}
+	v.tree = &m
+	v.st.setTree(m.Mission, m.Revision, len(m.Nodes))
+	v.broadcast("tree", m)
+	if kf, ok := v.st.keyframe(); ok { // a tab resets its statuses with a new tree
+		v.broadcast("status", kf)
+	}
+	v.afterStatus()
+}
+
+func (v *view) onStatus(m telemetry.StatusMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	keyframe, changes := v.st.apply(m)
+	switch {
+	case keyframe:
+		kf, _ := v.st.keyframe()
+		v.broadcast("status", kf)
+	case len(changes) > 0:
+		v.broadcast("status", statusFrame{Mission: m.Mission, Tick: m.Tick, Seq: m.Seq, Changes: changes, Known: v.st.known})
+	}
+	v.afterStatus()
+}
+
+// afterStatus asks for a keyframe when one is missing and tells the tabs
+// when the link figures changed.
+func (v *view) afterStatus() {
+	if v.st.need {
+		v.requestKeyframe()
+	}
+	v.updateStats()
+}
+
+// requestKeyframe sends state.request (the robot republishes its
+// retained topics and a status keyframe), at most one at a time and one
+// per retry period.
+func (v *view) requestKeyframe() {
+	now := v.h.now()
+	if v.kfInflight || (!v.kfLast.IsZero() && now.Sub(v.kfLast) < time.Duration(v.h.retry.Load())) {
+		return
+	}
+	v.kfInflight, v.kfLast = true, now
+	v.kfRequests++
+	started := v.h.goBackground(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, keyframeTimeout)
+		defer cancel()
+		rep, err := v.h.g.Send(ctx, v.id, missions.Command{Op: missions.OpStateRequest})
+		switch {
+		case err != nil:
+			v.h.log.Debug("state.request", "robot", v.id, "err", err)
+		case !rep.OK && rep.Error != nil:
+			v.h.log.Debug("state.request refused", "robot", v.id, "code", rep.Error.Code, "msg", rep.Error.Message)
+		}
+		v.mu.Lock()
+		v.kfInflight = false
+		v.mu.Unlock()
+	})
+	if !started {
+		v.kfInflight = false
+	}
+}
+
+func (v *view) stats() telemetryFrame {
+	return telemetryFrame{StatusGaps: v.st.gaps, KeyframeRequests: v.kfRequests, AwaitingKeyframe: v.st.need,
+		Dropped: v.h.g.Dropped(), Problems: len(v.problems)}
+}
+
+func (v *view) updateStats() {
+	s := v.stats()
+	if s != v.lastStats {
+		v.lastStats = s
+		v.broadcast("telemetry", s)
+	}
+}
+
+func (v *view) onBlackboard(m telemetry.BlackboardMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.bb, v.bbAt = &m, v.h.now()
+	v.broadcast("blackboard", m)
+}
+
+func (v *view) onEvent(m telemetry.EventMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.seen[m.ID] { // at least once: a resend
+		return
+	}
+	v.seen[m.ID] = true
+	v.seenOrder = append(v.seenOrder, m.ID)
+	if len(v.seenOrder) > seenEventIDs {
+		delete(v.seen, v.seenOrder[0])
+		v.seenOrder = v.seenOrder[1:]
+	}
+	v.events = appendRing(v.events, m, keepEvents)
+	v.broadcast("event", m)
+}
+
+func (v *view) onMetrics(m telemetry.MetricsMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.metrics = appendRing(v.metrics, m, keepMetrics)
+	v.broadcast("metrics", m)
+	v.updateStats() // carries the Ground's dropped count once a second
+}
+
+func (v *view) onReply(m telemetry.ReplyMsg) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.broadcast("reply", m)
+}
+
+func (v *view) onError(topic string, err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	p := problemFrame{Time: v.h.now().UTC(), Topic: topic, Error: err.Error()}
+	v.problems = appendRing(v.problems, p, keepProblems)
+	v.broadcast("problem", p)
+	v.updateStats()
+}
+
+func appendRing[T any](s []T, x T, max int) []T {
+	if len(s) >= max {
+		s = append(s[:0:0], s[len(s)-max+1:]...)
+	}
+	return append(s, x)
+}
+
+// broadcast sends a frame to every tab without waiting: a tab whose
+// buffer is full is dropped (its page reconnects and gets a snapshot).
+func (v *view) broadcast(event string, data any) {
+	if len(v.subs) == 0 {
+		return
+	}
+	f, err := frame(event, data)
+	if err != nil {
+		v.h.log.Warn("encoding a frame", "event", event, "err", err)
+		return
+	}
+	for s := range v.subs {
+		select {
+		case s.ch <- f:
+		default:
+			delete(v.subs, s)
+			s.drop()
+			v.h.log.Info("dropped a slow dashboard tab", "robot", v.id)
+		}
+	}
+}
+
+// snapshotFrames bring a new tab up to date, oldest knowledge first.
+func (v *view) snapshotFrames() [][]byte {
+	snap := v.snapshot()
+	var out [][]byte
+	add := func(event string, data any) {
+		if f, err := frame(event, data); err == nil {
+			out = append(out, f)
+		} else {
+			v.h.log.Warn("encoding a frame", "event", event, "err", err)
+		}
+	}
+	if snap.Connection != nil {
+		add("connection", snap.Connection)
+	}
+	if snap.Factsheet != nil {
+		add("factsheet", snap.Factsheet)
+	}
+	if snap.State != nil {
+		add("state", snap.State)
+	}
+	if snap.Tree != nil {
+		add("tree", snap.Tree)
+	}
+	if snap.Status != nil {
+		add("status", snap.Status)
+	}
+	if snap.Blackboard != nil {
+		add("blackboard", snap.Blackboard)
+	}
+	add("events", snap.Events)
+	add("metrics_history", snap.Metrics)
+	add("problems", snap.Problems)
+	add("telemetry", snap.Telemetry)
+	return out
+}
+
+// snapshot copies the view (v.mu held). Blackboard ages are brought
+// forward to now, so a tab that connects later sees true ages.
+func (v *view) snapshot() robotSnapshot {
+	s := robotSnapshot{
+		Robot: v.id, Connection: v.connection, Factsheet: v.factsheet, State: v.state, Tree: v.tree,
+		Events:    append([]telemetry.EventMsg{}, v.events...),
+		Metrics:   append([]telemetry.MetricsMsg{}, v.metrics...),
+		Problems:  append([]problemFrame{}, v.problems...),
+		Telemetry: v.stats(),
+		Tabs:      len(v.subs),
+	}
+	if kf, ok := v.st.keyframe(); ok {
+		s.Status = &kf
+	}
+	if v.bb != nil {
+		bb := *v.bb
+		since := float64(v.h.now().Sub(v.bbAt)) / float64(time.Millisecond)
+		bb.Values = make([]missions.BlackboardValue, len(v.bb.Values))
+		for i, x := range v.bb.Values {
+			x.AgeMs += max(since, 0)
+			bb.Values[i] = x
+		}
+		s.Blackboard = &bb
+	}
+	return s
+}
+
+// frame encodes one server-sent event. JSON has no raw newlines, so the
+// data fits on one line.
+func frame(event string, data any) ([]byte, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(event)+len(b)+16)
+	out = append(out, "event: "...)
+	out = append(out, event...)
+	out = append(out, "\ndata: "...)
+	out = append(out, b...)
+	return append(out, '\n', '\n'), nil
+}
