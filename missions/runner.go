@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type Config struct {
 	// TickHz is the default rate; missions may ask for another within
 	// [MinTickHz, MaxTickHz].
 	TickHz, MinTickHz, MaxTickHz float64
+	// Spin wakes the loop this long before each deadline and waits the
+	// rest actively (runtime.Gosched), trading CPU for less jitter.
+	Spin time.Duration
 	// Registry holds the node types missions may use.
 	Registry *bt.Registry
 	// Keys are the sensor and operator keys every mission can read.
@@ -236,7 +240,7 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	sched := newSchedule(now, r.hz)
 	due, _ := sched.next(now)
-	timer := time.NewTimer(time.Until(due))
+	timer := time.NewTimer(time.Until(due) - r.cfg.Spin)
 	defer timer.Stop()
 	skipped := 0
 	for {
@@ -253,6 +257,9 @@ func (r *Runner) Run(ctx context.Context) error {
 			continue
 		case <-timer.C:
 		}
+		for r.cfg.Spin > 0 && time.Until(due) > 0 {
+			runtime.Gosched()
+		}
 		start := r.cfg.Now()
 		r.safeTick(start)
 		end := r.cfg.Now()
@@ -262,7 +269,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			sched = newSchedule(end, r.hz)
 		}
 		due, skipped = sched.next(end)
-		timer.Reset(time.Until(due))
+		timer.Reset(time.Until(due) - r.cfg.Spin)
 	}
 }
 

@@ -53,7 +53,10 @@ func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
 	if n, ok := d.src.(missions.StatusNotifier); ok {
 		statusCh = n.StatusChanged()
 	}
-	period := time.Duration(float64(time.Second) / d.cfg.TelemetryHz)
+	// The minimum gap is 3/4 of a period, so a change every period (a
+	// tick rate equal to the telemetry rate, with tick jitter) is never
+	// held back a whole period.
+	period := time.Duration(float64(time.Second) / d.cfg.TelemetryHz * 0.75)
 	statusDue := time.NewTimer(time.Hour)
 	statusDue.Stop()
 	defer statusDue.Stop()

@@ -46,6 +46,9 @@ type TickConfig struct {
 	Hz    float64 `yaml:"hz"`
 	MinHz float64 `yaml:"min_hz"`
 	MaxHz float64 `yaml:"max_hz"`
+	// Spin wakes the tick loop this long before each deadline and waits
+	// the rest actively: less jitter, more CPU.
+	Spin time.Duration `yaml:"spin"`
 }
 
 // BrokerConfig says which broker to use; with no URL botd starts its own.
@@ -180,6 +183,9 @@ func (c *Config) validate() error {
 	}
 	if (c.Broker.CertFile == "") != (c.Broker.KeyFile == "") {
 		bad("broker", "cert_file and key_file go together")
+	}
+	if c.Tick.Spin < 0 || c.Tick.Spin > 5*time.Millisecond {
+		bad("tick.spin", "%v is outside [0, 5ms]", c.Tick.Spin)
 	}
 	if c.Telemetry.StatusHz < 0 || c.Telemetry.StatusHz > 100 {
 		bad("telemetry.status_hz", "%v is outside [0, 100]", c.Telemetry.StatusHz)

@@ -182,7 +182,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 	}
 	events := &eventForwarder{}
 	s.runner, err = missions.NewRunner(missions.Config{
-		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
+		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Verify: verify, Events: events.emit, Logger: log,
@@ -320,7 +320,7 @@ func (s *system) close() {
 
 // stepWorld advances the simulated world on the real clock.
 func stepWorld(ctx context.Context, w *sim.World) {
-	t := time.NewTicker(5 * time.Millisecond)
+	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	last := time.Now()
 	for {

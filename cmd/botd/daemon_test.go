@@ -417,3 +417,66 @@ func TestDaemonMetricsEndpoint(t *testing.T) {
 	}
 	p.stop(t)
 }
+
+// A client that knows nothing but PROTOCOL.md — mosquitto_pub and
+// mosquitto_sub — loads, starts, watches, pauses, resumes, aborts and
+// e-stops a mission.
+func TestDaemonWithMosquittoClients(t *testing.T) {
+	pub, err1 := exec.LookPath("mosquitto_pub")
+	sub, err2 := exec.LookPath("mosquitto_sub")
+	if err1 != nil || err2 != nil {
+		t.Skip("mosquitto-clients is not installed (apt-get install mosquitto-clients)")
+	}
+	addr := freeAddr(t)
+	host, port, _ := net.SplitHostPort(addr)
+	p := startDaemonProc(t, "-listen", addr, "-state-dir", t.TempDir(), "-robot", "rover-q")
+	waitBroker(t, addr)
+
+	// Everything the robot says, as text lines "topic payload".
+	watch := exec.Command(sub, "-h", host, "-p", port, "-t", "botd/v1/rover-q/#", "-v")
+	out := &syncBuffer{}
+	watch.Stdout = out
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { watch.Process.Kill(); watch.Wait() }()
+	waitText := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if strings.Contains(out.String(), what) {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("never saw %q", what)
+	}
+	send := func(cmd string) {
+		t.Helper()
+		if b, err := exec.Command(pub, "-h", host, "-p", port, "-q", "1", "-t", "botd/v1/rover-q/cmd", "-m", cmd).CombinedOutput(); err != nil {
+			t.Fatalf("mosquitto_pub: %v %s", err, b)
+		}
+	}
+	waitText(`"state":"ONLINE"`)
+	mission := `{"format":"botd/mission@1","id":"6d0c2b4e-61f8-4b8e-9b52-3b8f2f0a7d11","name":"quiet","main":"m","trees":{"m":{"type":"MemSequence","children":[{"type":"Log","params":{"message":"hello from mosquitto"}},{"type":"Wait","params":{"ms":60000}}]}}}`
+	send(`{"id":"c1","op":"mission.load","start":true,"replace":true,"mission":` + mission + `}`)
+	waitText(`"id":"c1","ok":true`)
+	waitText(`hello from mosquitto`)
+	waitText(`"keyframe":"`)
+	for i, step := range []struct{ op, mode string }{
+		{"mission.pause", `"mode":"PAUSED"`},
+		{"mission.resume", `"mode":"RUNNING"`},
+		{"estop", `"mode":"ESTOP"`},
+		{"estop.reset", `"mode":"PAUSED"`},
+		{"mission.abort", `"status":"ABORTED"`},
+	} {
+		id := fmt.Sprintf("s%d", i)
+		send(fmt.Sprintf(`{"id":%q,"op":%q}`, id, step.op))
+		waitText(`"id":"` + id + `","ok":true`)
+		waitText(step.mode)
+	}
+	send(`{"id":"bad","op":"mission.load","mission":{"format":"botd/mission@1","main":"m","trees":{"m":{"type":"Nope"}}}}`)
+	waitText(`"id":"bad","ok":false,"error":{"code":"UNKNOWN_NODE_TYPE"`)
+	p.stop(t)
+	waitText(`"state":"OFFLINE"`)
+}

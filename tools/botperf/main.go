@@ -37,6 +37,7 @@ import (
 func main() {
 	seconds := flag.Int("seconds", 30, "length of each measurement")
 	rates := flag.String("rates", "50,100,500", "tick rates for the jitter runs")
+	spin := flag.Duration("spin", 800*time.Microsecond, "also measure jitter with this tick.spin (0: skip)")
 	useMosq := flag.Bool("mosquitto", false, "also measure through mosquitto (must be installed)")
 	botdBin := flag.String("botd", "", "a botd binary: measure its RSS and CPU at 20 Hz")
 	tree := flag.String("tree", "bt/testdata/reference-tree.json", "the 100-node reference tree")
@@ -48,13 +49,21 @@ func main() {
 	d := time.Duration(*seconds) * time.Second
 	fmt.Printf("botperf: %v per run, GOMAXPROCS default, %s\n\n", d, time.Now().UTC().Format(time.RFC3339))
 
-	fmt.Println("| tick rate | ticks | jitter p50 | p99 | max | overruns |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|")
-	for _, r := range strings.Split(*rates, ",") {
-		hz, _ := strconv.ParseFloat(r, 64)
-		res := measure(ref, hz, 10, d, "")
-		fmt.Printf("| %v Hz | %d | %d µs | %d µs | %d µs | %d |\n", hz, res.ticks, res.p50, res.p99, res.max, res.overruns)
+	fmt.Println("| tick rate | spin | ticks | jitter p50 | p99 | max | overruns | CPU (whole process) |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|")
+	spins := []time.Duration{0}
+	if *spin > 0 {
+		spins = append(spins, *spin)
 	}
+	for _, sp := range spins {
+		for _, r := range strings.Split(*rates, ",") {
+			hz, _ := strconv.ParseFloat(r, 64)
+			spinFor = sp
+			res := measure(ref, hz, 10, d, "")
+			fmt.Printf("| %v Hz | %v | %d | %d µs | %d µs | %d µs | %d | %.1f %% |\n", hz, sp, res.ticks, res.p50, res.p99, res.max, res.overruns, res.cpu)
+		}
+	}
+	spinFor = 0
 
 	fmt.Println("\n| broker | tick / telemetry rate | status messages | latency p50 | p99 | max | telemetry bytes/s |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
@@ -83,7 +92,11 @@ func main() {
 	}
 }
 
+// spinFor is the tick.spin of the next measurement.
+var spinFor time.Duration
+
 type result struct {
+	cpu             float64 // % of one core used by this process during the run
 	ticks, overruns uint64
 	p50, p99, max   int64
 	lat             []time.Duration
@@ -160,7 +173,7 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 	dir, _ := os.MkdirTemp("", "botperf")
 	defer os.RemoveAll(dir)
 	robot := "perf-" + uuid.NewString()[:8]
-	r, err := missions.NewRunner(missions.Config{Robot: robot, TickHz: hz, MaxTickHz: 1000, Registry: registry(), Logger: quiet,
+	r, err := missions.NewRunner(missions.Config{Robot: robot, TickHz: hz, MaxTickHz: 1000, Registry: registry(), Logger: quiet, Spin: spinFor,
 		Failsafe: missions.FailsafeConfig{LinkLossTimeout: -1}})
 	if err != nil {
 		log.Fatal(err)
@@ -222,9 +235,11 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 	_, _, _, t0, o0 := r.Stats().RunJitter()
 	measuring.Store(true)
 	start := time.Now()
+	c0 := cpuTicks(os.Getpid())
 	time.Sleep(d)
 	measuring.Store(false)
 	elapsed := time.Since(start)
+	res.cpu = float64(cpuTicks(os.Getpid())-c0) / 100 / elapsed.Seconds() * 100
 	res.p50, res.p99, res.max, res.ticks, res.overruns = r.Stats().RunJitter()
 	res.ticks -= t0
 	res.overruns -= o0
