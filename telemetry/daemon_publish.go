@@ -119,7 +119,8 @@ func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
 		case <-telemetry.C:
 			if up {
 				d.publishTreeIfChanged(conn, &p) // in case a new tree came without a signal
-				if !statusPending {
+				if statusCh == nil {
+					// No change notifications: poll at the telemetry rate.
 					d.publishStatus(conn, &p, false)
 				}
 				d.publishBlackboard(conn, &p)
@@ -234,7 +235,11 @@ func (d *Daemon) publishStatus(conn Conn, p *publisher, keyframe bool) {
 		return // nothing changed: nothing published
 	}
 	p.statusMission = u.Mission
-	p.lastStatus = time.Now()
+	if u.Keyframe == "" {
+		// Only deltas count for the throttle: a periodic keyframe must not
+		// hold back the next change.
+		p.lastStatus = time.Now()
+	}
 	m := StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
 	if !u.Time.IsZero() {
 		m.TickTS = FormatTS(u.Time)
