@@ -171,6 +171,7 @@ func (a *Agent) Tick(now int64) (st Status) {
 			// A node other than a leaf panicked: the tree's state is not
 			// trustworthy, so stop everything it had started.
 			a.Emit(0, "error", fmt.Sprintf("panic in tick: %v", r))
+			a.syncOpenBits()
 			a.HaltAll()
 			st = Error
 		}
@@ -247,9 +248,13 @@ func (a *Agent) Exec(i int32) Status {
 		return Status(a.state[i] & stStatus)
 	}
 	n := &a.nodes[i]
-	opening := a.state[i]&stOpen == 0
+	// The open bit set (used to find open nodes in a range) changes only
+	// when a node stays open past this call or was open before it: a node
+	// that opens and completes in one call never touches it.
+	s0 := a.state[i]
+	opening := s0&stOpen == 0
 	if opening {
-		a.open[i>>6] |= 1 << (uint(i) & 63)
+		a.state[i] = s0 | stOpen // so a panic recovery knows it is open
 		if a.obs != nil {
 			a.obs.OnNode(a, i, EventOpen, Idle)
 		}
@@ -278,7 +283,11 @@ func (a *Agent) Exec(i int32) Status {
 	if a.obs != nil {
 		a.obs.OnNode(a, i, EventTick, st)
 	}
-	if st != Running {
+	if st == Running {
+		if opening {
+			a.open[i>>6] |= 1 << (uint(i) & 63)
+		}
+	} else {
 		if lo, hi := i+1, n.End; hi > lo && a.anyOpen(lo, hi) {
 			a.haltRange(lo, hi)
 		}
@@ -289,7 +298,9 @@ func (a *Agent) Exec(i int32) Status {
 				n.close.Close(a, n)
 			}
 		}
-		a.open[i>>6] &^= 1 << (uint(i) & 63)
+		if !opening {
+			a.open[i>>6] &^= 1 << (uint(i) & 63)
+		}
 		a.state[i] &^= stOpen
 		if a.stored {
 			a.state[i] |= stStored
@@ -385,6 +396,17 @@ func (a *Agent) haltUnreached() {
 			if i := int32(wi<<6 | b); a.state[i]&stEpoch != a.epoch {
 				a.halt(i)
 			}
+		}
+	}
+}
+
+// syncOpenBits rebuilds the open bit set from the state bytes (after a
+// panic cut a tick short, some nodes may be open without their bit).
+func (a *Agent) syncOpenBits() {
+	clear(a.open)
+	for i, st := range a.state {
+		if st&stOpen != 0 {
+			a.open[i>>6] |= 1 << (uint(i) & 63)
 		}
 	}
 }
