@@ -92,7 +92,7 @@ func TestCommandFlood(t *testing.T) {
 	pub := newPublisher(t, b.URL())
 	const n = 100
 	for i := range n {
-		if err := pub.Publish(tp.Cmd(), 1, false, fmt.Appendf(nil, `{"id":"f%d","op":"estop"}`, i)); err != nil {
+		if err := pub.Publish(tp.Cmd(), 1, false, fmt.Appendf(nil, `{"id":"f%d","op":"mission.pause"}`, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -182,4 +182,44 @@ func (b *blockingHandler) entered() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.in
+}
+
+// selective blocks mission.load until released and answers the rest at once.
+type selective struct{ blockingHandler }
+
+func (s *selective) Do(ctx context.Context, c missions.Command) missions.Reply {
+	if c.Op == missions.OpMissionLoad {
+		return s.blockingHandler.Do(ctx, c)
+	}
+	return missions.Reply{ID: c.ID, OK: true}
+}
+
+// An e-stop is not queued behind a slow command, and is never rate-limited.
+func TestEStopOvertakesASlowCommand(t *testing.T) {
+	b := startTestBroker(t, "")
+	release := make(chan struct{})
+	h := startDaemon(t, b.URL(), func(c *DaemonConfig) {
+		c.Commands = &selective{blockingHandler{release: release}}
+		c.CommandRate, c.CommandBurst = 0.001, 1
+	})
+	defer close(release)
+	h.waitUp(t)
+	tp := h.d.Topics()
+	replies := newRecorder(t, b.URL(), tp.Reply())
+	pub := newPublisher(t, b.URL())
+	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"slow","op":"mission.load","mission":{"name":"x"}}`))
+	for i := 0; i < 3; i++ {
+		_ = pub.Publish(tp.Cmd(), 1, false, []byte(fmt.Sprintf(`{"id":"stop-%d","op":"estop"}`, i)))
+	}
+	for i := 0; i < 3; i++ {
+		id := fmt.Sprintf(`"id":"stop-%d","ok":true`, i)
+		eventually(t, "the e-stop reply "+id, func() bool {
+			for _, m := range replies.on(tp.Reply()) {
+				if strings.Contains(string(m.payload), id) {
+					return true
+				}
+			}
+			return false
+		})
+	}
 }

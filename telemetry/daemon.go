@@ -117,7 +117,8 @@ type Daemon struct {
 
 	events   chan missions.Event
 	cmds     chan inboundCmd
-	requests chan struct{} // state.request: republish everything
+	urgent   chan inboundCmd // e-stops, handled beside the queue
+	requests chan struct{}   // state.request: republish everything
 
 	seq struct{ connection, factsheet, state, tree, status, blackboard, events, metrics, reply atomic.Uint64 }
 
@@ -168,6 +169,7 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 		outbox:     ob,
 		events:     make(chan missions.Event, cfg.EventQueue),
 		cmds:       make(chan inboundCmd, cfg.CommandQueue),
+		urgent:     make(chan inboundCmd, 16),
 		requests:   make(chan struct{}, 1),
 		limiter:    newTokenBucket(cfg.CommandRate, cfg.CommandBurst, cfg.Now()),
 		replies:    newReplyCache(cfg.ReplyCache),
@@ -254,7 +256,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wg.Go(func() { d.eventLoop(runCtx) })
 	wg.Go(func() { _ = d.outbox.Run(runCtx, conn, d.topics.Events()) })
 	wg.Go(func() { d.publishLoop(runCtx, conn) })
-	wg.Go(func() { d.intakeLoop(runCtx, conn) })
+	wg.Go(func() { d.intakeLoop(runCtx, conn, d.cmds) })
+	wg.Go(func() { d.intakeLoop(runCtx, conn, d.urgent) })
 	wg.Go(func() { d.linkLoop(runCtx, conn) })
 	<-ctx.Done()
 	wg.Wait()

@@ -27,8 +27,13 @@ func (d *Daemon) onCommand(_ string, payload []byte) {
 	if len(payload) <= d.cfg.MaxPayload {
 		in.payload = bytes.Clone(payload)
 	}
+	queue := d.cmds
+	if isEStop(in.payload) {
+		// E-stop always wins: it does not wait behind a slow command.
+		queue = d.urgent
+	}
 	select {
-	case d.cmds <- in:
+	case queue <- in:
 	default:
 		d.droppedCommands.Add(1)
 	}
@@ -36,15 +41,26 @@ func (d *Daemon) onCommand(_ string, payload []byte) {
 
 // intakeLoop handles commands one at a time, in arrival order, and sends
 // exactly one reply for each.
-func (d *Daemon) intakeLoop(ctx context.Context, conn Conn) {
+func (d *Daemon) intakeLoop(ctx context.Context, conn Conn, cmds <-chan inboundCmd) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case in := <-d.cmds:
+		case in := <-cmds:
 			d.sendReply(conn, d.handle(ctx, in))
 		}
 	}
+}
+
+// isEStop reports whether a payload is an estop command.
+func isEStop(payload []byte) bool {
+	if !bytes.Contains(payload, []byte("estop")) {
+		return false
+	}
+	var c struct {
+		Op string `json:"op"`
+	}
+	return json.Unmarshal(payload, &c) == nil && c.Op == missions.OpEStop
 }
 
 func refuse(id, code, path, format string, args ...any) missions.Reply {
@@ -78,7 +94,7 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) missions.Reply {
 		return r
 	}
 	now := d.cfg.Now()
-	if !d.limiter.allow(now) {
+	if c.Op != missions.OpEStop && !d.limiter.allow(now) { // e-stop is never rate-limited
 		return refuse(c.ID, missions.ErrRateLimited, "", "more than %g commands per second", d.cfg.CommandRate)
 	}
 	if c.TS != "" {
