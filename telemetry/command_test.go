@@ -42,14 +42,14 @@ func TestCommandRefusals(t *testing.T) {
 	cases := []struct {
 		payload, id, code, path string
 	}{
-		{`{"id":"a1","op":"estop"`, "", missions.ErrInvalidJSON, ""},
+		{`{"id":"a1","op":"mission.pause"`, "", missions.ErrInvalidJSON, ""},
 		{`not json`, "", missions.ErrInvalidJSON, ""},
 		{`["id","op"]`, "", missions.ErrInvalidJSON, ""},
 		{`{"id":"a2","op":"mission.load","start":"yes"}`, "a2", missions.ErrValidation, "/start"},
-		{`{"op":"estop"}`, "", missions.ErrValidation, "/id"},
+		{`{"op":"mission.pause"}`, "", missions.ErrValidation, "/id"},
 		{`{"id":"a3"}`, "a3", missions.ErrValidation, "/op"},
-		{`{"id":"a4","op":"estop","ts":"noon"}`, "a4", missions.ErrValidation, "/ts"},
-		{`{"id":"a5","op":"estop","ts":"2026-11-21T11:59:00.000Z"}`, "a5", missions.ErrStaleCommand, "/ts"},
+		{`{"id":"a4","op":"mission.pause","ts":"noon"}`, "a4", missions.ErrValidation, "/ts"},
+		{`{"id":"a5","op":"mission.pause","ts":"2026-11-21T11:59:00.000Z"}`, "a5", missions.ErrStaleCommand, "/ts"},
 		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 2000) + `"}`, "", missions.ErrTooLarge, ""},
 	}
 	for _, c := range cases {
@@ -58,8 +58,8 @@ func TestCommandRefusals(t *testing.T) {
 		}
 	}
 	// A fresh command (and one without ts) still goes through.
-	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok1","op":"estop","ts":"2026-11-21T11:59:45.000Z"}`))
-	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok2","op":"estop"}`))
+	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok1","op":"mission.pause","ts":"2026-11-21T11:59:45.000Z"}`))
+	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok2","op":"mission.pause"}`))
 
 	eventually(t, "all replies", func() bool { return len(watch.on(tp.Reply())) >= len(cases)+2 })
 	got := replies(t, watch, tp.Reply())
