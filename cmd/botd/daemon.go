@@ -197,7 +197,8 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 		s.broker, err = telemetry.StartBroker(context.Background(), telemetry.BrokerConfig{Addr: cfg.Broker.Embedded.Listen,
 			Credentials: cfg.Broker.Embedded.CredentialsFile, Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
-			return nil, fmt.Errorf("embedded broker: %w", err)
+			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running? use it with -broker tcp://%s, or move this one with -listen)",
+				cfg.Broker.Embedded.Listen, err, cfg.Broker.Embedded.Listen)
 		}
 		s.url = s.broker.URL()
 	}
