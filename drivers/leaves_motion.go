@@ -65,13 +65,8 @@ func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 }
 
 func (d *drive) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolved(a, n)
-	if act == nil {
-		return bt.Error
-	}
-	m := a.Mem(n)
-	o := owner{a, n.Index}
-	if driverError(a, n, r, act, o) {
+	r, act, m, o, ok := startTick(a, n)
+	if !ok {
 		return bt.Error
 	}
 	if d.timed && a.Now()-int64(m[1]) >= int64(m[2]) {
@@ -176,13 +171,8 @@ func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 }
 
 func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolved(a, n)
-	if act == nil {
-		return bt.Error
-	}
-	m := a.Mem(n)
-	o := owner{a, n.Index}
-	if driverError(a, n, r, act, o) {
+	r, act, m, o, ok := startTick(a, n)
+	if !ok {
 		return bt.Error
 	}
 	maxAge, ok := readNum(a, n, "max_age_ms", t.maxAge)
@@ -274,13 +264,8 @@ func (mv *moveTo) Open(a *bt.Agent, n *bt.Node) {
 }
 
 func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolved(a, n)
-	if act == nil {
-		return bt.Error
-	}
-	m := a.Mem(n)
-	o := owner{a, n.Index}
-	if driverError(a, n, r, act, o) {
+	r, act, m, o, ok := startTick(a, n)
+	if !ok {
 		return bt.Error
 	}
 	maxAge, ok := readNum(a, n, "max_age_ms", mv.maxAge)
@@ -318,3 +303,19 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 }
 
 func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { releaseOwned(a, n) }
+
+// startTick is the common start of a motion leaf's tick: the robot and
+// the actuator it drives, the leaf's memory and its owner token; ok is
+// false (the leaf returns ERROR) when the actuator is missing or a driver
+// write of this leaf failed.
+func startTick(a *bt.Agent, n *bt.Node) (r *Robot, act *actuator, m []uint64, o owner, ok bool) {
+	r, act = resolved(a, n)
+	if act == nil {
+		return nil, nil, nil, owner{}, false
+	}
+	o = owner{a, n.Index}
+	if driverError(a, n, r, act, o) {
+		return nil, nil, nil, owner{}, false
+	}
+	return r, act, a.Mem(n), o, true
+}
