@@ -58,37 +58,36 @@ func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
 	return nil, fmt.Errorf("%s: want a %d-byte seed or a %d-byte private key, got %d bytes", path, ed25519.SeedSize, ed25519.PrivateKeySize, len(raw))
 }
 
-// Verifier returns a Config.Verify function that requires a valid
-// signature on every mission.load.
-func (k Keyring) Verifier() func(c Command, doc []byte) *ReplyError {
-	return func(c Command, doc []byte) *ReplyError {
-		if c.Signature == "" {
-			return &ReplyError{Code: ErrSignatureRequired, Message: "this robot accepts only signed missions (botctl sign)", Path: "/signature"}
-		}
-		sig, err := base64.StdEncoding.DecodeString(c.Signature)
-		if err != nil || len(sig) != ed25519.SignatureSize {
-			return &ReplyError{Code: ErrBadSignature, Message: "the signature is not a base64 Ed25519 signature", Path: "/signature"}
-		}
-		d, err := Decode(doc)
-		if err != nil {
-			return nil // let validation report the document's problems
-		}
-		canon := Canonical(d)
-		if c.KeyID != "" {
-			pub, found := k[c.KeyID]
-			if !found {
-				return &ReplyError{Code: ErrBadSignature, Message: fmt.Sprintf("unknown key id %q", c.KeyID), Path: "/key_id"}
-			}
-			if !ed25519.Verify(pub, canon, sig) {
-				return &ReplyError{Code: ErrBadSignature, Message: fmt.Sprintf("the signature does not match key %q", c.KeyID), Path: "/signature"}
-			}
-			return nil
-		}
-		for _, pub := range k {
-			if ed25519.Verify(pub, canon, sig) {
-				return nil
-			}
-		}
-		return &ReplyError{Code: ErrBadSignature, Message: "the signature matches none of the configured keys", Path: "/signature"}
+// VerifyDocument checks sig, a base64 Ed25519 signature of the canonical
+// form of the document in doc, against the key keyID (or against every
+// key when keyID is ""). On failure it returns the command field at fault
+// ("/signature" or "/key_id") with the reason. A document that does not
+// decode is not this function's to judge: it returns nil, and validation
+// reports the document's problems.
+func (k Keyring) VerifyDocument(keyID, sig string, doc []byte) (field string, err error) {
+	raw, err := base64.StdEncoding.DecodeString(sig)
+	if err != nil || len(raw) != ed25519.SignatureSize {
+		return "/signature", errors.New("the signature is not a base64 Ed25519 signature")
 	}
+	d, err := Decode(doc)
+	if err != nil {
+		return "", nil
+	}
+	canon := Canonical(d)
+	if keyID != "" {
+		pub, found := k[keyID]
+		if !found {
+			return "/key_id", fmt.Errorf("unknown key id %q", keyID)
+		}
+		if !ed25519.Verify(pub, canon, raw) {
+			return "/signature", fmt.Errorf("the signature does not match key %q", keyID)
+		}
+		return "", nil
+	}
+	for _, pub := range k {
+		if ed25519.Verify(pub, canon, raw) {
+			return "", nil
+		}
+	}
+	return "/signature", errors.New("the signature matches none of the configured keys")
 }

@@ -3,13 +3,15 @@ package telemetry
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // The daemon encodes a status delta up to TelemetryHz times a second.
 func BenchmarkStatusDeltaEncode(b *testing.B) {
-	m := StatusMsg{Header: Header{Robot: "rover-1", Seq: 812, TS: "2026-11-21T12:00:00.120Z"}, Mission: "2f6b", Tick: 1234}
+	m := protocol.StatusMsg{Header: protocol.Header{Robot: "rover-1", Seq: 812, TS: "2026-11-21T12:00:00.120Z"}, Mission: "2f6b", Tick: 1234}
 	for i := range 32 {
-		m.Changes = append(m.Changes, NodeStatus{Node: int32(i * 3), Status: "ISFRE"[i%5]})
+		m.Changes = append(m.Changes, protocol.NodeStatus{Node: int32(i * 3), Status: "ISFRE"[i%5]})
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -20,14 +22,14 @@ func BenchmarkStatusDeltaEncode(b *testing.B) {
 }
 
 func BenchmarkStatusDecode(b *testing.B) {
-	m := StatusMsg{Header: Header{Robot: "rover-1", Seq: 812, TS: "2026-11-21T12:00:00.120Z"}, Mission: "2f6b", Tick: 1234}
+	m := protocol.StatusMsg{Header: protocol.Header{Robot: "rover-1", Seq: 812, TS: "2026-11-21T12:00:00.120Z"}, Mission: "2f6b", Tick: 1234}
 	for i := range 32 {
-		m.Changes = append(m.Changes, NodeStatus{Node: int32(i * 3), Status: "ISFRE"[i%5]})
+		m.Changes = append(m.Changes, protocol.NodeStatus{Node: int32(i * 3), Status: "ISFRE"[i%5]})
 	}
 	p, _ := json.Marshal(m)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := DecodeStatus(p); err != nil {
+		if _, err := protocol.DecodeStatus(p); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,17 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/internal/mqtttest"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // replies collects replies by arrival.
-func replies(t *testing.T, r *recorder, topic string) []ReplyMsg {
+func replies(t *testing.T, r *mqtttest.Recorder, topic string) []protocol.ReplyMsg {
 	t.Helper()
-	var out []ReplyMsg
-	for _, m := range r.on(topic) {
-		rm, err := DecodeReply(m.payload)
+	var out []protocol.ReplyMsg
+	for _, m := range r.On(topic) {
+		rm, err := protocol.DecodeReply(m.Payload)
 		if err != nil {
-			t.Fatalf("reply: %v: %s", err, m.payload)
+			t.Fatalf("reply: %v: %s", err, m.Payload)
 		}
 		out = append(out, rm)
 	}
@@ -28,29 +29,29 @@ func replies(t *testing.T, r *recorder, topic string) []ReplyMsg {
 // Every refused command gets exactly one reply with the right code and
 // never reaches the command handler.
 func TestCommandRefusals(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) {
 		c.MaxPayload = 1024
 		c.Now = func() time.Time { return now }
 	})
 	tp := h.d.Topics()
-	watch := newRecorder(t, b.URL(), tp.Reply())
+	watch := mqtttest.NewRecorder(t, b.URL(), tp.Reply())
 	h.waitUp(t)
-	pub := newPublisher(t, b.URL())
+	pub := mqtttest.NewPublisher(t, b.URL())
 
 	cases := []struct {
 		payload, id, code, path string
 	}{
-		{`{"id":"a1","op":"mission.pause"`, "", missions.ErrInvalidJSON, ""},
-		{`not json`, "", missions.ErrInvalidJSON, ""},
-		{`["id","op"]`, "", missions.ErrInvalidJSON, ""},
-		{`{"id":"a2","op":"mission.load","start":"yes"}`, "a2", missions.ErrValidation, "/start"},
-		{`{"op":"mission.pause"}`, "", missions.ErrValidation, "/id"},
-		{`{"id":"a3"}`, "a3", missions.ErrValidation, "/op"},
-		{`{"id":"a4","op":"mission.pause","ts":"noon"}`, "a4", missions.ErrValidation, "/ts"},
-		{`{"id":"a5","op":"mission.pause","ts":"2026-11-21T11:59:00.000Z"}`, "a5", missions.ErrStaleCommand, "/ts"},
-		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 2000) + `"}`, "", missions.ErrTooLarge, ""},
+		{`{"id":"a1","op":"mission.pause"`, "", protocol.ErrInvalidJSON, ""},
+		{`not json`, "", protocol.ErrInvalidJSON, ""},
+		{`["id","op"]`, "", protocol.ErrInvalidJSON, ""},
+		{`{"id":"a2","op":"mission.load","start":"yes"}`, "a2", protocol.ErrValidation, "/start"},
+		{`{"op":"mission.pause"}`, "", protocol.ErrValidation, "/id"},
+		{`{"id":"a3"}`, "a3", protocol.ErrValidation, "/op"},
+		{`{"id":"a4","op":"mission.pause","ts":"noon"}`, "a4", protocol.ErrValidation, "/ts"},
+		{`{"id":"a5","op":"mission.pause","ts":"2026-11-21T11:59:00.000Z"}`, "a5", protocol.ErrStaleCommand, "/ts"},
+		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 2000) + `"}`, "", protocol.ErrTooLarge, ""},
 	}
 	for _, c := range cases {
 		if err := pub.Publish(tp.Cmd(), 1, false, []byte(c.payload)); err != nil {
@@ -61,7 +62,7 @@ func TestCommandRefusals(t *testing.T) {
 	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok1","op":"mission.pause","ts":"2026-11-21T11:59:45.000Z"}`))
 	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok2","op":"mission.pause"}`))
 
-	eventually(t, "all replies", func() bool { return len(watch.on(tp.Reply())) >= len(cases)+2 })
+	mqtttest.Eventually(t, "all replies", func() bool { return len(watch.On(tp.Reply())) >= len(cases)+2 })
 	got := replies(t, watch, tp.Reply())
 	if len(got) != len(cases)+2 {
 		t.Fatalf("%d replies for %d commands", len(got), len(cases)+2)
@@ -83,23 +84,23 @@ func TestCommandRefusals(t *testing.T) {
 // With the clock standing still, a flood gets the burst through and
 // RATE_LIMITED for the rest; none of those reach the handler.
 func TestCommandFlood(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.Now = func() time.Time { return now } })
 	tp := h.d.Topics()
-	watch := newRecorder(t, b.URL(), tp.Reply())
+	watch := mqtttest.NewRecorder(t, b.URL(), tp.Reply())
 	h.waitUp(t)
-	pub := newPublisher(t, b.URL())
+	pub := mqtttest.NewPublisher(t, b.URL())
 	const n = 100
 	for i := range n {
 		if err := pub.Publish(tp.Cmd(), 1, false, fmt.Appendf(nil, `{"id":"f%d","op":"mission.pause"}`, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "100 replies", func() bool { return len(watch.on(tp.Reply())) >= n })
+	mqtttest.Eventually(t, "100 replies", func() bool { return len(watch.On(tp.Reply())) >= n })
 	limited := 0
 	for _, r := range replies(t, watch, tp.Reply()) {
-		if !r.OK && r.Error.Code == missions.ErrRateLimited {
+		if !r.OK && r.Error.Code == protocol.ErrRateLimited {
 			limited++
 		}
 	}
@@ -114,19 +115,19 @@ func TestCommandFlood(t *testing.T) {
 // QoS 1 delivers at least once: the same id gets the same reply again,
 // and the handler runs once.
 func TestDuplicateCommandID(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	h := startDaemon(t, b.URL(), nil)
 	tp := h.d.Topics()
-	watch := newRecorder(t, b.URL(), tp.Reply())
+	watch := mqtttest.NewRecorder(t, b.URL(), tp.Reply())
 	h.waitUp(t)
-	pub := newPublisher(t, b.URL())
+	pub := mqtttest.NewPublisher(t, b.URL())
 	cmd := []byte(`{"id":"dup-1","op":"mission.pause"}`)
 	for range 3 {
 		if err := pub.Publish(tp.Cmd(), 1, false, cmd); err != nil {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "3 replies", func() bool { return len(watch.on(tp.Reply())) >= 3 })
+	mqtttest.Eventually(t, "3 replies", func() bool { return len(watch.On(tp.Reply())) >= 3 })
 	got := replies(t, watch, tp.Reply())
 	for _, r := range got {
 		if r.ID != "dup-1" || !r.OK || fmt.Sprint(r.Result["call"]) != "1" {
@@ -144,18 +145,18 @@ func TestDuplicateCommandID(t *testing.T) {
 // The command handler sees the parsed command and runs outside the MQTT
 // client's goroutine (a slow one does not stall the connection).
 func TestSlowHandlerDoesNotStallClient(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	release := make(chan struct{})
 	slow := &blockingHandler{release: release}
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.Commands = slow })
 	h.waitUp(t)
 	tp := h.d.Topics()
-	watch := newRecorder(t, b.URL(), tp.Status())
-	pub := newPublisher(t, b.URL())
+	watch := mqtttest.NewRecorder(t, b.URL(), tp.Status())
+	pub := mqtttest.NewPublisher(t, b.URL())
 	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"s1","op":"mission.load","mission":{"name":"x"}}`))
-	eventually(t, "handler entered", func() bool { return slow.entered() })
+	mqtttest.Eventually(t, "handler entered", func() bool { return slow.entered() })
 	h.src.setStatus(0, 'R') // telemetry keeps flowing
-	eventually(t, "status while the handler blocks", hasTopic(watch, tp.Status(), showsStatus(0, 'R')))
+	mqtttest.Eventually(t, "status while the handler blocks", hasTopic(watch, tp.Status(), showsStatus(0, 'R')))
 	close(release)
 }
 
@@ -166,7 +167,7 @@ type blockingHandler struct {
 	got     []byte
 }
 
-func (b *blockingHandler) Do(ctx context.Context, c missions.Command) missions.Reply {
+func (b *blockingHandler) Do(ctx context.Context, c protocol.Command) protocol.Reply {
 	b.mu.Lock()
 	b.in = true
 	b.got = c.Mission
@@ -175,7 +176,7 @@ func (b *blockingHandler) Do(ctx context.Context, c missions.Command) missions.R
 	case <-b.release:
 	case <-ctx.Done():
 	}
-	return missions.Reply{ID: c.ID, OK: true}
+	return protocol.Reply{ID: c.ID, OK: true}
 }
 
 func (b *blockingHandler) entered() bool {
@@ -187,16 +188,16 @@ func (b *blockingHandler) entered() bool {
 // selective blocks mission.load until released and answers the rest at once.
 type selective struct{ blockingHandler }
 
-func (s *selective) Do(ctx context.Context, c missions.Command) missions.Reply {
-	if c.Op == missions.OpMissionLoad {
+func (s *selective) Do(ctx context.Context, c protocol.Command) protocol.Reply {
+	if c.Op == protocol.OpMissionLoad {
 		return s.blockingHandler.Do(ctx, c)
 	}
-	return missions.Reply{ID: c.ID, OK: true}
+	return protocol.Reply{ID: c.ID, OK: true}
 }
 
 // An e-stop is not queued behind a slow command, and is never rate-limited.
 func TestEStopOvertakesASlowCommand(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	release := make(chan struct{})
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) {
 		c.Commands = &selective{blockingHandler{release: release}}
@@ -205,17 +206,17 @@ func TestEStopOvertakesASlowCommand(t *testing.T) {
 	defer close(release)
 	h.waitUp(t)
 	tp := h.d.Topics()
-	replies := newRecorder(t, b.URL(), tp.Reply())
-	pub := newPublisher(t, b.URL())
+	replies := mqtttest.NewRecorder(t, b.URL(), tp.Reply())
+	pub := mqtttest.NewPublisher(t, b.URL())
 	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"slow","op":"mission.load","mission":{"name":"x"}}`))
 	for i := 0; i < 3; i++ {
 		_ = pub.Publish(tp.Cmd(), 1, false, []byte(fmt.Sprintf(`{"id":"stop-%d","op":"estop"}`, i)))
 	}
 	for i := 0; i < 3; i++ {
 		id := fmt.Sprintf(`"id":"stop-%d","ok":true`, i)
-		eventually(t, "the e-stop reply "+id, func() bool {
-			for _, m := range replies.on(tp.Reply()) {
-				if strings.Contains(string(m.payload), id) {
+		mqtttest.Eventually(t, "the e-stop reply "+id, func() bool {
+			for _, m := range replies.On(tp.Reply()) {
+				if strings.Contains(string(m.Payload), id) {
 					return true
 				}
 			}

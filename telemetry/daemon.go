@@ -13,7 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // DaemonConfig configures the robot side. Zero values take the defaults
@@ -24,14 +25,14 @@ type DaemonConfig struct {
 	// Conn holds the broker URLs, credentials and TLS. The daemon sets the
 	// client id [botd-{robot}], last will, birth and goodbye messages,
 	// subscriptions and NoResend itself.
-	Conn ConnOptions
+	Conn transport.Options
 	// StateDir holds the event outbox (StateDir/outbox).
 	StateDir string
 	Outbox   OutboxConfig // bounds; Dir is ignored
 
-	Source    missions.Source
-	Commands  missions.CommandHandler
-	Factsheet FactsheetMsg // header and zero telemetry limits are filled in
+	Source    Source
+	Commands  CommandHandler
+	Factsheet protocol.FactsheetMsg // header and zero telemetry limits are filled in
 
 	TelemetryHz    float64       // status deltas and blackboard [10]
 	KeyframeEvery  time.Duration // [5 s]
@@ -46,7 +47,7 @@ type DaemonConfig struct {
 
 	// Link is called with every change of the link (and once at start);
 	// from a telemetry goroutine, so it must not block for long.
-	Link   func(missions.LinkState)
+	Link   func(protocol.LinkState)
 	Logger *slog.Logger
 	Now    func() time.Time // [time.Now]
 }
@@ -98,7 +99,7 @@ func (c *DaemonConfig) fill() error {
 		c.Now = time.Now
 	}
 	if c.Link == nil {
-		c.Link = func(missions.LinkState) {}
+		c.Link = func(protocol.LinkState) {}
 	}
 	return nil
 }
@@ -110,12 +111,12 @@ func (c *DaemonConfig) fill() error {
 // signals Changed.
 type Daemon struct {
 	cfg    DaemonConfig
-	topics Topics
+	topics protocol.Topics
 	log    *slog.Logger
-	src    missions.Source
+	src    Source
 	outbox *Outbox
 
-	events   chan missions.Event
+	events   chan protocol.Event
 	cmds     chan inboundCmd
 	urgent   chan inboundCmd // e-stops, handled beside the queue
 	requests chan struct{}   // state.request: republish everything
@@ -144,7 +145,7 @@ type presence struct {
 
 // NewDaemon checks the config and opens the outbox.
 func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
-	topics, err := NewTopics(cfg.Prefix, cfg.Robot)
+	topics, err := protocol.NewTopics(cfg.Prefix, cfg.Robot)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 		log:        cfg.Logger.With("component", "telemetry", "robot", cfg.Robot),
 		src:        cfg.Source,
 		outbox:     ob,
-		events:     make(chan missions.Event, cfg.EventQueue),
+		events:     make(chan protocol.Event, cfg.EventQueue),
 		cmds:       make(chan inboundCmd, cfg.CommandQueue),
 		urgent:     make(chan inboundCmd, 16),
 		requests:   make(chan struct{}, 1),
@@ -181,19 +182,19 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 	return d, nil
 }
 
-func (d *Daemon) currentConn() Conn {
-	c, _ := d.conn.Load().(Conn)
+func (d *Daemon) currentConn() transport.Conn {
+	c, _ := d.conn.Load().(transport.Conn)
 	return c
 }
 
 // Topics returns the daemon's topic names.
-func (d *Daemon) Topics() Topics { return d.topics }
+func (d *Daemon) Topics() protocol.Topics { return d.topics }
 
 // EventSink returns the function the runner reports events to. It never
 // blocks: when the queue to the outbox is full the event is dropped and
 // counted (metrics dropped.events).
-func (d *Daemon) EventSink() missions.EventSink {
-	return func(e missions.Event) {
+func (d *Daemon) EventSink() EventSink {
+	return func(e protocol.Event) {
 		select {
 		case d.events <- e:
 		default:
@@ -202,31 +203,31 @@ func (d *Daemon) EventSink() missions.EventSink {
 	}
 }
 
-func (d *Daemon) header(seq *atomic.Uint64) Header {
-	return Header{Robot: d.topics.Robot(), Seq: seq.Add(1), TS: FormatTS(d.cfg.Now())}
+func (d *Daemon) header(seq *atomic.Uint64) protocol.Header {
+	return protocol.Header{Robot: d.topics.Robot(), Seq: seq.Add(1), TS: protocol.FormatTS(d.cfg.Now())}
 }
 
 func (d *Daemon) connectionMsg(state string, seq uint64) []byte {
-	b, _ := json.Marshal(ConnectionMsg{
-		Header: Header{Robot: d.topics.Robot(), Seq: seq, TS: FormatTS(d.cfg.Now())},
+	b, _ := json.Marshal(protocol.ConnectionMsg{
+		Header: protocol.Header{Robot: d.topics.Robot(), Seq: seq, TS: protocol.FormatTS(d.cfg.Now())},
 		State:  state,
 	})
 	return b
 }
 
-func (d *Daemon) connOptions() ConnOptions {
+func (d *Daemon) connOptions() transport.Options {
 	o := d.cfg.Conn
-	o.Subscriptions = append(append([]Subscription(nil), o.Subscriptions...),
-		Subscription{Filter: d.topics.Cmd(), QoS: qosReliable, Handler: d.onCommand},
-		Subscription{Filter: GCSStateFilter(d.topics.Prefix()), QoS: qosRetained, Handler: d.onPresence},
+	o.Subscriptions = append(append([]transport.Subscription(nil), o.Subscriptions...),
+		transport.Subscription{Filter: d.topics.Cmd(), QoS: protocol.QoSReliable, Handler: d.onCommand},
+		transport.Subscription{Filter: protocol.GCSStateFilter(d.topics.Prefix()), QoS: protocol.QoSRetained, Handler: d.onPresence},
 	)
 	// The will is fixed for the client's life; seq 0 says the broker sent it.
-	o.Will = &Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(ConnBroken, 0), QoS: qosRetained, Retain: true}
-	o.Birth = func() Message {
-		return Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(ConnOnline, d.seq.connection.Add(1)), QoS: qosRetained, Retain: true}
+	o.Will = &transport.Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(protocol.ConnBroken, 0), QoS: protocol.QoSRetained, Retain: true}
+	o.Birth = func() transport.Message {
+		return transport.Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(protocol.ConnOnline, d.seq.connection.Add(1)), QoS: protocol.QoSRetained, Retain: true}
 	}
-	o.Goodbye = func() Message {
-		return Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(ConnOffline, d.seq.connection.Add(1)), QoS: qosRetained, Retain: true}
+	o.Goodbye = func() transport.Message {
+		return transport.Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(protocol.ConnOffline, d.seq.connection.Add(1)), QoS: protocol.QoSRetained, Retain: true}
 	}
 	events := d.topics.Events()
 	o.NoResend = func(topic string, retained bool) bool { return retained || topic == events }
@@ -244,7 +245,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if !d.running.CompareAndSwap(false, true) {
 		return errors.New("telemetry: daemon already ran")
 	}
-	conn, err := Dial(d.connOptions())
+	conn, err := transport.Dial(d.connOptions())
 	if err != nil {
 		return err
 	}
@@ -291,12 +292,12 @@ func (d *Daemon) eventLoop(ctx context.Context) {
 	}
 }
 
-func (d *Daemon) storeEvent(e missions.Event) {
+func (d *Daemon) storeEvent(e protocol.Event) {
 	if e.Time.IsZero() {
 		e.Time = d.cfg.Now()
 	}
 	h := d.header(&d.seq.events)
-	b, err := json.Marshal(EventMsg{Header: h, ID: uuid.NewString(), Event: e})
+	b, err := json.Marshal(protocol.EventMsg{Header: h, ID: uuid.NewString(), Event: e})
 	if err != nil {
 		d.droppedEvents.Add(1)
 		d.log.Error("event not encodable, dropped", "kind", e.Kind, "err", err)
@@ -309,13 +310,13 @@ func (d *Daemon) storeEvent(e missions.Event) {
 
 // onPresence runs on the MQTT client's goroutine: record and signal.
 func (d *Daemon) onPresence(topic string, payload []byte) {
-	gcs, ok := SplitGCSTopic(d.topics.Prefix(), topic)
+	gcs, ok := protocol.SplitGCSTopic(d.topics.Prefix(), topic)
 	if !ok {
 		return
 	}
 	var online bool
 	if len(payload) > 0 { // an empty retained message clears the presence
-		m, err := DecodePresence(payload)
+		m, err := protocol.DecodePresence(payload)
 		if err != nil {
 			d.log.Debug("bad ground station presence", "gcs", gcs, "err", err)
 			return
@@ -335,8 +336,8 @@ func (d *Daemon) onPresence(topic string, payload []byte) {
 	}
 }
 
-func (d *Daemon) linkState(conn Conn) missions.LinkState {
-	ls := missions.LinkState{Broker: conn.IsUp()}
+func (d *Daemon) linkState(conn transport.Conn) protocol.LinkState {
+	ls := protocol.LinkState{Broker: conn.IsUp()}
 	if !ls.Broker {
 		return ls // presence is unknown without the broker
 	}
@@ -354,8 +355,8 @@ func (d *Daemon) linkState(conn Conn) missions.LinkState {
 
 // linkLoop reports link changes: the broker connection and ground station
 // presence.
-func (d *Daemon) linkLoop(ctx context.Context, conn Conn) {
-	var last missions.LinkState
+func (d *Daemon) linkLoop(ctx context.Context, conn transport.Conn) {
+	var last protocol.LinkState
 	first := true
 	for {
 		changed := conn.LinkChanged()
@@ -374,16 +375,16 @@ func (d *Daemon) linkLoop(ctx context.Context, conn Conn) {
 }
 
 // Metrics returns the current metrics figures (without a header).
-func (d *Daemon) Metrics() MetricsMsg {
-	m := MetricsMsg{
+func (d *Daemon) Metrics() protocol.MetricsMsg {
+	m := protocol.MetricsMsg{
 		Tick: d.src.State().Tick,
-		Queues: QueueFigures{
+		Queues: protocol.QueueFigures{
 			Events:      len(d.events),
 			Outbox:      d.outbox.Len(),
 			OutboxBytes: d.outbox.Bytes(),
 			Commands:    len(d.cmds),
 		},
-		Dropped: DropFigures{
+		Dropped: protocol.DropFigures{
 			Events:   d.droppedEvents.Load(),
 			Outbox:   d.outbox.Dropped(),
 			Commands: d.droppedCommands.Load(),
@@ -399,7 +400,7 @@ func (d *Daemon) Metrics() MetricsMsg {
 	return m
 }
 
-func (d *Daemon) publishJSON(conn Conn, topic string, qos byte, retain bool, v any) {
+func (d *Daemon) publishJSON(conn transport.Conn, topic string, qos byte, retain bool, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		d.publishFailures.Add(1)

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 const maxCommandID = 128
@@ -41,7 +42,7 @@ func (d *Daemon) onCommand(_ string, payload []byte) {
 
 // intakeLoop handles commands one at a time, in arrival order, and sends
 // exactly one reply for each.
-func (d *Daemon) intakeLoop(ctx context.Context, conn Conn, cmds <-chan inboundCmd) {
+func (d *Daemon) intakeLoop(ctx context.Context, conn transport.Conn, cmds <-chan inboundCmd) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -60,11 +61,11 @@ func isEStop(payload []byte) bool {
 	var c struct {
 		Op string `json:"op"`
 	}
-	return json.Unmarshal(payload, &c) == nil && c.Op == missions.OpEStop
+	return json.Unmarshal(payload, &c) == nil && c.Op == protocol.OpEStop
 }
 
-func refuse(id, code, path, format string, args ...any) missions.Reply {
-	return missions.Reply{ID: id, Error: &missions.ReplyError{Code: code, Message: fmt.Sprintf(format, args...), Path: path}}
+func refuse(id, code, path, format string, args ...any) protocol.Reply {
+	return protocol.Reply{ID: id, Error: &protocol.ReplyError{Code: code, Message: fmt.Sprintf(format, args...), Path: path}}
 }
 
 // handle checks a command in this order: size, JSON, id and op, repeated
@@ -73,40 +74,40 @@ func refuse(id, code, path, format string, args ...any) missions.Reply {
 // Only replies of commands that reached Commands.Do are kept for repeats:
 // a refusal did nothing, so a resend is checked afresh (a rate-limited
 // command may pass later).
-func (d *Daemon) handle(ctx context.Context, in inboundCmd) missions.Reply {
+func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	if in.payload == nil {
-		return refuse("", missions.ErrTooLarge, "", "command of %d bytes exceeds the limit of %d", in.size, d.cfg.MaxPayload)
+		return refuse("", protocol.ErrTooLarge, "", "command of %d bytes exceeds the limit of %d", in.size, d.cfg.MaxPayload)
 	}
-	var c missions.Command
+	var c protocol.Command
 	if err := json.Unmarshal(in.payload, &c); err != nil {
 		return parseRefusal(in.payload, err)
 	}
 	if len(c.ID) > maxCommandID {
-		return refuse("", missions.ErrValidation, "/id", "id longer than %d bytes", maxCommandID)
+		return refuse("", protocol.ErrValidation, "/id", "id longer than %d bytes", maxCommandID)
 	}
 	if c.ID == "" {
-		return refuse("", missions.ErrValidation, "/id", "missing id")
+		return refuse("", protocol.ErrValidation, "/id", "missing id")
 	}
 	if c.Op == "" {
-		return refuse(c.ID, missions.ErrValidation, "/op", "missing op")
+		return refuse(c.ID, protocol.ErrValidation, "/op", "missing op")
 	}
 	if r, ok := d.replies.get(c.ID); ok {
 		return r
 	}
 	now := d.cfg.Now()
-	if c.Op != missions.OpEStop && !d.limiter.allow(now) { // e-stop is never rate-limited
-		return refuse(c.ID, missions.ErrRateLimited, "", "more than %g commands per second", d.cfg.CommandRate)
+	if c.Op != protocol.OpEStop && !d.limiter.allow(now) { // e-stop is never rate-limited
+		return refuse(c.ID, protocol.ErrRateLimited, "", "more than %g commands per second", d.cfg.CommandRate)
 	}
 	if c.TS != "" {
-		ts, err := ParseTS(c.TS)
+		ts, err := protocol.ParseTS(c.TS)
 		if err != nil {
-			return refuse(c.ID, missions.ErrValidation, "/ts", "ts is not RFC 3339: %v", err)
+			return refuse(c.ID, protocol.ErrValidation, "/ts", "ts is not RFC 3339: %v", err)
 		}
 		if d.cfg.StaleAfter > 0 && now.Sub(ts) > d.cfg.StaleAfter {
-			return refuse(c.ID, missions.ErrStaleCommand, "/ts", "command sent at %s is older than %s", c.TS, d.cfg.StaleAfter)
+			return refuse(c.ID, protocol.ErrStaleCommand, "/ts", "command sent at %s is older than %s", c.TS, d.cfg.StaleAfter)
 		}
 	}
-	if c.Op == missions.OpStateRequest {
+	if c.Op == protocol.OpStateRequest {
 		select {
 		case d.requests <- struct{}{}:
 		default: // one is pending already
@@ -117,11 +118,11 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) missions.Reply {
 	return r
 }
 
-func (d *Daemon) do(ctx context.Context, c missions.Command) (r missions.Reply) {
+func (d *Daemon) do(ctx context.Context, c protocol.Command) (r protocol.Reply) {
 	defer func() {
 		if p := recover(); p != nil {
 			d.log.Error("command handler panicked", "op", c.Op, "panic", p)
-			r = refuse(c.ID, missions.ErrInternal, "", "command handler failed")
+			r = refuse(c.ID, protocol.ErrInternal, "", "command handler failed")
 		}
 	}()
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.CommandTimeout)
@@ -129,7 +130,7 @@ func (d *Daemon) do(ctx context.Context, c missions.Command) (r missions.Reply) 
 	r = d.cfg.Commands.Do(ctx, c)
 	r.ID = c.ID
 	if !r.OK && r.Error == nil {
-		r.Error = &missions.ReplyError{Code: missions.ErrInternal, Message: "refused without a reason"}
+		r.Error = &protocol.ReplyError{Code: protocol.ErrInternal, Message: "refused without a reason"}
 	}
 	return r
 }
@@ -138,7 +139,7 @@ func (d *Daemon) do(ctx context.Context, c missions.Command) (r missions.Reply) 
 // INVALID_JSON for bad syntax or a non-object, VALIDATION_FAILED with the
 // path for a member of the wrong type. It names the command's id when it
 // can find one.
-func parseRefusal(payload []byte, err error) missions.Reply {
+func parseRefusal(payload []byte, err error) protocol.Reply {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
 		var probe struct {
@@ -150,25 +151,25 @@ func parseRefusal(payload []byte, err error) missions.Reply {
 			id = ""
 		}
 		path := "/" + strings.ReplaceAll(te.Field, ".", "/")
-		return refuse(id, missions.ErrValidation, path, "%s: want %s, got %s", path, te.Type, te.Value)
+		return refuse(id, protocol.ErrValidation, path, "%s: want %s, got %s", path, te.Type, te.Value)
 	}
 	if te != nil {
-		return refuse("", missions.ErrInvalidJSON, "", "a command is a JSON object")
+		return refuse("", protocol.ErrInvalidJSON, "", "a command is a JSON object")
 	}
-	return refuse("", missions.ErrInvalidJSON, "", "%v", err)
+	return refuse("", protocol.ErrInvalidJSON, "", "%v", err)
 }
 
-func (d *Daemon) sendReply(conn Conn, r missions.Reply) {
-	b, err := json.Marshal(ReplyMsg{Header: d.header(&d.seq.reply), Reply: r})
+func (d *Daemon) sendReply(conn transport.Conn, r protocol.Reply) {
+	b, err := json.Marshal(protocol.ReplyMsg{Header: d.header(&d.seq.reply), Reply: r})
 	if err != nil {
 		// A Result the handler filled with something JSON cannot hold.
 		d.log.Error("reply not encodable", "id", r.ID, "err", err)
-		b, _ = json.Marshal(ReplyMsg{Header: d.header(&d.seq.reply),
-			Reply: refuse(r.ID, missions.ErrInternal, "", "reply not encodable")})
+		b, _ = json.Marshal(protocol.ReplyMsg{Header: d.header(&d.seq.reply),
+			Reply: refuse(r.ID, protocol.ErrInternal, "", "reply not encodable")})
 	}
 	// Not waited for: paho resends it after a reconnect, and a ground
 	// station that missed it asks again with the same id.
-	if _, err := conn.PublishAsync(d.topics.Reply(), qosReliable, false, b); err != nil {
+	if _, err := conn.PublishAsync(d.topics.Reply(), protocol.QoSReliable, false, b); err != nil {
 		d.publishFailures.Add(1)
 		d.log.Debug("reply not sent", "id", r.ID, "err", err)
 	}
@@ -198,21 +199,21 @@ func (b *tokenBucket) allow(now time.Time) bool {
 
 // replyCache keeps the last n replies by command id.
 type replyCache struct {
-	byID map[string]missions.Reply
+	byID map[string]protocol.Reply
 	ring []string
 	next int
 }
 
 func newReplyCache(n int) *replyCache {
-	return &replyCache{byID: make(map[string]missions.Reply, n), ring: make([]string, n)}
+	return &replyCache{byID: make(map[string]protocol.Reply, n), ring: make([]string, n)}
 }
 
-func (c *replyCache) get(id string) (missions.Reply, bool) {
+func (c *replyCache) get(id string) (protocol.Reply, bool) {
 	r, ok := c.byID[id]
 	return r, ok
 }
 
-func (c *replyCache) put(id string, r missions.Reply) {
+func (c *replyCache) put(id string, r protocol.Reply) {
 	if _, ok := c.byID[id]; ok {
 		c.byID[id] = r
 		return

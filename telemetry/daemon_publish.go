@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 const (
@@ -29,7 +30,7 @@ type publisher struct {
 // publishLoop publishes everything but events and replies. It polls the
 // Source only while the link is up: while it is down the Source coalesces
 // node statuses, and a keyframe follows the reconnect.
-func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
+func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 	var p publisher
 	p.bbWasEmpty = true
 	telemetry := time.NewTicker(time.Duration(float64(time.Second) / d.cfg.TelemetryHz))
@@ -50,7 +51,7 @@ func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
 	// message is younger than a telemetry period; then they wait for the
 	// rest of it, coalesced.
 	var statusCh <-chan struct{}
-	if n, ok := d.src.(missions.StatusNotifier); ok {
+	if n, ok := d.src.(StatusNotifier); ok {
 		statusCh = n.StatusChanged()
 	}
 	// The minimum gap is 3/4 of a period, so a change every period (a
@@ -133,7 +134,7 @@ func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
 			if up {
 				m := d.Metrics()
 				m.Header = d.header(&d.seq.metrics)
-				d.publishJSON(conn, d.topics.Metrics(), qosStream, false, m)
+				d.publishJSON(conn, d.topics.Metrics(), protocol.QoSStream, false, m)
 			}
 		}
 	}
@@ -142,14 +143,14 @@ func (d *Daemon) publishLoop(ctx context.Context, conn Conn) {
 // snapshot republishes the retained topics and a status keyframe: after
 // every (re)connect and on state.request. (ONLINE is the Conn's birth
 // message, already out.)
-func (d *Daemon) snapshot(conn Conn, p *publisher) {
+func (d *Daemon) snapshot(conn transport.Conn, p *publisher) {
 	d.publishFactsheet(conn)
 	d.publishStateP(conn, p)
 	d.publishTree(conn, p)
 	d.publishStatus(conn, p, true)
 }
 
-func (d *Daemon) publishFactsheet(conn Conn) {
+func (d *Daemon) publishFactsheet(conn transport.Conn) {
 	f := d.cfg.Factsheet
 	f.Header = d.header(&d.seq.factsheet)
 	l := &f.Limits
@@ -175,24 +176,24 @@ func (d *Daemon) publishFactsheet(conn Conn) {
 		f.NodeTypes = []bt.TypeInfo{}
 	}
 	if f.Devices == nil {
-		f.Devices = []Device{}
+		f.Devices = []protocol.Device{}
 	}
-	d.publishJSON(conn, d.topics.Factsheet(), qosRetained, true, f)
+	d.publishJSON(conn, d.topics.Factsheet(), protocol.QoSRetained, true, f)
 }
 
-func (d *Daemon) publishState(conn Conn) {
-	d.publishJSON(conn, d.topics.State(), qosRetained, true, StateMsg{Header: d.header(&d.seq.state), State: d.src.State()})
+func (d *Daemon) publishState(conn transport.Conn) {
+	d.publishJSON(conn, d.topics.State(), protocol.QoSRetained, true, protocol.StateMsg{Header: d.header(&d.seq.state), State: d.src.State()})
 }
 
-func (d *Daemon) publishStateP(conn Conn, p *publisher) {
+func (d *Daemon) publishStateP(conn transport.Conn, p *publisher) {
 	p.lastState = time.Now()
 	d.publishState(conn)
 }
 
-func (d *Daemon) publishTreeIfChanged(conn Conn, p *publisher) {
+func (d *Daemon) publishTreeIfChanged(conn transport.Conn, p *publisher) {
 	t, ok := d.src.Tree()
 	if !ok {
-		t = missions.TreeInfo{}
+		t = protocol.TreeInfo{}
 	}
 	// A mission's revision names its content (the runner refuses the same
 	// revision with different content), so this comparison is enough.
@@ -203,25 +204,25 @@ func (d *Daemon) publishTreeIfChanged(conn Conn, p *publisher) {
 	d.publishStatus(conn, p, true) // a new tree starts with a keyframe
 }
 
-func (d *Daemon) publishTree(conn Conn, p *publisher) {
+func (d *Daemon) publishTree(conn transport.Conn, p *publisher) {
 	t, ok := d.src.Tree()
 	if !ok {
-		t = missions.TreeInfo{}
+		t = protocol.TreeInfo{}
 	}
 	d.sendTree(conn, p, t)
 }
 
-func (d *Daemon) sendTree(conn Conn, p *publisher, t missions.TreeInfo) {
+func (d *Daemon) sendTree(conn transport.Conn, p *publisher, t protocol.TreeInfo) {
 	if t.Nodes == nil {
-		t.Nodes = []missions.TreeNode{}
+		t.Nodes = []protocol.TreeNode{}
 	}
 	p.treeMission, p.treeRevision, p.treeNodes, p.treeSent = t.Mission, t.Revision, len(t.Nodes), true
-	d.publishJSON(conn, d.topics.Tree(), qosRetained, true, TreeMsg{Header: d.header(&d.seq.tree), TreeInfo: t})
+	d.publishJSON(conn, d.topics.Tree(), protocol.QoSRetained, true, protocol.TreeMsg{Header: d.header(&d.seq.tree), TreeInfo: t})
 }
 
 // publishStatus sends the changes since the last call, or a keyframe when
 // asked, when the mission changed, or when the Source returns one.
-func (d *Daemon) publishStatus(conn Conn, p *publisher, keyframe bool) {
+func (d *Daemon) publishStatus(conn transport.Conn, p *publisher, keyframe bool) {
 	u, ok := d.src.Status(keyframe)
 	if !ok {
 		return
@@ -240,30 +241,30 @@ func (d *Daemon) publishStatus(conn Conn, p *publisher, keyframe bool) {
 		// hold back the next change.
 		p.lastStatus = time.Now()
 	}
-	m := StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
+	m := protocol.StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
 	if !u.Time.IsZero() {
-		m.TickTS = FormatTS(u.Time)
+		m.TickTS = protocol.FormatTS(u.Time)
 	}
 	if u.Keyframe == "" {
-		m.Changes = make([]NodeStatus, 0, len(u.Changes))
+		m.Changes = make([]protocol.NodeStatus, 0, len(u.Changes))
 		for _, c := range u.Changes {
-			if validStatus(c.Status) {
-				m.Changes = append(m.Changes, NodeStatus{Node: c.Node, Status: c.Status})
+			if protocol.ValidStatus(c.Status) {
+				m.Changes = append(m.Changes, protocol.NodeStatus{Node: c.Node, Status: c.Status})
 			}
 		}
 	}
-	d.publishJSON(conn, d.topics.Status(), qosStream, false, m)
+	d.publishJSON(conn, d.topics.Status(), protocol.QoSStream, false, m)
 }
 
-func (d *Daemon) publishBlackboard(conn Conn, p *publisher) {
+func (d *Daemon) publishBlackboard(conn transport.Conn, p *publisher) {
 	vals := d.src.Blackboard()
 	if len(vals) == 0 && p.bbWasEmpty {
 		return
 	}
 	p.bbWasEmpty = len(vals) == 0
 	if vals == nil {
-		vals = []missions.BlackboardValue{}
+		vals = []protocol.BlackboardValue{}
 	}
-	d.publishJSON(conn, d.topics.Blackboard(), qosStream, false,
-		BlackboardMsg{Header: d.header(&d.seq.blackboard), Mission: p.treeMission, Values: vals})
+	d.publishJSON(conn, d.topics.Blackboard(), protocol.QoSStream, false,
+		protocol.BlackboardMsg{Header: d.header(&d.seq.blackboard), Mission: p.treeMission, Values: vals})
 }

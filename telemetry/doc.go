@@ -1,12 +1,19 @@
-// Package telemetry is botd's MQTT side (PROTOCOL.md): topic names and
-// wire payloads, the embedded broker, the robot side (Daemon) that
-// publishes what the mission runner exposes and turns commands into
-// calls, and the ground-station side (Ground) that botctl uses.
+// Package telemetry is the robot side of botd's MQTT protocol
+// (PROTOCOL.md): the Daemon publishes what the mission runner exposes
+// (Source), turns commands into calls (CommandHandler), and keeps events in
+// an on-disk outbox until the broker has them. Its neighbours:
+//
+//   - telemetry/protocol: topic names, wire payloads and error codes, which
+//     the robot and the ground station share;
+//   - telemetry/transport: the MQTT connection over paho (resubscribe,
+//     no stale resends of retained state);
+//   - telemetry/broker: the embedded mochi-mqtt broker;
+//   - telemetry/ground: the ground-station client botctl uses.
 //
 // What it must never do:
 //
 //   - block the tick. The runner only calls the EventSink, which queues
-//     without waiting, and signals missions.Source.Changed; everything
+//     without waiting, and signals Source.Changed; everything
 //     else is polled from telemetry's own goroutines, and only while the
 //     link is up.
 //   - lose an event the outbox accepted. Events live on disk until the
@@ -18,12 +25,11 @@
 //     and the client never resends an old copy of a retained message
 //     (store.go).
 //
-// missions never imports this package: the runner exposes
-// missions.Source, missions.EventSink and missions.CommandHandler, and
-// cmd/botd wires them to a Daemon.
+// The runner never imports this package, nor this package the runner: the
+// runner's methods satisfy Source and CommandHandler, and cmd/botd wires
+// them to a Daemon.
 //
-// Files, one concern each: protocol.go (topics), messages.go and decode.go
-// (payloads), broker.go (embedded mochi-mqtt broker), client.go,
-// connopts.go and store.go (the Conn interface over paho), outbox.go,
-// daemon*.go (robot side), ground.go (ground side).
+// Files, one concern each: source.go (what telemetry needs from the
+// runner), daemon.go (connection and lifecycle), daemon_cmd.go (command
+// intake), daemon_publish.go (what goes out, and when), outbox.go.
 package telemetry

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/internal/mqtttest"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // Command intake takes outside input: whatever arrives, it answers once,
@@ -20,12 +21,12 @@ func FuzzCommandIntake(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	h := &fakeHandler{}
-	d, err := NewDaemon(DaemonConfig{Robot: "r", Conn: testConn("tcp://127.0.0.1:1"), StateDir: f.TempDir(),
+	d, err := NewDaemon(DaemonConfig{Robot: "r", Conn: mqtttest.Options("tcp://127.0.0.1:1"), StateDir: f.TempDir(),
 		Source: newFakeSource(0), Commands: h, MaxPayload: 4096, CommandRate: 1e9, CommandBurst: 1 << 30, StaleAfter: -1})
 	if err != nil {
 		f.Fatal(err)
 	}
-	intake := []string{missions.ErrInvalidJSON, missions.ErrValidation, missions.ErrTooLarge, missions.ErrStaleCommand, missions.ErrRateLimited}
+	intake := []string{protocol.ErrInvalidJSON, protocol.ErrValidation, protocol.ErrTooLarge, protocol.ErrStaleCommand, protocol.ErrRateLimited}
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		d.replies = newReplyCache(4) // independent inputs
 		before := h.count("")
@@ -42,7 +43,7 @@ func FuzzCommandIntake(f *testing.F) {
 			t.Fatalf("handler called %d times", called)
 		}
 		if called == 1 {
-			var c missions.Command
+			var c protocol.Command
 			if json.Unmarshal(payload, &c) != nil || c.ID == "" || c.Op == "" || r.ID != c.ID {
 				t.Fatalf("handler got %q", payload)
 			}
@@ -64,7 +65,7 @@ func FuzzDecodeStatus(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := DecodeStatus(b)
+		m, err := protocol.DecodeStatus(b)
 		if err != nil {
 			return
 		}
@@ -72,7 +73,7 @@ func FuzzDecodeStatus(f *testing.F) {
 		if err != nil {
 			t.Fatalf("decoded %q but cannot encode it: %v", b, err)
 		}
-		m2, err := DecodeStatus(again)
+		m2, err := protocol.DecodeStatus(again)
 		if err != nil || m2.Keyframe != m.Keyframe || !slices.Equal(m2.Changes, m.Changes) {
 			t.Fatalf("round trip %q → %q: %v", b, again, err)
 		}

@@ -7,20 +7,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/internal/mqtttest"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // A ground station lists the robot, watches its topics with typed
 // callbacks, and gets the reply to what it sends.
 func TestGroundSendRoundTrip(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	h := startDaemon(t, b.URL(), nil)
 	g := newTestGround(t, b.URL(), nil)
 	roundTrip(t, g, h)
 
-	eventually(t, "robot listed", func() bool {
+	mqtttest.Eventually(t, "robot listed", func() bool {
 		rs := g.Robots()
-		return len(rs) == 1 && rs[0].ID == "rover-1" && rs[0].Connection == ConnOnline && rs[0].State != nil
+		return len(rs) == 1 && rs[0].ID == "rover-1" && rs[0].Connection == protocol.ConnOnline && rs[0].State != nil
 	})
 
 	var mu sync.Mutex
@@ -30,15 +32,15 @@ func TestGroundSendRoundTrip(t *testing.T) {
 		seen[k]++
 		mu.Unlock()
 	}
-	stop, err := g.Watch("rover-1", RobotHandlers{
-		Connection: func(ConnectionMsg) { count("connection") },
-		Factsheet:  func(FactsheetMsg) { count("factsheet") },
-		State:      func(StateMsg) { count("state") },
-		Tree:       func(TreeMsg) { count("tree") },
-		Status:     func(StatusMsg) { count("status") },
-		Event:      func(EventMsg) { count("event") },
-		Metrics:    func(MetricsMsg) { count("metrics") },
-		Blackboard: func(m BlackboardMsg) {
+	stop, err := g.Watch("rover-1", ground.RobotHandlers{
+		Connection: func(protocol.ConnectionMsg) { count("connection") },
+		Factsheet:  func(protocol.FactsheetMsg) { count("factsheet") },
+		State:      func(protocol.StateMsg) { count("state") },
+		Tree:       func(protocol.TreeMsg) { count("tree") },
+		Status:     func(protocol.StatusMsg) { count("status") },
+		Event:      func(protocol.EventMsg) { count("event") },
+		Metrics:    func(protocol.MetricsMsg) { count("metrics") },
+		Blackboard: func(m protocol.BlackboardMsg) {
 			if len(m.Values) == 1 && m.Values[0].Key == "speed" && m.Mission == "m1" {
 				count("blackboard")
 			}
@@ -49,27 +51,27 @@ func TestGroundSendRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.src.mu.Lock()
-	h.src.bb = []missions.BlackboardValue{{Key: "speed", Value: 0.5, AgeMs: 12}}
+	h.src.bb = []protocol.BlackboardValue{{Key: "speed", Value: 0.5, AgeMs: 12}}
 	h.src.mu.Unlock()
 	h.src.setStatus(2, 'F')
-	h.d.EventSink()(missions.Event{Kind: "mission.started", Level: "INFO", Message: "go"})
+	h.d.EventSink()(protocol.Event{Kind: "mission.started", Level: "INFO", Message: "go"})
 	for _, k := range []string{"connection", "factsheet", "state", "tree", "status", "event", "metrics", "blackboard"} {
-		eventually(t, "callback "+k, func() bool { mu.Lock(); defer mu.Unlock(); return seen[k] > 0 })
+		mqtttest.Eventually(t, "callback "+k, func() bool { mu.Lock(); defer mu.Unlock(); return seen[k] > 0 })
 	}
 	if err := stop(); err != nil {
 		t.Error(err)
 	}
 }
 
-func roundTrip(t *testing.T, g *Ground, h *harness) {
+func roundTrip(t *testing.T, g *ground.Client, h *harness) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	ctx, cancel := context.WithTimeout(context.Background(), mqtttest.WaitLong)
 	defer cancel()
-	r, err := g.Send(ctx, "rover-1", missions.Command{Op: missions.OpMissionPause})
+	r, err := g.Send(ctx, "rover-1", protocol.Command{Op: protocol.OpMissionPause})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.OK || r.ID == "" || r.Result["op"] != missions.OpMissionPause {
+	if !r.OK || r.ID == "" || r.Result["op"] != protocol.OpMissionPause {
 		t.Errorf("reply %+v", r)
 	}
 	if h.cmds.count(r.ID) != 1 {
@@ -80,12 +82,12 @@ func roundTrip(t *testing.T, g *Ground, h *harness) {
 // Send to a robot that never answers ends with ErrNoReply at the
 // deadline.
 func TestGroundSendNoReply(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	g := newTestGround(t, b.URL(), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := g.Send(ctx, "nobody", missions.Command{Op: missions.OpEStop})
-	if !errors.Is(err, ErrNoReply) {
+	_, err := g.Send(ctx, "nobody", protocol.Command{Op: protocol.OpEStop})
+	if !errors.Is(err, ground.ErrNoReply) {
 		t.Errorf("err %v", err)
 	}
 }
@@ -94,62 +96,62 @@ func TestGroundSendNoReply(t *testing.T) {
 // the station, offline when it closes, and offline through its last will
 // when its connection dies.
 func TestGCSPresenceDrivesLink(t *testing.T) {
-	b := startTestBroker(t, "")
+	b := mqtttest.StartBroker(t, "")
 	h := startDaemon(t, b.URL(), nil)
 	h.waitUp(t)
-	want := func(what string, ls missions.LinkState) {
+	want := func(what string, ls protocol.LinkState) {
 		t.Helper()
-		eventually(t, what, func() bool { l, ok := h.links.last(); return ok && l == ls })
+		mqtttest.Eventually(t, what, func() bool { l, ok := h.links.last(); return ok && l == ls })
 	}
-	want("broker up, no station", missions.LinkState{Broker: true})
+	want("broker up, no station", protocol.LinkState{Broker: true})
 
-	g := newTestGround(t, b.URL(), func(c *GroundConfig) { c.Presence = true })
-	want("station online", missions.LinkState{Broker: true, GCSOnline: true})
+	g := newTestGround(t, b.URL(), func(c *ground.Config) { c.Presence = true })
+	want("station online", protocol.LinkState{Broker: true, GCSOnline: true})
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want("station closed", missions.LinkState{Broker: true})
+	want("station closed", protocol.LinkState{Broker: true})
 
-	gate := &netGate{}
-	g2 := newTestGround(t, b.URL(), func(c *GroundConfig) {
+	gate := &mqtttest.NetGate{}
+	g2 := newTestGround(t, b.URL(), func(c *ground.Config) {
 		c.Presence = true
 		c.GCS = "field"
-		c.Conn.wrap = gate.wrap
+		c.Conn.WrapConn = gate.Wrap
 	})
-	want("second station online", missions.LinkState{Broker: true, GCSOnline: true})
-	gate.set(true)
-	gate.sever()
-	want("station's last will", missions.LinkState{Broker: true})
-	gate.set(false)
-	want("station back", missions.LinkState{Broker: true, GCSOnline: true})
+	want("second station online", protocol.LinkState{Broker: true, GCSOnline: true})
+	gate.Set(true)
+	gate.Sever()
+	want("station's last will", protocol.LinkState{Broker: true})
+	gate.Set(false)
+	want("station back", protocol.LinkState{Broker: true, GCSOnline: true})
 
-	h.gate.set(true)
-	h.gate.sever()
-	want("broker lost", missions.LinkState{})
-	h.gate.set(false)
-	want("broker and station back", missions.LinkState{Broker: true, GCSOnline: true})
+	h.gate.Set(true)
+	h.gate.Sever()
+	want("broker lost", protocol.LinkState{})
+	h.gate.Set(false)
+	want("broker and station back", protocol.LinkState{Broker: true, GCSOnline: true})
 	_ = g2
 }
 
 // A lost reply: the ground station resends the command with the same id
 // and gets the reply the robot kept; the handler ran once.
 func TestGroundResendsUntilReply(t *testing.T) {
-	hole := &blackhole{topic: "botd/v1/rover-1/reply"}
-	hole.on.Store(true)
-	b := startTestBroker(t, "", hole)
+	hole := &mqtttest.Blackhole{Topic: "botd/v1/rover-1/reply"}
+	hole.On.Store(true)
+	b := mqtttest.StartBroker(t, "", hole)
 	h := startDaemon(t, b.URL(), nil)
 	g := newTestGround(t, b.URL(), nil)
 	type result struct {
-		r   missions.Reply
+		r   protocol.Reply
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := g.Send(context.Background(), "rover-1", missions.Command{ID: "lost-1", Op: missions.OpMissionAbort})
+		r, err := g.Send(context.Background(), "rover-1", protocol.Command{ID: "lost-1", Op: protocol.OpMissionAbort})
 		done <- result{r, err}
 	}()
-	eventually(t, "command handled", func() bool { return h.cmds.count("lost-1") == 1 })
-	hole.on.Store(false)
+	mqtttest.Eventually(t, "command handled", func() bool { return h.cmds.count("lost-1") == 1 })
+	hole.On.Store(false)
 	res := <-done
 	if res.err != nil || !res.r.OK || res.r.ID != "lost-1" {
 		t.Fatalf("reply %+v %v", res.r, res.err)

@@ -13,6 +13,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // OutboxConfig configures an Outbox.
@@ -267,13 +270,13 @@ func (o *Outbox) remove(seq uint64) {
 
 type flight struct {
 	seq uint64
-	d   Delivery
+	d   transport.Delivery
 }
 
 // Run delivers the outbox on conn until ctx is done: in order, up to
 // Window messages in flight, starting again from the oldest unacknowledged
 // event after every reconnect, failed publish or AckTimeout.
-func (o *Outbox) Run(ctx context.Context, conn Conn, topic string) error {
+func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) error {
 	var (
 		inflight []flight
 		sentUpTo uint64 // highest seq published in this round
@@ -305,7 +308,7 @@ func (o *Outbox) Run(ctx context.Context, conn Conn, topic string) error {
 				if !ok {
 					break
 				}
-				d, err := conn.PublishAsync(topic, qosReliable, false, e.payload)
+				d, err := conn.PublishAsync(topic, protocol.QoSReliable, false, e.payload)
 				if err != nil {
 					o.log.Debug("outbox publish", "seq", e.seq, "err", err)
 					backoff = time.After(time.Second)

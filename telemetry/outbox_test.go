@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/internal/mqtttest"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func TestOutboxBoundsAndReopen(t *testing.T) {
@@ -59,13 +60,13 @@ func TestOutboxBoundsAndReopen(t *testing.T) {
 
 // eventsIn returns the event numbers (Event.Message) in arrival order
 // and the first-arrival order after dedupe by id.
-func eventsIn(t *testing.T, msgs []rmsg) (firsts []int, dups int) {
+func eventsIn(t *testing.T, msgs []mqtttest.Msg) (firsts []int, dups int) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, m := range msgs {
-		e, err := DecodeEvent(m.payload)
+		e, err := protocol.DecodeEvent(m.Payload)
 		if err != nil {
-			t.Fatalf("event: %v: %s", err, m.payload)
+			t.Fatalf("event: %v: %s", err, m.Payload)
 		}
 		if seen[e.ID] {
 			dups++
@@ -78,9 +79,9 @@ func eventsIn(t *testing.T, msgs []rmsg) (firsts []int, dups int) {
 	return firsts, dups
 }
 
-func emit(sink missions.EventSink, from, to int) {
+func emit(sink EventSink, from, to int) {
 	for i := from; i <= to; i++ {
-		sink(missions.Event{Kind: "log", Level: "INFO", Message: strconv.Itoa(i)})
+		sink(protocol.Event{Kind: "log", Level: "INFO", Message: strconv.Itoa(i)})
 	}
 }
 
@@ -102,44 +103,44 @@ func checkAllInOrder(t *testing.T, firsts []int, n int) {
 // completes the in-flight tokens without error on the reconnect; the
 // outbox must not count those as acknowledged.
 func TestOutboxSurvivesBrokerRestart(t *testing.T) {
-	hole := &blackhole{topic: "botd/v1/rover-1/events"}
-	b := startTestBroker(t, "", hole)
+	hole := &mqtttest.Blackhole{Topic: "botd/v1/rover-1/events"}
+	b := mqtttest.StartBroker(t, "", hole)
 	addr := b.Addr()
 	h := startDaemon(t, b.URL(), nil)
 	tp := h.d.Topics()
-	sub := newRecorder(t, b.URL(), tp.Events(), tp.Discard())
+	sub := mqtttest.NewRecorder(t, b.URL(), tp.Events(), tp.Discard())
 	h.waitUp(t)
 	sink := h.d.EventSink()
 
 	emit(sink, 1, 20)
-	eventually(t, "first 20 events", func() bool { return len(sub.on(tp.Events())) >= 20 })
+	mqtttest.Eventually(t, "first 20 events", func() bool { return len(sub.On(tp.Events())) >= 20 })
 
-	hole.on.Store(true)
+	hole.On.Store(true)
 	emit(sink, 21, 40)
-	eventually(t, "21..40 in flight", func() bool { return h.d.outbox.Len() == 20 })
+	mqtttest.Eventually(t, "21..40 in flight", func() bool { return h.d.outbox.Len() == 20 })
 	b.Close()
-	eventually(t, "link down", func() bool { return !h.d.currentConn().IsUp() })
+	mqtttest.Eventually(t, "link down", func() bool { return !h.d.currentConn().IsUp() })
 	emit(sink, 41, 60)
-	eventually(t, "41..60 stored", func() bool { return h.d.outbox.Len() == 40 })
+	mqtttest.Eventually(t, "41..60 stored", func() bool { return h.d.outbox.Len() == 40 })
 
-	h.gate.set(true)
-	b2 := startTestBroker(t, addr)
-	eventually(t, "subscriber back", func() bool { return sub.ready.Load() >= 2 })
-	h.gate.set(false)
+	h.gate.Set(true)
+	b2 := mqtttest.StartBroker(t, addr)
+	mqtttest.Eventually(t, "subscriber back", func() bool { return sub.Ready(2) })
+	h.gate.Set(false)
 
-	eventually(t, "60 events", func() bool { f, _ := eventsIn(t, sub.on(tp.Events())); return len(f) >= 60 })
-	firsts, dups := eventsIn(t, sub.on(tp.Events()))
+	mqtttest.Eventually(t, "60 events", func() bool { f, _ := eventsIn(t, sub.On(tp.Events())); return len(f) >= 60 })
+	firsts, dups := eventsIn(t, sub.On(tp.Events()))
 	checkAllInOrder(t, firsts, 60)
-	eventually(t, "outbox drained", func() bool { return h.d.outbox.Len() == 0 })
+	mqtttest.Eventually(t, "outbox drained", func() bool { return h.d.outbox.Len() == 0 })
 	// paho's own resend of the in-flight events became empty messages on
 	// the discard topic; only the outbox resent them.
-	discards := sub.on(tp.Discard())
+	discards := sub.On(tp.Discard())
 	if len(discards) == 0 {
 		t.Error("paho resent nothing after the reconnect: the filter was not exercised")
 	}
 	for _, m := range discards {
-		if len(m.payload) != 0 || m.retained {
-			t.Errorf("discard message %q retained=%v", m.payload, m.retained)
+		if len(m.Payload) != 0 || m.Retained {
+			t.Errorf("discard message %q retained=%v", m.Payload, m.Retained)
 		}
 	}
 	t.Logf("60 events, %d duplicates, %d acknowledged, %d paho resends discarded", dups, h.d.outbox.Acked(), len(discards))
@@ -150,34 +151,34 @@ func TestOutboxSurvivesBrokerRestart(t *testing.T) {
 // directory; the next daemon on that directory sends them first, with
 // their ids and numbers, and numbers new events after them.
 func TestOutboxSurvivesDaemonRestart(t *testing.T) {
-	hole := &blackhole{topic: "botd/v1/rover-1/events"}
-	hole.on.Store(true)
-	b := startTestBroker(t, "", hole)
+	hole := &mqtttest.Blackhole{Topic: "botd/v1/rover-1/events"}
+	hole.On.Store(true)
+	b := mqtttest.StartBroker(t, "", hole)
 	dir := t.TempDir()
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.StateDir = dir })
 	h.waitUp(t)
 	emit(h.d.EventSink(), 1, 10)
-	eventually(t, "10 stored", func() bool { return h.d.outbox.Len() == 10 })
+	mqtttest.Eventually(t, "10 stored", func() bool { return h.d.outbox.Len() == 10 })
 	h.stop(t)
 	files, _ := os.ReadDir(filepath.Join(dir, "outbox"))
 	if len(files) != 10 {
 		t.Fatalf("%d files in the outbox after stop", len(files))
 	}
 
-	hole.on.Store(false)
-	sub := newRecorder(t, b.URL(), "botd/v1/rover-1/events")
+	hole.On.Store(false)
+	sub := mqtttest.NewRecorder(t, b.URL(), "botd/v1/rover-1/events")
 	h2 := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.StateDir = dir })
 	emit(h2.d.EventSink(), 11, 11)
-	eventually(t, "11 events", func() bool { f, _ := eventsIn(t, sub.all()); return len(f) >= 11 })
-	firsts, _ := eventsIn(t, sub.all())
+	mqtttest.Eventually(t, "11 events", func() bool { f, _ := eventsIn(t, sub.All()); return len(f) >= 11 })
+	firsts, _ := eventsIn(t, sub.All())
 	checkAllInOrder(t, firsts, 11)
 	var seqs []uint64
-	for _, m := range sub.all() {
-		e, _ := DecodeEvent(m.payload)
+	for _, m := range sub.All() {
+		e, _ := protocol.DecodeEvent(m.Payload)
 		seqs = append(seqs, e.Seq)
 	}
 	if seqs[len(seqs)-1] != 11 {
 		t.Errorf("new event numbered %d, want 11 (seqs %v)", seqs[len(seqs)-1], seqs)
 	}
-	eventually(t, "outbox drained", func() bool { return h2.d.outbox.Len() == 0 })
+	mqtttest.Eventually(t, "outbox drained", func() bool { return h2.d.outbox.Len() == 0 })
 }

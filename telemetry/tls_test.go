@@ -15,6 +15,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/botd-project/botd/telemetry/broker"
+	"github.com/botd-project/botd/telemetry/ground"
 )
 
 // The embedded broker with TLS, and a client that trusts its CA from a
@@ -45,7 +48,7 @@ func TestTLS(t *testing.T) {
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
 	_ = os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600)
 
-	b, err := StartBroker(context.Background(), BrokerConfig{Addr: "127.0.0.1:0", TLS: &tls.Config{
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", TLS: &tls.Config{
 		Certificates: []tls.Certificate{{Certificate: [][]byte{srvDER}, PrivateKey: srvKey}},
 		MinVersion:   tls.VersionTLS12,
 	}})
@@ -57,6 +60,6 @@ func TestTLS(t *testing.T) {
 		t.Fatalf("URL %s", b.URL())
 	}
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.Conn.CAFile = caFile })
-	g := newTestGround(t, b.URL(), func(c *GroundConfig) { c.Conn.CAFile = caFile })
+	g := newTestGround(t, b.URL(), func(c *ground.Config) { c.Conn.CAFile = caFile })
 	roundTrip(t, g, h)
 }

@@ -14,8 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // cli holds the global flags and the program's streams.
@@ -94,8 +95,8 @@ func (c *cli) brokers() []string {
 	return out
 }
 
-func (c *cli) groundConfig(presence bool) telemetry.GroundConfig {
-	o := telemetry.ConnOptions{
+func (c *cli) groundConfig(presence bool) ground.Config {
+	o := transport.Options{
 		Brokers:  c.brokers(),
 		Username: c.username, PasswordFile: c.passwordFile,
 		CAFile: c.ca, CertFile: c.cert, KeyFile: c.tlsKey,
@@ -106,14 +107,14 @@ func (c *cli) groundConfig(presence bool) telemetry.GroundConfig {
 			o.PasswordEnv = "BOTCTL_MQTT_PASSWORD"
 		}
 	}
-	return telemetry.GroundConfig{GCS: c.gcsID(), Prefix: c.prefix, Conn: o, Presence: presence,
+	return ground.Config{GCS: c.gcsID(), Prefix: c.prefix, Conn: o, Presence: presence,
 		ReplyTimeout: c.timeout, ResendEvery: 2 * time.Second}
 }
 
 // connect opens a ground station and waits until the broker answers.
 // presence: the station stays connected and counts as the robots'
 // operator link (watch, ui).
-func (c *cli) connect(presence bool) (*telemetry.Ground, error) {
+func (c *cli) connect(presence bool) (*ground.Client, error) {
 	if c.timeout <= 0 {
 		return nil, usageError("--timeout must be positive")
 	}
@@ -128,7 +129,7 @@ func (c *cli) connect(presence bool) (*telemetry.Ground, error) {
 		}
 		return nil, fail(exitUnreachable, "cannot reach the broker at %s: %v; is botd running?", strings.Join(brokers, ", "), err)
 	}
-	g, err := telemetry.NewGround(c.groundConfig(presence))
+	g, err := ground.New(c.groundConfig(presence))
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -185,7 +186,7 @@ func (c *cli) probe(brokers []string) error {
 
 // settle waits for retained messages to arrive after connecting: until
 // done returns true, or the robot list stayed the same for a moment.
-func (c *cli) settle(g *telemetry.Ground, done func([]telemetry.RobotInfo) bool) []telemetry.RobotInfo {
+func (c *cli) settle(g *ground.Client, done func([]ground.RobotInfo) bool) []ground.RobotInfo {
 	const quiet, most = 300 * time.Millisecond, 1500 * time.Millisecond
 	start := time.Now()
 	last, changed := -1, start
@@ -211,16 +212,16 @@ func (c *cli) settle(g *telemetry.Ground, done func([]telemetry.RobotInfo) bool)
 }
 
 // robotInfo waits briefly for what the broker keeps of robot.
-func (c *cli) robotInfo(g *telemetry.Ground, robot string) (telemetry.RobotInfo, bool) {
-	find := func(rs []telemetry.RobotInfo) (telemetry.RobotInfo, bool) {
+func (c *cli) robotInfo(g *ground.Client, robot string) (ground.RobotInfo, bool) {
+	find := func(rs []ground.RobotInfo) (ground.RobotInfo, bool) {
 		for _, r := range rs {
 			if r.ID == robot {
 				return r, true
 			}
 		}
-		return telemetry.RobotInfo{}, false
+		return ground.RobotInfo{}, false
 	}
-	rs := c.settle(g, func(rs []telemetry.RobotInfo) bool {
+	rs := c.settle(g, func(rs []ground.RobotInfo) bool {
 		r, ok := find(rs)
 		return ok && r.Connection != "" && r.State != nil
 	})
@@ -228,9 +229,9 @@ func (c *cli) robotInfo(g *telemetry.Ground, robot string) (telemetry.RobotInfo,
 }
 
 // online checks that robot is connected, with a clear message when not.
-func (c *cli) online(g *telemetry.Ground, robot string) (telemetry.RobotInfo, error) {
-	if err := telemetry.ValidRobotID(robot); err != nil {
-		return telemetry.RobotInfo{}, usageError("robot %q: the id may hold only letters, digits and _ . : -", robot)
+func (c *cli) online(g *ground.Client, robot string) (ground.RobotInfo, error) {
+	if err := protocol.ValidRobotID(robot); err != nil {
+		return ground.RobotInfo{}, usageError("robot %q: the id may hold only letters, digits and _ . : -", robot)
 	}
 	r, ok := c.robotInfo(g, robot)
 	return r, c.offlineError(g, robot, r, ok)
@@ -238,12 +239,12 @@ func (c *cli) online(g *telemetry.Ground, robot string) (telemetry.RobotInfo, er
 
 // offlineError says why robot cannot take commands, or returns nil when
 // it is online.
-func (c *cli) offlineError(g *telemetry.Ground, robot string, r telemetry.RobotInfo, known bool) error {
+func (c *cli) offlineError(g *ground.Client, robot string, r ground.RobotInfo, known bool) error {
 	if !known {
 		return fail(exitUnreachable, "robot %s is offline or unknown: nothing on %s%s", robot,
 			c.topics(robot).Connection(), c.heardList(g))
 	}
-	if r.Connection == telemetry.ConnOnline {
+	if r.Connection == protocol.ConnOnline {
 		return nil
 	}
 	state := r.Connection
@@ -257,7 +258,7 @@ func (c *cli) offlineError(g *telemetry.Ground, robot string, r telemetry.RobotI
 	return fail(exitUnreachable, "robot %s is offline (%s%s)", robot, state, since)
 }
 
-func (c *cli) heardList(g *telemetry.Ground) string {
+func (c *cli) heardList(g *ground.Client) string {
 	rs := g.Robots()
 	if len(rs) == 0 {
 		return "; no robot is on this broker"
@@ -269,18 +270,18 @@ func (c *cli) heardList(g *telemetry.Ground) string {
 	return "; robots heard: " + strings.Join(names, ", ")
 }
 
-func (c *cli) topics(robot string) telemetry.Topics {
-	t, _ := telemetry.NewTopics(c.prefix, robot)
+func (c *cli) topics(robot string) protocol.Topics {
+	t, _ := protocol.NewTopics(c.prefix, robot)
 	return t
 }
 
 // send sends a command and turns the failure to get a reply into exit 3.
-func (c *cli) send(g *telemetry.Ground, robot string, cmd missions.Command) (missions.Reply, error) {
+func (c *cli) send(g *ground.Client, robot string, cmd protocol.Command) (protocol.Reply, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
 	rep, err := g.Send(ctx, robot, cmd)
 	if err != nil {
-		if errors.Is(err, telemetry.ErrNoReply) {
+		if errors.Is(err, ground.ErrNoReply) {
 			return rep, fail(exitUnreachable, "no reply from %s to %s within %s; is it online?", robot, cmd.Op, c.timeout)
 		}
 		return rep, fail(exitUnreachable, "sending %s to %s: %v", cmd.Op, robot, err)
@@ -292,7 +293,7 @@ func (c *cli) send(g *telemetry.Ground, robot string, cmd missions.Command) (mis
 func oneRobot(args []string) (string, error) {
 	switch len(args) {
 	case 1:
-		if err := telemetry.ValidRobotID(args[0]); err != nil {
+		if err := protocol.ValidRobotID(args[0]); err != nil {
 			return "", usageError("robot %q: the id may hold only letters, digits and _ . : -", args[0])
 		}
 		return args[0], nil
@@ -312,7 +313,7 @@ func (c *cli) printJSON(v any) error {
 
 // when formats a header timestamp in local time with its age.
 func (c *cli) when(ts string) string {
-	t, err := telemetry.ParseTS(ts)
+	t, err := protocol.ParseTS(ts)
 	if err != nil {
 		return ts
 	}

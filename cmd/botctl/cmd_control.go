@@ -4,24 +4,24 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // replyJSON is what the commands print with --json.
 type replyJSON struct {
 	Robot string `json:"robot"`
 	Op    string `json:"op"`
-	missions.Reply
+	protocol.Reply
 }
 
 // done messages per op, for people.
 var doneText = map[string]string{
-	missions.OpMissionStart:  "mission started",
-	missions.OpMissionPause:  "mission paused",
-	missions.OpMissionResume: "mission resumed",
-	missions.OpMissionAbort:  "mission aborted",
-	missions.OpEStop:         "E-STOP engaged: nothing moves until estop-reset",
-	missions.OpEStopReset:    "e-stop released; the mission stays paused until resumed",
+	protocol.OpMissionStart:  "mission started",
+	protocol.OpMissionPause:  "mission paused",
+	protocol.OpMissionResume: "mission resumed",
+	protocol.OpMissionAbort:  "mission aborted",
+	protocol.OpEStop:         "E-STOP engaged: nothing moves until estop-reset",
+	protocol.OpEStopReset:    "e-stop released; the mission stays paused until resumed",
 }
 
 // control is pause, resume, abort, estop and estop-reset: one command to
@@ -32,7 +32,7 @@ func control(op string) func(c *cli, args []string) error {
 		if err != nil {
 			return err
 		}
-		return c.command(robot, missions.Command{Op: op})
+		return c.command(robot, protocol.Command{Op: op})
 	}
 }
 
@@ -63,15 +63,15 @@ func (c *cli) start(args []string) error {
 		}
 		id = info.State.Mission.ID
 	}
-	rep, err := c.send(g, robot, missions.Command{Op: missions.OpMissionStart, MissionID: id, Replace: c.replace})
+	rep, err := c.send(g, robot, protocol.Command{Op: protocol.OpMissionStart, MissionID: id, Replace: c.replace})
 	if err != nil {
 		return err
 	}
-	return c.report(robot, missions.OpMissionStart, rep)
+	return c.report(robot, protocol.OpMissionStart, rep)
 }
 
 // command connects, checks that robot is online, sends and reports.
-func (c *cli) command(robot string, cmd missions.Command) error {
+func (c *cli) command(robot string, cmd protocol.Command) error {
 	g, err := c.connect(false)
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (c *cli) command(robot string, cmd missions.Command) error {
 }
 
 // report prints a reply; a refusal is exit status 1.
-func (c *cli) report(robot, op string, rep missions.Reply) error {
+func (c *cli) report(robot, op string, rep protocol.Reply) error {
 	if c.json {
 		if err := c.printJSON(replyJSON{Robot: robot, Op: op, Reply: rep}); err != nil {
 			return err
@@ -98,7 +98,7 @@ func (c *cli) report(robot, op string, rep missions.Reply) error {
 		if text == "" {
 			text = op + ": ok"
 		}
-		if op == missions.OpMissionStart {
+		if op == protocol.OpMissionStart {
 			if id, _ := rep.Result["mission_id"].(string); id != "" {
 				text = "mission " + id + " started"
 			}
@@ -114,7 +114,7 @@ func (c *cli) report(robot, op string, rep missions.Reply) error {
 }
 
 // printRefusal prints a refusal with every problem and its path.
-func (c *cli) printRefusal(robot, what string, e *missions.ReplyError) {
+func (c *cli) printRefusal(robot, what string, e *protocol.ReplyError) {
 	if e == nil {
 		fmt.Fprintf(c.stderr, "%s refused %s\n", robot, what)
 		return

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func eventsFlags(c *cli, fs *flag.FlagSet) {
@@ -47,11 +48,11 @@ func (c *cli) events(args []string) error {
 		case <-done:
 		}
 	}
-	stop, err := g.Watch(robot, telemetry.RobotHandlers{
-		Event:      func(m telemetry.EventMsg) { push(m) },
-		Connection: func(m telemetry.ConnectionMsg) { push(m) },
+	stop, err := g.Watch(robot, ground.RobotHandlers{
+		Event:      func(m protocol.EventMsg) { push(m) },
+		Connection: func(m protocol.ConnectionMsg) { push(m) },
 		Error: func(topic string, err error) {
-			if _, leaf, _ := telemetry.SplitTopic(c.prefix, topic); leaf == telemetry.LeafEvents || leaf == telemetry.LeafConnection {
+			if _, leaf, _ := protocol.SplitTopic(c.prefix, topic); leaf == protocol.LeafEvents || leaf == protocol.LeafConnection {
 				push(parseError{topic, err})
 			}
 		},
@@ -80,7 +81,7 @@ func (c *cli) events(args []string) error {
 			return nil
 		case m := <-msgs:
 			switch m := m.(type) {
-			case telemetry.EventMsg:
+			case protocol.EventMsg:
 				if !seen.add(m.ID) {
 					continue
 				}
@@ -89,7 +90,7 @@ func (c *cli) events(args []string) error {
 				} else {
 					fmt.Fprintln(c.stdout, eventLine(m, time.Local))
 				}
-			case telemetry.ConnectionMsg:
+			case protocol.ConnectionMsg:
 				// The retained state arrives first; report changes only.
 				if lastConn != "" && m.State != lastConn && !c.json {
 					fmt.Fprintf(c.stderr, "%s is now %s\n", robot, m.State)

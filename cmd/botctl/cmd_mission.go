@@ -13,6 +13,7 @@ import (
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func missionFlags(c *cli, fs *flag.FlagSet) {
@@ -32,7 +33,7 @@ type sendJSON struct {
 	IDGenerated bool   `json:"id_generated,omitempty"`
 	// Local is true when botctl found the problems itself and sent nothing.
 	Local bool `json:"local,omitempty"`
-	missions.Reply
+	protocol.Reply
 }
 
 // mission is `mission send FILE --robot R ...`.
@@ -73,7 +74,7 @@ func (c *cli) mission(args []string) error {
 		fmt.Fprintf(c.stderr, "note: %s has no mission id; sending it as %s (add \"id\": %q to the file to update this mission later)\n",
 			file, mf.doc.ID, mf.doc.ID)
 	}
-	cmd := missions.Command{Op: missions.OpMissionLoad, Mission: payload, Start: c.startNow, Replace: c.replace, KeyID: c.keyID}
+	cmd := protocol.Command{Op: protocol.OpMissionLoad, Mission: payload, Start: c.startNow, Replace: c.replace, KeyID: c.keyID}
 	switch {
 	case c.signKey != "":
 		key, err := missions.LoadPrivateKey(c.signKey)
@@ -118,7 +119,7 @@ func (c *cli) mission(args []string) error {
 	return nil
 }
 
-func (c *cli) printAccepted(d *missions.Document, rep missions.Reply) {
+func (c *cli) printAccepted(d *missions.Document, rep protocol.Reply) {
 	what := "accepted"
 	if u, _ := rep.Result["unchanged"].(bool); u {
 		what = "already stored (unchanged)"
@@ -166,9 +167,9 @@ func (c *cli) readMission(path string) (*missionFile, error) {
 			return nil, fail(exitRefused, "%s: %v", path, err)
 		}
 		if c.json {
-			rep := missions.Reply{Error: &missions.ReplyError{Code: ps[0].Code, Message: "the mission does not decode", Path: ps[0].Path}}
+			rep := protocol.Reply{Error: &protocol.ReplyError{Code: ps[0].Code, Message: "the mission does not decode", Path: ps[0].Path}}
 			for _, p := range ps {
-				rep.Error.Problems = append(rep.Error.Problems, missions.ReplyProblem{Path: p.Path, Message: p.Message, Code: p.Code})
+				rep.Error.Problems = append(rep.Error.Problems, protocol.ReplyProblem{Path: p.Path, Message: p.Message, Code: p.Code})
 			}
 			c.printJSON(sendJSON{Robot: c.robot, File: path, Local: true, Reply: rep})
 		} else {

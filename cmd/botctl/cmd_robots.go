@@ -6,17 +6,18 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // robotJSON is one robot in `robots --json` and `status --json`.
 type robotJSON struct {
-	ID         string              `json:"id"`
-	Connection string              `json:"connection"`
-	LastSeen   time.Time           `json:"last_seen"`
-	State      *telemetry.StateMsg `json:"state"`
-	Version    string              `json:"version,omitempty"`
-	TreeNodes  *int                `json:"tree_nodes,omitempty"`
+	ID         string             `json:"id"`
+	Connection string             `json:"connection"`
+	LastSeen   time.Time          `json:"last_seen"`
+	State      *protocol.StateMsg `json:"state"`
+	Version    string             `json:"version,omitempty"`
+	TreeNodes  *int               `json:"tree_nodes,omitempty"`
 }
 
 // robots lists every robot heard on {prefix}/+/connection and state.
@@ -38,7 +39,7 @@ func (c *cli) robots(args []string) error {
 		return c.printJSON(out)
 	}
 	if len(rs) == 0 {
-		fmt.Fprintf(c.stderr, "no robot heard on %s\n", telemetry.RobotsFilter(c.prefix, telemetry.LeafConnection))
+		fmt.Fprintf(c.stderr, "no robot heard on %s\n", protocol.RobotsFilter(c.prefix, protocol.LeafConnection))
 		return nil
 	}
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
@@ -70,12 +71,12 @@ func (c *cli) status(args []string) error {
 	defer g.Close()
 
 	var mu sync.Mutex
-	var fact *telemetry.FactsheetMsg
-	var tree *telemetry.TreeMsg
+	var fact *protocol.FactsheetMsg
+	var tree *protocol.TreeMsg
 	got := make(chan struct{}, 8)
-	stop, err := g.Watch(robot, telemetry.RobotHandlers{
-		Factsheet: func(m telemetry.FactsheetMsg) { mu.Lock(); fact = &m; mu.Unlock(); got <- struct{}{} },
-		Tree:      func(m telemetry.TreeMsg) { mu.Lock(); tree = &m; mu.Unlock(); got <- struct{}{} },
+	stop, err := g.Watch(robot, ground.RobotHandlers{
+		Factsheet: func(m protocol.FactsheetMsg) { mu.Lock(); fact = &m; mu.Unlock(); got <- struct{}{} },
+		Tree:      func(m protocol.TreeMsg) { mu.Lock(); tree = &m; mu.Unlock(); got <- struct{}{} },
 		Error: func(topic string, err error) {
 			fmt.Fprintf(c.stderr, "warning: could not parse a message on %s: %v\n", topic, err)
 		},
@@ -128,7 +129,7 @@ wait:
 	return onlineErr
 }
 
-func (c *cli) printStatus(r robotJSON, tree *telemetry.TreeMsg) {
+func (c *cli) printStatus(r robotJSON, tree *protocol.TreeMsg) {
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	defer w.Flush()
 	conn := orDash(r.Connection)

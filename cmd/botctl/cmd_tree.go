@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // treeJSON is `tree --json` output.
@@ -22,7 +22,7 @@ type treeJSON struct {
 }
 
 type treeNodeJSON struct {
-	missions.TreeNode
+	protocol.TreeNode
 	Depth  int    `json:"depth"`
 	Status string `json:"status"` // I S F R E
 }
@@ -52,9 +52,9 @@ func (c *cli) tree(args []string) error {
 		case <-done:
 		}
 	}
-	stop, err := g.Watch(robot, telemetry.RobotHandlers{
-		Tree:   func(m telemetry.TreeMsg) { push(m) },
-		Status: func(m telemetry.StatusMsg) { push(m) },
+	stop, err := g.Watch(robot, ground.RobotHandlers{
+		Tree:   func(m protocol.TreeMsg) { push(m) },
+		Status: func(m protocol.StatusMsg) { push(m) },
 		Error:  func(topic string, err error) { push(parseError{topic, err}) },
 	})
 	if err != nil {
@@ -82,11 +82,11 @@ func (c *cli) tree(args []string) error {
 		case m := <-msgs:
 			now := time.Now()
 			switch m := m.(type) {
-			case telemetry.TreeMsg:
+			case protocol.TreeMsg:
 				if err := model.SetTree(m, now); err != nil {
 					fmt.Fprintf(c.stderr, "warning: %v\n", err)
 				}
-			case telemetry.StatusMsg:
+			case protocol.StatusMsg:
 				if err := model.ApplyStatus(m, now); err != nil {
 					fmt.Fprintf(c.stderr, "warning: %v\n", err)
 				}
@@ -97,7 +97,7 @@ func (c *cli) tree(args []string) error {
 		if model.HaveTree && !model.Synced && !asked {
 			asked = true
 			// The keyframe is what counts, not the reply.
-			wg.Go(func() { g.Send(sendCtx, robot, missions.Command{Op: missions.OpStateRequest}) })
+			wg.Go(func() { g.Send(sendCtx, robot, protocol.Command{Op: protocol.OpStateRequest}) })
 		}
 	}
 	name := ""

@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // Formatting shared by the commands and the watch view.
@@ -45,14 +44,14 @@ func hz(v float64) string {
 	return fmt.Sprintf("%.1f Hz", v)
 }
 
-func modeText(s *missions.State) string {
+func modeText(s *protocol.State) string {
 	if s.RequestedMode != "" && s.RequestedMode != s.Mode {
 		return fmt.Sprintf("%s (requested %s)", s.Mode, s.RequestedMode)
 	}
 	return s.Mode
 }
 
-func missionText(m *missions.MissionState) string {
+func missionText(m *protocol.MissionState) string {
 	if m == nil {
 		return "none"
 	}
@@ -70,14 +69,14 @@ func shortID(id string) string {
 	return id
 }
 
-func batteryText(b *missions.BatteryState) string {
+func batteryText(b *protocol.BatteryState) string {
 	if b == nil {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f%% (%.1f V)", b.Percent, b.Voltage)
 }
 
-func linkText(l missions.LinkState) string {
+func linkText(l protocol.LinkState) string {
 	broker := "broker down"
 	if l.Broker {
 		broker = "broker up"
@@ -89,7 +88,7 @@ func linkText(l missions.LinkState) string {
 	return broker + ", " + gcs
 }
 
-func failsafeText(f missions.FailsafeState) string {
+func failsafeText(f protocol.FailsafeState) string {
 	if !f.Active {
 		return "none"
 	}
@@ -110,12 +109,12 @@ func estopText(on bool) string {
 	return "off"
 }
 
-func tickText(t missions.TickSummary) string {
+func tickText(t protocol.TickSummary) string {
 	return fmt.Sprintf("%s, last %s, jitter p99 %s, overruns %d", hz(t.Hz), micros(t.LastUs), micros(t.JitterP99Us), t.Overruns)
 }
 
 // nodeLabel is "name (Type)", or the type alone.
-func nodeLabel(n missions.TreeNode) string {
+func nodeLabel(n protocol.TreeNode) string {
 	if n.Name == "" || n.Name == n.Type {
 		return n.Type
 	}
@@ -140,10 +139,10 @@ func statusWord(s byte) string {
 }
 
 // eventLine formats one event on one line.
-func eventLine(e telemetry.EventMsg, loc *time.Location) string {
+func eventLine(e protocol.EventMsg, loc *time.Location) string {
 	t := e.Event.Time
 	if t.IsZero() {
-		t, _ = telemetry.ParseTS(e.TS)
+		t, _ = protocol.ParseTS(e.TS)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %-7s  %-20s  %s", t.In(loc).Format("15:04:05.000"), orDash(e.Level), e.Kind, oneLine(e.Message))

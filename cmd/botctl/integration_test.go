@@ -18,7 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // These tests run botctl's run() against real botd processes: the daemon
@@ -137,7 +138,7 @@ func waitOnline(t *testing.T, d *daemon, robot string) {
 		var rs []robotJSON
 		json.Unmarshal([]byte(r.stdout), &rs)
 		for _, x := range rs {
-			if x.ID == robot && x.Connection == telemetry.ConnOnline && x.State != nil {
+			if x.ID == robot && x.Connection == protocol.ConnOnline && x.State != nil {
 				return true
 			}
 		}
@@ -335,12 +336,12 @@ func testWatchHeadless(t *testing.T, d *daemon) {
 
 	pub := rawPublisher(t, d.url)
 	pub("botd/v1/rover-1/status", []byte(`{"robot":"rover-1","seq":"x"}`))
-	see("a warning", `⚠ \d\d:\d\d:\d\d could not parse the message on botd/v1/rover-1/status: telemetry: bad payload`)
+	see("a warning", `⚠ \d\d:\d\d:\d\d could not parse the message on botd/v1/rover-1/status: protocol: bad payload`)
 	// A status far ahead in the sequence: the ones between are "lost".
 	var st robotJSON
 	json.Unmarshal([]byte(botctl(t, "status", "rover-1", "--json", "--broker", d.url).stdout), &st)
-	forged, _ := json.Marshal(telemetry.StatusMsg{Header: telemetry.Header{Robot: "rover-1", Seq: 1 << 40, TS: telemetry.FormatTS(time.Now())},
-		Mission: st.State.Mission.ID, Tick: 1, Changes: []telemetry.NodeStatus{{Node: 0, Status: 'R'}}})
+	forged, _ := json.Marshal(protocol.StatusMsg{Header: protocol.Header{Robot: "rover-1", Seq: 1 << 40, TS: protocol.FormatTS(time.Now())},
+		Mission: st.State.Mission.ID, Tick: 1, Changes: []protocol.NodeStatus{{Node: 0, Status: 'R'}}})
 	pub("botd/v1/rover-1/status", forged)
 	see("the gap", `resyncing after a status gap`)
 	gapAt := len(out.String())
@@ -371,7 +372,7 @@ func watchSeer(t *testing.T, out *syncBuffer, d *daemon) func(what, re string) {
 // with messages it cannot use.
 func rawPublisher(t *testing.T, url string) func(topic string, payload []byte) {
 	t.Helper()
-	c, err := telemetry.Dial(telemetry.ConnOptions{Brokers: []string{url}, ClientID: "botctl-test-raw"})
+	c, err := transport.Dial(transport.Options{Brokers: []string{url}, ClientID: "botctl-test-raw"})
 	if err != nil {
 		t.Fatal(err)
 	}

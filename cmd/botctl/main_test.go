@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/runner"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // result is one run of botctl.
@@ -124,7 +126,7 @@ func TestKeygenSignAndID(t *testing.T) {
 	if err != nil || id != "ops" {
 		t.Fatalf("public key %q: %v", pubLine, err)
 	}
-	verify := missions.Keyring{id: pub}.Verifier()
+	verify := runner.SignedOnly(missions.Keyring{id: pub})
 
 	for _, c := range []struct{ name, text, keep string }{
 		{"m.json", "{\n  \"format\": \"botd/mission@1\",\n  \"name\": \"m\",\n  \"revision\": 0,\n  \"main\": \"main\",\n  \"trees\": {\"main\": {\"type\": \"Wait\", \"params\": {\"ms\": 5}}}\n}\n", "\n  \"format\""},
@@ -145,7 +147,7 @@ func TestKeygenSignAndID(t *testing.T) {
 			t.Fatalf("%s after sign: id %q, %v", c.name, doc.ID, err)
 		}
 		sig := strings.TrimSpace(r.stdout)
-		if rerr := verify(missions.Command{Signature: sig}, data); rerr != nil {
+		if rerr := verify(protocol.Command{Signature: sig}, data); rerr != nil {
 			t.Errorf("%s: the signature does not verify: %v", c.name, rerr.Message)
 		}
 		// Signing again keeps the id and gives the same signature.

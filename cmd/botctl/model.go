@@ -5,8 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // TreeModel is a robot's tree with live node statuses, assembled from the
@@ -20,7 +19,7 @@ import (
 type TreeModel struct {
 	Mission  string
 	Revision int64
-	Nodes    []missions.TreeNode // by index
+	Nodes    []protocol.TreeNode // by index
 	Status   []byte              // I S F R E per node; '?' until known
 	Since    []time.Time         // when each node's status last changed (caller's clock)
 	// Approx marks a Since that is a lower bound: the node was already
@@ -55,9 +54,9 @@ const (
 // after a reconnect, or a state.request) keeps the statuses; a different
 // one resets them until its keyframe. A malformed tree is refused with an
 // error and leaves the model without a tree.
-func (t *TreeModel) SetTree(m telemetry.TreeMsg, now time.Time) error {
+func (t *TreeModel) SetTree(m protocol.TreeMsg, now time.Time) error {
 	nodes := slices.Clone(m.Nodes)
-	slices.SortFunc(nodes, func(a, b missions.TreeNode) int { return int(a.Index) - int(b.Index) })
+	slices.SortFunc(nodes, func(a, b protocol.TreeNode) int { return int(a.Index) - int(b.Index) })
 	if err := checkNodes(nodes); err != nil {
 		t.clear("", 0)
 		t.wantKeyframe(now, keyframeGrace)
@@ -110,7 +109,7 @@ func (t *TreeModel) SetTree(m telemetry.TreeMsg, now time.Time) error {
 
 // checkNodes requires indexes 0..n-1 and every parent before its child,
 // which rules out cycles.
-func checkNodes(nodes []missions.TreeNode) error {
+func checkNodes(nodes []protocol.TreeNode) error {
 	for i, nd := range nodes {
 		if int(nd.Index) != i {
 			return fmt.Errorf("node indexes are not 0..%d (found %d at position %d)", len(nodes)-1, nd.Index, i)
@@ -132,7 +131,7 @@ func (t *TreeModel) clear(mission string, revision int64) {
 // ApplyStatus applies a status message: a keyframe replaces every status,
 // a delta changes some. It returns an error for a status it cannot apply
 // (wrong length, unknown node), which also makes it ask for a keyframe.
-func (t *TreeModel) ApplyStatus(m telemetry.StatusMsg, now time.Time) error {
+func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 	if m.Seq != 0 {
 		if t.haveSeq && m.Seq != t.seq+1 {
 			t.Gaps++

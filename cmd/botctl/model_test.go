@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -20,9 +19,9 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 //	  2 b (Fallback)
 //	    3 c (Check)
 //	    4 d (MoveTo)
-func testTree(mission string) telemetry.TreeMsg {
-	return telemetry.TreeMsg{Header: telemetry.Header{Robot: "r1", Seq: 1}, TreeInfo: missions.TreeInfo{
-		Mission: mission, Revision: 2, Nodes: []missions.TreeNode{
+func testTree(mission string) protocol.TreeMsg {
+	return protocol.TreeMsg{Header: protocol.Header{Robot: "r1", Seq: 1}, TreeInfo: protocol.TreeInfo{
+		Mission: mission, Revision: 2, Nodes: []protocol.TreeNode{
 			{Index: 0, Type: "Sequence", Name: "root", Parent: -1},
 			{Index: 1, Type: "Wait", Name: "a", Parent: 0},
 			{Index: 2, Type: "Fallback", Name: "b", Parent: 0},
@@ -31,17 +30,17 @@ func testTree(mission string) telemetry.TreeMsg {
 		}}}
 }
 
-func keyframe(seq uint64, mission, letters string) telemetry.StatusMsg {
-	return telemetry.StatusMsg{Header: telemetry.Header{Robot: "r1", Seq: seq}, Mission: mission, Tick: seq * 10, Keyframe: letters}
+func keyframe(seq uint64, mission, letters string) protocol.StatusMsg {
+	return protocol.StatusMsg{Header: protocol.Header{Robot: "r1", Seq: seq}, Mission: mission, Tick: seq * 10, Keyframe: letters}
 }
 
-func delta(seq uint64, mission string, changes ...telemetry.NodeStatus) telemetry.StatusMsg {
-	return telemetry.StatusMsg{Header: telemetry.Header{Robot: "r1", Seq: seq}, Mission: mission, Tick: seq * 10, Changes: changes}
+func delta(seq uint64, mission string, changes ...protocol.NodeStatus) protocol.StatusMsg {
+	return protocol.StatusMsg{Header: protocol.Header{Robot: "r1", Seq: seq}, Mission: mission, Tick: seq * 10, Changes: changes}
 }
 
-func ns(node int32, s byte) telemetry.NodeStatus { return telemetry.NodeStatus{Node: node, Status: s} }
+func ns(node int32, s byte) protocol.NodeStatus { return protocol.NodeStatus{Node: node, Status: s} }
 
-func mustApply(t *testing.T, m *TreeModel, s telemetry.StatusMsg, now time.Time) {
+func mustApply(t *testing.T, m *TreeModel, s protocol.StatusMsg, now time.Time) {
 	t.Helper()
 	if err := m.ApplyStatus(s, now); err != nil {
 		t.Fatal(err)
@@ -220,7 +219,7 @@ func TestTreeModelResetAfterReconnect(t *testing.T) {
 
 func TestTreeModelEmptyTree(t *testing.T) {
 	var m TreeModel
-	m.SetTree(telemetry.TreeMsg{TreeInfo: missions.TreeInfo{Nodes: []missions.TreeNode{}}}, at(0))
+	m.SetTree(protocol.TreeMsg{TreeInfo: protocol.TreeInfo{Nodes: []protocol.TreeNode{}}}, at(0))
 	if !m.HaveTree || !m.Synced || len(m.Order) != 0 {
 		t.Fatalf("no mission: have %v, synced %v", m.HaveTree, m.Synced)
 	}

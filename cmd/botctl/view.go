@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // styles are the view's colors, made from one renderer so that tests can
@@ -117,7 +117,7 @@ func (m *watchModel) header(now time.Time) []string {
 	var lines []string
 	conn := m.conn
 	switch conn {
-	case telemetry.ConnOnline:
+	case protocol.ConnOnline:
 		conn = st.good.Render(conn)
 	case "":
 		conn = st.dim.Render("connection unknown")

@@ -13,8 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -32,15 +31,15 @@ func fixedWatch(t *testing.T, p termenv.Profile) *watchModel {
 	m := newWatchModel("rover-1", renderer(p), func() time.Time { return now })
 	m.loc = time.UTC
 	m.width = 100
-	m.conn = telemetry.ConnOnline
-	m.state = &telemetry.StateMsg{
-		Header: telemetry.Header{Robot: "rover-1", Seq: 40, TS: telemetry.FormatTS(at(9800 * time.Millisecond))},
-		State: missions.State{
+	m.conn = protocol.ConnOnline
+	m.state = &protocol.StateMsg{
+		Header: protocol.Header{Robot: "rover-1", Seq: 40, TS: protocol.FormatTS(at(9800 * time.Millisecond))},
+		State: protocol.State{
 			Mode: "RUNNING", RequestedMode: "RUNNING",
-			Mission: &missions.MissionState{ID: "m1", Name: "patrol", Revision: 2, Status: "RUNNING", Started: at(0)},
-			Tick:    missions.TickSummary{Hz: 20, Count: 200, LastUs: 41, JitterP99Us: 180, Overruns: 1},
-			Link:    missions.LinkState{Broker: true, GCSOnline: true},
-			Battery: &missions.BatteryState{Voltage: 11.9, Percent: 78},
+			Mission: &protocol.MissionState{ID: "m1", Name: "patrol", Revision: 2, Status: "RUNNING", Started: at(0)},
+			Tick:    protocol.TickSummary{Hz: 20, Count: 200, LastUs: 41, JitterP99Us: 180, Overruns: 1},
+			Link:    protocol.LinkState{Broker: true, GCSOnline: true},
+			Battery: &protocol.BatteryState{Voltage: 11.9, Percent: 78},
 		},
 	}
 	m.stateAt = at(9800 * time.Millisecond)
@@ -51,9 +50,9 @@ func fixedWatch(t *testing.T, p termenv.Profile) *watchModel {
 	mustApply(t, &m.tree, delta(2, "m1", ns(1, 'S'), ns(2, 'R'), ns(3, 'F'), ns(4, 'R')), at(4*time.Second))
 	mustApply(t, &m.tree, keyframe(3, "m1", "RSRFR"), at(8*time.Second))
 	node := int32(3)
-	m.events = []telemetry.EventMsg{
-		{ID: "e1", Event: missions.Event{Time: at(0), Kind: "mission.started", Level: "info", Message: `mission "patrol" started`}},
-		{ID: "e2", Event: missions.Event{Time: at(5 * time.Second), Kind: "log", Level: "warning", Node: &node, Message: "obstacle at 0.3 m"}},
+	m.events = []protocol.EventMsg{
+		{ID: "e1", Event: protocol.Event{Time: at(0), Kind: "mission.started", Level: "info", Message: `mission "patrol" started`}},
+		{ID: "e2", Event: protocol.Event{Time: at(5 * time.Second), Kind: "log", Level: "warning", Node: &node, Message: "obstacle at 0.3 m"}},
 	}
 	m.warn(at(9*time.Second), `could not parse the message on botd/v1/rover-1/metrics: telemetry: bad payload: not a JSON object`)
 	m.say("pause: ok", false)
@@ -156,12 +155,12 @@ func TestWindowKeepsTheFocusInView(t *testing.T) {
 func TestWatchKeys(t *testing.T) {
 	m := newWatchModel("rover-1", renderer(termenv.Ascii), func() time.Time { return at(0) })
 	var sent []string
-	m.send = func(op string) (missions.Reply, error) {
+	m.send = func(op string) (protocol.Reply, error) {
 		sent = append(sent, op)
-		if op == missions.OpMissionResume {
-			return missions.Reply{Error: &missions.ReplyError{Code: "NOT_ALLOWED_IN_MODE", Message: "resume is not possible in mode ESTOP"}}, nil
+		if op == protocol.OpMissionResume {
+			return protocol.Reply{Error: &protocol.ReplyError{Code: "NOT_ALLOWED_IN_MODE", Message: "resume is not possible in mode ESTOP"}}, nil
 		}
-		return missions.Reply{OK: true}, nil
+		return protocol.Reply{OK: true}, nil
 	}
 	press := func(k string) tea.Cmd {
 		var msg tea.KeyMsg
@@ -183,7 +182,7 @@ func TestWatchKeys(t *testing.T) {
 	}
 	run(press("p"))
 	run(press("a"))
-	if m.confirm != missions.OpMissionAbort || !strings.Contains(m.View(), "Abort? y/n") {
+	if m.confirm != protocol.OpMissionAbort || !strings.Contains(m.View(), "Abort? y/n") {
 		t.Fatalf("a does not ask: confirm %q", m.confirm)
 	}
 	run(press("n"))
@@ -219,7 +218,7 @@ func TestWatchRecovers(t *testing.T) {
 	now := at(0)
 	m := newWatchModel("rover-1", renderer(termenv.Ascii), func() time.Time { return now })
 	var sent []string
-	m.send = func(op string) (missions.Reply, error) { sent = append(sent, op); return missions.Reply{OK: true}, nil }
+	m.send = func(op string) (protocol.Reply, error) { sent = append(sent, op); return protocol.Reply{OK: true}, nil }
 	m.connects = 1
 	feed := func(msg tea.Msg) {
 		_, cmd := m.Update(msg)
@@ -232,14 +231,14 @@ func TestWatchRecovers(t *testing.T) {
 	}
 	m.Update(testTree("m1"))
 	feed(keyframe(1, "m1", "RRIII"))
-	feed(parseError{"botd/v1/rover-1/status", telemetry.ErrBadPayload})
+	feed(parseError{"botd/v1/rover-1/status", protocol.ErrBadPayload})
 	if !strings.Contains(m.View(), "⚠ ") || !strings.Contains(m.View(), "could not parse the message on botd/v1/rover-1/status") {
 		t.Errorf("no warning in the view:\n%s", m.View())
 	}
 	sent = nil
 	now = at(5 * time.Second)
 	feed(delta(3, "m1", ns(1, 'S'))) // 2 is lost
-	if len(sent) != 1 || sent[0] != missions.OpStateRequest {
+	if len(sent) != 1 || sent[0] != protocol.OpStateRequest {
 		t.Fatalf("after a gap sent %v, want a state.request", sent)
 	}
 	feed(keyframe(4, "m1", "RSIII"))
@@ -253,7 +252,7 @@ func TestWatchRecovers(t *testing.T) {
 		t.Error("a lost link is not shown")
 	}
 	feed(linkMsg{up: true, connects: 2})
-	if len(sent) != 1 || sent[0] != missions.OpStateRequest || m.tree.Synced {
+	if len(sent) != 1 || sent[0] != protocol.OpStateRequest || m.tree.Synced {
 		t.Fatalf("after a reconnect sent %v, synced %v", sent, m.tree.Synced)
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // The live terminal view: a bubbletea program whose model is fed by the
@@ -32,7 +32,7 @@ type (
 	cmdDone struct {
 		op    string
 		quiet bool // state.request asked for by the model: report failures only
-		rep   missions.Reply
+		rep   protocol.Reply
 		err   error
 	}
 	tickMsg time.Time
@@ -53,15 +53,15 @@ type watchModel struct {
 	loc    *time.Location // for clock times
 	// send sends a command to the robot and waits for the reply; nil
 	// when there is no broker (tests).
-	send func(op string) (missions.Reply, error)
+	send func(op string) (protocol.Reply, error)
 
 	tree     TreeModel
 	conn     string // the robot's connection state
-	state    *telemetry.StateMsg
+	state    *protocol.StateMsg
 	stateAt  time.Time
 	linkUp   bool   // botctl's own link to the broker
 	connects uint64 // its connection count, to tell a reconnect
-	events   []telemetry.EventMsg
+	events   []protocol.EventMsg
 	seen     *seenSet
 
 	warning   string
@@ -90,7 +90,7 @@ func (m *watchModel) Init() tea.Cmd {
 	m.tree.Reset(now) // ask for a keyframe at once: state.request brings the tree with it
 	var cmds []tea.Cmd
 	if m.tree.AskKeyframe(now) {
-		cmds = append(cmds, m.sendOp(missions.OpStateRequest, true))
+		cmds = append(cmds, m.sendOp(protocol.OpStateRequest, true))
 	}
 	return tea.Batch(append(cmds, tick())...)
 }
@@ -107,22 +107,22 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyMsg:
 		cmds = append(cmds, m.key(msg.String()))
-	case telemetry.TreeMsg:
+	case protocol.TreeMsg:
 		if err := m.tree.SetTree(msg, now); err != nil {
 			m.warn(now, err.Error())
 		}
-	case telemetry.StatusMsg:
+	case protocol.StatusMsg:
 		if err := m.tree.ApplyStatus(msg, now); err != nil {
 			m.warn(now, err.Error())
 		}
-	case telemetry.StateMsg:
+	case protocol.StateMsg:
 		m.state, m.stateAt = &msg, now
-	case telemetry.ConnectionMsg:
-		if m.conn != "" && m.conn != telemetry.ConnOnline && msg.State == telemetry.ConnOnline {
+	case protocol.ConnectionMsg:
+		if m.conn != "" && m.conn != protocol.ConnOnline && msg.State == protocol.ConnOnline {
 			m.tree.Reset(now) // back online: what we have may be old
 		}
 		m.conn = msg.State
-	case telemetry.EventMsg:
+	case protocol.EventMsg:
 		if m.seen.add(msg.ID) {
 			m.events = append(m.events, msg)
 			if len(m.events) > maxEvents {
@@ -149,7 +149,7 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, tick())
 	}
 	if m.linkUp && m.tree.AskKeyframe(now) {
-		cmds = append(cmds, m.sendOp(missions.OpStateRequest, true))
+		cmds = append(cmds, m.sendOp(protocol.OpStateRequest, true))
 	}
 	if m.observe != nil {
 		m.observe(m)
@@ -165,7 +165,7 @@ func (m *watchModel) key(k string) tea.Cmd {
 		return tea.Quit
 	case "e", " ":
 		m.confirm = ""
-		return m.sendOp(missions.OpEStop, false)
+		return m.sendOp(protocol.OpEStop, false)
 	}
 	if op := m.confirm; op != "" {
 		m.confirm = ""
@@ -179,35 +179,35 @@ func (m *watchModel) key(k string) tea.Cmd {
 	case "q", "Q":
 		return tea.Quit
 	case "p":
-		return m.sendOp(missions.OpMissionPause, false)
+		return m.sendOp(protocol.OpMissionPause, false)
 	case "r":
-		return m.sendOp(missions.OpMissionResume, false)
+		return m.sendOp(protocol.OpMissionResume, false)
 	case "a":
-		m.confirm = missions.OpMissionAbort
+		m.confirm = protocol.OpMissionAbort
 	case "E":
-		m.confirm = missions.OpEStopReset
+		m.confirm = protocol.OpEStopReset
 	case "k":
 		now := m.now()
 		m.tree.Reset(now)
 		m.tree.MarkAsked(now) // this request is the one AskKeyframe would send
-		return m.sendOp(missions.OpStateRequest, false)
+		return m.sendOp(protocol.OpStateRequest, false)
 	}
 	return nil
 }
 
 func opName(op string) string {
 	switch op {
-	case missions.OpMissionPause:
+	case protocol.OpMissionPause:
 		return "pause"
-	case missions.OpMissionResume:
+	case protocol.OpMissionResume:
 		return "resume"
-	case missions.OpMissionAbort:
+	case protocol.OpMissionAbort:
 		return "abort"
-	case missions.OpEStop:
+	case protocol.OpEStop:
 		return "E-STOP"
-	case missions.OpEStopReset:
+	case protocol.OpEStopReset:
 		return "e-stop reset"
-	case missions.OpStateRequest:
+	case protocol.OpStateRequest:
 		return "keyframe request"
 	}
 	return op
@@ -257,7 +257,7 @@ type watchOptions struct {
 }
 
 // runWatch runs the live view of robot until q, Ctrl-C or ctx ends.
-func (c *cli) runWatch(g *telemetry.Ground, robot string, in io.Reader, out io.Writer, opts watchOptions) error {
+func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writer, opts watchOptions) error {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	r := opts.renderer
@@ -268,10 +268,10 @@ func (c *cli) runWatch(g *telemetry.Ground, robot string, in io.Reader, out io.W
 	m.broker = c.broker
 	m.observe = opts.observe
 	m.connects = g.Conn().Connects()
-	m.send = func(op string) (missions.Reply, error) {
+	m.send = func(op string) (protocol.Reply, error) {
 		sctx, scancel := context.WithTimeout(ctx, c.timeout)
 		defer scancel()
-		return g.Send(sctx, robot, missions.Command{Op: op})
+		return g.Send(sctx, robot, protocol.Command{Op: op})
 	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler()}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
@@ -282,12 +282,12 @@ func (c *cli) runWatch(g *telemetry.Ground, robot string, in io.Reader, out io.W
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	stop, err := g.Watch(robot, telemetry.RobotHandlers{
-		Connection: func(x telemetry.ConnectionMsg) { p.Send(x) },
-		State:      func(x telemetry.StateMsg) { p.Send(x) },
-		Tree:       func(x telemetry.TreeMsg) { p.Send(x) },
-		Status:     func(x telemetry.StatusMsg) { p.Send(x) },
-		Event:      func(x telemetry.EventMsg) { p.Send(x) },
+	stop, err := g.Watch(robot, ground.RobotHandlers{
+		Connection: func(x protocol.ConnectionMsg) { p.Send(x) },
+		State:      func(x protocol.StateMsg) { p.Send(x) },
+		Tree:       func(x protocol.TreeMsg) { p.Send(x) },
+		Status:     func(x protocol.StatusMsg) { p.Send(x) },
+		Event:      func(x protocol.EventMsg) { p.Send(x) },
 		Error:      func(topic string, err error) { p.Send(parseError{topic, err}) },
 	})
 	if err != nil {
@@ -332,20 +332,20 @@ func (c *cli) watch(args []string) error {
 
 // pickRobot is the named robot (which must be known: an offline one is
 // watched until it comes back), or the only robot online.
-func (c *cli) pickRobot(g *telemetry.Ground, args []string) (string, error) {
+func (c *cli) pickRobot(g *ground.Client, args []string) (string, error) {
 	if len(args) == 1 {
 		robot, err := oneRobot(args)
 		if err != nil {
 			return "", err
 		}
 		if _, known := c.robotInfo(g, robot); !known {
-			return "", c.offlineError(g, robot, telemetry.RobotInfo{}, false)
+			return "", c.offlineError(g, robot, ground.RobotInfo{}, false)
 		}
 		return robot, nil
 	}
 	var online []string
 	for _, r := range c.settle(g, nil) {
-		if r.Connection == telemetry.ConnOnline {
+		if r.Connection == protocol.ConnOnline {
 			online = append(online, r.ID)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/runner"
 )
 
 // Config is botd's configuration file (configs/botd.example.yaml documents
@@ -80,9 +81,9 @@ type TelemetryConfig struct {
 	StaleAfter    time.Duration `yaml:"stale_after"`
 }
 
-// FailsafeSection is missions.FailsafeConfig plus the e-stop button.
+// FailsafeSection is runner.FailsafeConfig plus the e-stop button.
 type FailsafeSection struct {
-	missions.FailsafeConfig `yaml:",inline"`
+	runner.FailsafeConfig `yaml:",inline"`
 	// EStopButton is a digital input device (kind bump) that e-stops the
 	// robot while pressed.
 	EStopButton string `yaml:"estop_button"`

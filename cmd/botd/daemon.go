@@ -19,7 +19,11 @@ import (
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/broker"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // runDaemon is `botd [flags]`: the daemon. With no -config it runs the
@@ -133,9 +137,9 @@ type system struct {
 	world  *sim.World
 	robot  *drivers.Robot
 	reg    *bt.Registry
-	runner *missions.Runner
+	runner *runner.Runner
 	tele   *telemetry.Daemon
-	broker *telemetry.Broker
+	broker *broker.Broker
 	url    string
 }
 
@@ -171,17 +175,17 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 	if err != nil {
 		return nil, err
 	}
-	var verify func(missions.Command, []byte) *missions.ReplyError
+	var verify func(protocol.Command, []byte) *protocol.ReplyError
 	if cfg.Security.RequireSignedMissions {
 		ring := missions.Keyring{}
 		for _, k := range cfg.Security.PublicKeys {
 			id, pub, _ := missions.ParsePublicKey(k)
 			ring[id] = pub
 		}
-		verify = ring.Verifier()
+		verify = runner.SignedOnly(ring)
 	}
 	events := &eventForwarder{}
-	s.runner, err = missions.NewRunner(missions.Config{
+	s.runner, err = runner.New(runner.Config{
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
@@ -194,7 +198,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 	if s.url == "" {
 		// The broker outlives ctx: telemetry publishes the final state and
 		// OFFLINE through it after the mission stopped; close() stops it.
-		s.broker, err = telemetry.StartBroker(context.Background(), telemetry.BrokerConfig{Addr: cfg.Broker.Embedded.Listen,
+		s.broker, err = broker.Start(context.Background(), broker.Config{Addr: cfg.Broker.Embedded.Listen,
 			Credentials: cfg.Broker.Embedded.CredentialsFile, Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
 			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running? use it with -broker tcp://%s, or move this one with -listen)",
@@ -204,7 +208,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 	}
 	s.tele, err = telemetry.NewDaemon(telemetry.DaemonConfig{
 		Robot: cfg.Robot, Prefix: cfg.Broker.TopicPrefix,
-		Conn: telemetry.ConnOptions{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
+		Conn: transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
 			Username: cfg.Broker.Username, PasswordFile: cfg.Broker.PasswordFile, PasswordEnv: "BOTD_MQTT_PASSWORD",
 			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile},
 		StateDir: stateDir, Source: s.runner, Commands: s.runner, Factsheet: s.factsheet(),
@@ -235,11 +239,11 @@ func loadWorld(cfg *Config) (*sim.World, error) {
 	return w, nil
 }
 
-func (s *system) factsheet() telemetry.FactsheetMsg {
-	f := telemetry.FactsheetMsg{Version: version, NodeTypes: s.reg.Catalog(),
-		Limits: telemetry.Limits{TickHz: s.cfg.Tick.Hz, MaxTickHz: s.cfg.Tick.MaxHz, MaxMissionBytes: missions.MaxDocumentBytes}}
+func (s *system) factsheet() protocol.FactsheetMsg {
+	f := protocol.FactsheetMsg{Version: version, NodeTypes: s.reg.Catalog(),
+		Limits: protocol.Limits{TickHz: s.cfg.Tick.Hz, MaxTickHz: s.cfg.Tick.MaxHz, MaxMissionBytes: missions.MaxDocumentBytes}}
 	for _, d := range s.robot.Devices() {
-		f.Devices = append(f.Devices, telemetry.Device{Name: d.Name(), Kind: d.Kind()})
+		f.Devices = append(f.Devices, protocol.Device{Name: d.Name(), Kind: d.Kind()})
 	}
 	return f
 }
@@ -359,7 +363,7 @@ func (s *system) startMission(ctx context.Context, name string) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rep := s.runner.Do(cctx, missions.Command{ID: uuid.NewString(), Op: missions.OpMissionLoad, Mission: json.RawMessage(js), Start: true, Replace: true})
+	rep := s.runner.Do(cctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: json.RawMessage(js), Start: true, Replace: true})
 	if !rep.OK {
 		s.log.Error("mission refused", "file", name, "code", rep.Error.Code, "err", rep.Error.Message)
 		return
@@ -382,7 +386,7 @@ func (s *system) watchEStopButton(ctx context.Context, device string) {
 		if v, _, ok := s.robot.Reading(key); ok && v != 0 {
 			if st := s.runner.State(); !st.EStop {
 				s.log.Warn("e-stop button pressed", "device", device)
-				s.runner.Do(ctx, missions.Command{ID: uuid.NewString(), Op: missions.OpEStop})
+				s.runner.Do(ctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpEStop})
 			}
 		}
 	}
@@ -391,12 +395,12 @@ func (s *system) watchEStopButton(ctx context.Context, device string) {
 // eventForwarder lets the runner be built before telemetry's sink exists.
 type eventForwarder struct {
 	mu   sync.Mutex
-	sink missions.EventSink
+	sink telemetry.EventSink
 }
 
-func (f *eventForwarder) set(s missions.EventSink) { f.mu.Lock(); f.sink = s; f.mu.Unlock() }
+func (f *eventForwarder) set(s telemetry.EventSink) { f.mu.Lock(); f.sink = s; f.mu.Unlock() }
 
-func (f *eventForwarder) emit(e missions.Event) {
+func (f *eventForwarder) emit(e protocol.Event) {
 	f.mu.Lock()
 	sink := f.sink
 	f.mu.Unlock()
@@ -405,14 +409,14 @@ func (f *eventForwarder) emit(e missions.Event) {
 	}
 }
 
-// hardware adapts drivers.Robot to missions.Hardware.
+// hardware adapts drivers.Robot to runner.Hardware.
 type hardware struct{ r *drivers.Robot }
 
-func (h hardware) Bind(t *bt.Tree) missions.Binding { return h.r.Bind(t) }
-func (h hardware) Apply() error                     { return h.r.Apply() }
-func (h hardware) Safe() error                      { return h.r.Safe() }
-func (h hardware) ReleaseEStop()                    { h.r.ReleaseEStop() }
-func (h hardware) Env() any                         { return h.r }
+func (h hardware) Bind(t *bt.Tree) runner.Binding { return h.r.Bind(t) }
+func (h hardware) Apply() error                   { return h.r.Apply() }
+func (h hardware) Safe() error                    { return h.r.Safe() }
+func (h hardware) ReleaseEStop()                  { h.r.ReleaseEStop() }
+func (h hardware) Env() any                       { return h.r }
 
 func (h hardware) EStop(reason string) {
 	if err := h.r.EStop(reason); err != nil {
@@ -422,11 +426,11 @@ func (h hardware) EStop(reason string) {
 
 func (h hardware) Reading(key string) (float64, time.Time, bool) { return h.r.Reading(key) }
 
-func (h hardware) Faults() []missions.Fault {
+func (h hardware) Faults() []runner.Fault {
 	fs := h.r.Faults()
-	out := make([]missions.Fault, len(fs))
+	out := make([]runner.Fault, len(fs))
 	for i, f := range fs {
-		out[i] = missions.Fault{Device: f.Device, Key: f.Key, Code: f.Code, Message: f.Message, Since: f.Since}
+		out[i] = runner.Fault{Device: f.Device, Key: f.Key, Code: f.Code, Message: f.Message, Since: f.Since}
 	}
 	return out
 }

@@ -20,7 +20,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/broker"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // TestMain lets the test binary double as botd: with BOTD_TEST_DAEMON set
@@ -110,30 +113,30 @@ func (p *daemonProc) stop(t *testing.T) {
 
 // ground connects a ground station and records one robot's messages.
 type groundRec struct {
-	g  *telemetry.Ground
+	g  *ground.Client
 	mu sync.Mutex
 
 	conn   []string
-	states []telemetry.StateMsg
-	events []telemetry.EventMsg
-	status []telemetry.StatusMsg
-	trees  []telemetry.TreeMsg
+	states []protocol.StateMsg
+	events []protocol.EventMsg
+	status []protocol.StatusMsg
+	trees  []protocol.TreeMsg
 }
 
 func newGround(t *testing.T, url, robot string) *groundRec {
 	t.Helper()
-	g, err := telemetry.NewGround(telemetry.GroundConfig{GCS: "test-" + uuid.NewString()[:8], Conn: telemetry.ConnOptions{Brokers: []string{url}}})
+	g, err := ground.New(ground.Config{GCS: "test-" + uuid.NewString()[:8], Conn: transport.Options{Brokers: []string{url}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
 	r := &groundRec{g: g}
-	_, err = g.Watch(robot, telemetry.RobotHandlers{
-		Connection: func(m telemetry.ConnectionMsg) { r.mu.Lock(); r.conn = append(r.conn, m.State); r.mu.Unlock() },
-		State:      func(m telemetry.StateMsg) { r.mu.Lock(); r.states = append(r.states, m); r.mu.Unlock() },
-		Event:      func(m telemetry.EventMsg) { r.mu.Lock(); r.events = append(r.events, m); r.mu.Unlock() },
-		Status:     func(m telemetry.StatusMsg) { r.mu.Lock(); r.status = append(r.status, m); r.mu.Unlock() },
-		Tree:       func(m telemetry.TreeMsg) { r.mu.Lock(); r.trees = append(r.trees, m); r.mu.Unlock() },
+	_, err = g.Watch(robot, ground.RobotHandlers{
+		Connection: func(m protocol.ConnectionMsg) { r.mu.Lock(); r.conn = append(r.conn, m.State); r.mu.Unlock() },
+		State:      func(m protocol.StateMsg) { r.mu.Lock(); r.states = append(r.states, m); r.mu.Unlock() },
+		Event:      func(m protocol.EventMsg) { r.mu.Lock(); r.events = append(r.events, m); r.mu.Unlock() },
+		Status:     func(m protocol.StatusMsg) { r.mu.Lock(); r.status = append(r.status, m); r.mu.Unlock() },
+		Tree:       func(m protocol.TreeMsg) { r.mu.Lock(); r.trees = append(r.trees, m); r.mu.Unlock() },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -163,9 +166,9 @@ func (r *groundRec) waitFor(t *testing.T, what string, cond func(r *groundRec) b
 	t.Fatalf("timed out waiting for %s (connection %v, %d states, %d events)", what, r.conn, len(r.states), len(r.events))
 }
 
-func (r *groundRec) lastState() telemetry.StateMsg {
+func (r *groundRec) lastState() protocol.StateMsg {
 	if len(r.states) == 0 {
-		return telemetry.StateMsg{}
+		return protocol.StateMsg{}
 	}
 	return r.states[len(r.states)-1]
 }
@@ -179,7 +182,7 @@ func (r *groundRec) hasEvent(kind string) bool {
 	return false
 }
 
-func (r *groundRec) send(t *testing.T, robot string, c missions.Command) missions.Reply {
+func (r *groundRec) send(t *testing.T, robot string, c protocol.Command) protocol.Reply {
 	t.Helper()
 	if c.ID == "" {
 		c.ID = uuid.NewString()
@@ -221,17 +224,17 @@ func TestDaemonEmbeddedBrokerEndToEnd(t *testing.T) {
 	r := newGround(t, url, "rover-1")
 	r.waitFor(t, "the demo mission running", func(r *groundRec) bool {
 		s := r.lastState()
-		return s.Mode == missions.ModeRunning && s.Mission != nil && s.Mission.Name == "patrol"
+		return s.Mode == protocol.ModeRunning && s.Mission != nil && s.Mission.Name == "patrol"
 	})
 	r.waitFor(t, "status deltas of the demo", func(r *groundRec) bool { return len(r.status) > 3 })
 
-	rep := r.send(t, "rover-1", missions.Command{Op: missions.OpMissionLoad, Mission: readMission(t, "hello.json"), Start: true, Replace: true})
+	rep := r.send(t, "rover-1", protocol.Command{Op: protocol.OpMissionLoad, Mission: readMission(t, "hello.json"), Start: true, Replace: true})
 	if !rep.OK {
 		t.Fatalf("load hello: %+v", rep.Error)
 	}
 	r.waitFor(t, "hello to finish", func(r *groundRec) bool {
 		s := r.lastState()
-		return s.Mission != nil && s.Mission.Name == "hello" && s.Mission.Status == missions.RunSucceeded && s.Mode == missions.ModeIdle
+		return s.Mission != nil && s.Mission.Name == "hello" && s.Mission.Status == protocol.RunSucceeded && s.Mode == protocol.ModeIdle
 	})
 	r.waitFor(t, "the events of both missions", func(r *groundRec) bool {
 		return r.hasEvent("mission.aborted") && r.hasEvent("mission.finished") && r.hasEvent("log")
@@ -248,14 +251,14 @@ func TestDaemonEmbeddedBrokerEndToEnd(t *testing.T) {
 	}
 
 	// A duplicate command id does nothing twice.
-	c := missions.Command{ID: uuid.NewString(), Op: missions.OpMissionLoad, Mission: readMission(t, "timers.yaml"), Start: true}
+	c := protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: readMission(t, "timers.yaml"), Start: true}
 	first, second := r.send(t, "rover-1", c), r.send(t, "rover-1", c)
 	if !first.OK || fmt.Sprint(first) != fmt.Sprint(second) {
 		t.Fatalf("duplicate id: %+v / %+v", first, second)
 	}
 	// A bad command changes nothing.
-	bad := r.send(t, "rover-1", missions.Command{Op: missions.OpMissionLoad, Mission: json.RawMessage(`{"format":"botd/mission@1","main":"m","trees":{"m":{"type":"Drive","params":{"linear":9}}}}`), Start: true, Replace: true})
-	if bad.OK || bad.Error.Code != missions.ErrLimitExceeded || bad.Error.Path != "/trees/m/params/linear" {
+	bad := r.send(t, "rover-1", protocol.Command{Op: protocol.OpMissionLoad, Mission: json.RawMessage(`{"format":"botd/mission@1","main":"m","trees":{"m":{"type":"Drive","params":{"linear":9}}}}`), Start: true, Replace: true})
+	if bad.OK || bad.Error.Code != protocol.ErrLimitExceeded || bad.Error.Path != "/trees/m/params/linear" {
 		t.Fatalf("over-limit drive: %+v", bad.Error)
 	}
 	startedTimers := func(r *groundRec) int {
@@ -297,7 +300,7 @@ func waitBroker(t *testing.T, addr string) {
 // An external broker (the embedded one, in the test process): the last
 // will fires when the daemon is killed, and a clean stop says OFFLINE.
 func TestDaemonLastWillOnKill(t *testing.T) {
-	b, err := telemetry.StartBroker(context.Background(), telemetry.BrokerConfig{Addr: "127.0.0.1:0"})
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,19 +308,19 @@ func TestDaemonLastWillOnKill(t *testing.T) {
 	dir := t.TempDir()
 	p := startDaemonProc(t, "-broker", b.URL(), "-state-dir", dir, "-robot", "rover-kill")
 	r := newGround(t, b.URL(), "rover-kill")
-	r.waitFor(t, "ONLINE", func(r *groundRec) bool { return len(r.conn) > 0 && r.conn[len(r.conn)-1] == telemetry.ConnOnline })
-	r.waitFor(t, "the patrol running", func(r *groundRec) bool { return r.lastState().Mode == missions.ModeRunning })
+	r.waitFor(t, "ONLINE", func(r *groundRec) bool { return len(r.conn) > 0 && r.conn[len(r.conn)-1] == protocol.ConnOnline })
+	r.waitFor(t, "the patrol running", func(r *groundRec) bool { return r.lastState().Mode == protocol.ModeRunning })
 	time.Sleep(200 * time.Millisecond) // let the journal record the start
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
-	r.waitFor(t, "the last will", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == telemetry.ConnBroken })
+	r.waitFor(t, "the last will", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnBroken })
 
 	// Restarted, it reports the interrupted mission and comes back ONLINE.
 	p2 := startDaemonProc(t, "-broker", b.URL(), "-state-dir", dir, "-robot", "rover-kill")
-	r.waitFor(t, "ONLINE again", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == telemetry.ConnOnline })
+	r.waitFor(t, "ONLINE again", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnOnline })
 	r.waitFor(t, "the interrupted patrol", func(r *groundRec) bool { return r.hasEvent("mission.interrupted") })
 	p2.stop(t)
-	r.waitFor(t, "OFFLINE", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == telemetry.ConnOffline })
+	r.waitFor(t, "OFFLINE", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnOffline })
 }
 
 // Debian's mosquitto: a broker restart in the middle of a mission loses no
@@ -344,8 +347,8 @@ func TestDaemonMosquittoBrokerRestart(t *testing.T) {
 	url := "tcp://" + addr
 	p := startDaemonProc(t, "-broker", url, "-state-dir", t.TempDir(), "-robot", "rover-m")
 	r := newGround(t, url, "rover-m")
-	r.waitFor(t, "the patrol running", func(r *groundRec) bool { return r.lastState().Mode == missions.ModeRunning })
-	pause := r.send(t, "rover-m", missions.Command{Op: missions.OpMissionPause})
+	r.waitFor(t, "the patrol running", func(r *groundRec) bool { return r.lastState().Mode == protocol.ModeRunning })
+	pause := r.send(t, "rover-m", protocol.Command{Op: protocol.OpMissionPause})
 	if !pause.OK {
 		t.Fatalf("pause: %+v", pause.Error)
 	}
@@ -360,7 +363,7 @@ func TestDaemonMosquittoBrokerRestart(t *testing.T) {
 	nStatus := len(r.status)
 	r.mu.Unlock()
 	r.waitFor(t, "the ground back", func(r *groundRec) bool { return r.g.Conn().IsUp() })
-	resume := r.send(t, "rover-m", missions.Command{Op: missions.OpMissionResume})
+	resume := r.send(t, "rover-m", protocol.Command{Op: protocol.OpMissionResume})
 	if !resume.OK {
 		t.Fatalf("resume after the restart: %+v", resume.Error)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // metricsCollector exposes the runner's and telemetry's figures to
@@ -70,7 +70,7 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	g("jitter", float64(st.Tick.JitterP50Us)/1e6, "0.5")
 	g("jitter", float64(st.Tick.JitterP99Us)/1e6, "0.99")
 	g("jitter", float64(st.Tick.JitterMaxUs)/1e6, "1")
-	for _, mode := range []string{missions.ModeStarting, missions.ModeIdle, missions.ModeRunning, missions.ModePaused, missions.ModeFailsafe, missions.ModeEStop} {
+	for _, mode := range []string{protocol.ModeStarting, protocol.ModeIdle, protocol.ModeRunning, protocol.ModePaused, protocol.ModeFailsafe, protocol.ModeEStop} {
 		g("mode", b(st.Mode == mode), mode)
 	}
 	g("estop", b(st.EStop))

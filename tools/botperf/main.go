@@ -30,8 +30,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/bt"
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/broker"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 func main() {
@@ -166,7 +170,7 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
 	if brokerURL == "" {
-		b, err := telemetry.StartBroker(context.Background(), telemetry.BrokerConfig{Addr: "127.0.0.1:0"})
+		b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0"})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -176,12 +180,12 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 	dir, _ := os.MkdirTemp("", "botperf")
 	defer os.RemoveAll(dir)
 	robot := "perf-" + uuid.NewString()[:8]
-	r, err := missions.NewRunner(missions.Config{Robot: robot, TickHz: hz, MaxTickHz: 1000, Registry: registry(), Logger: quiet, Spin: spinFor,
-		Failsafe: missions.FailsafeConfig{LinkLossTimeout: -1}})
+	r, err := runner.New(runner.Config{Robot: robot, TickHz: hz, MaxTickHz: 1000, Registry: registry(), Logger: quiet, Spin: spinFor,
+		Failsafe: runner.FailsafeConfig{LinkLossTimeout: -1}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	tele, err := telemetry.NewDaemon(telemetry.DaemonConfig{Robot: robot, Conn: telemetry.ConnOptions{Brokers: []string{brokerURL}},
+	tele, err := telemetry.NewDaemon(telemetry.DaemonConfig{Robot: robot, Conn: transport.Options{Brokers: []string{brokerURL}},
 		StateDir: dir, Source: r, Commands: r, TelemetryHz: telHz, Link: r.SetLink, Logger: quiet})
 	if err != nil {
 		log.Fatal(err)
@@ -192,7 +196,7 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 	teleCtx, stopTele := context.WithCancel(context.Background())
 	go func() { defer wg.Done(); tele.Run(teleCtx) }()
 
-	g, err := telemetry.NewGround(telemetry.GroundConfig{GCS: "perf", Conn: telemetry.ConnOptions{Brokers: []string{brokerURL}}, Logger: quiet})
+	g, err := ground.New(ground.Config{GCS: "perf", Conn: transport.Options{Brokers: []string{brokerURL}}, Logger: quiet})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -202,9 +206,9 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 	var measuring atomic.Bool
 	var bytes atomic.Int64
 	// A second client counts the bytes of everything the robot sends.
-	topics, _ := telemetry.NewTopics(telemetry.DefaultPrefix, robot)
-	counter, err := telemetry.Dial(telemetry.ConnOptions{Brokers: []string{brokerURL}, ClientID: "perf-bytes-" + robot,
-		Subscriptions: []telemetry.Subscription{{Filter: topics.All(), QoS: 0, Handler: func(topic string, payload []byte) {
+	topics, _ := protocol.NewTopics(protocol.DefaultPrefix, robot)
+	counter, err := transport.Dial(transport.Options{Brokers: []string{brokerURL}, ClientID: "perf-bytes-" + robot,
+		Subscriptions: []transport.Subscription{{Filter: topics.All(), QoS: 0, Handler: func(topic string, payload []byte) {
 			if measuring.Load() {
 				bytes.Add(int64(len(payload) + len(topic)))
 			}
@@ -213,12 +217,12 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 		log.Fatal(err)
 	}
 	defer counter.Close()
-	g.Watch(robot, telemetry.RobotHandlers{Status: func(m telemetry.StatusMsg) {
+	g.Watch(robot, ground.RobotHandlers{Status: func(m protocol.StatusMsg) {
 		now := time.Now()
 		if !measuring.Load() || m.TickTS == "" {
 			return
 		}
-		t, err := telemetry.ParseTS(m.TickTS)
+		t, err := protocol.ParseTS(m.TickTS)
 		if err != nil {
 			return
 		}
@@ -230,7 +234,7 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	g.WaitUp(wctx)
 	wcancel()
-	rep := r.Do(ctx, missions.Command{ID: uuid.NewString(), Op: missions.OpMissionLoad, Mission: forever(ref, hz), Start: true})
+	rep := r.Do(ctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: forever(ref, hz), Start: true})
 	if !rep.OK {
 		log.Fatalf("mission refused: %+v", rep.Error)
 	}

@@ -18,7 +18,9 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // The browser test drives the real thing: it builds botd, runs it (the
@@ -145,11 +147,11 @@ func startBotd(t *testing.T, root string) (addr string) {
 	return addr
 }
 
-func connectGround(t *testing.T, addr string) *telemetry.Ground {
+func connectGround(t *testing.T, addr string) *ground.Client {
 	t.Helper()
-	g, err := telemetry.NewGround(telemetry.GroundConfig{
+	g, err := ground.New(ground.Config{
 		GCS:      "web-test",
-		Conn:     telemetry.ConnOptions{Brokers: []string{"tcp://" + addr}, ConnectRetryInterval: 200 * time.Millisecond},
+		Conn:     transport.Options{Brokers: []string{"tcp://" + addr}, ConnectRetryInterval: 200 * time.Millisecond},
 		Presence: true,
 	})
 	if err != nil {
@@ -164,7 +166,7 @@ func connectGround(t *testing.T, addr string) *telemetry.Ground {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		for _, r := range g.Robots() {
-			if r.ID == "rover-1" && r.Connection == telemetry.ConnOnline {
+			if r.ID == "rover-1" && r.Connection == protocol.ConnOnline {
 				return g
 			}
 		}

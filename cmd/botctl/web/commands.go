@@ -13,20 +13,20 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // commandOps maps the command names of POST
 // /api/robots/{robot}/commands/{command} to protocol ops.
 var commandOps = map[string]string{
-	"start":         missions.OpMissionStart,
-	"pause":         missions.OpMissionPause,
-	"resume":        missions.OpMissionResume,
-	"abort":         missions.OpMissionAbort,
-	"estop":         missions.OpEStop,
-	"estop-reset":   missions.OpEStopReset,
-	"state-request": missions.OpStateRequest,
+	"start":         protocol.OpMissionStart,
+	"pause":         protocol.OpMissionPause,
+	"resume":        protocol.OpMissionResume,
+	"abort":         protocol.OpMissionAbort,
+	"estop":         protocol.OpEStop,
+	"estop-reset":   protocol.OpEStopReset,
+	"state-request": protocol.OpStateRequest,
 }
 
 func commandNames() string {
@@ -54,13 +54,13 @@ type commandResult struct {
 	// Error is the reply's error when the robot refused, or the
 	// dashboard's when the command was not sent or not answered.
 	Error  *apiError       `json:"error,omitempty"`
-	Reply  *missions.Reply `json:"reply,omitempty"`
+	Reply  *protocol.Reply `json:"reply,omitempty"`
 	Upload *uploadInfo     `json:"upload,omitempty"`
 }
 
 func (s *server) command(w http.ResponseWriter, r *http.Request) {
 	robot, name := r.PathValue("robot"), r.PathValue("command")
-	if err := telemetry.ValidRobotID(robot); err != nil {
+	if err := protocol.ValidRobotID(robot); err != nil {
 		writeError(w, http.StatusBadRequest, "BAD_ROBOT", err.Error())
 		return
 	}
@@ -74,14 +74,14 @@ func (s *server) command(w http.ResponseWriter, r *http.Request) {
 		writeError(w, statusOf(err), "BAD_REQUEST", err.Error())
 		return
 	}
-	c := missions.Command{Op: op}
-	if op == missions.OpMissionStart {
+	c := protocol.Command{Op: op}
+	if op == protocol.OpMissionStart {
 		c.MissionID, c.Replace = body.MissionID, body.Replace
 		if c.MissionID == "" {
 			c.MissionID = s.currentMission(robot)
 		}
 		if c.MissionID == "" {
-			writeError(w, http.StatusConflict, missions.ErrNoMission, "the robot reports no mission to start: upload one")
+			writeError(w, http.StatusConflict, protocol.ErrNoMission, "the robot reports no mission to start: upload one")
 			return
 		}
 	} else if body != (commandBody{}) {
@@ -103,7 +103,7 @@ func (s *server) currentMission(robot string) string {
 
 // send sends c and writes the result: 200 with the reply (ok or not),
 // 504 when no reply came.
-func (s *server) send(w http.ResponseWriter, r *http.Request, robot string, c missions.Command, up *uploadInfo) {
+func (s *server) send(w http.ResponseWriter, r *http.Request, robot string, c protocol.Command, up *uploadInfo) {
 	c.ID = uuid.NewString()
 	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
 	defer cancel()
@@ -113,7 +113,7 @@ func (s *server) send(w http.ResponseWriter, r *http.Request, robot string, c mi
 		s.log.Warn("command not answered", "robot", robot, "op", c.Op, "id", c.ID, "err", err)
 		res.Error = &apiError{Code: "NO_REPLY", Message: err.Error()}
 		status := http.StatusGatewayTimeout
-		if !errors.Is(err, telemetry.ErrNoReply) {
+		if !errors.Is(err, ground.ErrNoReply) {
 			status = http.StatusBadGateway
 		}
 		writeJSON(w, status, res)

@@ -1,5 +1,5 @@
 // Package web is the dashboard of `botctl ui`: an HTTP server that watches
-// robots through a telemetry.Ground and shows them in a browser.
+// robots through a ground.Client and shows them in a browser.
 //
 // The page is plain HTML, CSS and JavaScript embedded in the binary (no
 // build step, nothing fetched from the internet). It receives everything

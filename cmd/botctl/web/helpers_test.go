@@ -14,49 +14,49 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 const waitLong = 10 * time.Second
 
-// fakeGround stands in for a *telemetry.Ground: tests call the watched
+// fakeGround stands in for a *ground.Client: tests call the watched
 // robot's handlers themselves and script the replies.
 type fakeGround struct {
 	mu       sync.Mutex
-	robots   []telemetry.RobotInfo
-	handlers map[string]telemetry.RobotHandlers
+	robots   []ground.RobotInfo
+	handlers map[string]ground.RobotHandlers
 	watches  int
 	stops    int
 	watchErr error
 	sent     []sentCommand
-	reply    func(robot string, c missions.Command) (missions.Reply, error)
+	reply    func(robot string, c protocol.Command) (protocol.Reply, error)
 	dropped  uint64
 	watched  chan string // gets the robot of every Watch, when not full
 }
 
 type sentCommand struct {
 	Robot string
-	Cmd   missions.Command
+	Cmd   protocol.Command
 }
 
-func newFakeGround(robots ...telemetry.RobotInfo) *fakeGround {
-	return &fakeGround{robots: robots, handlers: map[string]telemetry.RobotHandlers{}, watched: make(chan string, 16)}
+func newFakeGround(robots ...ground.RobotInfo) *fakeGround {
+	return &fakeGround{robots: robots, handlers: map[string]ground.RobotHandlers{}, watched: make(chan string, 16)}
 }
 
-func (f *fakeGround) Robots() []telemetry.RobotInfo {
+func (f *fakeGround) Robots() []ground.RobotInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]telemetry.RobotInfo(nil), f.robots...)
+	return append([]ground.RobotInfo(nil), f.robots...)
 }
 
-func (f *fakeGround) setRobots(robots ...telemetry.RobotInfo) {
+func (f *fakeGround) setRobots(robots ...ground.RobotInfo) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.robots = robots
 }
 
-func (f *fakeGround) Watch(robot string, h telemetry.RobotHandlers) (func() error, error) {
+func (f *fakeGround) Watch(robot string, h ground.RobotHandlers) (func() error, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.watchErr != nil {
@@ -77,7 +77,7 @@ func (f *fakeGround) Watch(robot string, h telemetry.RobotHandlers) (func() erro
 	}, nil
 }
 
-func (f *fakeGround) Send(ctx context.Context, robot string, c missions.Command) (missions.Reply, error) {
+func (f *fakeGround) Send(ctx context.Context, robot string, c protocol.Command) (protocol.Reply, error) {
 	f.mu.Lock()
 	f.sent = append(f.sent, sentCommand{robot, c})
 	reply := f.reply
@@ -85,7 +85,7 @@ func (f *fakeGround) Send(ctx context.Context, robot string, c missions.Command)
 	if reply != nil {
 		return reply(robot, c)
 	}
-	return missions.Reply{ID: c.ID, OK: true}, nil
+	return protocol.Reply{ID: c.ID, OK: true}, nil
 }
 
 func (f *fakeGround) Dropped() uint64 {
@@ -94,7 +94,7 @@ func (f *fakeGround) Dropped() uint64 {
 	return f.dropped
 }
 
-func (f *fakeGround) h(t *testing.T, robot string) telemetry.RobotHandlers {
+func (f *fakeGround) h(t *testing.T, robot string) ground.RobotHandlers {
 	t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -127,16 +127,16 @@ func (f *fakeGround) counts() (watches, stops int) {
 	return f.watches, f.stops
 }
 
-func online(id string, st *missions.State) telemetry.RobotInfo {
-	r := telemetry.RobotInfo{ID: id, Connection: telemetry.ConnOnline, LastSeen: time.Now()}
+func online(id string, st *protocol.State) ground.RobotInfo {
+	r := ground.RobotInfo{ID: id, Connection: protocol.ConnOnline, LastSeen: time.Now()}
 	if st != nil {
-		r.State = &telemetry.StateMsg{Header: hdr(id, 1), State: *st}
+		r.State = &protocol.StateMsg{Header: hdr(id, 1), State: *st}
 	}
 	return r
 }
 
-func hdr(robot string, seq uint64) telemetry.Header {
-	return telemetry.Header{Robot: robot, Seq: seq, TS: telemetry.FormatTS(time.Now())}
+func hdr(robot string, seq uint64) protocol.Header {
+	return protocol.Header{Robot: robot, Seq: seq, TS: protocol.FormatTS(time.Now())}
 }
 
 // newTestServer serves the dashboard over a fake ground.

@@ -27,7 +27,7 @@ const (
 
 // hub shares one Ground.Watch per robot among the tabs that look at it.
 type hub struct {
-	g      ground
+	g      station
 	log    *slog.Logger
 	now    func() time.Time
 	linger atomic.Int64 // time.Duration; tests shorten it
@@ -45,7 +45,7 @@ type hub struct {
 	cancel context.CancelFunc
 }
 
-func newHub(g ground, log *slog.Logger, now func() time.Time) *hub {
+func newHub(g station, log *slog.Logger, now func() time.Time) *hub {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &hub{g: g, log: log, now: now, views: map[string]*view{}, ctx: ctx, cancel: cancel}
 	h.linger.Store(int64(lingerFor))

@@ -9,24 +9,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-func treeMsg(robot, mission string, n int) telemetry.TreeMsg {
-	m := telemetry.TreeMsg{Header: hdr(robot, 1), TreeInfo: missions.TreeInfo{Mission: mission}}
+func treeMsg(robot, mission string, n int) protocol.TreeMsg {
+	m := protocol.TreeMsg{Header: hdr(robot, 1), TreeInfo: protocol.TreeInfo{Mission: mission}}
 	for i := range n {
-		m.Nodes = append(m.Nodes, missions.TreeNode{Index: int32(i), ID: fmt.Sprint("n", i), Type: "Sequence", Name: fmt.Sprint("node ", i), Parent: int32(i) - 1})
+		m.Nodes = append(m.Nodes, protocol.TreeNode{Index: int32(i), ID: fmt.Sprint("n", i), Type: "Sequence", Name: fmt.Sprint("node ", i), Parent: int32(i) - 1})
 	}
 	return m
 }
 
-func keyframe(robot, mission string, seq uint64, letters string) telemetry.StatusMsg {
-	return telemetry.StatusMsg{Header: hdr(robot, seq), Mission: mission, Tick: seq * 10, Keyframe: letters}
+func keyframe(robot, mission string, seq uint64, letters string) protocol.StatusMsg {
+	return protocol.StatusMsg{Header: hdr(robot, seq), Mission: mission, Tick: seq * 10, Keyframe: letters}
 }
 
-func delta(robot, mission string, seq uint64, changes ...telemetry.NodeStatus) telemetry.StatusMsg {
-	return telemetry.StatusMsg{Header: hdr(robot, seq), Mission: mission, Tick: seq * 10, Changes: changes}
+func delta(robot, mission string, seq uint64, changes ...protocol.NodeStatus) protocol.StatusMsg {
+	return protocol.StatusMsg{Header: hdr(robot, seq), Mission: mission, Tick: seq * 10, Changes: changes}
 }
 
 func TestStreamWithoutRobot(t *testing.T) {
@@ -65,29 +64,29 @@ func TestStreamCarriesEverything(t *testing.T) {
 	st.next("telemetry") // end of the (empty) snapshot
 	h := f.h(t, "rover-1")
 
-	h.Connection(telemetry.ConnectionMsg{Header: hdr("rover-1", 1), State: telemetry.ConnOnline})
-	var conn telemetry.ConnectionMsg
+	h.Connection(protocol.ConnectionMsg{Header: hdr("rover-1", 1), State: protocol.ConnOnline})
+	var conn protocol.ConnectionMsg
 	st.next("connection").decode(t, &conn)
-	if conn.State != telemetry.ConnOnline {
+	if conn.State != protocol.ConnOnline {
 		t.Fatalf("connection %+v", conn)
 	}
 
-	h.Factsheet(telemetry.FactsheetMsg{Header: hdr("rover-1", 1), Version: "1.2.3"})
+	h.Factsheet(protocol.FactsheetMsg{Header: hdr("rover-1", 1), Version: "1.2.3"})
 	var fs factsheetFrame
 	st.next("factsheet").decode(t, &fs)
 	if fs.Version != "1.2.3" {
 		t.Fatalf("factsheet %+v", fs)
 	}
 
-	h.State(telemetry.StateMsg{Header: hdr("rover-1", 1), State: missions.State{Mode: missions.ModePaused}})
-	var state telemetry.StateMsg
+	h.State(protocol.StateMsg{Header: hdr("rover-1", 1), State: protocol.State{Mode: protocol.ModePaused}})
+	var state protocol.StateMsg
 	st.next("state").decode(t, &state)
-	if state.Mode != missions.ModePaused {
+	if state.Mode != protocol.ModePaused {
 		t.Fatalf("state %+v", state)
 	}
 
 	h.Tree(treeMsg("rover-1", "m1", 3))
-	var tree telemetry.TreeMsg
+	var tree protocol.TreeMsg
 	st.next("tree").decode(t, &tree)
 	if tree.Mission != "m1" || len(tree.Nodes) != 3 {
 		t.Fatalf("tree %+v", tree)
@@ -103,27 +102,27 @@ func TestStreamCarriesEverything(t *testing.T) {
 	if sf.Keyframe != "RSI" || !sf.Known {
 		t.Fatalf("keyframe %+v", sf)
 	}
-	h.Status(delta("rover-1", "m1", 2, telemetry.NodeStatus{Node: 2, Status: 'F'}))
+	h.Status(delta("rover-1", "m1", 2, protocol.NodeStatus{Node: 2, Status: 'F'}))
 	sf = statusFrame{}
 	st.next("status").decode(t, &sf)
-	if sf.Keyframe != "" || len(sf.Changes) != 1 || sf.Changes[0] != (telemetry.NodeStatus{Node: 2, Status: 'F'}) {
+	if sf.Keyframe != "" || len(sf.Changes) != 1 || sf.Changes[0] != (protocol.NodeStatus{Node: 2, Status: 'F'}) {
 		t.Fatalf("delta %+v", sf)
 	}
 
-	h.Blackboard(telemetry.BlackboardMsg{Header: hdr("rover-1", 1), Values: []missions.BlackboardValue{{Key: "k", Value: 1.5, AgeMs: 20}}})
-	var bb telemetry.BlackboardMsg
+	h.Blackboard(protocol.BlackboardMsg{Header: hdr("rover-1", 1), Values: []protocol.BlackboardValue{{Key: "k", Value: 1.5, AgeMs: 20}}})
+	var bb protocol.BlackboardMsg
 	st.next("blackboard").decode(t, &bb)
 	if len(bb.Values) != 1 || bb.Values[0].Key != "k" {
 		t.Fatalf("blackboard %+v", bb)
 	}
 
-	ev := telemetry.EventMsg{Header: hdr("rover-1", 1), ID: "e1", Event: missions.Event{Kind: "log", Level: "info", Message: "hello"}}
+	ev := protocol.EventMsg{Header: hdr("rover-1", 1), ID: "e1", Event: protocol.Event{Kind: "log", Level: "info", Message: "hello"}}
 	h.Event(ev)
 	h.Event(ev) // a resend: shown once
 	ev2 := ev
 	ev2.ID, ev2.Message = "e2", "again"
 	h.Event(ev2)
-	var got telemetry.EventMsg
+	var got protocol.EventMsg
 	st.next("event").decode(t, &got)
 	if got.ID != "e1" {
 		t.Fatalf("event %+v", got)
@@ -133,22 +132,22 @@ func TestStreamCarriesEverything(t *testing.T) {
 		t.Fatalf("the resent event came twice: %+v", got)
 	}
 
-	h.Metrics(telemetry.MetricsMsg{Header: hdr("rover-1", 1), Tick: missions.TickSummary{Hz: 20, LastUs: 42}})
-	var mm telemetry.MetricsMsg
+	h.Metrics(protocol.MetricsMsg{Header: hdr("rover-1", 1), Tick: protocol.TickSummary{Hz: 20, LastUs: 42}})
+	var mm protocol.MetricsMsg
 	st.next("metrics").decode(t, &mm)
 	if mm.Tick.LastUs != 42 {
 		t.Fatalf("metrics %+v", mm)
 	}
 
-	h.Reply(telemetry.ReplyMsg{Header: hdr("rover-1", 1), Reply: missions.Reply{ID: "c1", Error: &missions.ReplyError{Code: "NO_MISSION"}}})
-	var rep telemetry.ReplyMsg
+	h.Reply(protocol.ReplyMsg{Header: hdr("rover-1", 1), Reply: protocol.Reply{ID: "c1", Error: &protocol.ReplyError{Code: "NO_MISSION"}}})
+	var rep protocol.ReplyMsg
 	st.next("reply").decode(t, &rep)
 	if rep.ID != "c1" {
 		t.Fatalf("reply %+v", rep)
 	}
 
 	// What could not be decoded is shown, not swallowed.
-	h.Error("botd/v1/rover-1/state", fmt.Errorf("%w: json: cannot unmarshal string into mode", telemetry.ErrBadPayload))
+	h.Error("botd/v1/rover-1/state", fmt.Errorf("%w: json: cannot unmarshal string into mode", protocol.ErrBadPayload))
 	var p problemFrame
 	st.next("problem").decode(t, &p)
 	if p.Topic != "botd/v1/rover-1/state" || !strings.Contains(p.Error, "cannot unmarshal") {
@@ -169,7 +168,7 @@ func TestStreamCarriesEverything(t *testing.T) {
 				t.Fatalf("snapshot status %+v", sf)
 			}
 		case "events":
-			var evs []telemetry.EventMsg
+			var evs []protocol.EventMsg
 			e.decode(t, &evs)
 			if len(evs) != 2 {
 				t.Fatalf("snapshot events %+v", evs)
@@ -215,10 +214,10 @@ func TestStatusGapRequestsKeyframe(t *testing.T) {
 	h := f.h(t, "rover-1")
 
 	h.Tree(treeMsg("rover-1", "m1", 4))
-	eventually(t, "a keyframe request for the new tree", func() bool { return f.count(missions.OpStateRequest) == 1 })
+	eventually(t, "a keyframe request for the new tree", func() bool { return f.count(protocol.OpStateRequest) == 1 })
 	h.Status(keyframe("rover-1", "m1", 10, "RIII"))
-	h.Status(delta("rover-1", "m1", 11, telemetry.NodeStatus{Node: 1, Status: 'R'}))
-	h.Status(delta("rover-1", "m1", 13, telemetry.NodeStatus{Node: 2, Status: 'S'})) // 12 was lost
+	h.Status(delta("rover-1", "m1", 11, protocol.NodeStatus{Node: 1, Status: 'R'}))
+	h.Status(delta("rover-1", "m1", 13, protocol.NodeStatus{Node: 2, Status: 'S'})) // 12 was lost
 	var tf telemetryFrame
 	for tf.StatusGaps == 0 {
 		st.next("telemetry").decode(t, &tf)
@@ -226,9 +225,9 @@ func TestStatusGapRequestsKeyframe(t *testing.T) {
 	if tf.StatusGaps != 1 || !tf.AwaitingKeyframe {
 		t.Fatalf("telemetry %+v", tf)
 	}
-	eventually(t, "a keyframe request after the gap", func() bool { return f.count(missions.OpStateRequest) == 2 })
+	eventually(t, "a keyframe request after the gap", func() bool { return f.count(protocol.OpStateRequest) == 2 })
 	for _, c := range f.commands() {
-		if c.Robot != "rover-1" || c.Cmd.Op != missions.OpStateRequest {
+		if c.Robot != "rover-1" || c.Cmd.Op != protocol.OpStateRequest {
 			t.Fatalf("unexpected command %+v", c)
 		}
 	}
@@ -241,16 +240,16 @@ func TestStatusGapRequestsKeyframe(t *testing.T) {
 		t.Fatalf("snapshot after the keyframe: %s", body)
 	}
 	// A daemon restart (seq back to 1) also asks for a keyframe.
-	h.Status(delta("rover-1", "m1", 1, telemetry.NodeStatus{Node: 0, Status: 'R'}))
-	eventually(t, "a keyframe request after a restart", func() bool { return f.count(missions.OpStateRequest) == 3 })
+	h.Status(delta("rover-1", "m1", 1, protocol.NodeStatus{Node: 0, Status: 'R'}))
+	eventually(t, "a keyframe request after a restart", func() bool { return f.count(protocol.OpStateRequest) == 3 })
 }
 
 func TestKeyframeRequestsArePaced(t *testing.T) {
 	f := newFakeGround(online("rover-1", nil))
 	release := make(chan struct{})
-	f.reply = func(_ string, c missions.Command) (missions.Reply, error) {
+	f.reply = func(_ string, c protocol.Command) (protocol.Reply, error) {
 		<-release
-		return missions.Reply{ID: c.ID, OK: true}, nil
+		return protocol.Reply{ID: c.ID, OK: true}, nil
 	}
 	s, ts := newTestServer(t, f, nil)
 	s.hub.retry.Store(int64(time.Hour))
@@ -259,12 +258,12 @@ func TestKeyframeRequestsArePaced(t *testing.T) {
 	h := f.h(t, "rover-1")
 	h.Tree(treeMsg("rover-1", "m1", 2))
 	for seq := uint64(1); seq < 50; seq += 2 { // a gap every time
-		h.Status(delta("rover-1", "m1", seq, telemetry.NodeStatus{Node: 0, Status: 'R'}))
+		h.Status(delta("rover-1", "m1", seq, protocol.NodeStatus{Node: 0, Status: 'R'}))
 	}
-	eventually(t, "the first request", func() bool { return f.count(missions.OpStateRequest) == 1 })
+	eventually(t, "the first request", func() bool { return f.count(protocol.OpStateRequest) == 1 })
 	close(release)
 	time.Sleep(20 * time.Millisecond)
-	if n := f.count(missions.OpStateRequest); n != 1 {
+	if n := f.count(protocol.OpStateRequest); n != 1 {
 		t.Fatalf("%d state.request for one burst of gaps", n)
 	}
 }
@@ -325,7 +324,7 @@ func TestSlowTabIsDropped(t *testing.T) {
 	}
 	hs := f.h(t, "rover-1")
 	for i := range subscriberBuf + 10 {
-		hs.Metrics(telemetry.MetricsMsg{Header: hdr("rover-1", uint64(i+1))})
+		hs.Metrics(protocol.MetricsMsg{Header: hdr("rover-1", uint64(i+1))})
 		select {
 		case <-fast.ch:
 		default:

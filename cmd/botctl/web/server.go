@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // DefaultListen is where Serve listens when Options.Listen is empty.
@@ -27,7 +28,7 @@ const DefaultListen = "127.0.0.1:8080"
 type Options struct {
 	// Ground is the connected ground station the dashboard watches robots
 	// and sends commands through (required). Serve does not close it.
-	Ground *telemetry.Ground
+	Ground *ground.Client
 	// Listen is the address to serve on [DefaultListen].
 	Listen string
 	// Robot is opened when the page's URL names none (optional).
@@ -38,16 +39,16 @@ type Options struct {
 	Stdout io.Writer
 }
 
-// ground is what the dashboard uses of a *telemetry.Ground; tests put a
+// station is what the dashboard uses of a *ground.Client; tests put a
 // fake in its place.
-type ground interface {
-	Robots() []telemetry.RobotInfo
-	Watch(robot string, h telemetry.RobotHandlers) (stop func() error, err error)
-	Send(ctx context.Context, robot string, c missions.Command) (missions.Reply, error)
+type station interface {
+	Robots() []ground.RobotInfo
+	Watch(robot string, h ground.RobotHandlers) (stop func() error, err error)
+	Send(ctx context.Context, robot string, c protocol.Command) (protocol.Reply, error)
 	Dropped() uint64
 }
 
-var _ ground = (*telemetry.Ground)(nil)
+var _ station = (*ground.Client)(nil)
 
 //go:embed static
 var staticFiles embed.FS
@@ -65,7 +66,7 @@ const (
 // server is the http.Handler behind Handler and Serve.
 type server struct {
 	opts  Options
-	g     ground
+	g     station
 	log   *slog.Logger
 	hub   *hub
 	mux   *http.ServeMux
@@ -85,9 +86,9 @@ func Handler(opts Options) (http.Handler, error) {
 	return newServer(opts, opts.Ground)
 }
 
-func newServer(opts Options, g ground) (*server, error) {
+func newServer(opts Options, g station) (*server, error) {
 	if opts.Robot != "" {
-		if err := telemetry.ValidRobotID(opts.Robot); err != nil {
+		if err := protocol.ValidRobotID(opts.Robot); err != nil {
 			return nil, fmt.Errorf("web: robot: %w", err)
 		}
 	}
@@ -168,7 +169,7 @@ func (s *server) Close() error {
 }
 
 func (s *server) page(w http.ResponseWriter, r *http.Request) {
-	if robot := r.PathValue("robot"); robot != "" && telemetry.ValidRobotID(robot) != nil {
+	if robot := r.PathValue("robot"); robot != "" && protocol.ValidRobotID(robot) != nil {
 		http.Error(w, fmt.Sprintf("bad robot id %q", robot), http.StatusNotFound)
 		return
 	}
@@ -233,7 +234,7 @@ type apiError struct {
 	Code     string                  `json:"code"`
 	Message  string                  `json:"message"`
 	Path     string                  `json:"path,omitempty"`
-	Problems []missions.ReplyProblem `json:"problems,omitempty"`
+	Problems []protocol.ReplyProblem `json:"problems,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

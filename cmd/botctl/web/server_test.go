@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func get(t *testing.T, url string, edit func(*http.Request)) (*http.Response, string) {
@@ -154,7 +154,7 @@ func TestCommandsNeedTheDashboard(t *testing.T) {
 }
 
 func TestCommands(t *testing.T) {
-	st := &missions.State{Mode: missions.ModeRunning, Mission: &missions.MissionState{ID: "m-1", Name: "patrol"}}
+	st := &protocol.State{Mode: protocol.ModeRunning, Mission: &protocol.MissionState{ID: "m-1", Name: "patrol"}}
 	f := newFakeGround(online("rover-1", st), online("rover-2", nil))
 	_, ts := newTestServer(t, f, nil)
 	api := ts.URL + "/api/robots/"
@@ -162,21 +162,21 @@ func TestCommands(t *testing.T) {
 		name, robot, command, body string
 		status                     int
 		op                         string
-		check                      func(missions.Command) string
+		check                      func(protocol.Command) string
 	}{
-		{"pause", "rover-1", "pause", "", 200, missions.OpMissionPause, nil},
-		{"resume", "rover-1", "resume", "{}", 200, missions.OpMissionResume, nil},
-		{"abort", "rover-1", "abort", "", 200, missions.OpMissionAbort, nil},
-		{"estop", "rover-1", "estop", "", 200, missions.OpEStop, nil},
-		{"estop-reset", "rover-1", "estop-reset", "", 200, missions.OpEStopReset, nil},
-		{"state-request", "rover-1", "state-request", "", 200, missions.OpStateRequest, nil},
-		{"start the current mission", "rover-1", "start", "", 200, missions.OpMissionStart, func(c missions.Command) string {
+		{"pause", "rover-1", "pause", "", 200, protocol.OpMissionPause, nil},
+		{"resume", "rover-1", "resume", "{}", 200, protocol.OpMissionResume, nil},
+		{"abort", "rover-1", "abort", "", 200, protocol.OpMissionAbort, nil},
+		{"estop", "rover-1", "estop", "", 200, protocol.OpEStop, nil},
+		{"estop-reset", "rover-1", "estop-reset", "", 200, protocol.OpEStopReset, nil},
+		{"state-request", "rover-1", "state-request", "", 200, protocol.OpStateRequest, nil},
+		{"start the current mission", "rover-1", "start", "", 200, protocol.OpMissionStart, func(c protocol.Command) string {
 			if c.MissionID != "m-1" || c.Replace {
 				return fmt.Sprintf("mission_id %q replace %v", c.MissionID, c.Replace)
 			}
 			return ""
 		}},
-		{"start another mission", "rover-1", "start", `{"mission_id":"m-2","replace":true}`, 200, missions.OpMissionStart, func(c missions.Command) string {
+		{"start another mission", "rover-1", "start", `{"mission_id":"m-2","replace":true}`, 200, protocol.OpMissionStart, func(c protocol.Command) string {
 			if c.MissionID != "m-2" || !c.Replace {
 				return fmt.Sprintf("mission_id %q replace %v", c.MissionID, c.Replace)
 			}
@@ -224,29 +224,29 @@ func TestCommandReplies(t *testing.T) {
 	_, ts := newTestServer(t, f, nil)
 	url := ts.URL + "/api/robots/rover-1/commands/resume"
 
-	f.reply = func(_ string, c missions.Command) (missions.Reply, error) {
-		return missions.Reply{ID: c.ID, Error: &missions.ReplyError{Code: missions.ErrNotAllowedInMode, Message: "resume is not possible in mode ESTOP"}}, nil
+	f.reply = func(_ string, c protocol.Command) (protocol.Reply, error) {
+		return protocol.Reply{ID: c.ID, Error: &protocol.ReplyError{Code: protocol.ErrNotAllowedInMode, Message: "resume is not possible in mode ESTOP"}}, nil
 	}
 	status, res := post(t, url, "", nil, nil)
-	if status != 200 || res.OK || res.Error == nil || res.Error.Code != missions.ErrNotAllowedInMode || res.Reply == nil {
+	if status != 200 || res.OK || res.Error == nil || res.Error.Code != protocol.ErrNotAllowedInMode || res.Reply == nil {
 		t.Fatalf("refusal: %d %+v", status, res)
 	}
 
-	f.reply = func(string, missions.Command) (missions.Reply, error) {
-		return missions.Reply{}, fmt.Errorf("%w to mission.resume: %w", telemetry.ErrNoReply, context.DeadlineExceeded)
+	f.reply = func(string, protocol.Command) (protocol.Reply, error) {
+		return protocol.Reply{}, fmt.Errorf("%w to mission.resume: %w", ground.ErrNoReply, context.DeadlineExceeded)
 	}
 	status, res = post(t, url, "", nil, nil)
 	if status != http.StatusGatewayTimeout || res.OK || res.Error == nil || res.Error.Code != "NO_REPLY" {
 		t.Fatalf("no reply: %d %+v", status, res)
 	}
 
-	f.reply = func(string, missions.Command) (missions.Reply, error) { return missions.Reply{}, errNoReplyForTest }
+	f.reply = func(string, protocol.Command) (protocol.Reply, error) { return protocol.Reply{}, errNoReplyForTest }
 	status, res = post(t, url, "", nil, nil)
 	if status != http.StatusBadGateway || res.Error == nil {
 		t.Fatalf("send error: %d %+v", status, res)
 	}
 
-	f.reply = func(_ string, c missions.Command) (missions.Reply, error) { return missions.Reply{ID: c.ID}, nil }
+	f.reply = func(_ string, c protocol.Command) (protocol.Reply, error) { return protocol.Reply{ID: c.ID}, nil }
 	status, res = post(t, url, "", nil, nil)
 	if status != 200 || res.OK || res.Error == nil || res.Error.Code != "REFUSED" {
 		t.Fatalf("refusal without error: %d %+v", status, res)
@@ -254,13 +254,13 @@ func TestCommandReplies(t *testing.T) {
 }
 
 func TestListRobots(t *testing.T) {
-	st := &missions.State{Mode: missions.ModePaused, RequestedMode: missions.ModePaused, EStop: true,
-		Mission: &missions.MissionState{ID: "m", Name: "patrol", Status: missions.RunPaused},
-		Battery: &missions.BatteryState{Voltage: 11.876, Percent: 42.26},
-		Errors:  []missions.StateError{{Code: "SENSOR_STALE"}}}
+	st := &protocol.State{Mode: protocol.ModePaused, RequestedMode: protocol.ModePaused, EStop: true,
+		Mission: &protocol.MissionState{ID: "m", Name: "patrol", Status: protocol.RunPaused},
+		Battery: &protocol.BatteryState{Voltage: 11.876, Percent: 42.26},
+		Errors:  []protocol.StateError{{Code: "SENSOR_STALE"}}}
 	silent := online("rover-3", nil)
 	silent.LastSeen = time.Now().Add(-time.Minute)
-	f := newFakeGround(online("rover-1", st), telemetry.RobotInfo{ID: "rover-2", Connection: telemetry.ConnBroken}, silent)
+	f := newFakeGround(online("rover-1", st), ground.RobotInfo{ID: "rover-2", Connection: protocol.ConnBroken}, silent)
 	_, ts := newTestServer(t, f, nil)
 	res, body := get(t, ts.URL+"/api/robots", nil)
 	if res.StatusCode != 200 {

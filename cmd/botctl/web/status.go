@@ -3,7 +3,7 @@ package web
 import (
 	"bytes"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // statusTracker keeps one robot's node statuses from status keyframes and
@@ -23,7 +23,7 @@ type statusTracker struct {
 	gaps     uint64
 	// pending is a keyframe that came before its tree (the topics are
 	// not ordered with each other); setTree applies it.
-	pending *telemetry.StatusMsg
+	pending *protocol.StatusMsg
 }
 
 // setTree starts tracking a tree; it reports whether a pending keyframe
@@ -45,14 +45,14 @@ func (t *statusTracker) setTree(mission string, revision int64, nodes int) (appl
 	return false
 }
 
-func (t *statusTracker) applyKeyframe(m telemetry.StatusMsg) {
+func (t *statusTracker) applyKeyframe(m protocol.StatusMsg) {
 	copy(t.statuses, m.Keyframe)
 	t.known, t.need, t.tick = true, false, m.Tick
 }
 
 // apply takes one status message. It returns what the page should get:
 // the keyframe, or the changes that applied (nil: nothing to show).
-func (t *statusTracker) apply(m telemetry.StatusMsg) (keyframe bool, changes []telemetry.NodeStatus) {
+func (t *statusTracker) apply(m protocol.StatusMsg) (keyframe bool, changes []protocol.NodeStatus) {
 	gap := false
 	if m.Seq != 0 {
 		// A lower number means the daemon restarted: also a gap.
@@ -103,11 +103,11 @@ func (t *statusTracker) keyframe() (statusFrame, bool) {
 // statusFrame is what the page gets on the status event: a keyframe (one
 // letter per node of the current tree) or changes.
 type statusFrame struct {
-	Mission  string                 `json:"mission"`
-	Tick     uint64                 `json:"tick"`
-	Seq      uint64                 `json:"seq"`
-	Keyframe string                 `json:"keyframe,omitempty"`
-	Changes  []telemetry.NodeStatus `json:"changes,omitempty"`
+	Mission  string                `json:"mission"`
+	Tick     uint64                `json:"tick"`
+	Seq      uint64                `json:"seq"`
+	Keyframe string                `json:"keyframe,omitempty"`
+	Changes  []protocol.NodeStatus `json:"changes,omitempty"`
 	// Known is false for a keyframe the dashboard made up (all idle)
 	// while it waits for the robot's.
 	Known bool `json:"known"`

@@ -3,14 +3,14 @@ package web
 import (
 	"testing"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func TestStatusTracker(t *testing.T) {
-	ch := func(node int32, s byte) telemetry.NodeStatus { return telemetry.NodeStatus{Node: node, Status: s} }
+	ch := func(node int32, s byte) protocol.NodeStatus { return protocol.NodeStatus{Node: node, Status: s} }
 	type step struct {
 		tree     *[2]int // mission index, nodes
-		msg      *telemetry.StatusMsg
+		msg      *protocol.StatusMsg
 		want     string // statuses after the step
 		known    bool
 		need     bool
@@ -20,11 +20,11 @@ func TestStatusTracker(t *testing.T) {
 	}
 	tree := func(m, n int) *[2]int { return &[2]int{m, n} }
 	missions := []string{"", "m1", "m2"}
-	kf := func(m int, seq uint64, s string) *telemetry.StatusMsg {
+	kf := func(m int, seq uint64, s string) *protocol.StatusMsg {
 		x := keyframe("r", missions[m], seq, s)
 		return &x
 	}
-	dl := func(m int, seq uint64, c ...telemetry.NodeStatus) *telemetry.StatusMsg {
+	dl := func(m int, seq uint64, c ...protocol.NodeStatus) *protocol.StatusMsg {
 		x := delta("r", missions[m], seq, c...)
 		return &x
 	}
@@ -86,7 +86,7 @@ func TestStatusTracker(t *testing.T) {
 			var tr statusTracker
 			for i, s := range tc.steps {
 				var keyframe bool
-				var changes []telemetry.NodeStatus
+				var changes []protocol.NodeStatus
 				if s.tree != nil {
 					tr.setTree(missions[s.tree[0]], 0, s.tree[1])
 				} else {

@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // Stream pacing.
@@ -45,10 +46,10 @@ type robotSummary struct {
 	LastSeen      string   `json:"last_seen,omitempty"`
 }
 
-func summarize(robots []telemetry.RobotInfo, now time.Time) []robotSummary {
+func summarize(robots []ground.RobotInfo, now time.Time) []robotSummary {
 	out := make([]robotSummary, 0, len(robots))
 	for _, r := range robots {
-		s := robotSummary{ID: r.ID, Connection: r.Connection, Online: r.Connection == telemetry.ConnOnline}
+		s := robotSummary{ID: r.ID, Connection: r.Connection, Online: r.Connection == protocol.ConnOnline}
 		if !r.LastSeen.IsZero() {
 			s.LastSeen = r.LastSeen.UTC().Format(time.RFC3339)
 			s.Silent = s.Online && now.Sub(r.LastSeen) > silentAfter
@@ -77,7 +78,7 @@ func (s *server) listRobots(w http.ResponseWriter, _ *http.Request) {
 
 func (s *server) robotSnapshot(w http.ResponseWriter, r *http.Request) {
 	robot := r.PathValue("robot")
-	if err := telemetry.ValidRobotID(robot); err != nil {
+	if err := protocol.ValidRobotID(robot); err != nil {
 		writeError(w, http.StatusBadRequest, "BAD_ROBOT", err.Error())
 		return
 	}
@@ -94,7 +95,7 @@ func (s *server) robotSnapshot(w http.ResponseWriter, r *http.Request) {
 func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 	robot := r.URL.Query().Get("robot")
 	if robot != "" {
-		if err := telemetry.ValidRobotID(robot); err != nil {
+		if err := protocol.ValidRobotID(robot); err != nil {
 			writeError(w, http.StatusBadRequest, "BAD_ROBOT", err.Error())
 			return
 		}
@@ -125,7 +126,7 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	buf.WriteString("retry: 2000\n\n")
-	add("hello", helloFrame{Robot: robot, Preselect: s.opts.Robot, Time: telemetry.FormatTS(s.now())})
+	add("hello", helloFrame{Robot: robot, Preselect: s.opts.Robot, Time: protocol.FormatTS(s.now())})
 	lastRobots, _ := json.Marshal(summarize(s.g.Robots(), s.now()))
 	buf.WriteString("event: robots\ndata: ")
 	buf.Write(lastRobots)

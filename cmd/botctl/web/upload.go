@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // uploadRequest is a mission upload, whatever the body's form.
@@ -59,7 +59,7 @@ var errTooLarge = fmt.Errorf("the mission is larger than %d bytes", missions.Max
 // a new one (unless it is signed: the signature covers the id).
 func (s *server) upload(w http.ResponseWriter, r *http.Request) {
 	robot := r.PathValue("robot")
-	if err := telemetry.ValidRobotID(robot); err != nil {
+	if err := protocol.ValidRobotID(robot); err != nil {
 		writeError(w, http.StatusBadRequest, "BAD_ROBOT", err.Error())
 		return
 	}
@@ -67,13 +67,13 @@ func (s *server) upload(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		code := "BAD_REQUEST"
 		if status == http.StatusRequestEntityTooLarge {
-			code = missions.ErrTooLarge
+			code = protocol.ErrTooLarge
 		}
 		writeError(w, status, code, err.Error())
 		return
 	}
 	doc, info := prepareMission(u)
-	c := missions.Command{Op: missions.OpMissionLoad, Mission: missionJSON(doc),
+	c := protocol.Command{Op: protocol.OpMissionLoad, Mission: missionJSON(doc),
 		Start: u.start, Replace: u.replace, Signature: u.signature, KeyID: u.keyID}
 	s.send(w, r, robot, c, info)
 }

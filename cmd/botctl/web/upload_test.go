@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func readHello(t *testing.T) []byte {
@@ -52,7 +53,7 @@ func multipartBody(t *testing.T, fields ...formField) (string, *bytes.Buffer) {
 }
 
 // sentDocument decodes the mission a mission.load carried.
-func sentDocument(t *testing.T, c missions.Command) (*missions.Document, []byte) {
+func sentDocument(t *testing.T, c protocol.Command) (*missions.Document, []byte) {
 	t.Helper()
 	raw := c.Mission
 	doc := []byte(raw)
@@ -153,7 +154,7 @@ func TestUpload(t *testing.T) {
 				t.Fatalf("%d %+v", status, res)
 			}
 			sent := f.commands()[before:]
-			if len(sent) != 1 || sent[0].Cmd.Op != missions.OpMissionLoad {
+			if len(sent) != 1 || sent[0].Cmd.Op != protocol.OpMissionLoad {
 				t.Fatalf("sent %+v", sent)
 			}
 			c := sent[0].Cmd
@@ -191,21 +192,21 @@ func TestUploadShowsEveryProblem(t *testing.T) {
 	f := newFakeGround(online("rover-1", nil))
 	_, ts := newTestServer(t, f, nil)
 	bad := `{"format":"botd/mission@1","name":"bad","main":"m","trees":{"m":{"type":"Sequence","children":[{"type":"Teleport"},{"type":"Wait","params":{"ms":"soon"}}]}}}`
-	f.reply = func(_ string, c missions.Command) (missions.Reply, error) {
+	f.reply = func(_ string, c protocol.Command) (protocol.Reply, error) {
 		_, err := missions.Load(c.Mission, missions.Options{})
 		if err == nil {
 			t.Error("the invalid mission loads")
-			return missions.Reply{ID: c.ID, OK: true}, nil
+			return protocol.Reply{ID: c.ID, OK: true}, nil
 		}
-		e := &missions.ReplyError{Code: missions.ErrValidation, Message: err.Error()}
+		e := &protocol.ReplyError{Code: protocol.ErrValidation, Message: err.Error()}
 		for _, line := range strings.Split(err.Error(), "\n") {
 			path, msg, _ := strings.Cut(line, ": ")
-			e.Problems = append(e.Problems, missions.ReplyProblem{Path: path, Message: msg})
+			e.Problems = append(e.Problems, protocol.ReplyProblem{Path: path, Message: msg})
 		}
-		return missions.Reply{ID: c.ID, Error: e}, nil
+		return protocol.Reply{ID: c.ID, Error: e}, nil
 	}
 	status, res := post(t, ts.URL+"/api/robots/rover-1/mission", "application/json", strings.NewReader(`{"mission":`+bad+`}`), nil)
-	if status != 200 || res.OK || res.Error == nil || res.Error.Code != missions.ErrValidation {
+	if status != 200 || res.OK || res.Error == nil || res.Error.Code != protocol.ErrValidation {
 		t.Fatalf("%d %+v", status, res)
 	}
 	if res.Upload == nil {
@@ -234,15 +235,15 @@ func TestUploadRefusesBadRequests(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"too large raw", "text/yaml", func() (string, io.Reader) { return "", strings.NewReader(huge) }, 413, missions.ErrTooLarge},
+		{"too large raw", "text/yaml", func() (string, io.Reader) { return "", strings.NewReader(huge) }, 413, protocol.ErrTooLarge},
 		{"too large file", "", func() (string, io.Reader) {
 			ct, b := multipartBody(t, formField{"mission", "big.yaml", huge})
 			return ct, b
-		}, 413, missions.ErrTooLarge},
+		}, 413, protocol.ErrTooLarge},
 		{"too large JSON", "application/json", func() (string, io.Reader) {
 			b, _ := json.Marshal(map[string]string{"mission": huge})
 			return "", bytes.NewReader(b)
-		}, 413, missions.ErrTooLarge},
+		}, 413, protocol.ErrTooLarge},
 		{"no file", "", func() (string, io.Reader) {
 			ct, b := multipartBody(t, formField{"start", "", "true"})
 			return ct, b

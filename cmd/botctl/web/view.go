@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // view is what the dashboard knows of one watched robot.
@@ -21,17 +21,17 @@ type view struct {
 	mu         sync.Mutex
 	subs       map[*subscriber]struct{}
 	linger     *time.Timer
-	connection *telemetry.ConnectionMsg
+	connection *protocol.ConnectionMsg
 	factsheet  *factsheetFrame
-	state      *telemetry.StateMsg
-	tree       *telemetry.TreeMsg
+	state      *protocol.StateMsg
+	tree       *protocol.TreeMsg
 	st         statusTracker
-	bb         *telemetry.BlackboardMsg
+	bb         *protocol.BlackboardMsg
 	bbAt       time.Time
-	events     []telemetry.EventMsg
+	events     []protocol.EventMsg
 	seen       map[string]bool
 	seenOrder  []string
-	metrics    []telemetry.MetricsMsg
+	metrics    []protocol.MetricsMsg
 	problems   []problemFrame
 	kfInflight bool
 	kfLast     time.Time
@@ -46,10 +46,10 @@ func newView(h *hub, robot string) *view {
 
 // factsheetFrame is the part of the factsheet the page uses.
 type factsheetFrame struct {
-	Robot   string             `json:"robot"`
-	Version string             `json:"version"`
-	Devices []telemetry.Device `json:"devices"`
-	Limits  telemetry.Limits   `json:"limits"`
+	Robot   string            `json:"robot"`
+	Version string            `json:"version"`
+	Devices []protocol.Device `json:"devices"`
+	Limits  protocol.Limits   `json:"limits"`
 	// Types maps node type names (and aliases) to their category
 	// (composite, decorator, condition, action).
 	Types map[string]string `json:"types"`
@@ -73,22 +73,22 @@ type telemetryFrame struct {
 
 // robotSnapshot is GET /api/robots/{robot}.
 type robotSnapshot struct {
-	Robot      string                   `json:"robot"`
-	Connection *telemetry.ConnectionMsg `json:"connection"`
-	Factsheet  *factsheetFrame          `json:"factsheet"`
-	State      *telemetry.StateMsg      `json:"state"`
-	Tree       *telemetry.TreeMsg       `json:"tree"`
-	Status     *statusFrame             `json:"status"`
-	Blackboard *telemetry.BlackboardMsg `json:"blackboard"`
-	Events     []telemetry.EventMsg     `json:"events"`
-	Metrics    []telemetry.MetricsMsg   `json:"metrics"`
-	Problems   []problemFrame           `json:"problems"`
-	Telemetry  telemetryFrame           `json:"telemetry"`
-	Tabs       int                      `json:"tabs"`
+	Robot      string                  `json:"robot"`
+	Connection *protocol.ConnectionMsg `json:"connection"`
+	Factsheet  *factsheetFrame         `json:"factsheet"`
+	State      *protocol.StateMsg      `json:"state"`
+	Tree       *protocol.TreeMsg       `json:"tree"`
+	Status     *statusFrame            `json:"status"`
+	Blackboard *protocol.BlackboardMsg `json:"blackboard"`
+	Events     []protocol.EventMsg     `json:"events"`
+	Metrics    []protocol.MetricsMsg   `json:"metrics"`
+	Problems   []problemFrame          `json:"problems"`
+	Telemetry  telemetryFrame          `json:"telemetry"`
+	Tabs       int                     `json:"tabs"`
 }
 
-func (v *view) handlers() telemetry.RobotHandlers {
-	return telemetry.RobotHandlers{
+func (v *view) handlers() ground.RobotHandlers {
+	return ground.RobotHandlers{
 		Connection: v.onConnection,
 		Factsheet:  v.onFactsheet,
 		State:      v.onState,
@@ -104,14 +104,14 @@ func (v *view) handlers() telemetry.RobotHandlers {
 
 // The handlers run on the Ground's goroutine, one at a time.
 
-func (v *view) onConnection(m telemetry.ConnectionMsg) {
+func (v *view) onConnection(m protocol.ConnectionMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.connection = &m
 	v.broadcast("connection", m)
 }
 
-func (v *view) onFactsheet(m telemetry.FactsheetMsg) {
+func (v *view) onFactsheet(m protocol.FactsheetMsg) {
 	f := &factsheetFrame{Robot: m.Robot, Version: m.Version, Devices: m.Devices, Limits: m.Limits,
 		Types: make(map[string]string, len(m.NodeTypes))}
 	for _, t := range m.NodeTypes {
@@ -130,18 +130,18 @@ func (v *view) onFactsheet(m telemetry.FactsheetMsg) {
 	v.broadcast("factsheet", f)
 }
 
-func (v *view) onState(m telemetry.StateMsg) {
+func (v *view) onState(m protocol.StateMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.state = &m
 	v.broadcast("state", m)
 }
 
-func (v *view) onTree(m telemetry.TreeMsg) {
+func (v *view) onTree(m protocol.TreeMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if m.Nodes == nil {
-		m.Nodes = []missions.TreeNode{}
+		m.Nodes = []protocol.TreeNode{}
 	}
 	v.tree = &m
 	v.st.setTree(m.Mission, m.Revision, len(m.Nodes))
@@ -152,7 +152,7 @@ func (v *view) onTree(m telemetry.TreeMsg) {
 	v.afterStatus()
 }
 
-func (v *view) onStatus(m telemetry.StatusMsg) {
+func (v *view) onStatus(m protocol.StatusMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	keyframe, changes := v.st.apply(m)
@@ -188,7 +188,7 @@ func (v *view) requestKeyframe() {
 	started := v.h.goBackground(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, keyframeTimeout)
 		defer cancel()
-		rep, err := v.h.g.Send(ctx, v.id, missions.Command{Op: missions.OpStateRequest})
+		rep, err := v.h.g.Send(ctx, v.id, protocol.Command{Op: protocol.OpStateRequest})
 		switch {
 		case err != nil:
 			v.h.log.Debug("state.request", "robot", v.id, "err", err)
@@ -217,14 +217,14 @@ func (v *view) updateStats() {
 	}
 }
 
-func (v *view) onBlackboard(m telemetry.BlackboardMsg) {
+func (v *view) onBlackboard(m protocol.BlackboardMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.bb, v.bbAt = &m, v.h.now()
 	v.broadcast("blackboard", m)
 }
 
-func (v *view) onEvent(m telemetry.EventMsg) {
+func (v *view) onEvent(m protocol.EventMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.seen[m.ID] { // at least once: a resend
@@ -240,7 +240,7 @@ func (v *view) onEvent(m telemetry.EventMsg) {
 	v.broadcast("event", m)
 }
 
-func (v *view) onMetrics(m telemetry.MetricsMsg) {
+func (v *view) onMetrics(m protocol.MetricsMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.metrics = appendRing(v.metrics, m, keepMetrics)
@@ -248,7 +248,7 @@ func (v *view) onMetrics(m telemetry.MetricsMsg) {
 	v.updateStats() // carries the Ground's dropped count once a second
 }
 
-func (v *view) onReply(m telemetry.ReplyMsg) {
+func (v *view) onReply(m protocol.ReplyMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.broadcast("reply", m)
@@ -333,8 +333,8 @@ func (v *view) snapshotFrames() [][]byte {
 func (v *view) snapshot() robotSnapshot {
 	s := robotSnapshot{
 		Robot: v.id, Connection: v.connection, Factsheet: v.factsheet, State: v.state, Tree: v.tree,
-		Events:    append([]telemetry.EventMsg{}, v.events...),
-		Metrics:   append([]telemetry.MetricsMsg{}, v.metrics...),
+		Events:    append([]protocol.EventMsg{}, v.events...),
+		Metrics:   append([]protocol.MetricsMsg{}, v.metrics...),
 		Problems:  append([]problemFrame{}, v.problems...),
 		Telemetry: v.stats(),
 		Tabs:      len(v.subs),
@@ -345,7 +345,7 @@ func (v *view) snapshot() robotSnapshot {
 	if v.bb != nil {
 		bb := *v.bb
 		since := float64(v.h.now().Sub(v.bbAt)) / float64(time.Millisecond)
-		bb.Values = make([]missions.BlackboardValue, len(v.bb.Values))
+		bb.Values = make([]protocol.BlackboardValue, len(v.bb.Values))
 		for i, x := range v.bb.Values {
 			x.AgeMs += max(since, 0)
 			bb.Values[i] = x

@@ -1,0 +1,474 @@
+package runner
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+// pending is a command on its way to the tick goroutine.
+type pending struct {
+	c    protocol.Command
+	m    *missions.Mission // mission.load: already validated
+	doc  []byte
+	slot *bt.Tree // mission.inject: compiled against parent
+	// parent is the tree the injection was compiled for; the tick refuses
+	// it if another mission started meanwhile.
+	parent *bt.Tree
+	reply  chan protocol.Reply
+}
+
+// Do executes a command and returns its reply. Missions are decoded and
+// validated here, on the caller's goroutine; the change itself is applied
+// by the tick goroutine between two ticks. A repeated command id gets the
+// first reply again and changes nothing.
+func (r *Runner) Do(ctx context.Context, c protocol.Command) protocol.Reply {
+	if c.ID == "" {
+		return refuse(c, protocol.ErrValidation, "command without an id", "/id")
+	}
+	entry, first := r.replies.claim(c.ID)
+	if !first {
+		select {
+		case <-entry.done:
+			return entry.reply
+		case <-ctx.Done():
+			return refuse(c, protocol.ErrInternal, "timed out waiting for the first delivery of this command", "")
+		}
+	}
+	rep := r.doSafely(ctx, c)
+	r.replies.finish(entry, rep)
+	return rep
+}
+
+// doSafely turns a panic while handling a command into an INTERNAL reply.
+func (r *Runner) doSafely(ctx context.Context, c protocol.Command) (rep protocol.Reply) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("panic handling a command", "op", c.Op, "panic", p)
+			rep = refuse(c, protocol.ErrInternal, fmt.Sprintf("internal error: %v", p), "")
+		}
+	}()
+	return r.do(ctx, c)
+}
+
+func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
+	p := &pending{c: c, reply: make(chan protocol.Reply, 1)}
+	switch c.Op {
+	case protocol.OpMissionLoad:
+		doc, rerr := missionBytes(c.Mission)
+		if rerr != nil {
+			return protocol.Reply{ID: c.ID, Error: rerr}
+		}
+		if r.cfg.Verify != nil {
+			if rerr := r.cfg.Verify(c, doc); rerr != nil {
+				return protocol.Reply{ID: c.ID, Error: rerr}
+			}
+		}
+		m, err := missions.Load(doc, r.loadOptions())
+		if err != nil {
+			return protocol.Reply{ID: c.ID, Error: problemsError(err)}
+		}
+		p.m, p.doc = m, doc
+	case protocol.OpEStop:
+		// E-stop always wins: the hardware gate closes now, from this
+		// goroutine; the tick goroutine then changes the mode.
+		if hw := r.cfg.Hardware; hw != nil {
+			hw.EStop("operator e-stop")
+		}
+		defer func() {
+			select {
+			case r.estopReq <- struct{}{}:
+			default:
+			}
+		}()
+	case protocol.OpMissionInject:
+		if rep, bad := r.prepareInject(p); bad {
+			return rep
+		}
+	case protocol.OpMissionStart, protocol.OpMissionPause, protocol.OpMissionResume, protocol.OpMissionAbort,
+		protocol.OpEStopReset, protocol.OpStateRequest, protocol.OpBlackboardSet:
+	default:
+		return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
+	}
+	select {
+	case r.cmds <- p:
+	default:
+		return refuse(c, protocol.ErrRateLimited, "too many commands queued; try again", "")
+	}
+	if c.Op == protocol.OpEStop {
+		select {
+		case r.estopReq <- struct{}{}:
+		default:
+		}
+	}
+	select {
+	case rep := <-p.reply:
+		return rep
+	case <-ctx.Done():
+		return refuse(c, protocol.ErrInternal, "no reply from the tick loop in time", "")
+	}
+}
+
+// missionBytes accepts a document as a JSON value or a JSON string (YAML,
+// XML or JSON text).
+func missionBytes(raw json.RawMessage) ([]byte, *protocol.ReplyError) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, &protocol.ReplyError{Code: protocol.ErrValidation, Message: "mission.load without a mission", Path: "/mission"}
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, &protocol.ReplyError{Code: protocol.ErrInvalidJSON, Message: err.Error(), Path: "/mission"}
+		}
+		return []byte(s), nil
+	}
+	return raw, nil
+}
+
+// problemsError turns validation problems into a reply error: the code
+// and path of the first problem, and the whole list.
+func problemsError(err error) *protocol.ReplyError {
+	var ps bt.Problems
+	if !errors.As(err, &ps) || len(ps) == 0 {
+		return &protocol.ReplyError{Code: protocol.ErrValidation, Message: err.Error()}
+	}
+	e := &protocol.ReplyError{Code: ps[0].Code, Message: ps.Error(), Path: ps[0].Path}
+	if e.Code == "" {
+		e.Code = protocol.ErrValidation
+	}
+	for _, p := range ps {
+		e.Problems = append(e.Problems, protocol.ReplyProblem{Path: p.Path, Message: p.Message, Code: p.Code})
+	}
+	return e
+}
+
+func refuse(c protocol.Command, code, msg, path string) protocol.Reply {
+	return protocol.Reply{ID: c.ID, Error: &protocol.ReplyError{Code: code, Message: msg, Path: path}}
+}
+
+func ok(c protocol.Command, result map[string]any) protocol.Reply {
+	return protocol.Reply{ID: c.ID, OK: true, Result: result}
+}
+
+// drainCommands applies every queued command (tick goroutine).
+func (r *Runner) drainCommands(now time.Time) {
+	for {
+		select {
+		case p := <-r.cmds:
+			p.reply <- r.apply(p, now)
+			r.signal()
+		default:
+			return
+		}
+	}
+}
+
+// drainCommandsWith refuses every queued command (shutdown).
+func (r *Runner) drainCommandsWith(code, msg string) {
+	for {
+		select {
+		case p := <-r.cmds:
+			if p.c.Op == protocol.OpEStop {
+				p.reply <- ok(p.c, nil)
+				continue
+			}
+			p.reply <- refuse(p.c, code, msg, "")
+		default:
+			return
+		}
+	}
+}
+
+func (r *Runner) apply(p *pending, now time.Time) protocol.Reply {
+	c := p.c
+	mode := r.currentMode()
+	switch c.Op {
+	case protocol.OpMissionLoad:
+		return r.applyLoad(p, now)
+	case protocol.OpMissionStart:
+		s, found := r.store[c.MissionID]
+		if !found {
+			return refuse(c, protocol.ErrNoMission, fmt.Sprintf("no mission %q is loaded", c.MissionID), "/mission_id")
+		}
+		return r.applyStart(c, s, c.Replace, now)
+	case protocol.OpMissionPause:
+		if r.run == nil || !isActive(r.run.status) {
+			return refuse(c, protocol.ErrNoMission, "no mission is running", "")
+		}
+		if mode == protocol.ModePaused {
+			return ok(c, nil)
+		}
+		if mode != protocol.ModeRunning && mode != protocol.ModeFailsafe {
+			return refuse(c, protocol.ErrNotAllowedInMode, "pause is not possible in mode "+mode, "")
+		}
+		r.mode.To(protocol.ModePaused, r, &r.modeMem, now.UnixNano())
+		r.requested = protocol.ModePaused
+		r.emit(protocol.Event{Kind: "mission.paused", Level: "info", Mission: r.run.s.m.Doc.ID, Message: "mission paused by the operator"})
+		r.jrnl.add(journalRecord{TS: now.UTC(), Event: "paused", Mission: r.run.s.m.Doc.ID, Revision: r.run.s.m.Doc.Revision}, nil)
+		return ok(c, nil)
+	case protocol.OpMissionResume:
+		return r.applyResume(c, now)
+	case protocol.OpMissionAbort:
+		if r.run == nil || !isActive(r.run.status) {
+			r.safe()
+			return refuse(c, protocol.ErrNoMission, "no mission is running", "")
+		}
+		r.finish(r.run, now, protocol.RunAborted)
+		return ok(c, nil)
+	case protocol.OpMissionInject:
+		return r.applyInject(p)
+	case protocol.OpEStop:
+		if !r.estop {
+			r.estop = true
+			r.mu.Lock()
+			r.state.EStop = true
+			r.mu.Unlock()
+		}
+		return ok(c, nil)
+	case protocol.OpEStopReset:
+		if !r.estop {
+			return ok(c, nil)
+		}
+		r.estop = false
+		if hw := r.cfg.Hardware; hw != nil {
+			hw.ReleaseEStop()
+		}
+		r.mu.Lock()
+		r.state.EStop = false
+		r.mu.Unlock()
+		r.emit(protocol.Event{Kind: "estop.released", Level: "warning", Message: "e-stop released; the mission stays paused until resumed"})
+		return ok(c, nil)
+	case protocol.OpStateRequest:
+		return ok(c, nil)
+	case protocol.OpBlackboardSet:
+		return r.applySet(c, now)
+	}
+	return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
+}
+
+func (r *Runner) applyLoad(p *pending, now time.Time) protocol.Reply {
+	c, m := p.c, p.m
+	d := m.Doc
+	if d.ID == "" {
+		return refuse(c, protocol.ErrValidation, "a mission sent to the daemon needs an id (botctl fills one in)", "/id")
+	}
+	hash := d.Hash()
+	if old, found := r.store[d.ID]; found {
+		switch {
+		case d.Revision < old.m.Doc.Revision:
+			return refuse(c, protocol.ErrOutdatedRevision, fmt.Sprintf("revision %d is older than the stored revision %d", d.Revision, old.m.Doc.Revision), "/revision")
+		case d.Revision == old.m.Doc.Revision && hash != old.hash:
+			return refuse(c, protocol.ErrSameRevisionDiff, fmt.Sprintf("revision %d is already stored with different content; raise the revision", d.Revision), "/revision")
+		case d.Revision == old.m.Doc.Revision:
+			if c.Start && (r.run == nil || r.run.s != old || !isActive(r.run.status)) {
+				return r.applyStart(c, old, c.Replace, now)
+			}
+			return ok(c, map[string]any{"mission_id": d.ID, "revision": d.Revision, "unchanged": true})
+		}
+		if r.run != nil && r.run.s == old && isActive(r.run.status) && !c.Replace {
+			return refuse(c, protocol.ErrOtherMission, "this mission is running; send replace: true to swap in the new revision", "")
+		}
+	}
+	if c.Start && r.run != nil && isActive(r.run.status) && r.run.s.m.Doc.ID != d.ID && !c.Replace {
+		return refuse(c, protocol.ErrOtherMission, fmt.Sprintf("mission %q is running; send replace: true to replace it", r.run.s.m.Doc.Name), "")
+	}
+	s := &stored{m: m, hash: hash, doc: missions.Canonical(d)}
+	r.store[d.ID] = s
+	r.emit(protocol.Event{Kind: "mission.accepted", Level: "info", Mission: d.ID, Revision: d.Revision,
+		Message: fmt.Sprintf("mission %q revision %d accepted (%d nodes)", d.Name, d.Revision, m.Tree.Len())})
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "accepted", Mission: d.ID, Revision: d.Revision, Hash: hash}, s.doc)
+	res := map[string]any{"mission_id": d.ID, "revision": d.Revision, "nodes": m.Tree.Len()}
+	if c.Start {
+		rep := r.applyStart(c, s, true, now)
+		if !rep.OK {
+			return rep
+		}
+		res["started"] = true
+	}
+	return ok(c, res)
+}
+
+func (r *Runner) applyStart(c protocol.Command, s *stored, replace bool, now time.Time) protocol.Reply {
+	switch mode := r.currentMode(); {
+	case mode == protocol.ModeEStop:
+		return refuse(c, protocol.ErrNotAllowedInMode, "e-stop is engaged; send estop.reset first", "")
+	case mode == protocol.ModeFailsafe:
+		return refuse(c, protocol.ErrNotAllowedInMode, "a failsafe is active ("+r.fs.reason+")", "")
+	}
+	if r.run != nil && isActive(r.run.status) && !replace {
+		return refuse(c, protocol.ErrOtherMission, fmt.Sprintf("mission %q is %s; send replace: true to replace it", r.run.s.m.Doc.Name, r.run.status), "")
+	}
+	r.startMission(s, now)
+	return ok(c, map[string]any{"mission_id": s.m.Doc.ID, "revision": s.m.Doc.Revision, "started": true})
+}
+
+func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
+	mode := r.currentMode()
+	if r.run == nil || !isActive(r.run.status) {
+		// After a restart: the interrupted mission resumes only if it
+		// allows it.
+		for _, s := range r.store {
+			if !s.interrupted {
+				continue
+			}
+			if !s.m.Doc.ResumeAfterRestart {
+				return refuse(c, protocol.ErrNotAllowedInMode, fmt.Sprintf("mission %q was interrupted by a restart and does not allow resuming (resume_after_restart: false)", s.m.Doc.Name), "")
+			}
+			return r.applyStart(c, s, false, now)
+		}
+		return refuse(c, protocol.ErrNoMission, "no mission to resume", "")
+	}
+	switch mode {
+	case protocol.ModeRunning:
+		return ok(c, nil)
+	case protocol.ModePaused:
+	default:
+		return refuse(c, protocol.ErrNotAllowedInMode, "resume is not possible in mode "+mode, "")
+	}
+	r.mode.To(protocol.ModeRunning, r, &r.modeMem, now.UnixNano())
+	r.requested = protocol.ModeRunning
+	d := r.run.s.m.Doc
+	r.emit(protocol.Event{Kind: "mission.resumed", Level: "info", Mission: d.ID, Message: "mission resumed from the root"})
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "resumed", Mission: d.ID, Revision: d.Revision}, nil)
+	return ok(c, nil)
+}
+
+func (r *Runner) applySet(c protocol.Command, now time.Time) protocol.Reply {
+	allowed := false
+	for _, k := range r.cfg.Writable {
+		allowed = allowed || k == c.Key
+	}
+	if !allowed {
+		return refuse(c, protocol.ErrValidation, fmt.Sprintf("key %q is not writable by operators (config: writable)", c.Key), "/key")
+	}
+	v := bt.ValueOf(c.Value)
+	if v.Kind() == bt.KindNone || v.Kind() == bt.KindOther {
+		return refuse(c, protocol.ErrValidation, "value must be a number, boolean or string", "/value")
+	}
+	r.operator[c.Key] = v
+	if run := r.run; run != nil {
+		if slot, found := run.s.m.Tree.Slot(c.Key); found {
+			run.agent.BB.SetAt(slot, v, now.UnixNano())
+		}
+	}
+	return ok(c, nil)
+}
+
+// replyCache remembers the last replies by command id, so a command
+// delivered twice (QoS 1) is executed once.
+type replyCache struct {
+	mu    sync.Mutex
+	max   int
+	byID  map[string]*list.Element
+	order *list.List
+}
+
+type cacheEntry struct {
+	id    string
+	reply protocol.Reply
+	done  chan struct{}
+}
+
+func newReplyCache(max int) *replyCache {
+	return &replyCache{max: max, byID: map[string]*list.Element{}, order: list.New()}
+}
+
+// claim returns the entry for id and whether the caller is the first to
+// see it (and must execute the command).
+func (c *replyCache) claim(id string) (*cacheEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, found := c.byID[id]; found {
+		return el.Value.(*cacheEntry), false
+	}
+	e := &cacheEntry{id: id, done: make(chan struct{})}
+	c.byID[id] = c.order.PushFront(e)
+	for c.order.Len() > c.max {
+		old := c.order.Back()
+		c.order.Remove(old)
+		delete(c.byID, old.Value.(*cacheEntry).id)
+	}
+	return e, true
+}
+
+func (c *replyCache) finish(e *cacheEntry, r protocol.Reply) {
+	e.reply = r
+	close(e.done)
+}
+
+// prepareInject validates and compiles the tree of a mission.inject on
+// the caller's goroutine. tree is the name of a tree of the active mission
+// or a node definition (JSON).
+func (r *Runner) prepareInject(p *pending) (protocol.Reply, bool) {
+	c := p.c
+	r.mu.Lock()
+	parent, doc := r.activeTree, r.activeDoc
+	r.mu.Unlock()
+	if parent == nil {
+		return refuse(c, protocol.ErrNoMission, "no mission is active", ""), true
+	}
+	found := false
+	for _, s := range parent.Slots() {
+		found = found || s == c.Slot
+	}
+	if !found {
+		return refuse(c, protocol.ErrValidation, fmt.Sprintf("the active mission has no DynamicSubTree slot %q (slots: %v)", c.Slot, parent.Slots()), "/slot"), true
+	}
+	if c.Agent != nil && *c.Agent != 0 {
+		return refuse(c, protocol.ErrValidation, "this robot runs one agent: agent must be 0 or absent", "/agent"), true
+	}
+	spec := doc.Spec(r.loadOptions())
+	var name string
+	if len(c.Tree) > 0 && c.Tree[0] == '"' && json.Unmarshal(c.Tree, &name) == nil {
+		if _, ok := doc.Trees[name]; !ok {
+			return refuse(c, protocol.ErrValidation, fmt.Sprintf("the mission has no tree %q", name), "/tree"), true
+		}
+		spec.Main = name
+	} else {
+		def := &bt.NodeDef{}
+		if len(c.Tree) == 0 || json.Unmarshal(c.Tree, def) != nil || def.Type == "" {
+			return refuse(c, protocol.ErrValidation, "tree must be a tree name of the mission or a node definition", "/tree"), true
+		}
+		trees := map[string]*bt.NodeDef{"injected": def}
+		for k, v := range doc.Trees {
+			if k != "injected" {
+				trees[k] = v
+			}
+		}
+		spec.Trees, spec.Main = trees, "injected"
+	}
+	t, err := r.cfg.Registry.CompileSlotTree(parent, c.Slot, spec)
+	if err != nil {
+		return protocol.Reply{ID: c.ID, Error: problemsError(err)}, true
+	}
+	p.slot, p.parent = t, parent
+	return protocol.Reply{}, false
+}
+
+func (r *Runner) applyInject(p *pending) protocol.Reply {
+	c := p.c
+	run := r.run
+	if run == nil || run.s.m.Tree != p.parent {
+		return refuse(c, protocol.ErrOtherMission, "the active mission changed before the injection was applied", "")
+	}
+	var err error
+	if c.Agent != nil {
+		err = run.agent.Inject(c.Slot, p.slot)
+	} else {
+		err = p.parent.InjectAll(c.Slot, p.slot)
+	}
+	if err != nil {
+		return refuse(c, protocol.ErrValidation, err.Error(), "/slot")
+	}
+	r.emit(protocol.Event{Kind: "mission.injected", Level: "info", Mission: run.s.m.Doc.ID, Revision: run.s.m.Doc.Revision,
+		Message: fmt.Sprintf("slot %q will run the new tree (%d nodes) the next time it opens", c.Slot, p.slot.Len())})
+	return ok(c, map[string]any{"slot": c.Slot, "nodes": p.slot.Len()})
+}

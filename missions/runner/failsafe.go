@@ -1,0 +1,222 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+// Failsafe actions: what a failsafe does to a running mission. Any other
+// action names a tree of the mission to run instead (return home, land).
+const (
+	ActionContinue = "continue"
+	ActionHold     = "hold"
+	ActionAbort    = "abort"
+)
+
+// FailsafeConfig says when failsafes trip and what they do. Zero values
+// take the defaults; a negative duration or threshold disables a check.
+type FailsafeConfig struct {
+	// LinkLossTimeout: the link is lost when the broker connection is
+	// down, or (RequireGCS) no ground station is online, for this long.
+	// The mission's on_link_loss decides the action (default hold).
+	LinkLossTimeout time.Duration `yaml:"link_loss_timeout"`
+	RequireGCS      bool          `yaml:"require_gcs"`
+	// BatteryKey is the sensor key holding the battery percentage.
+	BatteryKey string `yaml:"battery_key"`
+	// BatteryLow raises a warning; BatteryCritical trips the failsafe
+	// with BatteryAction (default hold).
+	BatteryLow      float64 `yaml:"battery_low"`
+	BatteryCritical float64 `yaml:"battery_critical"`
+	BatteryAction   string  `yaml:"battery_action"`
+	// RequiredSensors trip the failsafe (SensorAction, default hold)
+	// when the hardware reports them stale or failing.
+	RequiredSensors []string `yaml:"required_sensors"`
+	SensorAction    string   `yaml:"sensor_action"`
+	// MaxOverruns in a row trip the failsafe (OverrunAction, default hold).
+	MaxOverruns   int    `yaml:"max_overruns"`
+	OverrunAction string `yaml:"overrun_action"`
+}
+
+func (c *FailsafeConfig) setDefaults() {
+	if c.LinkLossTimeout == 0 {
+		c.LinkLossTimeout = 10 * time.Second
+	}
+	if c.BatteryKey == "" {
+		c.BatteryKey = "battery.percent"
+	}
+	if c.BatteryLow == 0 {
+		c.BatteryLow = 25
+	}
+	if c.BatteryCritical == 0 {
+		c.BatteryCritical = 10
+	}
+	if c.MaxOverruns == 0 {
+		c.MaxOverruns = 10
+	}
+	for _, a := range []*string{&c.BatteryAction, &c.SensorAction, &c.OverrunAction} {
+		if *a == "" {
+			*a = ActionHold
+		}
+	}
+}
+
+// Validate checks the actions.
+func (c *FailsafeConfig) Validate() error {
+	for name, a := range map[string]string{"battery_action": c.BatteryAction, "sensor_action": c.SensorAction, "overrun_action": c.OverrunAction} {
+		if a != "" && strings.ContainsAny(a, " \t") {
+			return fmt.Errorf("failsafe.%s: %q is not continue, hold, abort or a tree name", name, a)
+		}
+	}
+	return nil
+}
+
+// failsafe is the supervisor's verdict.
+type failsafe struct {
+	active         bool
+	reason, action string
+	linkDownSince  time.Time
+	lowWarned      bool
+}
+
+// supervise runs once per tick, before the mission: link loss, battery,
+// stale required sensors, tick overruns. E-stop is handled by the mode
+// machine and wins over all of these.
+func (r *Runner) supervise(now time.Time) {
+	cfg := &r.cfg.Failsafe
+	errs := r.errBuf[:0]
+	reason, action := "", ""
+	trip := func(why, act string) {
+		if reason == "" {
+			reason, action = why, act
+		}
+	}
+
+	r.mu.Lock()
+	link := r.link
+	r.mu.Unlock()
+	up := link.Broker && (!cfg.RequireGCS || link.GCSOnline)
+	switch {
+	case up:
+		r.fs.linkDownSince = time.Time{}
+	case r.fs.linkDownSince.IsZero():
+		r.fs.linkDownSince = now
+	}
+	if !up && cfg.LinkLossTimeout > 0 && now.Sub(r.fs.linkDownSince) >= cfg.LinkLossTimeout {
+		act := ActionHold
+		if r.run != nil && r.run.s.m.Doc.OnLinkLoss != "" {
+			act = r.run.s.m.Doc.OnLinkLoss
+		}
+		trip("link_lost", act)
+		errs = append(errs, protocol.StateError{Code: "LINK_LOST", Level: "ERROR", Message: fmt.Sprintf("no link to the ground for %v", now.Sub(r.fs.linkDownSince).Round(time.Second))})
+	}
+
+	var battery protocol.BatteryState
+	haveBattery := false
+	if hw := r.cfg.Hardware; hw != nil {
+		if pct, _, ok := hw.Reading(cfg.BatteryKey); ok {
+			battery, haveBattery = protocol.BatteryState{Percent: pct}, true
+			if v, _, ok := hw.Reading("battery.voltage"); ok {
+				battery.Voltage = v
+			}
+			switch {
+			case cfg.BatteryCritical > 0 && pct <= cfg.BatteryCritical:
+				trip("battery_critical", cfg.BatteryAction)
+				errs = append(errs, protocol.StateError{Code: "BATTERY_CRITICAL", Level: "ERROR", Ref: cfg.BatteryKey, Message: fmt.Sprintf("battery at %.0f%%", pct)})
+			case cfg.BatteryLow > 0 && pct <= cfg.BatteryLow:
+				errs = append(errs, protocol.StateError{Code: "BATTERY_LOW", Level: "WARNING", Ref: cfg.BatteryKey, Message: fmt.Sprintf("battery at %.0f%%", pct)})
+				if !r.fs.lowWarned {
+					r.fs.lowWarned = true
+					r.emit(protocol.Event{Kind: "battery.low", Level: "warning", Message: fmt.Sprintf("battery low: %.0f%%", pct)})
+				}
+			default:
+				r.fs.lowWarned = false
+			}
+		}
+		for _, f := range hw.Faults() {
+			errs = append(errs, protocol.StateError{Code: f.Code, Level: "WARNING", Ref: f.Key, Message: f.Message})
+			for _, req := range cfg.RequiredSensors {
+				if req == f.Key || req == f.Device {
+					trip("sensor_stale", cfg.SensorAction)
+					errs[len(errs)-1].Level = "ERROR"
+				}
+			}
+			r.reportFault(f)
+		}
+	}
+	if n := r.stats.overrunsInARow(); cfg.MaxOverruns > 0 && n >= cfg.MaxOverruns {
+		trip("tick_overruns", cfg.OverrunAction)
+		errs = append(errs, protocol.StateError{Code: "TICK_OVERRUNS", Level: "ERROR", Message: fmt.Sprintf("%d tick deadlines missed in a row", n)})
+	}
+
+	was := r.fs
+	r.fs.active, r.fs.reason, r.fs.action = reason != "", reason, action
+	if was.active && !r.fs.active {
+		r.emit(protocol.Event{Kind: "failsafe.cleared", Level: "info", Message: fmt.Sprintf("failsafe %s cleared", was.reason)})
+	} else if r.fs.active && was.active && was.reason != reason {
+		r.emit(protocol.Event{Kind: "failsafe.changed", Level: "warning", Message: fmt.Sprintf("failsafe now %s (%s)", reason, action)})
+	}
+	if was.active != r.fs.active || was.reason != r.fs.reason {
+		r.signal()
+	}
+	r.errBuf = errs
+	r.mu.Lock()
+	r.state.Errors = append(r.state.Errors[:0], errs...)
+	r.state.Battery = nil
+	if haveBattery {
+		r.batteryBuf = battery
+		r.state.Battery = &r.batteryBuf
+	}
+	r.mu.Unlock()
+}
+
+// reportFault emits an event the first time a fault appears.
+func (r *Runner) reportFault(f Fault) {
+	k := f.Code + "\x00" + f.Device + "\x00" + f.Key
+	if r.lastFlt[k] {
+		return
+	}
+	r.lastFlt[k] = true
+	r.emit(protocol.Event{Kind: "device.fault", Level: "warning", Message: fmt.Sprintf("%s %s: %s", f.Device, f.Key, f.Message),
+		Data: map[string]any{"code": f.Code, "device": f.Device, "key": f.Key}})
+}
+
+// startFailsafeTree compiles a tree of the running mission and runs it in
+// place of the mission (its own agent, the same sensors).
+func (r *Runner) startFailsafeTree(run *activeRun, name string) {
+	d := run.s.m.Doc
+	spec := d.Spec(r.loadOptions())
+	spec.Main = name
+	t, err := r.cfg.Registry.Compile(spec)
+	if err != nil {
+		r.emit(protocol.Event{Kind: "failsafe.error", Level: "error", Mission: d.ID, Message: fmt.Sprintf("failsafe tree %q does not compile: %v; holding", name, err)})
+		return
+	}
+	now := r.cfg.Now()
+	a := bt.NewAgent(t, 1, now.UnixNano())
+	a.Sink = agentSink{r}
+	if hw := r.cfg.Hardware; hw != nil {
+		a.Env = hw.Env()
+		run.fsBinding = hw.Bind(t)
+	}
+	run.fsAgent, run.fsTree = a, name
+}
+
+func (r *Runner) tickFailsafeTree(run *activeRun, now time.Time) {
+	a := run.fsAgent
+	if a == nil {
+		return
+	}
+	if run.fsBinding != nil {
+		run.fsBinding.Snapshot(&a.BB)
+	}
+	if st := a.Tick(now.UnixNano()); st != bt.Running {
+		r.emit(protocol.Event{Kind: "failsafe.tree", Level: "info", Mission: run.s.m.Doc.ID,
+			Message: fmt.Sprintf("failsafe tree %q ended: %s; holding", run.fsTree, st)})
+		run.fsAgent = nil
+		r.safe()
+	}
+}

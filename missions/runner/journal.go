@@ -1,0 +1,211 @@
+package runner
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// The journal keeps accepted missions and their lifecycle in the state
+// directory, so that after a crash or a reboot the daemon knows which
+// mission was interrupted. Missions are stored as missions/<id>.json
+// (canonical JSON); lifecycle records are appended to journal.jsonl. Writes
+// happen on the journal's own goroutine: the tick never waits for a disk.
+
+type journalRecord struct {
+	TS       time.Time `json:"ts"`
+	Event    string    `json:"event"` // accepted, started, paused, resumed, finished, aborted, interrupted
+	Mission  string    `json:"mission"`
+	Revision int64     `json:"revision"`
+	Hash     string    `json:"hash,omitempty"`
+	Status   string    `json:"status,omitempty"`
+}
+
+// journalState is what a journal remembers at start-up.
+type journalState struct {
+	docs        map[string][]byte // mission id -> canonical document
+	revisions   map[string]int64
+	interrupted string // id of the mission that was running, or ""
+	interRev    int64
+}
+
+type journal struct {
+	dir  string
+	log  *slog.Logger
+	ch   chan journalOp
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+type journalOp struct {
+	rec journalRecord
+	doc []byte // written to missions/<id>.json before the record
+}
+
+const journalFile = "journal.jsonl"
+
+// openJournal reads what dir holds and starts the writer. An empty dir
+// disables persistence (nil journal, empty state).
+func openJournal(dir string, log *slog.Logger) (*journal, journalState, error) {
+	st := journalState{docs: map[string][]byte{}, revisions: map[string]int64{}}
+	if dir == "" {
+		return nil, st, nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "missions"), 0o755); err != nil {
+		return nil, st, fmt.Errorf("state directory: %w", err)
+	}
+	recs, err := readJournal(filepath.Join(dir, journalFile))
+	if err != nil {
+		return nil, st, err
+	}
+	running := map[string]bool{}
+	for _, r := range recs {
+		switch r.Event {
+		case "accepted":
+			if data, err := os.ReadFile(filepath.Join(dir, "missions", r.Mission+".json")); err == nil {
+				st.docs[r.Mission] = data
+				st.revisions[r.Mission] = r.Revision
+			}
+		case "started", "resumed", "paused":
+			running[r.Mission] = true
+			st.interrupted, st.interRev = r.Mission, r.Revision
+		case "finished", "aborted", "interrupted":
+			delete(running, r.Mission)
+			if st.interrupted == r.Mission {
+				st.interrupted = ""
+			}
+		}
+	}
+	if st.interrupted != "" && st.docs[st.interrupted] == nil {
+		st.interrupted = "" // its document is gone: nothing to resume
+	}
+	j := &journal{dir: dir, log: log, ch: make(chan journalOp, 256)}
+	if err := j.compact(st); err != nil {
+		return nil, st, err
+	}
+	j.wg.Add(1)
+	go j.run()
+	return j, st, nil
+}
+
+func readJournal(path string) ([]journalRecord, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []journalRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r journalRecord
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Mission != "" {
+			out = append(out, r) // a torn last line (crash mid-write) is skipped
+		}
+	}
+	return out, sc.Err()
+}
+
+// compact rewrites the journal with one record per mission (and the
+// interrupted one), so it does not grow without bound.
+func (j *journal) compact(st journalState) error {
+	tmp := filepath.Join(j.dir, journalFile+".tmp")
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for id, rev := range st.revisions {
+		enc.Encode(journalRecord{TS: time.Now().UTC(), Event: "accepted", Mission: id, Revision: rev})
+	}
+	if st.interrupted != "" {
+		enc.Encode(journalRecord{TS: time.Now().UTC(), Event: "started", Mission: st.interrupted, Revision: st.interRev})
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(j.dir, journalFile))
+}
+
+// add queues a record (and a document to store first). It never blocks:
+// if the writer is far behind, the record is logged and dropped.
+func (j *journal) add(rec journalRecord, doc []byte) {
+	if j == nil {
+		return
+	}
+	select {
+	case j.ch <- journalOp{rec: rec, doc: doc}:
+	default:
+		j.log.Error("journal queue full; record dropped", "event", rec.Event, "mission", rec.Mission)
+	}
+}
+
+func (j *journal) run() {
+	defer j.wg.Done()
+	f, err := os.OpenFile(filepath.Join(j.dir, journalFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		j.log.Error("journal unavailable", "err", err)
+		for range j.ch {
+		}
+		return
+	}
+	defer f.Close()
+	for op := range j.ch {
+		if op.doc != nil {
+			if err := writeFileSync(filepath.Join(j.dir, "missions", op.rec.Mission+".json"), op.doc); err != nil {
+				j.log.Error("storing mission", "mission", op.rec.Mission, "err", err)
+				continue
+			}
+		}
+		line, _ := json.Marshal(op.rec)
+		if _, err := f.Write(append(line, '\n')); err == nil {
+			err = f.Sync()
+		} else {
+			j.log.Error("journal write", "err", err)
+		}
+	}
+}
+
+// close flushes queued records and stops the writer.
+func (j *journal) close() {
+	if j == nil {
+		return
+	}
+	j.once.Do(func() { close(j.ch) })
+	j.wg.Wait()
+}
+
+// writeFileSync writes a file atomically (temp file, fsync, rename).
+func writeFileSync(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

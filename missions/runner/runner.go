@@ -1,0 +1,523 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/fsm"
+	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+// Hardware is what the runner needs from the robot (drivers.Robot behind
+// an adapter): sensor snapshots, applying actuator commands, the safe
+// state and the e-stop gate. EStop and ReleaseEStop may be called from
+// any goroutine; the rest only from the tick goroutine.
+type Hardware interface {
+	// Bind resolves the sensor keys of a tree once.
+	Bind(t *bt.Tree) Binding
+	// Apply writes the actuator commands of this tick.
+	Apply() error
+	// Safe puts every actuator in its safe state.
+	Safe() error
+	// EStop forces the safe state and refuses commands until released.
+	EStop(reason string)
+	ReleaseEStop()
+	// Faults lists current device problems (stale or failing sensors).
+	Faults() []Fault
+	// Reading returns the latest value of a sensor key.
+	Reading(key string) (v float64, at time.Time, ok bool)
+	// Env is what device leaves find in bt.Agent.Env.
+	Env() any
+}
+
+// Binding copies the latest sensor samples into a blackboard.
+type Binding interface {
+	Snapshot(bb *bt.Blackboard)
+}
+
+// Fault is a device problem.
+type Fault struct {
+	Device  string
+	Key     string
+	Code    string
+	Message string
+	Since   time.Time
+}
+
+// Config configures a Runner.
+type Config struct {
+	Robot string
+	// TickHz is the default rate; missions may ask for another within
+	// [MinTickHz, MaxTickHz].
+	TickHz, MinTickHz, MaxTickHz float64
+	// Spin wakes the loop this long before each deadline and waits the
+	// rest actively (runtime.Gosched), trading CPU for less jitter.
+	Spin time.Duration
+	// Registry holds the node types missions may use.
+	Registry *bt.Registry
+	// Keys are the sensor and operator keys every mission can read.
+	Keys []string
+	// Writable keys may be set by the blackboard.set command.
+	Writable []string
+	// Hardware is the robot; nil runs missions of built-in nodes only.
+	Hardware Hardware
+	// StateDir holds the journal; "" keeps nothing across restarts.
+	StateDir string
+	Failsafe FailsafeConfig
+	// Verify checks a mission.load command's signature; nil accepts all.
+	Verify func(c protocol.Command, doc []byte) *protocol.ReplyError
+	Events func(protocol.Event)
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.TickHz == 0 {
+		c.TickHz = 20
+	}
+	if c.MinTickHz == 0 {
+		c.MinTickHz = 1
+	}
+	if c.MaxTickHz == 0 {
+		c.MaxTickHz = 500
+	}
+	if c.Registry == nil {
+		c.Registry = bt.NewRegistry()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	c.Failsafe.setDefaults()
+}
+
+// Runner owns the tick loop: it runs one mission at a time for the robot,
+// takes commands between ticks, supervises failsafes and exposes what
+// telemetry publishes (it implements Source and CommandHandler).
+type Runner struct {
+	cfg   Config
+	log   *slog.Logger
+	cmds  chan *pending
+	stats TickStats
+	jrnl  *journal
+
+	// Owned by the tick goroutine.
+	store    map[string]*stored
+	run      *activeRun
+	mode     *fsm.Machine[*Runner]
+	modeMem  fsm.Memory
+	estop    bool
+	fs       failsafe
+	hz       float64
+	reschedT bool
+	operator map[string]bt.Value // blackboard.set values, applied to every mission
+	lastFlt  map[string]bool     // fault codes already reported
+	// requested is the mode the operator asked for (state.requested_mode).
+	requested string
+	// Buffers reused every tick, so the tick allocates nothing.
+	errBuf     []protocol.StateError
+	missionBuf protocol.MissionState // guarded by mu
+	batteryBuf protocol.BatteryState // guarded by mu
+	// pendingAbort is set when a failsafe's action is abort; the tick
+	// ends the run after the mode machine stepped.
+	pendingAbort bool
+
+	// Read by other goroutines.
+	mu    sync.Mutex
+	state protocol.State
+	tree  *protocol.TreeInfo
+	board *statusBoard
+	// activeTree and activeDoc let commands validated off the tick
+	// goroutine (mission.inject) see the running mission.
+	activeTree *bt.Tree
+	activeDoc  *missions.Document
+	bbSnap     []bbEntry
+	bbAt       time.Time
+	link       protocol.LinkState
+	changed    chan struct{}
+	statusCh   chan struct{}
+	replies    *replyCache
+	estopReq   chan struct{}
+}
+
+// stored is a mission the daemon accepted.
+type stored struct {
+	m    *missions.Mission
+	hash string
+	doc  []byte
+	// interrupted marks the mission that was running when the daemon
+	// stopped; it resumes only if it allows it and the operator asks.
+	interrupted bool
+}
+
+// activeRun is the mission being run.
+type activeRun struct {
+	s        *stored
+	agent    *bt.Agent
+	binding  Binding
+	board    *statusBoard
+	status   string
+	started  time.Time
+	finished time.Time
+	ticks    uint64
+	// failsafe tree, when the failsafe action runs one.
+	fsAgent   *bt.Agent
+	fsBinding Binding
+	fsTree    string
+}
+
+// New makes a runner and reads the journal of its state directory.
+func New(cfg Config) (*Runner, error) {
+	cfg.setDefaults()
+	if cfg.TickHz < cfg.MinTickHz || cfg.TickHz > cfg.MaxTickHz {
+		return nil, fmt.Errorf("tick rate %v Hz is outside the allowed range [%v, %v]", cfg.TickHz, cfg.MinTickHz, cfg.MaxTickHz)
+	}
+	r := &Runner{
+		cfg: cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
+		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{},
+		changed: make(chan struct{}, 1), statusCh: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
+		hz: cfg.TickHz, requested: protocol.ModeIdle,
+	}
+	mode, err := newModeMachine()
+	if err != nil {
+		return nil, err
+	}
+	r.mode = mode
+	j, st, err := openJournal(cfg.StateDir, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	r.jrnl = j
+	for id, doc := range st.docs {
+		m, err := missions.Load(doc, r.loadOptions())
+		if err != nil {
+			r.log.Warn("stored mission no longer loads; dropped", "mission", id, "err", err)
+			continue
+		}
+		r.store[id] = &stored{m: m, hash: m.Doc.Hash(), doc: doc, interrupted: id == st.interrupted}
+	}
+	r.state = protocol.State{Mode: protocol.ModeStarting, RequestedMode: protocol.ModeIdle, Errors: []protocol.StateError{}}
+	r.modeMem = fsm.Memory{}
+	return r, nil
+}
+
+func (r *Runner) loadOptions() missions.Options {
+	return missions.Options{Registry: r.cfg.Registry, Keys: r.keys(), MinTickHz: r.cfg.MinTickHz, MaxTickHz: r.cfg.MaxTickHz}
+}
+
+func (r *Runner) keys() []string {
+	return append(append([]string(nil), r.cfg.Keys...), r.cfg.Writable...)
+}
+
+// Run ticks until ctx is done, then halts the mission, puts the robot in
+// its safe state and returns. It must be called once.
+func (r *Runner) Run(ctx context.Context) error {
+	defer r.jrnl.close()
+	now := r.cfg.Now()
+	if hw := r.cfg.Hardware; hw != nil {
+		if err := hw.Safe(); err != nil {
+			return fmt.Errorf("putting the robot in its safe state: %w", err)
+		}
+	}
+	r.mode.Start(r, &r.modeMem, now.UnixNano())
+	r.emit(protocol.Event{Kind: "daemon.started", Level: "info", Message: fmt.Sprintf("botd started for robot %q at %v Hz", r.cfg.Robot, r.hz)})
+	for _, s := range r.store {
+		if s.interrupted {
+			r.emit(protocol.Event{Kind: "mission.interrupted", Level: "warning", Mission: s.m.Doc.ID, Revision: s.m.Doc.Revision,
+				Message: interruptedMessage(s)})
+			r.jrnl.add(journalRecord{TS: now.UTC(), Event: "interrupted", Mission: s.m.Doc.ID, Revision: s.m.Doc.Revision}, nil)
+		}
+	}
+	r.stepMode(now)
+	r.publishState()
+
+	sched := newSchedule(now, r.hz)
+	due, _ := sched.next(now)
+	timer := time.NewTimer(time.Until(due) - r.cfg.Spin)
+	defer timer.Stop()
+	skipped := 0
+	for {
+		select {
+		case <-ctx.Done():
+			r.shutdown()
+			return nil
+		case <-r.estopReq:
+			// An e-stop arrived between ticks: act on it now, not at the
+			// next deadline.
+			r.drainCommands(r.cfg.Now())
+			r.stepMode(r.cfg.Now())
+			r.publishState()
+			continue
+		case <-timer.C:
+		}
+		for r.cfg.Spin > 0 && time.Until(due) > 0 {
+			runtime.Gosched()
+		}
+		start := r.cfg.Now()
+		r.safeTick(start)
+		end := r.cfg.Now()
+		r.stats.record(start.Sub(due), end.Sub(start), skipped)
+		if r.reschedT {
+			r.reschedT = false
+			sched = newSchedule(end, r.hz)
+		}
+		due, skipped = sched.next(end)
+		timer.Reset(time.Until(due) - r.cfg.Spin)
+	}
+}
+
+func interruptedMessage(s *stored) string {
+	if s.m.Doc.ResumeAfterRestart {
+		return "the daemon stopped while this mission ran; send mission.resume to run it again from the start"
+	}
+	return "the daemon stopped while this mission ran; it does not allow resuming after a restart (start it again to rerun it)"
+}
+
+// safeTick runs a tick and survives a panic in it (a bug, or a node that
+// panicked outside a leaf): the mission is halted and ends with ERROR,
+// the robot goes to its safe state, and the daemon keeps running.
+func (r *Runner) safeTick(now time.Time) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("panic in the tick loop", "panic", p)
+			r.emit(protocol.Event{Kind: "daemon.error", Level: "error", Message: fmt.Sprintf("internal error in the tick loop: %v; mission stopped, robot safe", p)})
+			if run := r.run; run != nil && isActive(run.status) {
+				func() {
+					defer func() { recover() }()
+					r.finish(run, now, protocol.RunErrored)
+				}()
+			}
+			r.safe()
+			r.publishState()
+		}
+	}()
+	r.tick(now)
+}
+
+// tick is one period of the loop (ARCHITECTURE.md): commands, sensor
+// snapshot, failsafe supervisor, mission tick, actuators, observers.
+func (r *Runner) tick(now time.Time) {
+	r.drainCommands(now)
+	run := r.run
+	if run != nil && run.binding != nil {
+		run.binding.Snapshot(&run.agent.BB)
+	}
+	r.supervise(now)
+	r.stepMode(now)
+	if r.pendingAbort {
+		r.pendingAbort = false
+		if run := r.run; run != nil && isActive(run.status) {
+			r.finish(run, now, protocol.RunAborted)
+		}
+	}
+	if run = r.run; run != nil {
+		switch r.currentMode() {
+		case protocol.ModeRunning:
+			r.tickMission(run, now)
+		case protocol.ModeFailsafe:
+			r.tickFailsafeTree(run, now)
+		}
+	}
+	if hw := r.cfg.Hardware; hw != nil {
+		if err := hw.Apply(); err != nil {
+			r.log.Warn("applying actuator commands", "err", err)
+		}
+	}
+	if run := r.run; run != nil {
+		if run.board.commit(run.agent, run.ticks, now) {
+			select {
+			case r.statusCh <- struct{}{}:
+			default:
+			}
+		}
+		r.snapshotBlackboard(run, now)
+	}
+	r.publishState()
+}
+
+func (r *Runner) tickMission(run *activeRun, now time.Time) {
+	run.ticks++
+	st := run.agent.Tick(now.UnixNano())
+	if st == bt.Running {
+		return
+	}
+	r.finish(run, now, statusName(st))
+}
+
+func statusName(st bt.Status) string {
+	switch st {
+	case bt.Success:
+		return protocol.RunSucceeded
+	case bt.Failure:
+		return protocol.RunFailed
+	}
+	return protocol.RunErrored
+}
+
+// finish ends the run with a final status: the tree is already closed;
+// the robot goes to its safe state.
+func (r *Runner) finish(run *activeRun, now time.Time, status string) {
+	run.agent.HaltAll()
+	if run.fsAgent != nil {
+		run.fsAgent.HaltAll()
+		run.fsAgent = nil
+	}
+	r.safe()
+	run.status, run.finished = status, now
+	d := run.s.m.Doc
+	level := "info"
+	if status != protocol.RunSucceeded {
+		level = "warning"
+	}
+	kind := "mission.finished"
+	if status == protocol.RunAborted {
+		kind = "mission.aborted"
+	}
+	r.emit(protocol.Event{Kind: kind, Level: level, Mission: d.ID, Revision: d.Revision, Message: fmt.Sprintf("mission %q ended: %s", d.Name, status),
+		Data: map[string]any{"status": status, "ticks": run.ticks}})
+	ev := "finished"
+	if status == protocol.RunAborted {
+		ev = "aborted"
+	}
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: ev, Mission: d.ID, Revision: d.Revision, Status: status}, nil)
+	r.mode.To(protocol.ModeIdle, r, &r.modeMem, now.UnixNano())
+	r.requested = protocol.ModeIdle
+	r.signal()
+}
+
+func (r *Runner) safe() {
+	if hw := r.cfg.Hardware; hw != nil {
+		if err := hw.Safe(); err != nil {
+			r.log.Error("safe state", "err", err)
+		}
+	}
+}
+
+// shutdown halts the running trees (actions clean up) and puts the robot
+// in its safe state; the mission stays journaled as running, so the next
+// start reports it interrupted.
+func (r *Runner) shutdown() {
+	r.drainCommandsWith(protocol.ErrNotAllowedInMode, "the daemon is shutting down")
+	if run := r.run; run != nil {
+		run.agent.HaltAll()
+		if run.fsAgent != nil {
+			run.fsAgent.HaltAll()
+		}
+	}
+	r.safe()
+	r.emit(protocol.Event{Kind: "daemon.stopped", Level: "info", Message: "botd stopped; actuators safe"})
+}
+
+// startMission makes s the active run and starts ticking it.
+func (r *Runner) startMission(s *stored, now time.Time) {
+	if old := r.run; old != nil && isActive(old.status) {
+		r.finish(old, now, protocol.RunAborted)
+	}
+	t := s.m.Tree
+	a := bt.NewAgent(t, 0, now.UnixNano())
+	board := newStatusBoard(t, s.m.Doc.ID)
+	a.SetObserver(board)
+	a.Sink = agentSink{r}
+	run := &activeRun{s: s, agent: a, board: board, status: protocol.RunRunning, started: now}
+	if hw := r.cfg.Hardware; hw != nil {
+		a.Env = hw.Env()
+		run.binding = hw.Bind(t)
+	}
+	for k, v := range r.operator {
+		if slot, ok := t.Slot(k); ok {
+			a.BB.SetAt(slot, v, now.UnixNano())
+		}
+	}
+	s.interrupted = false
+	r.run = run
+	hz := r.cfg.TickHz
+	if s.m.Doc.TickHz > 0 {
+		hz = s.m.Doc.TickHz
+	}
+	if hz != r.hz {
+		r.hz, r.reschedT = hz, true
+	}
+	r.mu.Lock()
+	r.board = board
+	r.tree = treeInfo(s.m)
+	r.activeTree, r.activeDoc = t, s.m.Doc
+	r.mu.Unlock()
+	d := s.m.Doc
+	r.emit(protocol.Event{Kind: "mission.started", Level: "info", Mission: d.ID, Revision: d.Revision, Message: fmt.Sprintf("mission %q started", d.Name)})
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "started", Mission: d.ID, Revision: d.Revision}, nil)
+	r.mode.To(protocol.ModeRunning, r, &r.modeMem, now.UnixNano())
+	r.requested = protocol.ModeRunning
+	r.signal()
+}
+
+func isActive(status string) bool {
+	return status == protocol.RunRunning || status == protocol.RunPaused
+}
+
+func treeInfo(m *missions.Mission) *protocol.TreeInfo {
+	t := m.Tree
+	ti := &protocol.TreeInfo{Mission: m.Doc.ID, Revision: m.Doc.Revision, Nodes: make([]protocol.TreeNode, t.Len())}
+	for i := 0; i < t.Len(); i++ {
+		n := t.Node(i)
+		typ := ""
+		if n.Type != nil {
+			typ = n.Type.Name
+		}
+		ti.Nodes[i] = protocol.TreeNode{Index: n.Index, ID: n.ID, Type: typ, Name: n.Name, Parent: n.Parent}
+	}
+	return ti
+}
+
+// agentSink turns what nodes emit (Log nodes, leaf panics) into events.
+type agentSink struct{ r *Runner }
+
+func (s agentSink) Emit(a *bt.Agent, node int32, level, msg string) {
+	kind := "log"
+	if level == "error" {
+		kind = "node.error"
+	}
+	ev := protocol.Event{Kind: kind, Level: level, Node: &node, Message: msg}
+	if run := s.r.run; run != nil {
+		ev.Mission, ev.Revision = run.s.m.Doc.ID, run.s.m.Doc.Revision
+	}
+	s.r.emit(ev)
+}
+
+func (r *Runner) emit(e protocol.Event) {
+	if e.Time.IsZero() {
+		e.Time = r.cfg.Now().UTC()
+	}
+	r.log.Log(context.Background(), levelOf(e.Level), e.Message, "kind", e.Kind, "mission", e.Mission)
+	if r.cfg.Events != nil {
+		r.cfg.Events(e)
+	}
+}
+
+func levelOf(l string) slog.Level {
+	switch l {
+	case "debug":
+		return slog.LevelDebug
+	case "warning":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// signal tells telemetry the state changed, without blocking.
+func (r *Runner) signal() {
+	select {
+	case r.changed <- struct{}{}:
+	default:
+	}
+}

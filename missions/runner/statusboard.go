@@ -1,0 +1,101 @@
+package runner
+
+import (
+	"sync"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+// statusBoard keeps the telemetry view of one agent's node statuses: the
+// latest letter per node and which nodes changed since telemetry last
+// looked. The tick goroutine writes it after every tick; telemetry reads
+// it at its own rate, so changes while the link is down coalesce to the
+// latest status per node.
+type statusBoard struct {
+	// touched is filled during a tick by the agent's observer (tick
+	// goroutine only).
+	touched []int32
+	mark    []bool
+
+	mu      sync.Mutex
+	mission string
+	tick    uint64
+	at      time.Time
+	cur     []byte
+	dirty   []bool
+	ndirty  int
+}
+
+func newStatusBoard(t *bt.Tree, mission string) *statusBoard {
+	n := t.Len()
+	b := &statusBoard{mark: make([]bool, n), touched: make([]int32, 0, n),
+		mission: mission, cur: make([]byte, n), dirty: make([]bool, n)}
+	for i := range b.cur {
+		b.cur[i] = bt.Idle.Letter()
+	}
+	return b
+}
+
+// OnNode marks nodes whose status may have changed (bt.Observer).
+func (b *statusBoard) OnNode(_ *bt.Agent, node int32, ev bt.Event, _ bt.Status) {
+	if (ev == bt.EventTick || ev == bt.EventHalt) && !b.mark[node] {
+		b.mark[node] = true
+		b.touched = append(b.touched, node)
+	}
+}
+
+// commit publishes the statuses of the nodes touched in this tick and
+// reports whether there are changes telemetry has not taken yet.
+func (b *statusBoard) commit(a *bt.Agent, tick uint64, now time.Time) bool {
+	b.mu.Lock()
+	b.tick, b.at = tick, now
+	for _, i := range b.touched {
+		b.mark[i] = false
+		if l := a.Status(i).Letter(); b.cur[i] != l {
+			b.cur[i] = l
+			if !b.dirty[i] {
+				b.dirty[i] = true
+				b.ndirty++
+			}
+		}
+	}
+	pending := b.ndirty > 0
+	b.mu.Unlock()
+	b.touched = b.touched[:0]
+	return pending
+}
+
+// idle shows every node as IDLE (the mission ended, paused or was halted).
+func (b *statusBoard) idle(a *bt.Agent) {
+	for i := range b.cur {
+		b.OnNode(a, int32(i), bt.EventHalt, bt.Idle)
+	}
+}
+
+// take returns the changes since the last call, or a keyframe.
+func (b *statusBoard) take(keyframe bool) protocol.StatusUpdate {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u := protocol.StatusUpdate{Mission: b.mission, Tick: b.tick, Time: b.at}
+	if keyframe {
+		u.Keyframe = string(b.cur)
+		clear(b.dirty)
+		b.ndirty = 0
+		return u
+	}
+	if b.ndirty == 0 {
+		return u
+	}
+	changes := make([]protocol.StatusChange, 0, b.ndirty)
+	for i, d := range b.dirty {
+		if d {
+			changes = append(changes, protocol.StatusChange{Node: int32(i), Status: b.cur[i]})
+			b.dirty[i] = false
+		}
+	}
+	b.ndirty = 0
+	u.Changes = changes
+	return u
+}

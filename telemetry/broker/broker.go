@@ -1,0 +1,207 @@
+package broker
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/hooks/auth"
+	"github.com/mochi-mqtt/server/v2/listeners"
+)
+
+// DefaultBrokerAddr is where the embedded broker listens by default.
+const DefaultBrokerAddr = "127.0.0.1:1883"
+
+// Config configures the embedded broker.
+type Config struct {
+	// Addr is host:port; port 0 picks a free one (see Broker.Addr).
+	Addr string
+	// Credentials is a file of "user:password" lines (# starts a
+	// comment). Required when Addr is not a loopback address; when set,
+	// every client must present one of them.
+	Credentials string
+	// TLS, when set, makes the listener speak TLS only.
+	TLS *tls.Config
+	// Logger receives the broker's log; nil discards it (mochi would
+	// otherwise write text to stdout).
+	Logger *slog.Logger
+
+	// DrainTimeout bounds how long Close waits for connected clients to
+	// receive what is queued for them [2 s].
+	DrainTimeout time.Duration
+
+	// Hooks are extra mochi hooks (tests use them to drop packets).
+	Hooks []mqtt.Hook
+}
+
+// Broker is the embedded MQTT broker (mochi-mqtt), in memory only: a
+// restart forgets retained messages and sessions, and every client
+// republishes its retained topics when it reconnects.
+type Broker struct {
+	srv  *mqtt.Server
+	ln   *guardedListener
+	addr string
+	tls  bool
+	stop func() bool // unhooks the ctx watcher
+	once sync.Once
+	// drain bounds Close's wait for queued deliveries.
+	drain time.Duration
+}
+
+// Start starts the broker; it serves until Close or until ctx is
+// done.
+func Start(ctx context.Context, cfg Config) (*Broker, error) {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultBrokerAddr
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = 2 * time.Second
+	}
+	loopback, err := isLoopback(cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	var users auth.Users
+	if cfg.Credentials != "" {
+		if users, err = readCredentials(cfg.Credentials); err != nil {
+			return nil, err
+		}
+	} else if !loopback {
+		return nil, fmt.Errorf("broker on %s: credentials are required off loopback", cfg.Addr)
+	}
+
+	caps := mqtt.NewDefaultServerCapabilities() // a partial Capabilities zeroes the rest
+	caps.MaximumMessageExpiryInterval = 0       // retained connection/factsheet must never expire
+	srv := mqtt.New(&mqtt.Options{
+		Capabilities: caps,
+		Logger:       cfg.Logger.With("component", "broker"),
+		InlineClient: false,
+	})
+	if users != nil {
+		err = srv.AddHook(new(auth.Hook), &auth.Options{Ledger: &auth.Ledger{Users: users}})
+	} else {
+		err = srv.AddHook(new(auth.AllowHook), nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("broker auth: %w", err)
+	}
+	for _, h := range cfg.Hooks {
+		if err := srv.AddHook(h, nil); err != nil {
+			return nil, fmt.Errorf("broker hook: %w", err)
+		}
+	}
+	nl, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("broker listen on %s: %w", cfg.Addr, err)
+	}
+	if cfg.TLS != nil {
+		nl = tls.NewListener(nl, cfg.TLS)
+	}
+	gl := newGuardedListener(nl)
+	if err := srv.AddListener(listeners.NewNet("botd", gl)); err != nil {
+		_ = nl.Close()
+		return nil, fmt.Errorf("broker listener: %w", err)
+	}
+	if err := srv.Serve(); err != nil {
+		_ = srv.Close()
+		return nil, fmt.Errorf("broker: %w", err)
+	}
+	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout}
+	b.stop = context.AfterFunc(ctx, func() { _ = b.Close() })
+	return b, nil
+}
+
+// Addr is the address the broker listens on (with the real port).
+func (b *Broker) Addr() string { return b.addr }
+
+// URL is a client URL for the broker (tcp:// or ssl://).
+func (b *Broker) URL() string {
+	if b.tls {
+		return "ssl://" + b.addr
+	}
+	return "tcp://" + b.addr
+}
+
+// Close stops listening, lets every connected client receive what is
+// already queued for it (within Config.DrainTimeout: the daemon's final
+// OFFLINE must reach its subscribers before the broker goes), then
+// disconnects them; it returns after the broker's connection goroutines
+// have exited. Safe to call twice.
+func (b *Broker) Close() error {
+	b.once.Do(func() {
+		b.stop()
+		b.ln.shut()
+		b.waitDrained(time.Now().Add(b.drain))
+		_ = b.srv.Close()
+	})
+	return nil
+}
+
+// waitDrained waits until no connected client has a message queued for
+// it, or until deadline.
+func (b *Broker) waitDrained(deadline time.Time) {
+	for {
+		queued := 0
+		for _, cl := range b.srv.Clients.GetAll() {
+			if !cl.Closed() {
+				queued += pendingWrites(cl)
+			}
+		}
+		if queued == 0 || !time.Now().Before(deadline) {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("broker address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// readCredentials reads "user:password" lines.
+func readCredentials(path string) (auth.Users, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("broker credentials: %w", err)
+	}
+	users := auth.Users{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		user, pass, ok := strings.Cut(line, ":")
+		if !ok || user == "" || pass == "" {
+			return nil, fmt.Errorf("broker credentials %s:%d: want user:password", path, n)
+		}
+		// The ledger's Users map compares passwords exactly; its
+		// AuthRules would treat '*' in a password as a wildcard.
+		users[user] = auth.UserRule{Username: auth.RString(user), Password: auth.RString(pass)}
+	}
+	if len(users) == 0 {
+		return nil, errors.New("broker credentials " + path + ": no users")
+	}
+	return users, nil
+}

@@ -1,0 +1,96 @@
+package broker
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// ConnectTimeout bounds how long a new connection may take to send its
+// CONNECT (mochi sets no deadline before it, so a silent connection would
+// be kept forever and hold up Close).
+const ConnectTimeout = 10 * time.Second
+
+// guardedListener works around two gaps in mochi v2.7.9's shutdown:
+// Server.Close waits for client goroutines (a WaitGroup) while its
+// listener still accepts, and a goroutine started for a connection
+// accepted then calls Add concurrently with that Wait (a data race, and
+// Close may return before the client is gone); and a connection that has
+// not sent CONNECT is not yet a client, so Close neither disconnects it nor
+// stops waiting for it. shut stops accepting, closes the connections that
+// have not completed CONNECT, and waits until every accepted connection
+// has reached mochi's first read (after its Add). Each connection also
+// gets a deadline for its CONNECT (mochi sets none before it).
+type guardedListener struct {
+	net.Listener
+	mu      sync.Mutex
+	closed  bool
+	pending map[*guardedConn]struct{} // accepted, CONNECT not yet read
+}
+
+type guardedConn struct {
+	net.Conn
+	l       *guardedListener
+	once    sync.Once
+	started chan struct{} // closed at mochi's first read
+}
+
+func newGuardedListener(l net.Listener) *guardedListener {
+	return &guardedListener{Listener: l, pending: map[*guardedConn]struct{}{}}
+}
+
+func (l *guardedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	_ = c.SetDeadline(time.Now().Add(ConnectTimeout))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		_ = c.Close()
+		return nil, net.ErrClosed
+	}
+	gc := &guardedConn{Conn: c, l: l, started: make(chan struct{})}
+	l.pending[gc] = struct{}{}
+	return gc, nil
+}
+
+func (c *guardedConn) Read(b []byte) (int, error) {
+	c.once.Do(func() { close(c.started) })
+	return c.Conn.Read(b)
+}
+
+// SetDeadline is first called by mochi once it has read CONNECT (it sets
+// the keepalive deadline): from then on the connection is a client that
+// Server.Close disconnects itself.
+func (c *guardedConn) SetDeadline(t time.Time) error {
+	c.l.mu.Lock()
+	delete(c.l.pending, c)
+	c.l.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+// shut stops accepting, closes the connections still before CONNECT, and
+// waits until mochi has started on every one of them.
+func (l *guardedListener) shut() {
+	l.mu.Lock()
+	l.closed = true
+	pending := make([]*guardedConn, 0, len(l.pending))
+	for c := range l.pending {
+		pending = append(pending, c)
+	}
+	l.mu.Unlock()
+	_ = l.Listener.Close()
+	for _, c := range pending {
+		_ = c.Conn.Close()
+		<-c.started
+	}
+}
+
+func (l *guardedListener) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	return l.Listener.Close()
+}

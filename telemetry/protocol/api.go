@@ -1,0 +1,228 @@
+package protocol
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// This file holds what the mission runner exposes (state, tree, node
+// statuses, events, tick figures) and the commands it takes, as they go
+// over the wire (PROTOCOL.md). The runner fills them in; telemetry wraps
+// them in headers and publishes them; the ground station decodes them.
+
+// Modes of the daemon (state.mode and state.requested_mode).
+const (
+	ModeStarting = "STARTING"
+	ModeIdle     = "IDLE"
+	ModeRunning  = "RUNNING"
+	ModePaused   = "PAUSED"
+	ModeFailsafe = "FAILSAFE"
+	ModeEStop    = "ESTOP"
+)
+
+// Mission run statuses (state.mission.status).
+const (
+	RunLoaded      = "LOADED"
+	RunRunning     = "RUNNING"
+	RunPaused      = "PAUSED"
+	RunSucceeded   = "SUCCESS"
+	RunFailed      = "FAILURE"
+	RunErrored     = "ERROR"
+	RunAborted     = "ABORTED"
+	RunInterrupted = "INTERRUPTED" // the daemon stopped while it ran
+)
+
+// State is the robot's state as published on the state topic (without
+// the header telemetry adds).
+type State struct {
+	Mode          string        `json:"mode"`
+	RequestedMode string        `json:"requested_mode"`
+	Mission       *MissionState `json:"mission"`
+	Tick          TickSummary   `json:"tick"`
+	Failsafe      FailsafeState `json:"failsafe"`
+	EStop         bool          `json:"estop"`
+	Link          LinkState     `json:"link"`
+	Battery       *BatteryState `json:"battery,omitempty"`
+	Errors        []StateError  `json:"errors"`
+}
+
+// MissionState describes the active (or last) mission.
+type MissionState struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Revision int64     `json:"revision"`
+	Status   string    `json:"status"`
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+}
+
+// FailsafeState says whether a failsafe is active, why, and what it did.
+type FailsafeState struct {
+	Active bool   `json:"active"`
+	Reason string `json:"reason"`
+	Action string `json:"action"`
+}
+
+// LinkState is what the daemon knows of its link to the ground.
+type LinkState struct {
+	Broker    bool `json:"broker"`
+	GCSOnline bool `json:"gcs_online"`
+}
+
+// BatteryState is the latest battery reading.
+type BatteryState struct {
+	Voltage float64 `json:"voltage"`
+	Percent float64 `json:"percent"`
+}
+
+// StateError is a current problem (state.errors).
+type StateError struct {
+	Code    string `json:"code"`
+	Level   string `json:"level"`
+	Ref     string `json:"ref,omitempty"`
+	Message string `json:"message"`
+}
+
+// TreeInfo is the compiled tree of the active mission (tree topic).
+type TreeInfo struct {
+	Mission  string     `json:"mission"`
+	Revision int64      `json:"revision"`
+	Nodes    []TreeNode `json:"nodes"`
+}
+
+// TreeNode is one node of TreeInfo.
+type TreeNode struct {
+	Index  int32  `json:"index"`
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Name   string `json:"name"`
+	Parent int32  `json:"parent"`
+}
+
+// StatusUpdate carries node-status changes (Changes) or a full keyframe
+// (Keyframe: one letter per node, I S F R E).
+type StatusUpdate struct {
+	Mission string
+	Tick    uint64
+	// Time is when that tick ran.
+	Time     time.Time
+	Changes  []StatusChange
+	Keyframe string
+}
+
+// StatusChange is one node's new status letter.
+type StatusChange struct {
+	Node   int32
+	Status byte
+}
+
+// Event is a mission lifecycle event, failsafe, log message or error
+// (events topic).
+type Event struct {
+	Time     time.Time      `json:"time"`
+	Kind     string         `json:"kind"`
+	Level    string         `json:"level"`
+	Mission  string         `json:"mission,omitempty"`
+	Revision int64          `json:"revision,omitempty"`
+	Node     *int32         `json:"node,omitempty"`
+	Message  string         `json:"message"`
+	Data     map[string]any `json:"data,omitempty"`
+}
+
+// BlackboardValue is one blackboard entry with its age (blackboard topic).
+type BlackboardValue struct {
+	Key   string  `json:"key"`
+	Value any     `json:"value"`
+	AgeMs float64 `json:"age_ms"`
+}
+
+// Command is an operator command (PROTOCOL.md), already parsed and
+// size-checked by telemetry.
+type Command struct {
+	ID        string          `json:"id"`
+	Op        string          `json:"op"`
+	TS        string          `json:"ts,omitempty"`
+	Mission   json.RawMessage `json:"mission,omitempty"` // a document, as JSON or a JSON string
+	Start     bool            `json:"start,omitempty"`
+	Replace   bool            `json:"replace,omitempty"`
+	MissionID string          `json:"mission_id,omitempty"`
+	Slot      string          `json:"slot,omitempty"`
+	Tree      json.RawMessage `json:"tree,omitempty"`
+	Agent     *int            `json:"agent,omitempty"`
+	Key       string          `json:"key,omitempty"`
+	Value     any             `json:"value,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+	KeyID     string          `json:"key_id,omitempty"`
+}
+
+// Command ops.
+const (
+	OpMissionLoad   = "mission.load"
+	OpMissionStart  = "mission.start"
+	OpMissionPause  = "mission.pause"
+	OpMissionResume = "mission.resume"
+	OpMissionAbort  = "mission.abort"
+	OpMissionInject = "mission.inject"
+	OpEStop         = "estop"
+	OpEStopReset    = "estop.reset"
+	OpStateRequest  = "state.request"
+	OpBlackboardSet = "blackboard.set"
+)
+
+// Reply answers one command (reply topic, without the header).
+type Reply struct {
+	ID     string         `json:"id"`
+	OK     bool           `json:"ok"`
+	Error  *ReplyError    `json:"error,omitempty"`
+	Result map[string]any `json:"result,omitempty"`
+}
+
+// ReplyError says why a command was refused.
+type ReplyError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+	// Problems lists every validation problem of a refused mission.
+	Problems []ReplyProblem `json:"problems,omitempty"`
+}
+
+// ReplyProblem is one validation problem.
+type ReplyProblem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	Code    string `json:"code,omitempty"`
+}
+
+// Error codes in replies and state.errors (PROTOCOL.md).
+const (
+	ErrInvalidJSON       = "INVALID_JSON"
+	ErrValidation        = "VALIDATION_FAILED"
+	ErrUnknownNodeType   = "UNKNOWN_NODE_TYPE"
+	ErrLimitExceeded     = "LIMIT_EXCEEDED"
+	ErrOutdatedRevision  = "OUTDATED_REVISION"
+	ErrSameRevisionDiff  = "SAME_REVISION_DIFFERENT_CONTENT"
+	ErrOtherMission      = "OTHER_MISSION_ACTIVE"
+	ErrNoMission         = "NO_MISSION"
+	ErrNotAllowedInMode  = "NOT_ALLOWED_IN_MODE"
+	ErrSignatureRequired = "SIGNATURE_REQUIRED"
+	ErrBadSignature      = "BAD_SIGNATURE"
+	ErrTooLarge          = "TOO_LARGE"
+	ErrRateLimited       = "RATE_LIMITED"
+	ErrStaleCommand      = "STALE_COMMAND"
+	ErrInternal          = "INTERNAL"
+	ErrUnknownOp         = "UNKNOWN_OP"
+)
+
+// TickSummary is a snapshot of the tick loop's figures.
+type TickSummary struct {
+	Hz          float64 `json:"hz"`
+	Count       uint64  `json:"count"`
+	LastUs      int64   `json:"last_us"`
+	MaxUs       int64   `json:"max_us"`
+	DurP99Us    int64   `json:"duration_p99_us"`
+	JitterP50Us int64   `json:"jitter_p50_us"`
+	JitterP99Us int64   `json:"jitter_p99_us"`
+	JitterMaxUs int64   `json:"jitter_max_us"`
+	Overruns    uint64  `json:"overruns"`
+	InARow      int     `json:"overruns_in_a_row"`
+}

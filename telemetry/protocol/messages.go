@@ -1,0 +1,201 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// Header is carried by every message a robot sends (PROTOCOL.md).
+type Header struct {
+	Robot string `json:"robot"`
+	// Seq counts messages per topic, from 1 when the daemon starts; a gap
+	// shows a lost message. 0 marks a message the broker sent on the
+	// robot's behalf (the last will).
+	Seq uint64 `json:"seq"`
+	TS  string `json:"ts"` // RFC 3339, milliseconds, UTC
+}
+
+const tsLayout = "2006-01-02T15:04:05.000Z"
+
+// FormatTS formats t the way headers carry it.
+func FormatTS(t time.Time) string { return t.UTC().Format(tsLayout) }
+
+// ParseTS parses a header or command timestamp (any RFC 3339 precision).
+func ParseTS(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+
+// Time parses the header's timestamp.
+func (h Header) Time() (time.Time, error) { return ParseTS(h.TS) }
+
+// ConnectionMsg is the retained connection topic.
+type ConnectionMsg struct {
+	Header
+	State string `json:"state"` // ONLINE, OFFLINE or CONNECTION_BROKEN
+}
+
+// FactsheetMsg describes the daemon (retained factsheet topic).
+type FactsheetMsg struct {
+	Header
+	Version   string        `json:"version"`
+	NodeTypes []bt.TypeInfo `json:"node_types"` // bt.Registry.Catalog()
+	Devices   []Device      `json:"devices"`
+	Limits    Limits        `json:"limits"`
+}
+
+// Device is one configured device in the factsheet.
+type Device struct {
+	Name   string         `json:"name"`
+	Kind   string         `json:"kind"`
+	Driver string         `json:"driver,omitempty"`
+	Params map[string]any `json:"params,omitempty"`
+}
+
+// Limits are the daemon's limits as a ground station needs them. Zero
+// telemetry fields are filled in by the Daemon from its config.
+type Limits struct {
+	TickHz          float64 `json:"tick_hz"`
+	MaxTickHz       float64 `json:"max_tick_hz,omitempty"`
+	TelemetryHz     float64 `json:"telemetry_hz"`
+	KeyframeEveryMs int64   `json:"keyframe_every_ms"`
+	MaxCommandBytes int     `json:"max_command_bytes"`
+	MaxMissionBytes int     `json:"max_mission_bytes,omitempty"`
+	MaxNodes        int     `json:"max_nodes,omitempty"`
+	CommandRate     float64 `json:"command_rate"`
+	CommandBurst    int     `json:"command_burst"`
+	StaleAfterMs    int64   `json:"stale_after_ms"`
+}
+
+// StateMsg is the retained state topic.
+type StateMsg struct {
+	Header
+	State
+}
+
+// TreeMsg is the retained tree topic; Nodes is empty without a mission.
+type TreeMsg struct {
+	Header
+	TreeInfo
+}
+
+// StatusMsg is one message on the status topic: either Changes (a delta
+// since the previous message) or Keyframe (one letter per node).
+type StatusMsg struct {
+	Header
+	Mission string `json:"mission"`
+	Tick    uint64 `json:"tick"`
+	// TickTS is when the tick that produced these statuses ran.
+	TickTS   string       `json:"tick_ts,omitempty"`
+	Changes  []NodeStatus `json:"changes,omitempty"`
+	Keyframe string       `json:"keyframe,omitempty"`
+}
+
+// IsKeyframe reports whether m is a full snapshot.
+func (m StatusMsg) IsKeyframe() bool { return m.Keyframe != "" }
+
+// NodeStatus is one change, [index, "R"] on the wire.
+type NodeStatus struct {
+	Node   int32
+	Status byte // I, S, F, R or E
+}
+
+func ValidStatus(b byte) bool {
+	switch b {
+	case 'I', 'S', 'F', 'R', 'E':
+		return true
+	}
+	return false
+}
+
+// MarshalJSON writes [index, "R"].
+func (c NodeStatus) MarshalJSON() ([]byte, error) {
+	if !ValidStatus(c.Status) {
+		return nil, fmt.Errorf("node %d: bad status %q", c.Node, c.Status)
+	}
+	b := make([]byte, 0, 16)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(c.Node), 10)
+	b = append(b, ',', '"', c.Status, '"', ']')
+	return b, nil
+}
+
+// UnmarshalJSON reads [index, "R"] and nothing else.
+func (c *NodeStatus) UnmarshalJSON(b []byte) error {
+	var pair []json.RawMessage
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return fmt.Errorf("status change: %w", err)
+	}
+	if len(pair) != 2 {
+		return fmt.Errorf("status change: want [index, status], got %d elements", len(pair))
+	}
+	var node int32
+	if err := json.Unmarshal(pair[0], &node); err != nil {
+		return fmt.Errorf("status change index: %w", err)
+	}
+	var s string
+	if err := json.Unmarshal(pair[1], &s); err != nil {
+		return fmt.Errorf("status change status: %w", err)
+	}
+	if len(s) != 1 || !ValidStatus(s[0]) {
+		return fmt.Errorf("status change: bad status %q", s)
+	}
+	*c = NodeStatus{Node: node, Status: s[0]}
+	return nil
+}
+
+// BlackboardMsg carries the active mission's global values.
+type BlackboardMsg struct {
+	Header
+	Mission string            `json:"mission,omitempty"`
+	Values  []BlackboardValue `json:"values"`
+}
+
+// EventMsg is one event. ID is unique per event and stays the same when
+// the outbox resends it: subscribers dedupe on it (QoS 1 is at least
+// once).
+type EventMsg struct {
+	Header
+	ID string `json:"id"`
+	Event
+}
+
+// MetricsMsg carries tick figures and telemetry's own health.
+type MetricsMsg struct {
+	Header
+	Tick       TickSummary  `json:"tick"`
+	Queues     QueueFigures `json:"queues"`
+	Dropped    DropFigures  `json:"dropped"`
+	Link       LinkState    `json:"link"`
+	Reconnects uint64       `json:"reconnects"`
+}
+
+// QueueFigures are current queue depths.
+type QueueFigures struct {
+	Events      int   `json:"events"`       // waiting to be written to the outbox
+	Outbox      int   `json:"outbox"`       // events kept until the broker acknowledges them
+	OutboxBytes int64 `json:"outbox_bytes"` //
+	Commands    int   `json:"commands"`     // received, not yet handled
+}
+
+// DropFigures count what was lost since the daemon started.
+type DropFigures struct {
+	Events   uint64 `json:"events"`   // the event queue was full
+	Outbox   uint64 `json:"outbox"`   // evicted from the full outbox, oldest first
+	Commands uint64 `json:"commands"` // the command queue was full (no reply sent)
+	Publish  uint64 `json:"publish"`  // a publish failed (link down, timeout)
+}
+
+// ReplyMsg answers one command.
+type ReplyMsg struct {
+	Header
+	Reply
+}
+
+// PresenceMsg is a ground station's presence (retained).
+type PresenceMsg struct {
+	Online bool   `json:"online"`
+	GCS    string `json:"gcs,omitempty"`
+	TS     string `json:"ts,omitempty"`
+}

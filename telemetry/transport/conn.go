@@ -1,0 +1,329 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+// Conn is the small MQTT client interface the daemon and the ground
+// station use, so that paho v1.5.1 can be swapped for another client.
+//
+// Nothing is queued while the link is down: publishing then fails at once
+// with ErrNotConnected, and each caller resends what it needs after the
+// reconnect (the outbox its events, the daemon its retained snapshot).
+type Conn interface {
+	// Publish hands the message to the broker and waits for the
+	// acknowledgement (QoS 1) or the write (QoS 0), never longer than
+	// the publish timeout.
+	Publish(topic string, qos byte, retain bool, payload []byte) error
+	// PublishAsync starts a publish and returns at once.
+	PublishAsync(topic string, qos byte, retain bool, payload []byte) (Delivery, error)
+	// Subscribe registers h for filter now (when up) and again on every
+	// (re)connect. h runs on the client's goroutine: it must not block.
+	Subscribe(filter string, qos byte, h Handler) error
+	// Unsubscribe forgets filter.
+	Unsubscribe(filter string) error
+	// IsUp reports whether the connection is open and its subscriptions
+	// and birth message are in place.
+	IsUp() bool
+	// LinkChanged returns a channel closed at the next change of IsUp.
+	// Take the channel before reading IsUp so no change is missed.
+	LinkChanged() <-chan struct{}
+	// Connects counts successful connections (1 after the first).
+	Connects() uint64
+	// Close publishes the goodbye message (when up) and disconnects.
+	Close() error
+}
+
+// Handler receives one message; it must not block.
+type Handler func(topic string, payload []byte)
+
+// Delivery tracks one PublishAsync.
+type Delivery interface {
+	// Done is closed when the client is finished with the message.
+	Done() <-chan struct{}
+	// Acked reports whether the broker acknowledged the message on the
+	// connection it was sent on. paho completes a token without error
+	// when it resends the message after a reconnect; that does not count.
+	Acked() bool
+}
+
+// Message is a message to publish.
+type Message struct {
+	Topic   string
+	Payload []byte
+	QoS     byte
+	Retain  bool
+}
+
+var (
+	ErrNotConnected = errors.New("transport: not connected to the broker")
+	ErrTimeout      = errors.New("transport: publish timed out")
+	ErrClosed       = errors.New("transport: connection closed")
+)
+
+// pahoConn implements Conn over paho.mqtt.golang v1.5.1.
+type pahoConn struct {
+	opts   Options
+	client paho.Client
+	log    *slog.Logger
+
+	dialGen  atomic.Uint64 // +1 for every network connection paho opens
+	readyGen atomic.Uint64 // dialGen whose OnConnect work is complete
+	connects atomic.Uint64
+	closing  atomic.Bool // Close has begun: no more birth messages
+	closed   atomic.Bool
+
+	mu      sync.Mutex
+	subs    map[string]subscription
+	changed chan struct{}
+
+	onConnMu  sync.Mutex // one OnConnect at a time
+	closeOnce sync.Once
+}
+
+type subscription struct {
+	qos byte
+	h   Handler
+}
+
+// Dial creates a client and starts connecting in the background (it
+// retries until the broker answers); watch IsUp and LinkChanged.
+func Dial(opts Options) (Conn, error) {
+	if err := opts.fill(); err != nil {
+		return nil, err
+	}
+	po, err := opts.paho()
+	if err != nil {
+		return nil, err
+	}
+	c := &pahoConn{opts: opts, log: opts.Logger, subs: map[string]subscription{}, changed: make(chan struct{})}
+	for _, s := range opts.Subscriptions {
+		c.subs[s.Filter] = subscription{qos: s.QoS, h: s.Handler}
+	}
+	po.SetOnConnectHandler(c.onConnect)
+	po.SetConnectionLostHandler(func(_ paho.Client, err error) {
+		c.log.Warn("mqtt connection lost", "err", err)
+		c.signal()
+	})
+	po.SetCustomOpenConnectionFn(c.open)
+	po.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) {
+		// Redelivered before a subscription was restored; acked and dropped.
+		c.log.Debug("mqtt message without a subscription", "topic", m.Topic())
+	})
+	po.SetStore(&resendFilter{
+		Store:    paho.NewOrderedMemoryStore(),
+		discard:  opts.Discard,
+		noResend: opts.NoResend,
+	})
+	c.client = paho.NewClient(po)
+	c.client.Connect() // ConnectRetry: completes on the first connection; not waited for
+	return c, nil
+}
+
+// open dials the broker; counting here, synchronously before paho
+// resends anything on the new connection, is what lets Delivery.Acked
+// tell a real acknowledgement from a token completed by a reconnect.
+func (c *pahoConn) open(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
+	c.dialGen.Add(1)
+	conn, err := dialURL(u, o)
+	if err != nil {
+		return nil, err
+	}
+	if c.opts.WrapConn != nil {
+		return c.opts.WrapConn(conn)
+	}
+	return conn, nil
+}
+
+func (c *pahoConn) onConnect(cl paho.Client) {
+	c.onConnMu.Lock()
+	defer c.onConnMu.Unlock()
+	gen := c.dialGen.Load()
+	c.connects.Add(1)
+	c.log.Info("mqtt connected", "connection", gen)
+
+	c.mu.Lock()
+	subs := make(map[string]subscription, len(c.subs))
+	for f, s := range c.subs {
+		subs[f] = s
+	}
+	c.mu.Unlock()
+	// CleanSession: the broker forgot our subscriptions and paho does not
+	// restore them.
+	for f, s := range subs {
+		if err := c.subscribe(cl, f, s.qos, s.h); err != nil {
+			c.log.Warn("mqtt resubscribe", "filter", f, "err", err)
+		}
+	}
+	if c.opts.Birth != nil && !c.closing.Load() {
+		m := c.opts.Birth()
+		if err := c.wait(cl.Publish(m.Topic, m.QoS, m.Retain, m.Payload)); err != nil {
+			c.log.Warn("mqtt birth message", "topic", m.Topic, "err", err)
+		}
+	}
+	if c.dialGen.Load() == gen && cl.IsConnectionOpen() {
+		c.readyGen.Store(gen)
+	}
+	c.signal()
+}
+
+func wrapHandler(h Handler) paho.MessageHandler {
+	return func(_ paho.Client, m paho.Message) { h(m.Topic(), m.Payload()) }
+}
+
+func (c *pahoConn) wait(t paho.Token) error {
+	if !t.WaitTimeout(c.opts.PublishTimeout) {
+		return ErrTimeout
+	}
+	return t.Error()
+}
+
+func (c *pahoConn) signal() {
+	c.mu.Lock()
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+func (c *pahoConn) LinkChanged() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+func (c *pahoConn) IsUp() bool {
+	// IsConnected is also true while paho is reconnecting.
+	return !c.closed.Load() && c.client.IsConnectionOpen() && c.readyGen.Load() == c.dialGen.Load()
+}
+
+func (c *pahoConn) Connects() uint64 { return c.connects.Load() }
+
+func (c *pahoConn) Publish(topic string, qos byte, retain bool, payload []byte) error {
+	start := time.Now()
+	d, err := c.PublishAsync(topic, qos, retain, payload) // may wait up to the write timeout
+	if err != nil {
+		return err
+	}
+	left := c.opts.PublishTimeout - time.Since(start)
+	if !d.(*delivery).tok.WaitTimeout(max(left, time.Millisecond)) {
+		return ErrTimeout
+	}
+	return d.(*delivery).tok.Error()
+}
+
+func (c *pahoConn) PublishAsync(topic string, qos byte, retain bool, payload []byte) (Delivery, error) {
+	gen := c.dialGen.Load() // before IsUp: a reconnect in between makes Acked false
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	if !c.IsUp() {
+		return nil, ErrNotConnected
+	}
+	return &delivery{tok: c.client.Publish(topic, qos, retain, payload), gen: gen, c: c}, nil
+}
+
+type delivery struct {
+	tok paho.Token
+	gen uint64
+	c   *pahoConn
+}
+
+func (d *delivery) Done() <-chan struct{} { return d.tok.Done() }
+
+func (d *delivery) Acked() bool {
+	select {
+	case <-d.tok.Done():
+	default:
+		return false
+	}
+	return d.tok.Error() == nil && d.c.dialGen.Load() == d.gen && d.c.client.IsConnectionOpen()
+}
+
+func (c *pahoConn) Subscribe(filter string, qos byte, h Handler) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	c.mu.Lock()
+	c.subs[filter] = subscription{qos: qos, h: h}
+	c.mu.Unlock()
+	if !c.client.IsConnectionOpen() {
+		return nil // OnConnect subscribes
+	}
+	return c.subscribe(c.client, filter, qos, h)
+}
+
+// subackInUse is the SUBACK code of a refused packet id (MQTT 5's 0x91).
+const subackInUse = 0x91
+
+// subscribe subscribes and checks the SUBACK, which paho reports only in
+// the token's result, not as an error. mochi v2.7.9 (the embedded broker)
+// refuses a SUBSCRIBE whose packet id equals the id of one of its own
+// unacknowledged messages to this client (0x91), although each side of an
+// MQTT connection numbers its packets independently: the retained
+// messages of one subscription then make the next one fail, silently. A
+// retry goes out with another packet id.
+func (c *pahoConn) subscribe(cl paho.Client, filter string, qos byte, h Handler) error {
+	var err error
+	for range 8 {
+		t := cl.Subscribe(filter, qos, wrapHandler(h))
+		if err = c.wait(t); err != nil {
+			return err
+		}
+		code, ok := byte(0), false
+		if st, isSub := t.(*paho.SubscribeToken); isSub {
+			for _, v := range st.Result() { // one filter per SUBSCRIBE
+				code, ok = v, true
+			}
+		}
+		if !ok || code <= 2 {
+			return nil
+		}
+		err = fmt.Errorf("transport: the broker refused the subscription to %s (code 0x%02x)", filter, code)
+		if code != subackInUse {
+			return err
+		}
+		c.log.Debug("mqtt subscribe: packet id in use; retrying", "filter", filter)
+	}
+	return err
+}
+
+func (c *pahoConn) Unsubscribe(filter string) error {
+	c.mu.Lock()
+	delete(c.subs, filter)
+	c.mu.Unlock()
+	if !c.client.IsConnectionOpen() {
+		return nil
+	}
+	return c.wait(c.client.Unsubscribe(filter))
+}
+
+// Close publishes the goodbye message first (a clean disconnect discards
+// the last will, so without it the retained state would stay ONLINE).
+func (c *pahoConn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.closing.Store(true)
+		// A birth being published now must not follow the goodbye.
+		c.onConnMu.Lock()
+		defer c.onConnMu.Unlock()
+		if c.opts.Goodbye != nil && c.IsUp() {
+			m := c.opts.Goodbye()
+			if err = c.Publish(m.Topic, m.QoS, m.Retain, m.Payload); err != nil {
+				err = fmt.Errorf("goodbye message: %w", err)
+			}
+		}
+		c.closed.Store(true)
+		c.client.Disconnect(250)
+		c.signal()
+	})
+	return err
+}
