@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -33,7 +35,7 @@ func TestCommandRefusals(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) {
 		c.MaxPayload = 1024
-		c.Now = func() time.Time { return now }
+		c.Clock = clockwork.NewFakeClockAt(now)
 	})
 	tp := h.d.Topics()
 	watch := mqtttest.NewRecorder(t, b.URL(), tp.Reply())
@@ -86,7 +88,7 @@ func TestCommandRefusals(t *testing.T) {
 func TestCommandFlood(t *testing.T) {
 	b := mqtttest.StartBroker(t, "")
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.Now = func() time.Time { return now } })
+	h := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.Clock = clockwork.NewFakeClockAt(now) })
 	tp := h.d.Topics()
 	watch := mqtttest.NewRecorder(t, b.URL(), tp.Reply())
 	h.waitUp(t)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
@@ -49,7 +50,9 @@ type DaemonConfig struct {
 	// from a telemetry goroutine, so it must not block for long.
 	Link   func(protocol.LinkState)
 	Logger *slog.Logger
-	Now    func() time.Time // [time.Now]
+	// Clock is the daemon's clock [the real clock]: header times, the
+	// rate limit, stale commands, and every publishing period.
+	Clock clockwork.Clock
 }
 
 func (c *DaemonConfig) fill() error {
@@ -95,8 +98,8 @@ func (c *DaemonConfig) fill() error {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clockwork.NewRealClock()
 	}
 	if c.Link == nil {
 		c.Link = func(protocol.LinkState) {}
@@ -158,6 +161,9 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 	if ocfg.Logger == nil {
 		ocfg.Logger = cfg.Logger
 	}
+	if ocfg.Clock == nil {
+		ocfg.Clock = cfg.Clock
+	}
 	ob, err := OpenOutbox(ocfg)
 	if err != nil {
 		return nil, err
@@ -172,7 +178,7 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 		cmds:       make(chan inboundCmd, cfg.CommandQueue),
 		urgent:     make(chan inboundCmd, 16),
 		requests:   make(chan struct{}, 1),
-		limiter:    newTokenBucket(cfg.CommandRate, cfg.CommandBurst, cfg.Now()),
+		limiter:    newTokenBucket(cfg.CommandRate, cfg.CommandBurst, cfg.Clock.Now()),
 		replies:    newReplyCache(cfg.ReplyCache),
 		presence:   map[string]presence{},
 		presenceCh: make(chan struct{}, 1),
@@ -204,12 +210,12 @@ func (d *Daemon) EventSink() EventSink {
 }
 
 func (d *Daemon) header(seq *atomic.Uint64) protocol.Header {
-	return protocol.Header{Robot: d.topics.Robot(), Seq: seq.Add(1), TS: protocol.FormatTS(d.cfg.Now())}
+	return protocol.Header{Robot: d.topics.Robot(), Seq: seq.Add(1), TS: protocol.FormatTS(d.cfg.Clock.Now())}
 }
 
 func (d *Daemon) connectionMsg(state string, seq uint64) []byte {
 	b, _ := json.Marshal(protocol.ConnectionMsg{
-		Header: protocol.Header{Robot: d.topics.Robot(), Seq: seq, TS: protocol.FormatTS(d.cfg.Now())},
+		Header: protocol.Header{Robot: d.topics.Robot(), Seq: seq, TS: protocol.FormatTS(d.cfg.Clock.Now())},
 		State:  state,
 	})
 	return b
@@ -294,7 +300,7 @@ func (d *Daemon) eventLoop(ctx context.Context) {
 
 func (d *Daemon) storeEvent(e protocol.Event) {
 	if e.Time.IsZero() {
-		e.Time = d.cfg.Now()
+		e.Time = d.cfg.Clock.Now()
 	}
 	h := d.header(&d.seq.events)
 	b, err := json.Marshal(protocol.EventMsg{Header: h, ID: uuid.NewString(), Event: e})

@@ -94,7 +94,7 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	if r, ok := d.replies.get(c.ID); ok {
 		return r
 	}
-	now := d.cfg.Now()
+	now := d.cfg.Clock.Now()
 	if c.Op != protocol.OpEStop && !d.limiter.allow(now) { // e-stop is never rate-limited
 		return refuse(c.ID, protocol.ErrRateLimited, "", "more than %g commands per second", d.cfg.CommandRate)
 	}

@@ -33,15 +33,15 @@ type publisher struct {
 func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 	var p publisher
 	p.bbWasEmpty = true
-	telemetry := time.NewTicker(time.Duration(float64(time.Second) / d.cfg.TelemetryHz))
+	telemetry := d.cfg.Clock.NewTicker(time.Duration(float64(time.Second) / d.cfg.TelemetryHz))
 	defer telemetry.Stop()
-	keyframes := time.NewTicker(d.cfg.KeyframeEvery)
+	keyframes := d.cfg.Clock.NewTicker(d.cfg.KeyframeEvery)
 	defer keyframes.Stop()
-	metrics := time.NewTicker(metricsPeriod)
+	metrics := d.cfg.Clock.NewTicker(metricsPeriod)
 	defer metrics.Stop()
-	heartbeat := time.NewTicker(stateMaxGap / 4)
+	heartbeat := d.cfg.Clock.NewTicker(stateMaxGap / 4)
 	defer heartbeat.Stop()
-	stateDue := time.NewTimer(time.Hour)
+	stateDue := d.cfg.Clock.NewTimer(time.Hour)
 	stateDue.Stop()
 	defer stateDue.Stop()
 	statePending := false
@@ -58,7 +58,7 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 	// tick rate equal to the telemetry rate, with tick jitter) is never
 	// held back a whole period.
 	period := time.Duration(float64(time.Second) / d.cfg.TelemetryHz * 0.75)
-	statusDue := time.NewTimer(time.Hour)
+	statusDue := d.cfg.Clock.NewTimer(time.Hour)
 	statusDue.Stop()
 	defer statusDue.Stop()
 	statusPending := false
@@ -83,7 +83,7 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 				continue
 			}
 			d.publishTreeIfChanged(conn, &p)
-			if wait := stateMinGap - time.Since(p.lastState); wait > 0 {
+			if wait := stateMinGap - d.cfg.Clock.Since(p.lastState); wait > 0 {
 				if !statePending {
 					statePending = true
 					stateDue.Reset(wait)
@@ -91,33 +91,33 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 				continue
 			}
 			d.publishStateP(conn, &p)
-		case <-stateDue.C:
+		case <-stateDue.Chan():
 			statePending = false
 			if up {
 				d.publishStateP(conn, &p)
 			}
-		case <-heartbeat.C:
-			if up && time.Since(p.lastState) >= stateMaxGap-stateMaxGap/8 {
+		case <-heartbeat.Chan():
+			if up && d.cfg.Clock.Since(p.lastState) >= stateMaxGap-stateMaxGap/8 {
 				d.publishStateP(conn, &p)
 			}
 		case <-statusCh:
 			if !up || statusPending {
 				continue
 			}
-			if wait := period - time.Since(p.lastStatus); wait > 0 {
+			if wait := period - d.cfg.Clock.Since(p.lastStatus); wait > 0 {
 				statusPending = true
 				statusDue.Reset(wait)
 				continue
 			}
 			d.publishTreeIfChanged(conn, &p)
 			d.publishStatus(conn, &p, false)
-		case <-statusDue.C:
+		case <-statusDue.Chan():
 			statusPending = false
 			if up {
 				d.publishTreeIfChanged(conn, &p)
 				d.publishStatus(conn, &p, false)
 			}
-		case <-telemetry.C:
+		case <-telemetry.Chan():
 			if up {
 				d.publishTreeIfChanged(conn, &p) // in case a new tree came without a signal
 				if statusCh == nil {
@@ -126,11 +126,11 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 				}
 				d.publishBlackboard(conn, &p)
 			}
-		case <-keyframes.C:
+		case <-keyframes.Chan():
 			if up {
 				d.publishStatus(conn, &p, true)
 			}
-		case <-metrics.C:
+		case <-metrics.Chan():
 			if up {
 				m := d.Metrics()
 				m.Header = d.header(&d.seq.metrics)
@@ -186,7 +186,7 @@ func (d *Daemon) publishState(conn transport.Conn) {
 }
 
 func (d *Daemon) publishStateP(conn transport.Conn, p *publisher) {
-	p.lastState = time.Now()
+	p.lastState = d.cfg.Clock.Now()
 	d.publishState(conn)
 }
 
@@ -239,7 +239,7 @@ func (d *Daemon) publishStatus(conn transport.Conn, p *publisher, keyframe bool)
 	if u.Keyframe == "" {
 		// Only deltas count for the throttle: a periodic keyframe must not
 		// hold back the next change.
-		p.lastStatus = time.Now()
+		p.lastStatus = d.cfg.Clock.Now()
 	}
 	m := protocol.StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
 	if !u.Time.IsZero() {

@@ -195,7 +195,7 @@ func (r *Runner) startFailsafeTree(run *activeRun, name string) {
 		r.emit(protocol.Event{Kind: "failsafe.error", Level: "error", Mission: d.ID, Message: fmt.Sprintf("failsafe tree %q does not compile: %v; holding", name, err)})
 		return
 	}
-	now := r.cfg.Now()
+	now := r.cfg.Clock.Now()
 	a := bt.NewAgent(t, 1, now.UnixNano())
 	a.Sink = agentSink{r}
 	if hw := r.cfg.Hardware; hw != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +44,9 @@ type journal struct {
 	ch   chan journalOp
 	wg   sync.WaitGroup
 	once sync.Once
+	// failures counts records and documents that could not be written
+	// (or synced) to disk.
+	failures atomic.Uint64
 }
 
 type journalOp struct {
@@ -51,9 +56,9 @@ type journalOp struct {
 
 const journalFile = "journal.jsonl"
 
-// openJournal reads what dir holds and starts the writer. An empty dir
+// openJournal reads what dir holds and compacts it. An empty dir
 // disables persistence (nil journal, empty state).
-func openJournal(dir string, log *slog.Logger) (*journal, journalState, error) {
+func openJournal(dir string, log *slog.Logger, now time.Time) (*journal, journalState, error) {
 	st := journalState{docs: map[string][]byte{}, revisions: map[string]int64{}}
 	if dir == "" {
 		return nil, st, nil
@@ -87,12 +92,20 @@ func openJournal(dir string, log *slog.Logger) (*journal, journalState, error) {
 		st.interrupted = "" // its document is gone: nothing to resume
 	}
 	j := &journal{dir: dir, log: log, ch: make(chan journalOp, 256)}
-	if err := j.compact(st); err != nil {
-		return nil, st, err
+	if err := j.compact(st, now); err != nil {
+		return nil, st, fmt.Errorf("journal: %w", err)
+	}
+	return j, st, nil
+}
+
+// start starts the writer goroutine; close stops it. Records added before
+// start wait in the queue.
+func (j *journal) start() {
+	if j == nil {
+		return
 	}
 	j.wg.Add(1)
 	go j.run()
-	return j, st, nil
 }
 
 func readJournal(path string) ([]journalRecord, error) {
@@ -118,27 +131,20 @@ func readJournal(path string) ([]journalRecord, error) {
 
 // compact rewrites the journal with one record per mission (and the
 // interrupted one), so it does not grow without bound.
-func (j *journal) compact(st journalState) error {
-	tmp := filepath.Join(j.dir, journalFile+".tmp")
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
+func (j *journal) compact(st journalState, now time.Time) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for id, rev := range st.revisions {
-		enc.Encode(journalRecord{TS: time.Now().UTC(), Event: "accepted", Mission: id, Revision: rev})
+		if err := enc.Encode(journalRecord{TS: now.UTC(), Event: "accepted", Mission: id, Revision: rev}); err != nil {
+			return err
+		}
 	}
 	if st.interrupted != "" {
-		enc.Encode(journalRecord{TS: time.Now().UTC(), Event: "started", Mission: st.interrupted, Revision: st.interRev})
+		if err := enc.Encode(journalRecord{TS: now.UTC(), Event: "started", Mission: st.interrupted, Revision: st.interRev}); err != nil {
+			return err
+		}
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(j.dir, journalFile))
+	return writeFileSync(filepath.Join(j.dir, journalFile), buf.Bytes())
 }
 
 // add queues a record (and a document to store first). It never blocks:
@@ -163,21 +169,35 @@ func (j *journal) run() {
 		}
 		return
 	}
-	defer f.Close()
 	for op := range j.ch {
 		if op.doc != nil {
 			if err := writeFileSync(filepath.Join(j.dir, "missions", op.rec.Mission+".json"), op.doc); err != nil {
+				j.failures.Add(1)
 				j.log.Error("storing mission", "mission", op.rec.Mission, "err", err)
 				continue
 			}
 		}
-		line, _ := json.Marshal(op.rec)
-		if _, err := f.Write(append(line, '\n')); err == nil {
-			err = f.Sync()
-		} else {
-			j.log.Error("journal write", "err", err)
+		if err := appendSync(f, op.rec); err != nil {
+			j.failures.Add(1)
+			j.log.Error("journal write", "event", op.rec.Event, "mission", op.rec.Mission, "err", err)
 		}
 	}
+	if err := f.Close(); err != nil {
+		j.failures.Add(1)
+		j.log.Error("closing the journal", "err", err)
+	}
+}
+
+// appendSync appends one record as a line and syncs it to disk.
+func appendSync(f *os.File, rec journalRecord) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // close flushes queued records and stops the writer.
@@ -189,7 +209,9 @@ func (j *journal) close() {
 	j.wg.Wait()
 }
 
-// writeFileSync writes a file atomically (temp file, fsync, rename).
+// writeFileSync writes a file atomically: a temp file, fsync, rename over
+// path, then fsync of the directory so the rename itself survives a power
+// cut.
 func writeFileSync(path string, data []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
@@ -207,5 +229,21 @@ func writeFileSync(path string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	if err := d.Sync(); err != nil {
+		d.Close()
+		return err
+	}
+	return d.Close()
 }

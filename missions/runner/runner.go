@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/fsm"
 	"github.com/botd-project/botd/missions"
@@ -74,8 +76,9 @@ type Config struct {
 	Verify func(c protocol.Command, doc []byte) *protocol.ReplyError
 	Events func(protocol.Event)
 	Logger *slog.Logger
-	// Now is the clock (default time.Now).
-	Now func() time.Time
+	// Clock is the one clock of the tick loop, the failsafes and the
+	// journal [the real clock]; tests give a fake one.
+	Clock clockwork.Clock
 }
 
 func (c *Config) setDefaults() {
@@ -94,8 +97,8 @@ func (c *Config) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clockwork.NewRealClock()
 	}
 	c.Failsafe.setDefaults()
 }
@@ -192,7 +195,7 @@ func New(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	r.mode = mode
-	j, st, err := openJournal(cfg.StateDir, cfg.Logger)
+	j, st, err := openJournal(cfg.StateDir, cfg.Logger, cfg.Clock.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -221,8 +224,9 @@ func (r *Runner) keys() []string {
 // Run ticks until ctx is done, then halts the mission, puts the robot in
 // its safe state and returns. It must be called once.
 func (r *Runner) Run(ctx context.Context) error {
+	r.jrnl.start()
 	defer r.jrnl.close()
-	now := r.cfg.Now()
+	now := r.cfg.Clock.Now()
 	if hw := r.cfg.Hardware; hw != nil {
 		if err := hw.Safe(); err != nil {
 			return fmt.Errorf("putting the robot in its safe state: %w", err)
@@ -242,7 +246,7 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	sched := newSchedule(now, r.hz)
 	due, _ := sched.next(now)
-	timer := time.NewTimer(time.Until(due) - r.cfg.Spin)
+	timer := r.cfg.Clock.NewTimer(r.cfg.Clock.Until(due) - r.cfg.Spin)
 	defer timer.Stop()
 	skipped := 0
 	for {
@@ -253,25 +257,25 @@ func (r *Runner) Run(ctx context.Context) error {
 		case <-r.estopReq:
 			// An e-stop arrived between ticks: act on it now, not at the
 			// next deadline.
-			r.drainCommands(r.cfg.Now())
-			r.stepMode(r.cfg.Now())
+			r.drainCommands(r.cfg.Clock.Now())
+			r.stepMode(r.cfg.Clock.Now())
 			r.publishState()
 			continue
-		case <-timer.C:
+		case <-timer.Chan():
 		}
-		for r.cfg.Spin > 0 && time.Until(due) > 0 {
+		for r.cfg.Spin > 0 && r.cfg.Clock.Until(due) > 0 {
 			runtime.Gosched()
 		}
-		start := r.cfg.Now()
+		start := r.cfg.Clock.Now()
 		r.safeTick(start)
-		end := r.cfg.Now()
+		end := r.cfg.Clock.Now()
 		r.stats.record(start.Sub(due), end.Sub(start), skipped)
 		if r.reschedT {
 			r.reschedT = false
 			sched = newSchedule(end, r.hz)
 		}
 		due, skipped = sched.next(end)
-		timer.Reset(time.Until(due) - r.cfg.Spin)
+		timer.Reset(r.cfg.Clock.Until(due) - r.cfg.Spin)
 	}
 }
 
@@ -494,7 +498,7 @@ func (s agentSink) Emit(a *bt.Agent, node int32, level, msg string) {
 
 func (r *Runner) emit(e protocol.Event) {
 	if e.Time.IsZero() {
-		e.Time = r.cfg.Now().UTC()
+		e.Time = r.cfg.Clock.Now().UTC()
 	}
 	r.log.Log(context.Background(), levelOf(e.Level), e.Message, "kind", e.Kind, "mission", e.Mission)
 	if r.cfg.Events != nil {

@@ -14,6 +14,10 @@ import (
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
+// waitEvent bounds every wait for something the runner will do: generous,
+// since a loaded CI machine can be slow, and never an assertion of speed.
+const waitEvent = 20 * time.Second
+
 // fakeHW records what the runner asks of the robot.
 type fakeHW struct {
 	mu       sync.Mutex
@@ -119,7 +123,7 @@ func (tr *testRunner) stop() {
 		tr.cancel()
 		select {
 		case <-tr.done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(waitEvent):
 			tr.t.Error("runner did not stop")
 		}
 	})
@@ -127,7 +131,7 @@ func (tr *testRunner) stop() {
 
 func (tr *testRunner) waitFor(what string, cond func(protocol.State) bool) protocol.State {
 	tr.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waitEvent)
 	for {
 		s := tr.State()
 		if cond(s) {
@@ -150,7 +154,7 @@ func (tr *testRunner) do(c protocol.Command) protocol.Reply {
 	if c.ID == "" {
 		c.ID = fmt.Sprintf("cmd-%d", time.Now().UnixNano())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitEvent)
 	defer cancel()
 	return tr.Do(ctx, c)
 }
@@ -220,7 +224,7 @@ func TestRunnerStatusChanges(t *testing.T) {
 	}
 	tr.mustOK(protocol.Command{Op: protocol.OpMissionPause})
 	tr.waitMode(protocol.ModePaused)
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(waitEvent)
 	var all []protocol.StatusChange
 	for time.Now().Before(deadline) && len(all) < 2 {
 		u, _ = tr.Status(false)

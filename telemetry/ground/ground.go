@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
@@ -39,7 +40,7 @@ type Config struct {
 	// Queue is how many received messages wait for the callbacks [1024].
 	Queue  int
 	Logger *slog.Logger
-	Now    func() time.Time
+	Clock  clockwork.Clock // [the real clock]
 }
 
 // RobotInfo is what a ground station knows of a robot it heard of.
@@ -113,8 +114,8 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
 	}
 	g := &Client{
 		cfg:       cfg,
@@ -160,7 +161,7 @@ func New(cfg Config) (*Client, error) {
 }
 
 func (g *Client) presence(online bool) []byte {
-	b, _ := json.Marshal(protocol.PresenceMsg{Online: online, GCS: g.cfg.GCS, TS: protocol.FormatTS(g.cfg.Now())})
+	b, _ := json.Marshal(protocol.PresenceMsg{Online: online, GCS: g.cfg.GCS, TS: protocol.FormatTS(g.cfg.Clock.Now())})
 	return b
 }
 
@@ -227,7 +228,7 @@ func (g *Client) onRobotMsg(topic string, payload []byte) {
 		}
 		r.State = &m
 	}
-	r.LastSeen = g.cfg.Now()
+	r.LastSeen = g.cfg.Clock.Now()
 }
 
 // Watch subscribes to every topic of robot and calls h for each message.
@@ -376,7 +377,7 @@ func (g *Client) Send(ctx context.Context, robot string, c protocol.Command) (pr
 		c.ID = uuid.NewString()
 	}
 	if c.TS == "" {
-		c.TS = protocol.FormatTS(g.cfg.Now())
+		c.TS = protocol.FormatTS(g.cfg.Clock.Now())
 	}
 	payload, err := json.Marshal(c)
 	if err != nil {
@@ -401,7 +402,7 @@ func (g *Client) Send(ctx context.Context, robot string, c protocol.Command) (pr
 		g.mu.Unlock()
 	}()
 
-	resend := time.NewTimer(0)
+	resend := g.cfg.Clock.NewTimer(0)
 	defer resend.Stop()
 	var sentOn uint64 // conn.Connects() of the last send
 	subscribed := false
@@ -423,7 +424,7 @@ func (g *Client) Send(ctx context.Context, robot string, c protocol.Command) (pr
 			if n := g.conn.Connects(); g.conn.IsUp() && n != sentOn {
 				resend.Reset(0) // reconnected: the command or its reply may be lost
 			}
-		case <-resend.C:
+		case <-resend.Chan():
 			if subscribed && g.conn.IsUp() {
 				sentOn = g.conn.Connects()
 				if err := g.conn.Publish(t.Cmd(), protocol.QoSReliable, false, payload); err != nil {
