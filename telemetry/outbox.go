@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
@@ -26,6 +29,7 @@ type OutboxConfig struct {
 	Window     int           // messages in flight at once; default 16
 	AckTimeout time.Duration // resend from the oldest after this; default 30 s
 	Logger     *slog.Logger
+	Clock      clockwork.Clock // [the real clock]
 }
 
 // Outbox keeps events on disk until the broker acknowledges them, one
@@ -74,6 +78,9 @@ func OpenOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = 30 * time.Second
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -95,7 +102,9 @@ func (o *Outbox) load() error {
 	for _, de := range des {
 		name := de.Name()
 		if strings.HasSuffix(name, ".tmp") { // a write that did not finish
-			_ = os.Remove(filepath.Join(o.cfg.Dir, name))
+			if err := os.Remove(filepath.Join(o.cfg.Dir, name)); err != nil {
+				o.log.Warn("outbox: removing an unfinished write", "file", name, "err", err)
+			}
 			continue
 		}
 		num, ok := strings.CutSuffix(name, outboxExt)
@@ -203,7 +212,7 @@ func (o *Outbox) evictLocked() {
 		e := o.entries[0]
 		o.entries = o.entries[1:]
 		o.bytes -= int64(len(e.payload))
-		_ = os.Remove(o.file(e.seq))
+		o.removeFile(e.seq)
 		o.dropped.Add(1)
 		o.log.Warn("outbox full: oldest event dropped", "seq", e.seq)
 	}
@@ -263,9 +272,17 @@ func (o *Outbox) remove(seq uint64) {
 	o.bytes -= int64(len(o.entries[i].payload))
 	o.entries = slices.Delete(o.entries, i, i+1)
 	o.acked.Add(1)
-	// Not fsync'd: if the removal is lost in a crash, the event is sent
-	// again, which subscribers already handle.
-	_ = os.Remove(o.file(seq))
+	o.removeFile(seq)
+}
+
+// removeFile deletes an event's file. Not fsync'd: if the removal is lost
+// in a crash the event is sent again, which subscribers already handle;
+// a removal that fails is logged, since the event will come back at the
+// next start.
+func (o *Outbox) removeFile(seq uint64) {
+	if err := os.Remove(o.file(seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		o.log.Warn("outbox: removing a delivered or dropped event", "seq", seq, "err", err)
+	}
 }
 
 type flight struct {
@@ -287,7 +304,7 @@ func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) err
 	restart := func() {
 		inflight, sentUpTo, epoch, timed = nil, 0, conn.Connects(), 0
 	}
-	ackTimer := time.NewTimer(time.Hour)
+	ackTimer := o.cfg.Clock.NewTimer(time.Hour)
 	defer ackTimer.Stop()
 	for {
 		link := conn.LinkChanged()
@@ -311,7 +328,7 @@ func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) err
 				d, err := conn.PublishAsync(topic, protocol.QoSReliable, false, e.payload)
 				if err != nil {
 					o.log.Debug("outbox publish", "seq", e.seq, "err", err)
-					backoff = time.After(time.Second)
+					backoff = o.cfg.Clock.After(time.Second)
 					break
 				}
 				inflight = append(inflight, flight{seq: e.seq, d: d})
@@ -326,7 +343,7 @@ func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) err
 				timed = inflight[0].seq
 				ackTimer.Reset(o.cfg.AckTimeout)
 			}
-			ackTimeout = ackTimer.C
+			ackTimeout = ackTimer.Chan()
 		}
 		select {
 		case <-ctx.Done():
@@ -344,7 +361,7 @@ func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) err
 				o.log.Debug("outbox: not acknowledged on its connection, resending", "seq", head.seq)
 				restart()
 				if conn.IsUp() {
-					backoff = time.After(100 * time.Millisecond)
+					backoff = o.cfg.Clock.After(100 * time.Millisecond)
 				}
 			}
 		case <-ackTimeout:
