@@ -6,7 +6,6 @@ import (
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
-	"github.com/botd-project/botd/missions"
 )
 
 // runCheckConfig validates a daemon config: the file itself, its hardware
@@ -48,14 +47,10 @@ func checkConfig(cfg *Config) error {
 		}
 	}
 	if cfg.Mission != "" {
-		doc, err := cfg.readRelative(cfg.Mission)
-		if err != nil {
-			return fmt.Errorf("%s: mission: %w", cfg.source, err)
-		}
 		reg := bt.NewRegistry()
 		drivers.Register(reg, hw)
-		if _, err := missions.Load(doc, missions.Options{Registry: reg, Keys: hw.SensorKeys(), MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz}); err != nil {
-			return fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
+		if _, _, err := configuredMission(cfg, reg, append(hw.SensorKeys(), cfg.Writable...)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jonboulle/clockwork"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/configs"
@@ -141,11 +142,31 @@ type system struct {
 	tele   *telemetry.Daemon
 	broker *broker.Broker
 	url    string
+	clock  clockwork.Clock
+	// mission is the configured mission, decoded, validated and ready to
+	// load (nil when the config names none).
+	mission   json.RawMessage
+	missionID string
 }
 
+// The runner is what telemetry reads and commands.
+var (
+	_ telemetry.Source         = (*runner.Runner)(nil)
+	_ telemetry.StatusNotifier = (*runner.Runner)(nil)
+	_ telemetry.CommandHandler = (*runner.Runner)(nil)
+)
+
 // build wires the parts together without starting anything that runs.
-func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) {
-	s := &system{cfg: cfg, log: log}
+// Everything that can be checked is checked here, the configured mission
+// included, so a bad config stops the daemon before it moves anything. On
+// error it closes what it had already opened.
+func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
+	s := &system{cfg: cfg, log: log, clock: clockwork.NewRealClock()}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
 	hwData, hwName, err := cfg.hardwareYAML()
 	if err != nil {
 		return nil, fmt.Errorf("hardware: %w", err)
@@ -171,6 +192,11 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 	for _, d := range s.robot.Devices() {
 		keys = append(keys, d.Keys()...)
 	}
+	if cfg.Mission != "" {
+		if s.mission, s.missionID, err = configuredMission(cfg, s.reg, append(keys, cfg.Writable...)); err != nil {
+			return nil, err
+		}
+	}
 	stateDir, err := resolveStateDir(cfg)
 	if err != nil {
 		return nil, err
@@ -189,7 +215,7 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
-		Verify: verify, Events: events.emit, Logger: log,
+		Verify: verify, Events: events.emit, Logger: log, Clock: s.clock,
 	})
 	if err != nil {
 		return nil, err
@@ -214,10 +240,9 @@ func build(ctx context.Context, cfg *Config, log *slog.Logger) (*system, error) 
 		StateDir: stateDir, Source: s.runner, Commands: s.runner, Factsheet: s.factsheet(),
 		TelemetryHz: cfg.Telemetry.StatusHz, KeyframeEvery: cfg.Telemetry.KeyframeEvery, MaxPayload: cfg.Telemetry.MaxPayload,
 		CommandRate: cfg.Telemetry.CommandRate, CommandBurst: cfg.Telemetry.CommandBurst, StaleAfter: cfg.Telemetry.StaleAfter,
-		Link: s.runner.SetLink, Logger: log.With("part", "telemetry"),
+		Link: s.runner.SetLink, Logger: log.With("part", "telemetry"), Clock: s.clock,
 	})
 	if err != nil {
-		s.close()
 		return nil, err
 	}
 	events.set(s.tele.EventSink())
@@ -252,7 +277,7 @@ func (s *system) factsheet() protocol.FactsheetMsg {
 // the mission and make the robot safe, publish the final state and
 // OFFLINE, disconnect, stop the broker.
 func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer) error {
-	s, err := build(ctx, cfg, log)
+	s, err := build(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -281,8 +306,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 	if s.broker != nil {
 		fmt.Fprintf(stdout, "botd: robot %q on the embedded broker %s; watch it with: go run ./cmd/botctl watch %s\n", cfg.Robot, s.url, cfg.Robot)
 	}
-	if cfg.Mission != "" {
-		go s.startMission(ctx, cfg.Mission)
+	if s.mission != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.startMission(ctx) }()
 	}
 	if cfg.Metrics.Listen != "" {
 		wg.Add(1)
@@ -339,36 +365,41 @@ func stepWorld(ctx context.Context, w *sim.World) {
 	}
 }
 
-// startMission loads and starts the configured mission, as a ground
-// station would.
-func (s *system) startMission(ctx context.Context, name string) {
-	data, err := s.cfg.readRelative(name)
+// configuredMission reads, decodes and validates the config's mission
+// against the robot's node types and keys, and returns it ready to load.
+func configuredMission(cfg *Config, reg *bt.Registry, keys []string) (_ json.RawMessage, id string, _ error) {
+	data, err := cfg.readRelative(cfg.Mission)
 	if err != nil {
-		s.log.Error("mission", "file", name, "err", err)
-		return
+		return nil, "", fmt.Errorf("%s: mission: %w", cfg.source, err)
 	}
-	doc, err := missions.Decode(data)
+	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz})
 	if err != nil {
-		s.log.Error("mission does not decode", "file", name, "err", err)
-		return
+		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
 	}
+	doc := m.Doc
 	if doc.ID == "" {
 		// A stable id per mission name, so restarts update the same mission.
 		doc.ID = uuid.NewSHA1(uuid.NameSpaceURL, []byte("botd:mission:"+doc.Name)).String()
 	}
 	js, err := doc.JSON()
 	if err != nil {
-		s.log.Error("mission", "file", name, "err", err)
-		return
+		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
 	}
+	return js, doc.ID, nil
+}
+
+// startMission loads and starts the configured mission, as a ground
+// station would. It was validated at start; the runner may still refuse it
+// (a stored mission with the same id and revision but other content).
+func (s *system) startMission(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rep := s.runner.Do(cctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: json.RawMessage(js), Start: true, Replace: true})
+	rep := s.runner.Do(cctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: s.mission, Start: true, Replace: true})
 	if !rep.OK {
-		s.log.Error("mission refused", "file", name, "code", rep.Error.Code, "err", rep.Error.Message)
+		s.log.Error("mission refused", "file", s.cfg.Mission, "code", rep.Error.Code, "err", rep.Error.Message)
 		return
 	}
-	s.log.Info("mission started", "file", name, "id", doc.ID)
+	s.log.Info("mission started", "file", s.cfg.Mission, "id", s.missionID)
 }
 
 // watchEStopButton e-stops the robot while the configured button reads

@@ -452,7 +452,8 @@ func TestDaemonWithMosquittoClients(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		t.Fatalf("never saw %q", what)
+		o := out.String()
+		t.Fatalf("never saw %q; mosquitto_sub printed (last 3000 bytes):\n%s", what, o[max(0, len(o)-3000):])
 	}
 	send := func(cmd string) {
 		t.Helper()
