@@ -228,6 +228,22 @@ func (c *cli) robotInfo(g *ground.Client, robot string) (ground.RobotInfo, bool)
 	return find(rs)
 }
 
+// connectOnline is the preamble of the commands that act on one robot:
+// connect, then check that robot is online. On error nothing is left open;
+// otherwise the caller closes the returned client.
+func (c *cli) connectOnline(robot string) (*ground.Client, ground.RobotInfo, error) {
+	g, err := c.connect(false)
+	if err != nil {
+		return nil, ground.RobotInfo{}, err
+	}
+	info, err := c.online(g, robot)
+	if err != nil {
+		g.Close()
+		return nil, ground.RobotInfo{}, err
+	}
+	return g, info, nil
+}
+
 // online checks that robot is connected, with a clear message when not.
 func (c *cli) online(g *ground.Client, robot string) (ground.RobotInfo, error) {
 	if err := protocol.ValidRobotID(robot); err != nil {

@@ -47,15 +47,11 @@ func (c *cli) start(args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := c.connect(false)
+	g, info, err := c.connectOnline(robot)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	info, err := c.online(g, robot)
-	if err != nil {
-		return err
-	}
 	id := c.missionID
 	if id == "" {
 		if info.State == nil || info.State.Mission == nil || info.State.Mission.ID == "" {
@@ -72,14 +68,11 @@ func (c *cli) start(args []string) error {
 
 // command connects, checks that robot is online, sends and reports.
 func (c *cli) command(robot string, cmd protocol.Command) error {
-	g, err := c.connect(false)
+	g, _, err := c.connectOnline(robot)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	if _, err := c.online(g, robot); err != nil {
-		return err
-	}
 	rep, err := c.send(g, robot, cmd)
 	if err != nil {
 		return err

@@ -92,14 +92,11 @@ func (c *cli) mission(args []string) error {
 		cmd.Signature = strings.TrimSpace(string(sig))
 	}
 
-	g, err := c.connect(false)
+	g, _, err := c.connectOnline(c.robot)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	if _, err := c.online(g, c.robot); err != nil {
-		return err
-	}
 	rep, err := c.send(g, c.robot, cmd)
 	if err != nil {
 		return err

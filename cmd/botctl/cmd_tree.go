@@ -34,15 +34,11 @@ func (c *cli) tree(args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := c.connect(false)
+	g, info, err := c.connectOnline(robot)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	info, err := c.online(g, robot)
-	if err != nil {
-		return err
-	}
 	msgs := make(chan any, 256)
 	done := make(chan struct{})
 	defer close(done)

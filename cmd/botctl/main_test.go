@@ -6,6 +6,7 @@ import (
 	"flag"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,4 +176,24 @@ func freeAddr(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return addr
+}
+
+// The ground station links neither the mission runner nor a broker: it
+// speaks only the protocol.
+func TestGroundStationDependencies(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/botd-project/botd/missions/runner", "github.com/mochi-mqtt/server", "github.com/botd-project/botd/telemetry/broker", "gobot.io/x/gobot"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("botctl links %s", dep)
+			}
+		}
+	}
 }
