@@ -271,7 +271,13 @@ func TestDaemonEmbeddedBrokerEndToEnd(t *testing.T) {
 		return n
 	}
 	r.waitFor(t, "timers started", func(r *groundRec) bool { return startedTimers(r) > 0 })
-	time.Sleep(300 * time.Millisecond) // a second start would have arrived by now
+	// Commands are applied in order and events arrive in order: once the
+	// pause sent after the duplicate is seen, a second start would have
+	// been seen before it.
+	if rep := r.send(t, "rover-1", protocol.Command{Op: protocol.OpMissionPause}); !rep.OK {
+		t.Fatalf("pause: %+v", rep.Error)
+	}
+	r.waitFor(t, "the pause after the duplicate", func(r *groundRec) bool { return r.hasEvent("mission.paused") })
 	r.mu.Lock()
 	n := startedTimers(r)
 	r.mu.Unlock()
@@ -282,6 +288,19 @@ func TestDaemonEmbeddedBrokerEndToEnd(t *testing.T) {
 	if !strings.Contains(p.out.String(), "botd stopped; actuators safe") {
 		t.Errorf("no clean shutdown in the log")
 	}
+}
+
+// waitJournal waits until the daemon's journal in stateDir holds what.
+func waitJournal(t *testing.T, stateDir, what string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(filepath.Join(stateDir, "missions", "journal.jsonl")); err == nil && strings.Contains(string(b), what) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the journal in %s never recorded %s", stateDir, what)
 }
 
 func waitBroker(t *testing.T, addr string) {
@@ -310,7 +329,7 @@ func TestDaemonLastWillOnKill(t *testing.T) {
 	r := newGround(t, b.URL(), "rover-kill")
 	r.waitFor(t, "ONLINE", func(r *groundRec) bool { return len(r.conn) > 0 && r.conn[len(r.conn)-1] == protocol.ConnOnline })
 	r.waitFor(t, "the patrol running", func(r *groundRec) bool { return r.lastState().Mode == protocol.ModeRunning })
-	time.Sleep(200 * time.Millisecond) // let the journal record the start
+	waitJournal(t, dir, `"event":"started"`)
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
 	r.waitFor(t, "the last will", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnBroken })
@@ -357,7 +376,7 @@ func TestDaemonMosquittoBrokerRestart(t *testing.T) {
 	// Restart mosquitto; while it is down, the daemon makes events.
 	m.Process.Kill()
 	m.Wait()
-	time.Sleep(300 * time.Millisecond)
+	r.waitFor(t, "the ground to see the broker gone", func(r *groundRec) bool { return !r.g.Conn().IsUp() })
 	m = startMosq()
 	r.mu.Lock()
 	nStatus := len(r.status)

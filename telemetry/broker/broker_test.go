@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,6 +99,7 @@ func TestBrokerCloseWithSilentConnection(t *testing.T) {
 	defer silent.Close()
 	stop := make(chan struct{})
 	dialer := make(chan struct{})
+	var dialed atomic.Int64
 	go func() { // keeps connecting while the broker closes
 		defer close(dialer)
 		for {
@@ -107,11 +109,12 @@ func TestBrokerCloseWithSilentConnection(t *testing.T) {
 			default:
 			}
 			if c, err := net.Dial("tcp", b.Addr()); err == nil {
+				dialed.Add(1)
 				c.Close()
 			}
 		}
 	}()
-	time.Sleep(20 * time.Millisecond)
+	mqtttest.Eventually(t, "the dialer connecting", func() bool { return dialed.Load() > 0 })
 	closed := make(chan struct{})
 	go func() { _ = b.Close(); close(closed) }()
 	select {
