@@ -249,7 +249,7 @@ func (d *Daemon) publishStatus(conn transport.Conn, p *publisher, keyframe bool)
 		m.Changes = make([]protocol.NodeStatus, 0, len(u.Changes))
 		for _, c := range u.Changes {
 			if protocol.ValidStatus(c.Status) {
-				m.Changes = append(m.Changes, protocol.NodeStatus{Node: c.Node, Status: c.Status})
+				m.Changes = append(m.Changes, protocol.NodeStatus(c))
 			}
 		}
 	}

@@ -220,13 +220,6 @@ func (h *harness) waitUp(t *testing.T) {
 	})
 }
 
-func (h *harness) connects() uint64 {
-	if c := h.d.currentConn(); c != nil {
-		return c.Connects()
-	}
-	return 0
-}
-
 func newTestGround(t *testing.T, url string, edit func(*ground.Config)) *ground.Client {
 	t.Helper()
 	cfg := ground.Config{GCS: "ops", Conn: mqtttest.Options(url), ResendEvery: 500 * time.Millisecond, ReplyTimeout: mqtttest.WaitLong}

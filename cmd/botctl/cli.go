@@ -32,7 +32,7 @@ type cli struct {
 	json                   bool
 
 	// Command flags (each command registers the ones it takes).
-	robot, signKey, keyID, sigFile, missionID, listen, keyOut string
+	robot, signKey, keyID, sigFile, missionID, listen string
 	startNow, replace, follow                                 bool
 	forDur                                                    time.Duration
 	out                                                       outFlag

@@ -109,10 +109,6 @@ func estopText(on bool) string {
 	return "off"
 }
 
-func tickText(t protocol.TickSummary) string {
-	return fmt.Sprintf("%s, last %s, jitter p99 %s, overruns %d", hz(t.Hz), micros(t.LastUs), micros(t.JitterP99Us), t.Overruns)
-}
-
 // nodeLabel is "name (Type)", or the type alone.
 func nodeLabel(n protocol.TreeNode) string {
 	if n.Name == "" || n.Name == n.Type {

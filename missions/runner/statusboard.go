@@ -67,13 +67,6 @@ func (b *statusBoard) commit(a *bt.Agent, tick uint64, now time.Time) bool {
 	return pending
 }
 
-// idle shows every node as IDLE (the mission ended, paused or was halted).
-func (b *statusBoard) idle(a *bt.Agent) {
-	for i := range b.cur {
-		b.OnNode(a, int32(i), bt.EventHalt, bt.Idle)
-	}
-}
-
 // take returns the changes since the last call, or a keyframe.
 func (b *statusBoard) take(keyframe bool) protocol.StatusUpdate {
 	b.mu.Lock()
