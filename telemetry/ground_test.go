@@ -2,10 +2,8 @@ package telemetry
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/telemetry/ground"
@@ -76,19 +74,6 @@ func roundTrip(t *testing.T, g *ground.Client, h *harness) {
 	}
 	if h.cmds.count(r.ID) != 1 {
 		t.Errorf("handler saw %d commands with id %s", h.cmds.count(r.ID), r.ID)
-	}
-}
-
-// Send to a robot that never answers ends with ErrNoReply at the
-// deadline.
-func TestGroundSendNoReply(t *testing.T) {
-	b := mqtttest.StartBroker(t, "")
-	g := newTestGround(t, b.URL(), nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	_, err := g.Send(ctx, "nobody", protocol.Command{Op: protocol.OpEStop})
-	if !errors.Is(err, ground.ErrNoReply) {
-		t.Errorf("err %v", err)
 	}
 }
 
