@@ -17,7 +17,12 @@ import (
 // import produces, or into the imported file where nothing was produced).
 // A document is returned only when there are none.
 func Decode(data []byte) (*Document, error) {
-	d, ps := decode(data)
+	return DecodeWithLimits(data, Limits{})
+}
+
+// DecodeWithLimits is Decode under limits (zero fields: the defaults).
+func DecodeWithLimits(data []byte, lim Limits) (*Document, error) {
+	d, ps := decode(data, lim)
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
@@ -26,10 +31,10 @@ func Decode(data []byte) (*Document, error) {
 
 // decode returns the document it could build (nil when the input could
 // not be read at all) and every problem found.
-func decode(data []byte) (*Document, *problems) {
-	ps := &problems{}
-	if len(data) > MaxDocumentBytes {
-		ps.add("", CodeTooLarge, "the document is %d bytes, above the limit of %d", len(data), MaxDocumentBytes)
+func decode(data []byte, lim Limits) (*Document, *problems) {
+	ps := &problems{lim: lim.withDefaults()}
+	if len(data) > ps.lim.DocumentBytes {
+		ps.add("", CodeTooLarge, "the document is %d bytes, above the limit of %d", len(data), ps.lim.DocumentBytes)
 		return nil, ps
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))

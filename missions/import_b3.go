@@ -225,8 +225,8 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 		ps.invalid(path, "want a node object, got %s", describe(raw))
 		return nil
 	}
-	if depth >= maxDepth {
-		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", maxDepth)
+	if depth >= ps.lim.Depth {
+		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", ps.lim.Depth)
 		return nil
 	}
 	name, ok := o.m["name"].(string)

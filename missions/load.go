@@ -20,13 +20,16 @@ type Options struct {
 	Keys []string
 	// MinTickHz and MaxTickHz bound the mission's tick_hz when non-zero.
 	MinTickHz, MaxTickHz float64
+	// Limits bound the document and the compiled tree (zero fields: the
+	// defaults).
+	Limits Limits
 }
 
 // Load decodes, validates and compiles a mission. It reports every problem
 // found (as bt.Problems), the decoding ones and the compilation ones
 // together, and returns a mission only when there are none.
 func Load(data []byte, opts Options) (*Mission, error) {
-	d, ps := decode(data)
+	d, ps := decode(data, opts.Limits)
 	if d == nil {
 		return nil, ps.err()
 	}
@@ -35,7 +38,7 @@ func Load(data []byte, opts Options) (*Mission, error) {
 
 // Compile validates and compiles a document built or changed in code.
 func (d *Document) Compile(opts Options) (*Mission, error) {
-	ps := &problems{}
+	ps := &problems{lim: opts.Limits.withDefaults()}
 	checkFields(d, ps)
 	return d.compile(opts, ps)
 }
@@ -104,6 +107,7 @@ func (d *Document) Spec(opts Options) *bt.Spec {
 		Keys:       opts.Keys,
 		Substitute: opts.Substitute,
 		Namespace:  d.Namespace(),
+		MaxNodes:   opts.Limits.withDefaults().Nodes,
 	}
 }
 

@@ -42,7 +42,7 @@ func TestSpec(t *testing.T) {
 	subs := map[string]string{"Move": "Succeed"}
 	got := d.Spec(Options{Substitute: subs, Keys: []string{"k"}})
 	want := &bt.Spec{Trees: d.Trees, Main: "m", Blackboard: d.Blackboard, Evaluation: bt.StoredState, Seed: 7,
-		Keys: []string{"k"}, Substitute: subs, Namespace: "2f6b0c1e-6c1a-4a55-9d0e-1b3f1c8f5a10"}
+		Keys: []string{"k"}, Substitute: subs, Namespace: "2f6b0c1e-6c1a-4a55-9d0e-1b3f1c8f5a10", MaxNodes: DefaultLimits().Nodes}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Spec = %+v\nwant %+v", got, want)
 	}

@@ -31,9 +31,10 @@ func parseJSON(data []byte, ps *problems) (any, bool) {
 }
 
 type jsonParser struct {
-	data []byte
-	dec  *json.Decoder
-	ps   *problems
+	data  []byte
+	dec   *json.Decoder
+	ps    *problems
+	count int // values so far
 }
 
 // errTooDeep stops parsing once the nesting limit is reported.
@@ -44,10 +45,14 @@ func (p *jsonParser) value(path string, depth int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.count++; p.count > p.ps.lim.Values {
+		p.ps.add(path, CodeTooLarge, "the document holds more than %d values", p.ps.lim.Values)
+		return nil, errTooDeep
+	}
 	switch t := tok.(type) {
 	case json.Delim:
-		if depth >= maxDepth {
-			p.ps.add(path, CodeTooLarge, "nesting deeper than %d levels", maxDepth)
+		if depth >= p.ps.lim.Depth {
+			p.ps.add(path, CodeTooLarge, "nesting deeper than %d levels", p.ps.lim.Depth)
 			return nil, errTooDeep
 		}
 		if t == '[' {
@@ -56,6 +61,10 @@ func (p *jsonParser) value(path string, depth int) (any, error) {
 		return p.object(path, depth)
 	case json.Number:
 		return number(t), nil
+	case string:
+		if p.ps.longString(path, t) {
+			return "", nil
+		}
 	}
 	return tok, nil // string, bool or nil
 }

@@ -33,6 +33,7 @@ func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	var root *xmlElem
 	var stack []*xmlElem
+	count := 0
 	for {
 		line, _ := dec.InputPos()
 		tok, err := dec.Token()
@@ -45,9 +46,18 @@ func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if len(stack) >= maxDepth {
-				ps.add("", CodeTooLarge, "line %d: nesting deeper than %d levels", line, maxDepth)
+			if len(stack) >= ps.lim.Depth {
+				ps.add("", CodeTooLarge, "line %d: nesting deeper than %d levels", line, ps.lim.Depth)
 				return nil, false
+			}
+			if count++; count > ps.lim.Values {
+				ps.add("", CodeTooLarge, "line %d: more than %d elements", line, ps.lim.Values)
+				return nil, false
+			}
+			for _, a := range t.Attr {
+				if ps.longString("", a.Value) {
+					return nil, false
+				}
 			}
 			e := &xmlElem{name: t.Name.Local, attrs: t.Attr, line: line}
 			switch {

@@ -44,22 +44,31 @@ func parseYAML(data []byte, ps *problems) (any, bool) {
 }
 
 type yamlConv struct {
-	ps    *problems
-	count int
-	stop  bool // a limit was hit: the value is incomplete
+	ps      *problems
+	count   int
+	aliased int // values reached through an alias or a merge
+	inAlias int // > 0 while expanding one
+	stop    bool // a limit was hit: the value is incomplete
 }
 
 func (y *yamlConv) value(n *yaml.Node, path string, depth int) any {
 	if y.stop {
 		return nil
 	}
-	if y.count++; y.count > maxValues {
-		y.ps.add(path, CodeTooLarge, "the document expands to more than %d values (YAML aliases?)", maxValues)
+	if y.count++; y.count > y.ps.lim.Values {
+		y.ps.add(path, CodeTooLarge, "the document expands to more than %d values (YAML aliases?)", y.ps.lim.Values)
 		y.stop = true
 		return nil
 	}
-	if depth >= maxDepth {
-		y.ps.add(path, CodeTooLarge, "nesting deeper than %d levels", maxDepth)
+	if y.inAlias > 0 {
+		if y.aliased++; y.aliased > y.ps.lim.AliasValues {
+			y.ps.add(path, CodeTooLarge, "YAML aliases expand to more than %d values", y.ps.lim.AliasValues)
+			y.stop = true
+			return nil
+		}
+	}
+	if depth >= y.ps.lim.Depth {
+		y.ps.add(path, CodeTooLarge, "nesting deeper than %d levels", y.ps.lim.Depth)
 		y.stop = true
 		return nil
 	}
@@ -70,6 +79,8 @@ func (y *yamlConv) value(n *yaml.Node, path string, depth int) any {
 		}
 		return y.value(n.Content[0], path, depth)
 	case yaml.AliasNode:
+		y.inAlias++
+		defer func() { y.inAlias-- }()
 		return y.value(n.Alias, path, depth+1)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
@@ -113,13 +124,15 @@ func (y *yamlConv) mapping(o *object, n *yaml.Node, path string, depth int) {
 // merge applies a "<<" key: the merged mappings' members that the mapping
 // does not define itself (the first merged mapping wins).
 func (y *yamlConv) merge(o *object, v *yaml.Node, path string, depth int) {
-	if y.stop || depth >= maxDepth {
+	if y.stop || depth >= y.ps.lim.Depth {
 		if !y.stop {
-			y.ps.add(path, CodeTooLarge, "nesting deeper than %d levels", maxDepth)
+			y.ps.add(path, CodeTooLarge, "nesting deeper than %d levels", y.ps.lim.Depth)
 			y.stop = true
 		}
 		return
 	}
+	y.inAlias++
+	defer func() { y.inAlias-- }()
 	for v.Kind == yaml.AliasNode {
 		v = v.Alias
 	}
@@ -148,6 +161,9 @@ func (y *yamlConv) scalar(n *yaml.Node, path string) any {
 	case "!!null":
 		return nil
 	case "!!str", "!!timestamp", "!!binary":
+		if y.ps.longString(path, n.Value) {
+			return ""
+		}
 		return n.Value
 	case "!!bool":
 		var b bool

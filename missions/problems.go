@@ -18,19 +18,69 @@ const (
 	CodeInvalidSyntax = "INVALID_JSON"
 )
 
-// MaxDocumentBytes is the largest mission document Decode accepts.
+// MaxDocumentBytes is the largest mission document Decode accepts (the
+// default of Limits.DocumentBytes).
 const MaxDocumentBytes = 1 << 20
 
-// maxDepth bounds nesting in decoded documents, so a hostile input cannot
-// exhaust the stack of the decoder or of the compiler after it.
-const maxDepth = 256
+// Limits bound what a mission may cost before the work is done: each is
+// checked while the document is read or compiled, so a hostile input is
+// refused after doing at most that much work. A zero field takes its
+// default (DefaultLimits); the defaults fit a Raspberry Pi.
+type Limits struct {
+	// DocumentBytes is the largest document [1 MiB].
+	DocumentBytes int `yaml:"document_bytes"`
+	// Values bounds the values a document decodes to, counting every
+	// copy a YAML alias makes [100,000].
+	Values int `yaml:"values"`
+	// AliasValues bounds the values reached through YAML aliases and
+	// merges, so a small file cannot expand into a huge tree [10,000].
+	AliasValues int `yaml:"alias_values"`
+	// Depth bounds nesting in the document [256].
+	Depth int `yaml:"depth"`
+	// StringBytes bounds any one string (a name, an expression, a log
+	// message) [16 KiB].
+	StringBytes int `yaml:"string_bytes"`
+	// Nodes bounds the compiled tree, sub-trees expanded [5,000].
+	Nodes int `yaml:"nodes"`
+}
 
-// maxValues bounds the number of values a document expands to (YAML
-// aliases can make a small file huge).
-const maxValues = 1 << 20
+// DefaultLimits returns the limits a zero Limits stands for.
+func DefaultLimits() Limits {
+	return Limits{DocumentBytes: MaxDocumentBytes, Values: 100_000, AliasValues: 10_000, Depth: 256, StringBytes: 16 << 10, Nodes: 5_000}
+}
 
-// problems collects every problem found while decoding.
-type problems struct{ list bt.Problems }
+// withDefaults fills the zero fields.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{
+		{&l.DocumentBytes, d.DocumentBytes}, {&l.Values, d.Values}, {&l.AliasValues, d.AliasValues},
+		{&l.Depth, d.Depth}, {&l.StringBytes, d.StringBytes}, {&l.Nodes, d.Nodes},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	return l
+}
+
+// problems collects every problem found while decoding, under the limits
+// the decoding keeps to.
+type problems struct {
+	list bt.Problems
+	lim  Limits
+}
+
+// longString reports (once per path) a string over the limit.
+func (p *problems) longString(path string, s string) bool {
+	if len(s) <= p.lim.StringBytes {
+		return false
+	}
+	p.add(path, CodeTooLarge, "a string of %d bytes, above the limit of %d", len(s), p.lim.StringBytes)
+	return true
+}
 
 func (p *problems) add(path, code, format string, args ...any) {
 	p.list = append(p.list, bt.Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...)})

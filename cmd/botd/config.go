@@ -26,6 +26,7 @@ type Config struct {
 	Tick      TickConfig      `yaml:"tick"`
 	Broker    BrokerConfig    `yaml:"broker"`
 	Telemetry TelemetryConfig `yaml:"telemetry"`
+	Limits    LimitsConfig    `yaml:"limits"`
 	StateDir  string          `yaml:"state_dir"`
 	Hardware  yaml.Node       `yaml:"hardware"`
 	World     string          `yaml:"world"`
@@ -79,6 +80,15 @@ type TelemetryConfig struct {
 	CommandRate   float64       `yaml:"command_rate"`
 	CommandBurst  int           `yaml:"command_burst"`
 	StaleAfter    time.Duration `yaml:"stale_after"`
+}
+
+// LimitsConfig bounds what missions may cost: each document and compiled
+// tree, and the missions kept in the state directory. Zero fields take the
+// defaults, which fit a Raspberry Pi.
+type LimitsConfig struct {
+	missions.Limits `yaml:",inline"`
+	StoredMissions  int `yaml:"stored_missions"`
+	StoredBytes     int `yaml:"stored_bytes"`
 }
 
 // FailsafeSection is runner.FailsafeConfig plus the e-stop button.

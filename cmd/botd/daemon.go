@@ -215,6 +215,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
+		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
 		Verify: verify, Events: events.emit, Logger: log, Clock: s.clock,
 	})
 	if err != nil {
@@ -372,7 +373,7 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string) (_ json.Raw
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission: %w", cfg.source, err)
 	}
-	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz})
+	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Limits: cfg.Limits.Limits})
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
 	}

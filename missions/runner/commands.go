@@ -280,8 +280,10 @@ func (r *Runner) applyLoad(p *pending, now time.Time) protocol.Reply {
 	if c.Start && r.run != nil && isActive(r.run.status) && r.run.s.m.Doc.ID != d.ID && !c.Replace {
 		return refuse(c, protocol.ErrOtherMission, fmt.Sprintf("mission %q is running; send replace: true to replace it", r.run.s.m.Doc.Name), "")
 	}
-	s := &stored{m: m, hash: hash, doc: missions.Canonical(d)}
+	r.stored++
+	s := &stored{m: m, hash: hash, doc: missions.Canonical(d), order: r.stored}
 	r.store[d.ID] = s
+	r.evict(now)
 	r.emit(protocol.Event{Kind: "mission.accepted", Level: "info", Mission: d.ID, Revision: d.Revision,
 		Message: fmt.Sprintf("mission %q revision %d accepted (%d nodes)", d.Name, d.Revision, m.Tree.Len())})
 	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "accepted", Mission: d.ID, Revision: d.Revision, Hash: hash}, s.doc)
@@ -294,6 +296,38 @@ func (r *Runner) applyLoad(p *pending, now time.Time) protocol.Reply {
 		res["started"] = true
 	}
 	return ok(c, res)
+}
+
+// evict drops the oldest stored missions that are not running while the
+// store is over MaxStored missions or MaxStoredBytes, each with an event
+// and a journal record (its document is deleted from disk).
+func (r *Runner) evict(now time.Time) {
+	for {
+		n, bytes := len(r.store), 0
+		for _, s := range r.store {
+			bytes += len(s.doc)
+		}
+		if n <= r.cfg.MaxStored && bytes <= r.cfg.MaxStoredBytes {
+			return
+		}
+		var oldest *stored
+		for _, s := range r.store {
+			if r.run != nil && r.run.s == s {
+				continue
+			}
+			if oldest == nil || s.order < oldest.order {
+				oldest = s
+			}
+		}
+		if oldest == nil {
+			return // only the running mission is left
+		}
+		d := oldest.m.Doc
+		delete(r.store, d.ID)
+		r.emit(protocol.Event{Kind: "mission.evicted", Level: "info", Mission: d.ID, Revision: d.Revision,
+			Message: fmt.Sprintf("mission %q dropped from storage to make room (%d missions, %d bytes stored; limits %d and %d)", d.Name, n, bytes, r.cfg.MaxStored, r.cfg.MaxStoredBytes)})
+		r.jrnl.add(journalRecord{TS: now.UTC(), Event: "evicted", Mission: d.ID, Revision: d.Revision}, nil)
+	}
 }
 
 func (r *Runner) applyStart(c protocol.Command, s *stored, replace bool, now time.Time) protocol.Reply {

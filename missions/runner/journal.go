@@ -23,7 +23,7 @@ import (
 
 type journalRecord struct {
 	TS       time.Time `json:"ts"`
-	Event    string    `json:"event"` // accepted, started, paused, resumed, finished, aborted, interrupted
+	Event    string    `json:"event"` // accepted, started, paused, resumed, finished, aborted, interrupted, evicted
 	Mission  string    `json:"mission"`
 	Revision int64     `json:"revision"`
 	Hash     string    `json:"hash,omitempty"`
@@ -83,6 +83,12 @@ func openJournal(dir string, log *slog.Logger, now time.Time) (*journal, journal
 			st.interrupted, st.interRev = r.Mission, r.Revision
 		case "finished", "aborted", "interrupted":
 			delete(running, r.Mission)
+			if st.interrupted == r.Mission {
+				st.interrupted = ""
+			}
+		case "evicted":
+			delete(st.docs, r.Mission)
+			delete(st.revisions, r.Mission)
 			if st.interrupted == r.Mission {
 				st.interrupted = ""
 			}
@@ -180,6 +186,13 @@ func (j *journal) run() {
 		if err := appendSync(f, op.rec); err != nil {
 			j.failures.Add(1)
 			j.log.Error("journal write", "event", op.rec.Event, "mission", op.rec.Mission, "err", err)
+			continue
+		}
+		if op.rec.Event == "evicted" {
+			// The record says it is gone; the document may follow.
+			if err := os.Remove(filepath.Join(j.dir, "missions", op.rec.Mission+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				j.log.Warn("removing an evicted mission", "mission", op.rec.Mission, "err", err)
+			}
 		}
 	}
 	if err := f.Close(); err != nil {

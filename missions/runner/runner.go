@@ -71,6 +71,13 @@ type Config struct {
 	Hardware Hardware
 	// StateDir holds the journal; "" keeps nothing across restarts.
 	StateDir string
+	// Limits bound every mission document and compiled tree (zero
+	// fields: missions.DefaultLimits).
+	Limits missions.Limits
+	// MaxStored and MaxStoredBytes bound the missions kept: past either,
+	// the oldest that is not running is dropped, with an event [32, 16 MiB].
+	MaxStored      int
+	MaxStoredBytes int
 	Failsafe FailsafeConfig
 	// Verify checks a mission.load command's signature; nil accepts all.
 	Verify func(c protocol.Command, doc []byte) *protocol.ReplyError
@@ -90,6 +97,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxTickHz == 0 {
 		c.MaxTickHz = 500
+	}
+	if c.MaxStored <= 0 {
+		c.MaxStored = 32
+	}
+	if c.MaxStoredBytes <= 0 {
+		c.MaxStoredBytes = 16 << 20
 	}
 	if c.Registry == nil {
 		c.Registry = bt.NewRegistry()
@@ -123,6 +136,7 @@ type Runner struct {
 	hz       float64
 	reschedT bool
 	operator map[string]bt.Value // blackboard.set values, applied to every mission
+	stored   uint64              // missions stored so far (orders them for eviction)
 	lastFlt  map[string]bool     // fault codes already reported
 	// requested is the mode the operator asked for (state.requested_mode).
 	requested string
@@ -157,6 +171,8 @@ type stored struct {
 	m    *missions.Mission
 	hash string
 	doc  []byte
+	// order is when it was stored, in load order (for eviction).
+	order uint64
 	// interrupted marks the mission that was running when the daemon
 	// stopped; it resumes only if it allows it and the operator asks.
 	interrupted bool
@@ -206,7 +222,8 @@ func New(cfg Config) (*Runner, error) {
 			r.log.Warn("stored mission no longer loads; dropped", "mission", id, "err", err)
 			continue
 		}
-		r.store[id] = &stored{m: m, hash: m.Doc.Hash(), doc: doc, interrupted: id == st.interrupted}
+		r.stored++
+		r.store[id] = &stored{m: m, hash: m.Doc.Hash(), doc: doc, interrupted: id == st.interrupted, order: r.stored}
 	}
 	r.state = protocol.State{Mode: protocol.ModeStarting, RequestedMode: protocol.ModeIdle, Errors: []protocol.StateError{}}
 	r.modeMem = fsm.Memory{}
@@ -214,7 +231,7 @@ func New(cfg Config) (*Runner, error) {
 }
 
 func (r *Runner) loadOptions() missions.Options {
-	return missions.Options{Registry: r.cfg.Registry, Keys: r.keys(), MinTickHz: r.cfg.MinTickHz, MaxTickHz: r.cfg.MaxTickHz}
+	return missions.Options{Registry: r.cfg.Registry, Keys: r.keys(), MinTickHz: r.cfg.MinTickHz, MaxTickHz: r.cfg.MaxTickHz, Limits: r.cfg.Limits}
 }
 
 func (r *Runner) keys() []string {

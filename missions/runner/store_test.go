@@ -1,0 +1,56 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+func missionNamed(id string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"format":"botd/mission@1","id":%q,"name":%q,"main":"main","trees":{"main":%s}}`, id, id, waitLong))
+}
+
+// The store keeps at most MaxStored missions: the oldest that is not
+// running goes, with an event, from memory and from disk; a restart
+// remembers only what is left.
+func TestStoredMissionsAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	ids := []string{"00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000003", "00000000-0000-4000-8000-000000000004"}
+	tr := startRunner(t, dir, func(c *Config) { c.MaxStored = 2 })
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: missionNamed(ids[0]), Start: true}) // runs: never evicted
+	for _, id := range ids[1:] {
+		tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: missionNamed(id)})
+	}
+	var evicted []string
+	for _, e := range tr.events.snapshot() {
+		if e.Kind == "mission.evicted" {
+			evicted = append(evicted, e.Mission)
+		}
+	}
+	if fmt.Sprint(evicted) != fmt.Sprint(ids[1:3]) {
+		t.Fatalf("evicted %v, want %v (the oldest not running)", evicted, ids[1:3])
+	}
+	if rep := tr.do(protocol.Command{Op: protocol.OpMissionStart, MissionID: ids[1], Replace: true}); rep.OK || rep.Error.Code != protocol.ErrNoMission {
+		t.Fatalf("start of an evicted mission: %+v", rep)
+	}
+	tr.stop()
+
+	for _, id := range ids[1:3] {
+		if _, err := os.Stat(filepath.Join(dir, "missions", id+".json")); !os.IsNotExist(err) {
+			t.Errorf("%s still on disk: %v", id, err)
+		}
+	}
+	tr2 := startRunner(t, dir, func(c *Config) { c.MaxStored = 2 })
+	if n := len(tr2.store); n != 2 {
+		t.Fatalf("%d missions after a restart, want 2", n)
+	}
+	for _, id := range []string{ids[0], ids[3]} {
+		if tr2.store[id] == nil {
+			t.Errorf("%s lost across the restart", id)
+		}
+	}
+}
