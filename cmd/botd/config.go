@@ -70,6 +70,10 @@ type BrokerConfig struct {
 type EmbeddedBroker struct {
 	Listen          string `yaml:"listen"`
 	CredentialsFile string `yaml:"credentials_file"`
+	// MaxPacketBytes refuses larger MQTT packets at their header [2 MiB].
+	MaxPacketBytes int `yaml:"max_packet_bytes"`
+	// MaxClients bounds the connections at once [1000].
+	MaxClients int `yaml:"max_clients"`
 }
 
 // TelemetryConfig sets publishing rates and command intake limits.

@@ -226,7 +226,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		// The broker outlives ctx: telemetry publishes the final state and
 		// OFFLINE through it after the mission stopped; close() stops it.
 		s.broker, err = broker.Start(context.Background(), broker.Config{Addr: cfg.Broker.Embedded.Listen,
-			Credentials: cfg.Broker.Embedded.CredentialsFile, Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
+			Credentials: cfg.Broker.Embedded.CredentialsFile, MaxPacketBytes: cfg.Broker.Embedded.MaxPacketBytes, MaxClients: cfg.Broker.Embedded.MaxClients, Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
 			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running? use it with -broker tcp://%s, or move this one with -listen)",
 				cfg.Broker.Embedded.Listen, err, cfg.Broker.Embedded.Listen)

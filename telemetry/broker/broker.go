@@ -36,6 +36,12 @@ type Config struct {
 	// otherwise write text to stdout).
 	Logger *slog.Logger
 
+	// MaxPacketBytes refuses larger packets from the fixed header on,
+	// before their body is read [2 MiB].
+	MaxPacketBytes int
+	// MaxClients bounds the connections at once [1000].
+	MaxClients int
+
 	// DrainTimeout bounds how long Close waits for connected clients to
 	// receive what is queued for them [2 s].
 	DrainTimeout time.Duration
@@ -67,6 +73,12 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxPacketBytes <= 0 {
+		cfg.MaxPacketBytes = 2 << 20
+	}
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = 1000
+	}
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 2 * time.Second
 	}
@@ -85,6 +97,14 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 
 	caps := mqtt.NewDefaultServerCapabilities() // a partial Capabilities zeroes the rest
 	caps.MaximumMessageExpiryInterval = 0       // retained connection/factsheet must never expire
+	// Bounded input: a packet over the limit is refused at its fixed
+	// header, before its body is buffered; a stalled subscriber holds at
+	// most 1024 queued messages; sessions of clients that left are kept
+	// an hour, not forever.
+	caps.MaximumPacketSize = uint32(cfg.MaxPacketBytes)
+	caps.MaximumClients = int64(cfg.MaxClients)
+	caps.MaximumClientWritesPending = 1024
+	caps.MaximumSessionExpiryInterval = 3600
 	srv := mqtt.New(&mqtt.Options{
 		Capabilities: caps,
 		Logger:       cfg.Logger.With("component", "broker"),

@@ -120,3 +120,33 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A packet that announces more than MaxPacketBytes is refused at its fixed
+// header: the broker closes the connection without waiting for (or
+// buffering) the body.
+func TestOversizedPacketRefusedAtHeader(t *testing.T) {
+	b, err := Start(context.Background(), Config{Addr: "127.0.0.1:0", MaxPacketBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	raw, err := net.Dial("tcp", b.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.Write([]byte("\x10\x10\x00\x04MQTT\x04\x02\x00\x3c\x00\x04huge"))
+	// PUBLISH announcing 200 MB (remaining length 200,000,000 as a varint);
+	// no body follows.
+	raw.Write([]byte{0x30, 0x80, 0x84, 0xaf, 0x5f})
+	raw.SetReadDeadline(time.Now().Add(20 * time.Second))
+	buf := make([]byte, 64)
+	for {
+		if _, err := raw.Read(buf); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the broker kept the connection open, waiting for a 200 MB body")
+			}
+			return // closed by the broker
+		}
+	}
+}
