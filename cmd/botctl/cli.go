@@ -33,9 +33,9 @@ type cli struct {
 
 	// Command flags (each command registers the ones it takes).
 	robot, signKey, keyID, sigFile, missionID, listen string
-	startNow, replace, follow                                 bool
-	forDur                                                    time.Duration
-	out                                                       outFlag
+	startNow, replace, follow                         bool
+	forDur                                            time.Duration
+	out                                               outFlag
 
 	now func() time.Time
 }
