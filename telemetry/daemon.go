@@ -48,7 +48,11 @@ type DaemonConfig struct {
 
 	// Link is called with every change of the link (and once at start);
 	// from a telemetry goroutine, so it must not block for long.
-	Link   func(protocol.LinkState)
+	Link func(protocol.LinkState)
+	// Fault reports a problem of telemetry's own that the operator must
+	// see in state.errors (e is nil when it cleared), e.g. events that
+	// cannot be stored. Called from telemetry goroutines; must not block.
+	Fault  func(key string, e *protocol.StateError)
 	Logger *slog.Logger
 	// Clock is the daemon's clock [the real clock]: header times, the
 	// rate limit, stale commands, and every publishing period.
@@ -104,6 +108,9 @@ func (c *DaemonConfig) fill() error {
 	if c.Link == nil {
 		c.Link = func(protocol.LinkState) {}
 	}
+	if c.Fault == nil {
+		c.Fault = func(string, *protocol.StateError) {}
+	}
 	return nil
 }
 
@@ -127,6 +134,7 @@ type Daemon struct {
 	seq struct{ connection, factsheet, state, tree, status, blackboard, events, metrics, reply atomic.Uint64 }
 
 	droppedEvents   atomic.Uint64
+	storageFault    atomic.Bool // the last event could not be stored
 	droppedCommands atomic.Uint64
 	publishFailures atomic.Uint64
 
@@ -183,8 +191,13 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 		presence:   map[string]presence{},
 		presenceCh: make(chan struct{}, 1),
 	}
-	// Resent events keep their numbers; new ones follow them.
+	// Resent events keep their numbers; new ones follow them, also after
+	// a restart that found the outbox empty.
 	d.seq.events.Store(ob.LastSeq())
+	if n := ob.Corrupt(); n > 0 {
+		d.events <- protocol.Event{Kind: "events.corrupt", Level: "warning",
+			Message: fmt.Sprintf("%d damaged event files in the outbox were moved to %s and not published", n, filepath.Join(ocfg.Dir, corruptDir))}
+	}
 	return d, nil
 }
 
@@ -210,12 +223,12 @@ func (d *Daemon) EventSink() EventSink {
 }
 
 func (d *Daemon) header(seq *atomic.Uint64) protocol.Header {
-	return protocol.Header{Robot: d.topics.Robot(), Seq: seq.Add(1), TS: protocol.FormatTS(d.cfg.Clock.Now())}
+	return protocol.Header{Robot: d.topics.Robot(), Seq: seq.Add(1), TS: protocol.FormatTS(d.cfg.Clock.Now()), Boot: d.outbox.Boot()}
 }
 
 func (d *Daemon) connectionMsg(state string, seq uint64) []byte {
 	b, _ := json.Marshal(protocol.ConnectionMsg{
-		Header: protocol.Header{Robot: d.topics.Robot(), Seq: seq, TS: protocol.FormatTS(d.cfg.Clock.Now())},
+		Header: protocol.Header{Robot: d.topics.Robot(), Seq: seq, TS: protocol.FormatTS(d.cfg.Clock.Now()), Boot: d.outbox.Boot()},
 		State:  state,
 	})
 	return b
@@ -310,7 +323,21 @@ func (d *Daemon) storeEvent(e protocol.Event) {
 		return
 	}
 	if err := d.outbox.Add(h.Seq, b); err != nil {
-		d.log.Error("event not stored", "kind", e.Kind, "err", err)
+		// Not kept: say so where the operator looks, and send it live
+		// all the same.
+		d.log.Error("event not stored; sending it live", "kind", e.Kind, "seq", h.Seq, "err", err)
+		d.cfg.Fault("events.storage", &protocol.StateError{Code: protocol.ErrStorageFailed, Level: "ERROR", Ref: "events",
+			Message: fmt.Sprintf("events cannot be stored (%v): sent live, lost if the link is down", err)})
+		d.storageFault.Store(true)
+		if c := d.currentConn(); c != nil && c.IsUp() {
+			if _, err := c.PublishAsync(d.topics.Events(), protocol.QoSReliable, false, b); err != nil {
+				d.log.Warn("event sent live failed", "kind", e.Kind, "err", err)
+			}
+		}
+		return
+	}
+	if d.storageFault.Swap(false) {
+		d.cfg.Fault("events.storage", nil)
 	}
 }
 

@@ -113,7 +113,10 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 		default: // one is pending already
 		}
 	}
-	r := d.do(ctx, c)
+	r, served := d.serveEvents(c)
+	if !served {
+		r = d.do(ctx, c)
+	}
 	d.replies.put(c.ID, r)
 	return r
 }

@@ -1,9 +1,12 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -28,17 +31,27 @@ type OutboxConfig struct {
 	MaxBytes   int64         // default 16 MiB
 	Window     int           // messages in flight at once; default 16
 	AckTimeout time.Duration // resend from the oldest after this; default 30 s
-	Logger     *slog.Logger
-	Clock      clockwork.Clock // [the real clock]
+	// Retention keeps a delivered event this long for ground stations
+	// that come back (events.request) unless one acknowledges it first
+	// (events.ack) [1 h]; the bounds above still apply.
+	Retention time.Duration
+	Logger    *slog.Logger
+	Clock     clockwork.Clock // [the real clock]
 }
 
-// Outbox keeps events on disk until the broker acknowledges them, one
-// fsync'd file per event named by its sequence number, and delivers them
-// in order at QoS 1. A message counts as delivered only when its
-// acknowledgement came on the connection it was sent on (Delivery.Acked);
-// anything else is resent, oldest first, so a subscriber may see an
-// event twice (dedupe on its id) but never loses one unless the outbox
-// overflows, which drops the oldest and counts them.
+// Outbox keeps events on disk, one fsync'd and checksummed file per event
+// named by its sequence number, and delivers them in order at QoS 1. A
+// message counts as delivered to the broker only when its acknowledgement
+// came on the connection it was sent on (Delivery.Acked); anything else is
+// resent, oldest first, so a subscriber may see an event twice (dedupe on
+// its id). A delivered event stays until a ground station acknowledges it
+// (Ack) or Retention passes, so a ground station whose broker session was
+// lost can ask for it again (Replay). Overflow drops the oldest, counted.
+//
+// Sequence numbers survive restarts: state.json keeps the boot counter
+// (one more at every open) and the highest sequence number whose file is
+// gone, so numbering never goes back. A file that fails its checksum is
+// moved to corrupt/ and counted, never published.
 type Outbox struct {
 	cfg OutboxConfig
 	log *slog.Logger
@@ -47,21 +60,37 @@ type Outbox struct {
 	entries []outboxEntry // ascending seq
 	bytes   int64
 	lastSeq uint64
+	boot    uint64
+	corrupt int // files moved aside at open
 
 	dropped atomic.Uint64
 	acked   atomic.Uint64
+	failed  atomic.Uint64 // events that could not be written
 	added   chan struct{}
+	replay  chan uint64 // Replay requests for Run
 }
 
 type outboxEntry struct {
 	seq     uint64
 	payload []byte
+	sent    time.Time // broker acknowledged it (zero: not yet, in this run)
 }
 
-const outboxExt = ".evt"
+const (
+	outboxExt   = ".evt"
+	outboxMagic = "botd-event 1"
+	stateFile   = "state.json"
+	corruptDir  = "corrupt"
+)
 
-// OpenOutbox opens (or creates) the outbox in cfg.Dir and loads what a
-// previous run left.
+// outboxState is state.json.
+type outboxState struct {
+	Boot uint64 `json:"boot"`
+	Seq  uint64 `json:"seq"` // no event at or below it will be numbered again
+}
+
+// OpenOutbox opens (or creates) the outbox in cfg.Dir, loads what a
+// previous run left, and counts this start in the boot counter.
 func OpenOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("telemetry: outbox needs a directory")
@@ -78,6 +107,9 @@ func OpenOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = 30 * time.Second
 	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = time.Hour
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = clockwork.NewRealClock()
 	}
@@ -87,11 +119,43 @@ func OpenOutbox(cfg OutboxConfig) (*Outbox, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("telemetry: outbox: %w", err)
 	}
-	o := &Outbox{cfg: cfg, log: cfg.Logger, added: make(chan struct{}, 1)}
+	o := &Outbox{cfg: cfg, log: cfg.Logger, added: make(chan struct{}, 1), replay: make(chan uint64, 1)}
+	st, err := o.readState()
+	if err != nil {
+		return nil, err
+	}
 	if err := o.load(); err != nil {
 		return nil, err
 	}
+	o.boot = st.Boot + 1
+	o.lastSeq = max(o.lastSeq, st.Seq)
+	if err := o.writeState(); err != nil {
+		return nil, fmt.Errorf("telemetry: outbox: %w", err)
+	}
 	return o, nil
+}
+
+func (o *Outbox) readState() (outboxState, error) {
+	var st outboxState
+	b, err := os.ReadFile(filepath.Join(o.cfg.Dir, stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("telemetry: outbox: %w", err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		// Without it numbering could go back: refuse rather than guess.
+		return st, fmt.Errorf("telemetry: outbox: %s is damaged (%v); move it away to start numbering afresh", filepath.Join(o.cfg.Dir, stateFile), err)
+	}
+	return st, nil
+}
+
+// writeState records the boot counter and the sequence floor durably.
+// Called with mu held, or before the outbox is shared.
+func (o *Outbox) writeState() error {
+	b, _ := json.Marshal(outboxState{Boot: o.boot, Seq: o.lastSeq})
+	return writeDurable(filepath.Join(o.cfg.Dir, stateFile), b)
 }
 
 func (o *Outbox) load() error {
@@ -112,18 +176,19 @@ func (o *Outbox) load() error {
 			continue
 		}
 		seq, err := strconv.ParseUint(num, 10, 64)
+		var payload []byte
+		if err == nil {
+			var b []byte
+			if b, err = os.ReadFile(filepath.Join(o.cfg.Dir, name)); err == nil {
+				payload, err = decodeRecord(seq, b)
+			}
+		}
 		if err != nil {
+			o.moveAside(name, err)
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(o.cfg.Dir, name))
-		if err != nil || len(b) == 0 {
-			o.log.Warn("outbox: unreadable event dropped", "file", name, "err", err)
-			_ = os.Remove(filepath.Join(o.cfg.Dir, name))
-			o.dropped.Add(1)
-			continue
-		}
-		o.entries = append(o.entries, outboxEntry{seq: seq, payload: b})
-		o.bytes += int64(len(b))
+		o.entries = append(o.entries, outboxEntry{seq: seq, payload: payload})
+		o.bytes += int64(len(payload))
 		o.lastSeq = max(o.lastSeq, seq)
 	}
 	slices.SortFunc(o.entries, func(a, b outboxEntry) int { return cmpU64(a.seq, b.seq) })
@@ -131,6 +196,66 @@ func (o *Outbox) load() error {
 	o.evictLocked()
 	o.mu.Unlock()
 	return nil
+}
+
+// moveAside puts a file that is not a valid event into corrupt/, where an
+// operator can look at it, and counts it.
+func (o *Outbox) moveAside(name string, why error) {
+	o.corrupt++
+	o.dropped.Add(1)
+	o.log.Warn("outbox: damaged event moved aside, not published", "file", name, "err", why)
+	dir := filepath.Join(o.cfg.Dir, corruptDir)
+	err := os.MkdirAll(dir, 0o700)
+	if err == nil {
+		err = os.Rename(filepath.Join(o.cfg.Dir, name), filepath.Join(dir, name))
+	}
+	if err != nil {
+		o.log.Error("outbox: moving a damaged event aside", "file", name, "err", err)
+		_ = os.Remove(filepath.Join(o.cfg.Dir, name))
+	}
+}
+
+// encodeRecord frames payload: a header line with the sequence number,
+// the length and a CRC-32C of both, then the payload.
+func encodeRecord(seq uint64, payload []byte) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %d %d %08x\n", outboxMagic, seq, len(payload), recordCRC(seq, payload))
+	b.Write(payload)
+	return b.Bytes()
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func recordCRC(seq uint64, payload []byte) uint32 {
+	var s [8]byte
+	for i := range s {
+		s[i] = byte(seq >> (8 * i))
+	}
+	return crc32.Update(crc32.Checksum(s[:], castagnoli), castagnoli, payload)
+}
+
+// decodeRecord checks a file named for seq and returns its payload.
+func decodeRecord(seq uint64, b []byte) ([]byte, error) {
+	line, payload, ok := bytes.Cut(b, []byte("\n"))
+	if !ok || len(line) > 128 {
+		return nil, errors.New("no header line")
+	}
+	var magic1, magic2 string
+	var hseq uint64
+	var n int
+	var crc uint32
+	if _, err := fmt.Sscanf(string(line), "%s %s %d %d %x", &magic1, &magic2, &hseq, &n, &crc); err != nil || magic1+" "+magic2 != outboxMagic {
+		return nil, fmt.Errorf("bad header %q", line)
+	}
+	switch {
+	case hseq != seq:
+		return nil, fmt.Errorf("the file is named for seq %d but holds seq %d", seq, hseq)
+	case n != len(payload):
+		return nil, fmt.Errorf("truncated: %d of %d bytes", len(payload), n)
+	case crc != recordCRC(seq, payload):
+		return nil, errors.New("checksum mismatch")
+	}
+	return payload, nil
 }
 
 func cmpU64(a, b uint64) int {
@@ -147,13 +272,19 @@ func (o *Outbox) file(seq uint64) string {
 	return filepath.Join(o.cfg.Dir, fmt.Sprintf("%020d%s", seq, outboxExt))
 }
 
-// LastSeq is the highest sequence number stored so far (0 for none), so
-// a restarted daemon can number new events after the ones it resends.
+// LastSeq is the highest sequence number used so far, across restarts;
+// new events are numbered after it.
 func (o *Outbox) LastSeq() uint64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.lastSeq
 }
+
+// Boot counts the outbox's opens: one more at every daemon start.
+func (o *Outbox) Boot() uint64 { return o.boot }
+
+// Corrupt is how many damaged files were moved aside at open.
+func (o *Outbox) Corrupt() int { return o.corrupt }
 
 // Len and Bytes say what the outbox holds.
 func (o *Outbox) Len() int {
@@ -168,30 +299,48 @@ func (o *Outbox) Bytes() int64 {
 	return o.bytes
 }
 
-// Dropped counts events lost to overflow or unreadable files.
+// Pending is how many kept events the broker has not acknowledged yet.
+func (o *Outbox) Pending() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, e := range o.entries {
+		if e.sent.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// Dropped counts events lost to overflow, damaged files or failed writes.
 func (o *Outbox) Dropped() uint64 { return o.dropped.Load() }
+
+// Failed counts events that could not be written to disk.
+func (o *Outbox) Failed() uint64 { return o.failed.Load() }
 
 // Acked counts events the broker acknowledged.
 func (o *Outbox) Acked() uint64 { return o.acked.Load() }
 
 // Add stores payload as event seq (greater than every stored one),
 // durably, then drops the oldest events while the outbox is over its
-// bounds.
+// bounds. A failed write is counted and returned; the caller still has the
+// event to send live.
 func (o *Outbox) Add(seq uint64, payload []byte) error {
 	if int64(len(payload)) > o.cfg.MaxBytes {
 		o.dropped.Add(1)
 		return fmt.Errorf("telemetry: outbox: event of %d bytes exceeds the outbox", len(payload))
 	}
 	o.mu.Lock()
-	if seq <= o.lastSeq {
+	if len(o.entries) > 0 && seq <= o.entries[len(o.entries)-1].seq {
 		o.mu.Unlock()
-		return fmt.Errorf("telemetry: outbox: seq %d not after %d", seq, o.lastSeq)
+		return fmt.Errorf("telemetry: outbox: seq %d not after %d", seq, o.entries[len(o.entries)-1].seq)
 	}
-	o.lastSeq = seq
+	o.lastSeq = max(o.lastSeq, seq)
 	o.mu.Unlock()
 
-	if err := writeDurable(o.file(seq), payload); err != nil {
+	if err := writeDurable(o.file(seq), encodeRecord(seq, payload)); err != nil {
 		o.dropped.Add(1)
+		o.failed.Add(1)
 		return fmt.Errorf("telemetry: outbox: %w", err)
 	}
 	o.mu.Lock()
@@ -206,20 +355,83 @@ func (o *Outbox) Add(seq uint64, payload []byte) error {
 	return nil
 }
 
-// evictLocked drops the oldest events beyond the bounds.
+// evictLocked drops the oldest events beyond the bounds, and delivered
+// ones past their retention.
 func (o *Outbox) evictLocked() {
-	for len(o.entries) > 0 && (len(o.entries) > o.cfg.MaxEvents || o.bytes > o.cfg.MaxBytes) {
+	now := o.cfg.Clock.Now()
+	for len(o.entries) > 0 {
 		e := o.entries[0]
-		o.entries = o.entries[1:]
-		o.bytes -= int64(len(e.payload))
-		o.removeFile(e.seq)
-		o.dropped.Add(1)
-		o.log.Warn("outbox full: oldest event dropped", "seq", e.seq)
+		over := len(o.entries) > o.cfg.MaxEvents || o.bytes > o.cfg.MaxBytes
+		expired := !e.sent.IsZero() && now.Sub(e.sent) >= o.cfg.Retention
+		if !over && !expired {
+			return
+		}
+		o.deleteHeadLocked()
+		if over && e.sent.IsZero() {
+			o.dropped.Add(1)
+			o.log.Warn("outbox full: oldest event dropped before delivery", "seq", e.seq)
+		}
 	}
 }
 
+// deleteHeadLocked removes the oldest entry and its file; the newest
+// sequence number is recorded first, so numbering never goes back.
+func (o *Outbox) deleteHeadLocked() {
+	e := o.entries[0]
+	if len(o.entries) == 1 {
+		if err := o.writeState(); err != nil {
+			o.log.Error("outbox: recording the sequence number; the event file stays", "seq", e.seq, "err", err)
+			return
+		}
+	}
+	o.entries = o.entries[1:]
+	o.bytes -= int64(len(e.payload))
+	if err := os.Remove(o.file(e.seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		o.log.Warn("outbox: removing an event file", "seq", e.seq, "err", err)
+	}
+}
+
+// Ack lets the outbox drop the events up to seq that reached the broker:
+// a ground station has them.
+func (o *Outbox) Ack(seq uint64) (dropped int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for len(o.entries) > 0 && o.entries[0].seq <= seq && !o.entries[0].sent.IsZero() {
+		o.deleteHeadLocked()
+		dropped++
+	}
+	return dropped
+}
+
+// Replay asks Run to send again every kept event after seq; it returns the
+// range it will send (count 0: nothing kept after seq).
+func (o *Outbox) Replay(after uint64) (first, last uint64, count int) {
+	o.mu.Lock()
+	for _, e := range o.entries {
+		if e.seq > after {
+			if count == 0 {
+				first = e.seq
+			}
+			last = e.seq
+			count++
+		}
+	}
+	o.mu.Unlock()
+	if count > 0 {
+		for {
+			select {
+			case o.replay <- after:
+				return first, last, count
+			case old := <-o.replay:
+				after = min(after, old)
+			}
+		}
+	}
+	return first, last, count
+}
+
 // writeDurable writes via a temporary file, fsyncs it, renames it into
-// place and fsyncs the directory, so a crash leaves the whole event or
+// place and fsyncs the directory, so a crash leaves the whole file or
 // nothing.
 func writeDurable(path string, data []byte) error {
 	tmp := path + ".tmp"
@@ -246,42 +458,48 @@ func writeDurable(path string, data []byte) error {
 		return err
 	}
 	err = d.Sync()
-	_ = d.Close()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
-// next returns the oldest event after seq.
+// next returns the oldest event after seq that the broker has not
+// acknowledged in this run.
 func (o *Outbox) next(after uint64) (outboxEntry, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	i, _ := slices.BinarySearchFunc(o.entries, after+1, func(e outboxEntry, s uint64) int { return cmpU64(e.seq, s) })
-	if i == len(o.entries) {
-		return outboxEntry{}, false
+	for ; i < len(o.entries); i++ {
+		if o.entries[i].sent.IsZero() {
+			return o.entries[i], true
+		}
 	}
-	return o.entries[i], true
+	return outboxEntry{}, false
 }
 
-// remove deletes an acknowledged event (a no-op if it was evicted).
-func (o *Outbox) remove(seq uint64) {
+// delivered marks an event the broker acknowledged; it stays for
+// Retention or until a ground station acknowledges it.
+func (o *Outbox) delivered(seq uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	i, found := slices.BinarySearchFunc(o.entries, seq, func(e outboxEntry, s uint64) int { return cmpU64(e.seq, s) })
 	if !found {
 		return
 	}
-	o.bytes -= int64(len(o.entries[i].payload))
-	o.entries = slices.Delete(o.entries, i, i+1)
+	o.entries[i].sent = o.cfg.Clock.Now()
 	o.acked.Add(1)
-	o.removeFile(seq)
+	o.evictLocked()
 }
 
-// removeFile deletes an event's file. Not fsync'd: if the removal is lost
-// in a crash the event is sent again, which subscribers already handle;
-// a removal that fails is logged, since the event will come back at the
-// next start.
-func (o *Outbox) removeFile(seq uint64) {
-	if err := os.Remove(o.file(seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		o.log.Warn("outbox: removing a delivered or dropped event", "seq", seq, "err", err)
+// unsend marks the kept events after seq as not yet sent, for a replay.
+func (o *Outbox) unsend(after uint64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range o.entries {
+		if o.entries[i].seq > after {
+			o.entries[i].sent = time.Time{}
+		}
 	}
 }
 
@@ -292,7 +510,8 @@ type flight struct {
 
 // Run delivers the outbox on conn until ctx is done: in order, up to
 // Window messages in flight, starting again from the oldest unacknowledged
-// event after every reconnect, failed publish or AckTimeout.
+// event after every reconnect, failed publish or AckTimeout, and from a
+// ground station's Replay point when one asks.
 func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) error {
 	var (
 		inflight []flight
@@ -306,6 +525,8 @@ func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) err
 	}
 	ackTimer := o.cfg.Clock.NewTimer(time.Hour)
 	defer ackTimer.Stop()
+	retention := o.cfg.Clock.NewTicker(max(o.cfg.Retention/4, time.Second))
+	defer retention.Stop()
 	for {
 		link := conn.LinkChanged()
 		if !conn.IsUp() || conn.Connects() != epoch {
@@ -314,6 +535,8 @@ func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) err
 				select {
 				case <-ctx.Done():
 					return nil
+				case after := <-o.replay:
+					o.unsend(after)
 				case <-link:
 				}
 				continue
@@ -350,12 +573,21 @@ func (o *Outbox) Run(ctx context.Context, conn transport.Conn, topic string) err
 			return nil
 		case <-link:
 		case <-o.added:
+		case <-retention.Chan():
+			o.mu.Lock()
+			o.evictLocked()
+			o.mu.Unlock()
+		case after := <-o.replay:
+			// Send the kept events again from the ground station's point
+			// (what is in flight goes again too: duplicates are harmless).
+			o.unsend(after)
+			restart()
 		case <-backoff:
 			backoff = nil
 		case <-headDone:
 			head := inflight[0]
 			if head.d.Acked() {
-				o.remove(head.seq)
+				o.delivered(head.seq)
 				inflight = inflight[1:]
 			} else {
 				o.log.Debug("outbox: not acknowledged on its connection, resending", "seq", head.seq)

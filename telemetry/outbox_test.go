@@ -41,11 +41,11 @@ func TestOutboxBoundsAndReopen(t *testing.T) {
 	if o2.Len() != 3 || o2.LastSeq() != 5 {
 		t.Errorf("reopened: len %d last %d", o2.Len(), o2.LastSeq())
 	}
-	files, _ := os.ReadDir(dir)
-	if len(files) != 3 {
-		t.Errorf("%d files left", len(files))
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.evt")); len(files) != 3 {
+		t.Errorf("%d event files left", len(files))
 	}
-	o2.remove(3)
+	o2.delivered(3)
+	o2.Ack(3)
 	if e, _ := o2.next(0); e.seq != 4 || o2.Len() != 2 {
 		t.Errorf("after ack: head %d len %d", e.seq, o2.Len())
 	}
@@ -117,11 +117,11 @@ func TestOutboxSurvivesBrokerRestart(t *testing.T) {
 
 	hole.On.Store(true)
 	emit(sink, 21, 40)
-	mqtttest.Eventually(t, "21..40 in flight", func() bool { return h.d.outbox.Len() == 20 })
+	mqtttest.Eventually(t, "21..40 in flight", func() bool { return h.d.outbox.Pending() == 20 })
 	b.Close()
 	mqtttest.Eventually(t, "link down", func() bool { return !h.d.currentConn().IsUp() })
 	emit(sink, 41, 60)
-	mqtttest.Eventually(t, "41..60 stored", func() bool { return h.d.outbox.Len() == 40 })
+	mqtttest.Eventually(t, "41..60 stored", func() bool { return h.d.outbox.Pending() == 40 })
 
 	h.gate.Set(true)
 	b2 := mqtttest.StartBroker(t, addr)
@@ -131,7 +131,7 @@ func TestOutboxSurvivesBrokerRestart(t *testing.T) {
 	mqtttest.Eventually(t, "60 events", func() bool { f, _ := eventsIn(t, sub.On(tp.Events())); return len(f) >= 60 })
 	firsts, dups := eventsIn(t, sub.On(tp.Events()))
 	checkAllInOrder(t, firsts, 60)
-	mqtttest.Eventually(t, "outbox drained", func() bool { return h.d.outbox.Len() == 0 })
+	mqtttest.Eventually(t, "every event acknowledged", func() bool { return h.d.outbox.Pending() == 0 })
 	// paho's own resend of the in-flight events became empty messages on
 	// the discard topic; only the outbox resent them.
 	discards := sub.On(tp.Discard())
@@ -160,7 +160,7 @@ func TestOutboxSurvivesDaemonRestart(t *testing.T) {
 	emit(h.d.EventSink(), 1, 10)
 	mqtttest.Eventually(t, "10 stored", func() bool { return h.d.outbox.Len() == 10 })
 	h.stop(t)
-	files, _ := os.ReadDir(filepath.Join(dir, "outbox"))
+	files, _ := filepath.Glob(filepath.Join(dir, "outbox", "*.evt"))
 	if len(files) != 10 {
 		t.Fatalf("%d files in the outbox after stop", len(files))
 	}
@@ -180,5 +180,5 @@ func TestOutboxSurvivesDaemonRestart(t *testing.T) {
 	if seqs[len(seqs)-1] != 11 {
 		t.Errorf("new event numbered %d, want 11 (seqs %v)", seqs[len(seqs)-1], seqs)
 	}
-	mqtttest.Eventually(t, "outbox drained", func() bool { return h2.d.outbox.Len() == 0 })
+	mqtttest.Eventually(t, "every event acknowledged", func() bool { return h2.d.outbox.Pending() == 0 })
 }

@@ -97,6 +97,9 @@ func (r *Runner) supervise(now time.Time) {
 
 	r.mu.Lock()
 	link := r.link
+	for _, e := range r.external {
+		errs = append(errs, e)
+	}
 	r.mu.Unlock()
 	up := link.Broker && (!cfg.RequireGCS || link.GCSOnline)
 	switch {

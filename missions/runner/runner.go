@@ -160,6 +160,7 @@ type Runner struct {
 	bbSnap     []bbEntry
 	bbAt       time.Time
 	link       protocol.LinkState
+	external   map[string]protocol.StateError // SetError: problems others report
 	changed    chan struct{}
 	statusCh   chan struct{}
 	replies    *replyCache
@@ -202,7 +203,7 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r := &Runner{
 		cfg: cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
-		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{},
+		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{}, external: map[string]protocol.StateError{},
 		changed: make(chan struct{}, 1), statusCh: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
 		hz: cfg.TickHz, requested: protocol.ModeIdle,
 	}

@@ -20,6 +20,23 @@ func (r *Runner) SetLink(l protocol.LinkState) {
 	}
 }
 
+// SetError reports a problem the runner does not see itself (telemetry's
+// event storage, say) under key, for state.errors; nil clears it. Any
+// goroutine.
+func (r *Runner) SetError(key string, e *protocol.StateError) {
+	r.mu.Lock()
+	_, had := r.external[key]
+	if e == nil {
+		delete(r.external, key)
+	} else {
+		r.external[key] = *e
+	}
+	r.mu.Unlock()
+	if had || e != nil {
+		r.signal()
+	}
+}
+
 // State returns the current state.
 func (r *Runner) State() protocol.State {
 	r.mu.Lock()

@@ -54,3 +54,27 @@ func TestStoredMissionsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// A problem reported from outside the runner shows in state.errors until
+// it is cleared.
+func TestSetErrorShowsInState(t *testing.T) {
+	tr := startRunner(t, "", nil)
+	tr.SetError("events.storage", &protocol.StateError{Code: protocol.ErrStorageFailed, Level: "ERROR", Message: "disk full"})
+	tr.waitFor("the error in state", func(s protocol.State) bool {
+		for _, e := range s.Errors {
+			if e.Code == protocol.ErrStorageFailed {
+				return true
+			}
+		}
+		return false
+	})
+	tr.SetError("events.storage", nil)
+	tr.waitFor("the error cleared", func(s protocol.State) bool {
+		for _, e := range s.Errors {
+			if e.Code == protocol.ErrStorageFailed {
+				return false
+			}
+		}
+		return true
+	})
+}

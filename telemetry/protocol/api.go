@@ -151,6 +151,8 @@ type Command struct {
 	Agent     *int            `json:"agent,omitempty"`
 	Key       string          `json:"key,omitempty"`
 	Value     any             `json:"value,omitempty"`
+	SinceSeq  uint64          `json:"since_seq,omitempty"` // events.request
+	Seq       uint64          `json:"seq,omitempty"`       // events.ack
 	Signature string          `json:"signature,omitempty"`
 	KeyID     string          `json:"key_id,omitempty"`
 }
@@ -167,6 +169,11 @@ const (
 	OpEStopReset    = "estop.reset"
 	OpStateRequest  = "state.request"
 	OpBlackboardSet = "blackboard.set"
+	// OpEventsRequest sends the kept events after since_seq again (history
+	// for a ground station that connects late or lost its session).
+	OpEventsRequest = "events.request"
+	// OpEventsAck lets the robot drop the kept events up to seq.
+	OpEventsAck = "events.ack"
 )
 
 // Reply answers one command (reply topic, without the header).
@@ -210,6 +217,7 @@ const (
 	ErrRateLimited       = "RATE_LIMITED"
 	ErrStaleCommand      = "STALE_COMMAND"
 	ErrInternal          = "INTERNAL"
+	ErrStorageFailed     = "STORAGE_FAILED"
 	ErrUnknownOp         = "UNKNOWN_OP"
 )
 

@@ -17,6 +17,10 @@ type Header struct {
 	// robot's behalf (the last will).
 	Seq uint64 `json:"seq"`
 	TS  string `json:"ts"` // RFC 3339, milliseconds, UTC
+	// Boot counts the daemon's starts (its event outbox's opens): a
+	// ground station tells a restart (a new boot) from a replay (the same
+	// boot, an event seq it has seen). Event seq continues across boots.
+	Boot uint64 `json:"boot,omitempty"`
 }
 
 const tsLayout = "2006-01-02T15:04:05.000Z"
