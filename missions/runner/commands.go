@@ -19,6 +19,10 @@ type pending struct {
 	c    protocol.Command
 	m    *missions.Mission // mission.load: already validated
 	doc  []byte
+	// canon and hash are the mission's canonical bytes and their hash; the
+	// document is on disk under them before the load is applied.
+	canon []byte
+	hash  string
 	slot *bt.Tree // mission.inject: compiled against parent
 	// parent is the tree the injection was compiled for; the tick refuses
 	// it if another mission started meanwhile.
@@ -77,6 +81,14 @@ func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 			return protocol.Reply{ID: c.ID, Error: problemsError(err)}
 		}
 		p.m, p.doc = m, doc
+		p.canon = missions.Canonical(m.Doc)
+		p.hash = m.Doc.Hash()
+		if m.Doc.ID != "" {
+			if err := r.jrnl.storeDoc(m.Doc.ID, p.hash, p.canon); err != nil {
+				r.log.Error("storing a mission", "mission", m.Doc.ID, "err", err)
+				return refuse(c, protocol.ErrStorageFailed, fmt.Sprintf("the mission cannot be stored, so it would be lost at a restart: %v", err), "")
+			}
+		}
 	case protocol.OpEStop:
 		// E-stop always wins: the hardware gate closes now, from this
 		// goroutine; the tick goroutine then changes the mode.
@@ -260,7 +272,7 @@ func (r *Runner) applyLoad(p *pending, now time.Time) protocol.Reply {
 	if d.ID == "" {
 		return refuse(c, protocol.ErrValidation, "a mission sent to the daemon needs an id (botctl fills one in)", "/id")
 	}
-	hash := d.Hash()
+	hash := p.hash
 	if old, found := r.store[d.ID]; found {
 		switch {
 		case d.Revision < old.m.Doc.Revision:
@@ -281,12 +293,12 @@ func (r *Runner) applyLoad(p *pending, now time.Time) protocol.Reply {
 		return refuse(c, protocol.ErrOtherMission, fmt.Sprintf("mission %q is running; send replace: true to replace it", r.run.s.m.Doc.Name), "")
 	}
 	r.stored++
-	s := &stored{m: m, hash: hash, doc: missions.Canonical(d), order: r.stored}
+	s := &stored{m: m, hash: hash, doc: p.canon, order: r.stored}
 	r.store[d.ID] = s
 	r.evict(now)
 	r.emit(protocol.Event{Kind: "mission.accepted", Level: "info", Mission: d.ID, Revision: d.Revision,
 		Message: fmt.Sprintf("mission %q revision %d accepted (%d nodes)", d.Name, d.Revision, m.Tree.Len())})
-	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "accepted", Mission: d.ID, Revision: d.Revision, Hash: hash}, s.doc)
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "accepted", Mission: d.ID, Revision: d.Revision, Hash: hash}, nil) // the document is on disk already
 	res := map[string]any{"mission_id": d.ID, "revision": d.Revision, "nodes": m.Tree.Len()}
 	if c.Start {
 		rep := r.applyStart(c, s, true, now)
@@ -326,7 +338,7 @@ func (r *Runner) evict(now time.Time) {
 		delete(r.store, d.ID)
 		r.emit(protocol.Event{Kind: "mission.evicted", Level: "info", Mission: d.ID, Revision: d.Revision,
 			Message: fmt.Sprintf("mission %q dropped from storage to make room (%d missions, %d bytes stored; limits %d and %d)", d.Name, n, bytes, r.cfg.MaxStored, r.cfg.MaxStoredBytes)})
-		r.jrnl.add(journalRecord{TS: now.UTC(), Event: "evicted", Mission: d.ID, Revision: d.Revision}, nil)
+		r.jrnl.add(journalRecord{TS: now.UTC(), Event: "evicted", Mission: d.ID, Revision: d.Revision, Hash: oldest.hash}, nil)
 	}
 }
 

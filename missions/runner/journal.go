@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,9 +34,13 @@ type journalRecord struct {
 // journalState is what a journal remembers at start-up.
 type journalState struct {
 	docs        map[string][]byte // mission id -> canonical document
+	files       map[string]string // mission id -> its document's file name
 	revisions   map[string]int64
 	interrupted string // id of the mission that was running, or ""
 	interRev    int64
+	// corrupt counts journal lines that did not parse (a torn write at a
+	// crash, or damage); the original is kept as journal.jsonl.corrupt.
+	corrupt int
 }
 
 type journal struct {
@@ -59,24 +64,37 @@ const journalFile = "journal.jsonl"
 // openJournal reads what dir holds and compacts it. An empty dir
 // disables persistence (nil journal, empty state).
 func openJournal(dir string, log *slog.Logger, now time.Time) (*journal, journalState, error) {
-	st := journalState{docs: map[string][]byte{}, revisions: map[string]int64{}}
+	st := journalState{docs: map[string][]byte{}, files: map[string]string{}, revisions: map[string]int64{}}
 	if dir == "" {
 		return nil, st, nil
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "missions"), 0o755); err != nil {
 		return nil, st, fmt.Errorf("state directory: %w", err)
 	}
-	recs, err := readJournal(filepath.Join(dir, journalFile))
+	recs, bad, err := readJournal(filepath.Join(dir, journalFile))
 	if err != nil {
 		return nil, st, err
+	}
+	if bad > 0 {
+		st.corrupt = bad
+		keep := filepath.Join(dir, journalFile+".corrupt")
+		data, rerr := os.ReadFile(filepath.Join(dir, journalFile))
+		if rerr == nil {
+			rerr = writeFileSync(keep, data)
+		}
+		log.Warn("journal: lines that do not parse were skipped", "lines", bad, "kept_as", keep, "err", rerr)
 	}
 	running := map[string]bool{}
 	for _, r := range recs {
 		switch r.Event {
 		case "accepted":
-			if data, err := os.ReadFile(filepath.Join(dir, "missions", r.Mission+".json")); err == nil {
+			name := docFile(r.Mission, r.Hash)
+			if data, err := os.ReadFile(filepath.Join(dir, "missions", name)); err == nil {
 				st.docs[r.Mission] = data
+				st.files[r.Mission] = name
 				st.revisions[r.Mission] = r.Revision
+			} else {
+				log.Warn("journal: an accepted mission's document is missing; the mission is forgotten", "mission", r.Mission, "file", name, "err", err)
 			}
 		case "started", "resumed", "paused":
 			running[r.Mission] = true
@@ -88,6 +106,7 @@ func openJournal(dir string, log *slog.Logger, now time.Time) (*journal, journal
 			}
 		case "evicted":
 			delete(st.docs, r.Mission)
+			delete(st.files, r.Mission)
 			delete(st.revisions, r.Mission)
 			if st.interrupted == r.Mission {
 				st.interrupted = ""
@@ -101,7 +120,50 @@ func openJournal(dir string, log *slog.Logger, now time.Time) (*journal, journal
 	if err := j.compact(st, now); err != nil {
 		return nil, st, fmt.Errorf("journal: %w", err)
 	}
+	j.collect(st)
 	return j, st, nil
+}
+
+// docFile names a mission's stored document by id and content, so that a
+// document stored for a load that is then refused (an outdated revision)
+// never overwrites the one the journal points at. Journals written before
+// documents were named by content have no hash.
+func docFile(id, hash string) string {
+	if hash == "" {
+		return id + ".json"
+	}
+	return id + "-" + hash[:min(16, len(hash))] + ".json"
+}
+
+// storeDoc writes a mission's document durably before the load is
+// applied, so a mission that cannot be stored is refused rather than
+// accepted and lost at the next restart. Any goroutine (not the tick's:
+// it waits for the disk).
+func (j *journal) storeDoc(id, hash string, doc []byte) error {
+	if j == nil {
+		return nil
+	}
+	return writeFileSync(filepath.Join(j.dir, "missions", docFile(id, hash)), doc)
+}
+
+// collect removes stored documents the journal does not point at: those
+// of refused loads, evicted missions and old revisions.
+func (j *journal) collect(st journalState) {
+	keep := map[string]bool{}
+	for _, f := range st.files {
+		keep[f] = true
+	}
+	des, err := os.ReadDir(filepath.Join(j.dir, "missions"))
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if name := de.Name(); !de.IsDir() && strings.HasSuffix(name, ".json") && !keep[name] {
+			if err := os.Remove(filepath.Join(j.dir, "missions", name)); err != nil {
+				j.log.Warn("journal: removing an unused mission document", "file", name, "err", err)
+			}
+		}
+	}
 }
 
 // start starts the writer goroutine; close stops it. Records added before
@@ -114,25 +176,37 @@ func (j *journal) start() {
 	go j.run()
 }
 
-func readJournal(path string) ([]journalRecord, error) {
+// readJournal returns the records and how many lines did not parse (a
+// torn last line after a crash, or damage); those are skipped.
+func readJournal(path string) (_ []journalRecord, bad int, _ error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	var out []journalRecord
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r journalRecord
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Mission != "" {
-			out = append(out, r) // a torn last line (crash mid-write) is skipped
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
 		}
+		var r journalRecord
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Mission == "" || r.Event == "" {
+			bad++
+			continue
+		}
+		out = append(out, r)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		// A line longer than the buffer is damage too; what came before it
+		// stands.
+		return out, bad + 1, nil
+	}
+	return out, bad, nil
 }
 
 // compact rewrites the journal with one record per mission (and the
@@ -141,7 +215,11 @@ func (j *journal) compact(st journalState, now time.Time) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	for id, rev := range st.revisions {
-		if err := enc.Encode(journalRecord{TS: now.UTC(), Event: "accepted", Mission: id, Revision: rev}); err != nil {
+		hash := ""
+		if f := st.files[id]; f != docFile(id, "") {
+			hash = strings.TrimSuffix(strings.TrimPrefix(f, id+"-"), ".json")
+		}
+		if err := enc.Encode(journalRecord{TS: now.UTC(), Event: "accepted", Mission: id, Revision: rev, Hash: hash}); err != nil {
 			return err
 		}
 	}
@@ -177,7 +255,7 @@ func (j *journal) run() {
 	}
 	for op := range j.ch {
 		if op.doc != nil {
-			if err := writeFileSync(filepath.Join(j.dir, "missions", op.rec.Mission+".json"), op.doc); err != nil {
+			if err := j.storeDoc(op.rec.Mission, op.rec.Hash, op.doc); err != nil {
 				j.failures.Add(1)
 				j.log.Error("storing mission", "mission", op.rec.Mission, "err", err)
 				continue
@@ -190,7 +268,7 @@ func (j *journal) run() {
 		}
 		if op.rec.Event == "evicted" {
 			// The record says it is gone; the document may follow.
-			if err := os.Remove(filepath.Join(j.dir, "missions", op.rec.Mission+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := os.Remove(filepath.Join(j.dir, "missions", docFile(op.rec.Mission, op.rec.Hash))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				j.log.Warn("removing an evicted mission", "mission", op.rec.Mission, "err", err)
 			}
 		}

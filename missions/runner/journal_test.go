@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func TestJournalRoundTrip(t *testing.T) {
@@ -52,7 +54,7 @@ func TestJournalCountsWriteFailures(t *testing.T) {
 	if n := j.failures.Load(); n != 1 {
 		t.Fatalf("failures %d, want 1", n)
 	}
-	recs, err := readJournal(filepath.Join(dir, journalFile))
+	recs, _, err := readJournal(filepath.Join(dir, journalFile))
 	if err != nil || len(recs) != 0 {
 		t.Fatalf("records %v %v, want none", recs, err)
 	}
@@ -67,5 +69,35 @@ func TestJournalOpenFailsLoudly(t *testing.T) {
 	}
 	if _, _, err := openJournal(dir, slog.New(slog.DiscardHandler), time.Now()); err == nil {
 		t.Fatal("opened although the journal cannot be written")
+	}
+}
+
+// Garbage appended to the journal (or a torn last line) is detected:
+// counted, the original kept aside, reported with an event at start; the
+// records before it still count.
+func TestJournalReportsACorruptTail(t *testing.T) {
+	dir := t.TempDir()
+	tr := startRunner(t, dir, nil)
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(0, waitLong)})
+	tr.stop()
+	f, err := os.OpenFile(filepath.Join(dir, journalFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"star\x00\x01garbage\n\xff\xfe"))
+	f.Close()
+
+	tr2 := startRunner(t, dir, nil)
+	tr2.waitFor("the journal.corrupt event", func(protocol.State) bool { return tr2.events.count("journal.corrupt") == 1 })
+	if len(tr2.store) != 1 {
+		t.Fatalf("%d missions after the damage, want the 1 recorded before it", len(tr2.store))
+	}
+	if _, err := os.Stat(filepath.Join(dir, journalFile+".corrupt")); err != nil {
+		t.Fatalf("the damaged journal was not kept: %v", err)
+	}
+	for _, e := range tr2.events.snapshot() {
+		if e.Kind == "journal.corrupt" && e.Data["lines"] != 2 {
+			t.Errorf("event %+v, want 2 damaged lines", e)
+		}
 	}
 }

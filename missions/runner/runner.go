@@ -137,6 +137,8 @@ type Runner struct {
 	reschedT bool
 	operator map[string]bt.Value // blackboard.set values, applied to every mission
 	stored   uint64              // missions stored so far (orders them for eviction)
+	// journalCorrupt counts journal lines found damaged at start.
+	journalCorrupt int
 	lastFlt  map[string]bool     // fault codes already reported
 	// requested is the mode the operator asked for (state.requested_mode).
 	requested string
@@ -217,6 +219,7 @@ func New(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	r.jrnl = j
+	r.journalCorrupt = st.corrupt
 	for id, doc := range st.docs {
 		m, err := missions.Load(doc, r.loadOptions())
 		if err != nil {
@@ -252,6 +255,10 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 	r.mode.Start(r, &r.modeMem, now.UnixNano())
 	r.emit(protocol.Event{Kind: "daemon.started", Level: "info", Message: fmt.Sprintf("botd started for robot %q at %v Hz", r.cfg.Robot, r.hz)})
+	if n := r.journalCorrupt; n > 0 {
+		r.emit(protocol.Event{Kind: "journal.corrupt", Level: "warning", Data: map[string]any{"lines": n},
+			Message: fmt.Sprintf("%d damaged lines in the mission journal were skipped (kept in journal.jsonl.corrupt); missions they described may be forgotten", n)})
+	}
 	for _, s := range r.store {
 		if s.interrupted {
 			r.emit(protocol.Event{Kind: "mission.interrupted", Level: "warning", Mission: s.m.Doc.ID, Revision: s.m.Doc.Revision,

@@ -40,8 +40,13 @@ func TestStoredMissionsAreBounded(t *testing.T) {
 	tr.stop()
 
 	for _, id := range ids[1:3] {
-		if _, err := os.Stat(filepath.Join(dir, "missions", id+".json")); !os.IsNotExist(err) {
-			t.Errorf("%s still on disk: %v", id, err)
+		if left, _ := filepath.Glob(filepath.Join(dir, "missions", id+"*.json")); len(left) != 0 {
+			t.Errorf("%s still on disk: %v", id, left)
+		}
+	}
+	for _, id := range []string{ids[0], ids[3]} {
+		if kept, _ := filepath.Glob(filepath.Join(dir, "missions", id+"*.json")); len(kept) != 1 {
+			t.Errorf("%s stored as %v, want one file", id, kept)
 		}
 	}
 	tr2 := startRunner(t, dir, func(c *Config) { c.MaxStored = 2 })
@@ -77,4 +82,30 @@ func TestSetErrorShowsInState(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// A mission that cannot be stored is refused with STORAGE_FAILED, and
+// nothing changes: the running mission keeps running. Once the disk
+// works again the same load is accepted.
+func TestMissionThatCannotBeStoredIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	tr := startRunner(t, dir, nil)
+	running := "00000000-0000-4000-8000-0000000000aa"
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: missionNamed(running), Start: true})
+	docs := filepath.Join(dir, "missions")
+	saved := docs + ".saved"
+	if err := os.Rename(docs, saved); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(docs, nil, 0o644) // the documents' folder is now a file
+	rep := tr.do(protocol.Command{Op: protocol.OpMissionLoad, Mission: missionNamed("00000000-0000-4000-8000-0000000000bb"), Start: true, Replace: true})
+	if rep.OK || rep.Error.Code != protocol.ErrStorageFailed {
+		t.Fatalf("reply %+v, want STORAGE_FAILED", rep)
+	}
+	if s := tr.State(); s.Mission == nil || s.Mission.ID != running || s.Mission.Status != protocol.RunRunning {
+		t.Fatalf("the refused load changed the mission: %+v", s.Mission)
+	}
+	os.Remove(docs)
+	os.Rename(saved, docs)
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: missionNamed("00000000-0000-4000-8000-0000000000bb"), Start: true, Replace: true})
 }
