@@ -46,8 +46,8 @@ func parseYAML(data []byte, ps *problems) (any, bool) {
 type yamlConv struct {
 	ps      *problems
 	count   int
-	aliased int // values reached through an alias or a merge
-	inAlias int // > 0 while expanding one
+	aliased int  // values reached through an alias or a merge
+	inAlias int  // > 0 while expanding one
 	stop    bool // a limit was hit: the value is incomplete
 }
 

@@ -16,14 +16,14 @@ import (
 
 // pending is a command on its way to the tick goroutine.
 type pending struct {
-	c    protocol.Command
-	m    *missions.Mission // mission.load: already validated
-	doc  []byte
+	c   protocol.Command
+	m   *missions.Mission // mission.load: already validated
+	doc []byte
 	// canon and hash are the mission's canonical bytes and their hash; the
 	// document is on disk under them before the load is applied.
 	canon []byte
 	hash  string
-	slot *bt.Tree // mission.inject: compiled against parent
+	slot  *bt.Tree // mission.inject: compiled against parent
 	// parent is the tree the injection was compiled for; the tick refuses
 	// it if another mission started meanwhile.
 	parent *bt.Tree

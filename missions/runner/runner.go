@@ -78,7 +78,7 @@ type Config struct {
 	// the oldest that is not running is dropped, with an event [32, 16 MiB].
 	MaxStored      int
 	MaxStoredBytes int
-	Failsafe FailsafeConfig
+	Failsafe       FailsafeConfig
 	// Verify checks a mission.load command's signature; nil accepts all.
 	Verify func(c protocol.Command, doc []byte) *protocol.ReplyError
 	Events func(protocol.Event)
@@ -139,7 +139,7 @@ type Runner struct {
 	stored   uint64              // missions stored so far (orders them for eviction)
 	// journalCorrupt counts journal lines found damaged at start.
 	journalCorrupt int
-	lastFlt  map[string]bool     // fault codes already reported
+	lastFlt        map[string]bool // fault codes already reported
 	// requested is the mode the operator asked for (state.requested_mode).
 	requested string
 	// Buffers reused every tick, so the tick allocates nothing.
