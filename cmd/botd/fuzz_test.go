@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/botd-project/botd/drivers"
+)
+
+// FuzzConfig feeds the daemon's config parser and checker arbitrary YAML
+// (relative paths resolve in configs/): a bad config is an error, never a
+// panic.
+func FuzzConfig(f *testing.F) {
+	for _, pattern := range []string{"../../configs/*.yaml", "testdata/*.yaml"} {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte("robot: r\nhardware: sim.yaml\nlimits: {nodes: -1, values: 99999999999}\n"))
+	dir := os.DirFS("../../configs")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := parseConfig(data, dir, "fuzz.yaml")
+		if err != nil {
+			return
+		}
+		_ = checkConfig(cfg)
+	})
+}
+
+// FuzzHardwareConfig feeds the hardware section's parser: every problem
+// is an error with a path, never a panic.
+func FuzzHardwareConfig(f *testing.F) {
+	paths, _ := filepath.Glob("../../configs/*.yaml")
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := drivers.ParseConfig(data)
+		if err == nil && cfg == nil {
+			t.Fatal("no config and no error")
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package missions
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// seedFiles adds the committed documents matching patterns (golden files
+// contribute their input part).
+func seedFiles(f *testing.F, patterns ...string) {
+	for _, pattern := range patterns {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			if in, _, ok := splitGolden(data); ok {
+				data = in
+			}
+			f.Add(data)
+		}
+	}
+}
+
+// checkOutcome: either a document and no problems, or problems and no
+// document; never a panic, never an error that is not bt.Problems.
+func checkOutcome(t *testing.T, d *Document, ps *problems) {
+	t.Helper()
+	err := ps.err()
+	if err == nil {
+		if d == nil {
+			t.Fatal("no document and no problem")
+		}
+		return
+	}
+	var list bt.Problems
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("a failure that is not a list of problems: %v", err)
+	}
+}
+
+// FuzzBTCPP feeds the BehaviorTree.CPP XML importer directly, under
+// small limits so the fuzzer reaches them.
+func FuzzBTCPP(f *testing.F) {
+	seedFiles(f, filepath.Join("testdata", "golden", "decode", "btcpp_*"), filepath.Join("testdata", "fuzz-seeds", "*.xml"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ps := &problems{lim: Limits{Values: 2000, AliasValues: 200, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
+		checkOutcome(t, decodeBTCPP(data, ps), ps)
+	})
+}
+
+// FuzzBehavior3 feeds the Behavior3 importer (trees, projects, the
+// desktop editor's wrapper) with JSON objects.
+func FuzzBehavior3(f *testing.F) {
+	seedFiles(f, filepath.Join("testdata", "golden", "decode", "b3_*"), filepath.Join("testdata", "fuzz-seeds", "*.b3.json"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ps := &problems{lim: Limits{Values: 2000, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
+		v, ok := parseJSON(data, ps)
+		if !ok {
+			checkOutcome(t, nil, ps)
+			return
+		}
+		o, isObj := v.(*object)
+		if !isObj || !isB3(o) {
+			return
+		}
+		checkOutcome(t, decodeB3(o, ps), ps)
+	})
+}
+
+// FuzzExpression compiles arbitrary expressions as an Expr node and ticks
+// the tree: a bad expression is a located problem, a good one never
+// panics the engine when it runs (a runtime error is the node's ERROR).
+func FuzzExpression(f *testing.F) {
+	for _, s := range []string{"a < 3", "battery.percent > 20 && !blocked", `name == "x" ? 1 : 2`, "len(list) > 0", "a.b.c", "1/0 > 1", "a ?? b", "(", "0x7fffffffffffffff * 2 > 1"} {
+		f.Add(s)
+	}
+	exprs, _ := filepath.Glob(filepath.Join("testdata", "fuzz-seeds", "*.expr"))
+	for _, p := range exprs {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(string(b))
+		}
+	}
+	reg := bt.NewRegistry()
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 4096 {
+			return
+		}
+		doc := &Document{Format: Format, Main: "m", Trees: map[string]*bt.NodeDef{"m": {Type: "Expr", Params: map[string]any{"expr": src}}}}
+		m, err := doc.Compile(Options{Registry: reg, Keys: []string{"a", "b", "battery.percent", "blocked", "name", "list"}})
+		if err != nil {
+			var list bt.Problems
+			if !errors.As(err, &list) || len(list) == 0 || !strings.HasPrefix(list[0].Path, "/trees/m") {
+				t.Fatalf("an expression problem that is not located in the node: %v", err)
+			}
+			return
+		}
+		a := bt.NewAgent(m.Tree, 0, 0)
+		for i := range 3 {
+			a.Tick(int64(i) * 1e6)
+		}
+	})
+}
