@@ -45,6 +45,9 @@ type DaemonConfig struct {
 	ReplyCache     int           // replies kept by command id [256]
 	EventQueue     int           // events waiting for the outbox [1024]
 	CommandQueue   int           // commands waiting for intake [256]
+	// TreeBudget: a tree whose nodes' JSON is larger goes gzip-compressed
+	// on the retained tree topic [64 KiB].
+	TreeBudget int
 
 	// Link is called with every change of the link (and once at start);
 	// from a telemetry goroutine, so it must not block for long.
@@ -98,6 +101,9 @@ func (c *DaemonConfig) fill() error {
 	}
 	if c.CommandQueue <= 0 {
 		c.CommandQueue = 256
+	}
+	if c.TreeBudget <= 0 {
+		c.TreeBudget = 64 << 10
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -217,7 +217,11 @@ func (d *Daemon) sendTree(conn transport.Conn, p *publisher, t protocol.TreeInfo
 		t.Nodes = []protocol.TreeNode{}
 	}
 	p.treeMission, p.treeRevision, p.treeNodes, p.treeSent = t.Mission, t.Revision, len(t.Nodes), true
-	d.publishJSON(conn, d.topics.Tree(), protocol.QoSRetained, true, protocol.TreeMsg{Header: d.header(&d.seq.tree), TreeInfo: t})
+	m, err := protocol.CompressTree(protocol.TreeMsg{Header: d.header(&d.seq.tree), TreeInfo: t}, d.cfg.TreeBudget)
+	if err != nil {
+		d.log.Error("compressing the tree", "err", err)
+	}
+	d.publishJSON(conn, d.topics.Tree(), protocol.QoSRetained, true, m)
 }
 
 // publishStatus sends the changes since the last call, or a keyframe when

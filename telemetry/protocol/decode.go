@@ -2,9 +2,11 @@ package protocol
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // ErrBadPayload wraps every decoding error.
@@ -71,7 +73,29 @@ func DecodeState(b []byte) (StateMsg, error) {
 
 // DecodeTree decodes a tree message.
 func DecodeTree(b []byte) (TreeMsg, error) {
-	return decodeMsg(b, func(m *TreeMsg) Header { return m.Header })
+	m, err := decodeMsg(b, func(m *TreeMsg) Header { return m.Header })
+	if err != nil || m.Encoding == "" {
+		return m, err
+	}
+	if m.Encoding != TreeEncodingGzip {
+		return TreeMsg{}, fmt.Errorf("%w: tree encoding %q", ErrBadPayload, m.Encoding)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(m.Data))
+	if err != nil {
+		return TreeMsg{}, fmt.Errorf("%w: compressed tree: %w", ErrBadPayload, err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, MaxTreeBytes+1))
+	if err != nil {
+		return TreeMsg{}, fmt.Errorf("%w: compressed tree: %w", ErrBadPayload, err)
+	}
+	if len(raw) > MaxTreeBytes {
+		return TreeMsg{}, fmt.Errorf("%w: compressed tree inflates beyond %d bytes", ErrBadPayload, MaxTreeBytes)
+	}
+	if err := json.Unmarshal(raw, &m.Nodes); err != nil {
+		return TreeMsg{}, fmt.Errorf("%w: compressed tree: %w", ErrBadPayload, err)
+	}
+	m.Encoding, m.Data = "", nil
+	return m, nil
 }
 
 // DecodeStatus decodes a status message: a delta or a keyframe of valid

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -79,9 +81,40 @@ type StateMsg struct {
 }
 
 // TreeMsg is the retained tree topic; Nodes is empty without a mission.
+// A tree whose JSON would exceed the robot's budget goes compressed:
+// Encoding "gzip" and Data, the gzip of the JSON array of nodes (base64 in
+// the payload), with Nodes left out; DecodeTree inflates it (bounded), so
+// a ground station sees Nodes either way.
 type TreeMsg struct {
 	Header
 	TreeInfo
+	Encoding string `json:"encoding,omitempty"`
+	Data     []byte `json:"data,omitempty"`
+}
+
+// TreeEncodingGzip marks a compressed tree (TreeMsg.Encoding).
+const TreeEncodingGzip = "gzip"
+
+// MaxTreeBytes bounds what a compressed tree may inflate to.
+const MaxTreeBytes = 32 << 20
+
+// CompressTree returns m with its nodes compressed when their JSON is
+// larger than budget bytes (m unchanged otherwise).
+func CompressTree(m TreeMsg, budget int) (TreeMsg, error) {
+	raw, err := json.Marshal(m.Nodes)
+	if err != nil || len(raw) <= budget {
+		return m, err
+	}
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	if _, err := zw.Write(raw); err != nil {
+		return m, err
+	}
+	if err := zw.Close(); err != nil {
+		return m, err
+	}
+	m.Encoding, m.Data, m.Nodes = TreeEncodingGzip, b.Bytes(), nil
+	return m, nil
 }
 
 // StatusMsg is one message on the status topic: either Changes (a delta

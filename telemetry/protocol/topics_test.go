@@ -1,8 +1,12 @@
 package protocol
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +142,51 @@ func TestMessagesEmbedContentTypes(t *testing.T) {
 	_ = json.Unmarshal(b, &flat)
 	if flat["id"] != "e" || flat["kind"] != "k" || flat["robot"] != "r" {
 		t.Errorf("event: %s", b)
+	}
+}
+
+// A tree over the budget goes compressed and decodes to the same nodes; a
+// small one goes as it is; a compressed tree that would inflate beyond
+// MaxTreeBytes, or is not gzip, is refused.
+func TestCompressedTree(t *testing.T) {
+	nodes := make([]TreeNode, 2000)
+	for i := range nodes {
+		nodes[i] = TreeNode{Index: int32(i), ID: fmt.Sprintf("n%d", i), Type: "Sequence", Name: "a node with a name", Parent: int32(i) - 1}
+	}
+	h := Header{Robot: "r", Seq: 1, TS: "2026-11-24T00:00:00.000Z"}
+	m, err := CompressTree(TreeMsg{Header: h, TreeInfo: TreeInfo{Mission: "m", Nodes: nodes}}, 1024)
+	if err != nil || m.Encoding != TreeEncodingGzip || m.Nodes != nil {
+		t.Fatalf("not compressed: %v %q", err, m.Encoding)
+	}
+	b, _ := json.Marshal(m)
+	plain, _ := json.Marshal(TreeMsg{Header: h, TreeInfo: TreeInfo{Mission: "m", Nodes: nodes}})
+	t.Logf("tree of %d nodes: %d bytes plain, %d compressed", len(nodes), len(plain), len(b))
+	if len(b) >= len(plain)/3 {
+		t.Errorf("compressed %d bytes of %d", len(b), len(plain))
+	}
+	back, err := DecodeTree(b)
+	if err != nil || !reflect.DeepEqual(back.Nodes, nodes) || back.Mission != "m" || back.Encoding != "" {
+		t.Fatalf("round trip: %v", err)
+	}
+	small, _ := CompressTree(TreeMsg{Header: h, TreeInfo: TreeInfo{Nodes: nodes[:3]}}, 1024)
+	if small.Encoding != "" || len(small.Nodes) != 3 {
+		t.Fatalf("a small tree was compressed")
+	}
+
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	zw.Write([]byte("["))
+	zeros := make([]byte, 1<<20)
+	for range MaxTreeBytes>>20 + 1 {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	b, _ = json.Marshal(TreeMsg{Header: h, Encoding: TreeEncodingGzip, Data: bomb.Bytes()})
+	if _, err := DecodeTree(b); err == nil || !strings.Contains(err.Error(), "inflates beyond") {
+		t.Fatalf("a gzip bomb: %v", err)
+	}
+	b, _ = json.Marshal(TreeMsg{Header: h, Encoding: "zstd", Data: []byte("x")})
+	if _, err := DecodeTree(b); err == nil {
+		t.Fatal("an unknown encoding was accepted")
 	}
 }
