@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -201,7 +202,10 @@ func (b *tokenBucket) allow(now time.Time) bool {
 }
 
 // replyCache keeps the last n replies by command id.
+// replyCache keeps the last replies by command id. The ordinary and the
+// e-stop intake loops share it, so it locks.
 type replyCache struct {
+	mu   sync.Mutex
 	byID map[string]protocol.Reply
 	ring []string
 	next int
@@ -212,11 +216,15 @@ func newReplyCache(n int) *replyCache {
 }
 
 func (c *replyCache) get(id string) (protocol.Reply, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	r, ok := c.byID[id]
 	return r, ok
 }
 
 func (c *replyCache) put(id string, r protocol.Reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if _, ok := c.byID[id]; ok {
 		c.byID[id] = r
 		return
