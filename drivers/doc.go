@@ -2,10 +2,10 @@
 // offers the behavior-tree leaves that drive them.
 //
 // A Config (YAML) names the boards ("adaptors": the simulated board of package sim, a Raspberry
-// Pi through gobot's raspi platform, an Arduino through firmata) and the devices wired to them
-// (a differential drive, servos, LEDs, relays, buzzers, plain digital and PWM outputs, an HC-SR04
-// range finder, a battery monitor, an MPU6050 IMU, bump switches and, on the simulator, a
-// ground-truth pose). Each device kind decodes and validates its own section, builds its Gobot
+// Pi through gobot's raspi platform, an Arduino through firmata in a build with -tags firmata)
+// and the devices wired to them (a differential drive, servos, LEDs, relays, buzzers, plain
+// digital and PWM outputs, an HC-SR04 range finder, a battery monitor, an MPU6050 IMU, bump
+// switches and, on the simulator, a ground-truth pose). Each device kind decodes and validates its own section, builds its Gobot
 // drivers, names the blackboard keys it writes and defines its safe state.
 //
 // Build makes a Robot from a Config; Start connects the boards, starts the drivers and puts every
@@ -35,4 +35,9 @@
 //
 // Gobot's gpio and i2c drivers build only on Linux (they import go-gpiocdev); on other systems
 // Config parsing, validation and the leaves work, and Build returns ErrUnsupported.
+//
+// Boards are chosen at build time: the default build has the simulated board and the Raspberry
+// Pi. Gobot's firmata adaptor pulls gobot's BLE client, tinygo's bluetooth and dbus into the
+// binary, so it is compiled in only with -tags firmata; without it, a config with a firmata
+// board is refused when it is validated, saying how to build with firmata support.
 package drivers
