@@ -132,7 +132,8 @@ func (a *Agent) Now() int64 { return a.now }
 // Ticks returns how many times the agent has been ticked.
 func (a *Agent) Ticks() uint64 { return a.ticks }
 
-// Mem returns node n's per-agent memory words (reserved with Builder.Words).
+// Mem returns node n's per-agent memory words (reserved with Builder.Words;
+// memory reserved with Reserve is read with Mem.Of).
 func (a *Agent) Mem(n *Node) []uint64 { return a.words[n.mem : n.mem+n.memN : n.mem+n.memN] }
 
 // IsOpen reports whether node i is open (RUNNING) for this agent.
