@@ -202,9 +202,9 @@ func (a *Agent) Tick(now int64) (st Status) {
 // guard, in index order, until one succeeds or errs, and returns that
 // status (FAILURE when none did).
 func (a *Agent) runMonitors() Status {
-	for _, mi := range a.tree.monitors {
-		n := &a.nodes[mi]
-		if a.words[n.mem] == 0 {
+	for _, m := range a.tree.monitors {
+		n := &a.nodes[m.node]
+		if !*m.registered.Of(a, n) {
 			continue
 		}
 		child := n.Children[0]
@@ -228,8 +228,8 @@ func (a *Agent) forget() {
 	for j := range a.state {
 		a.state[j] &^= stStored
 	}
-	for _, mi := range a.tree.monitors {
-		a.words[a.nodes[mi].mem] = 0
+	for _, m := range a.tree.monitors {
+		*m.registered.Of(a, &a.nodes[m.node]) = false
 	}
 }
 

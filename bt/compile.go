@@ -334,8 +334,8 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	n.setBehavior(beh)
 	n.guard = n.leaf && !nt.trusted
-	if _, ok := beh.(monitor); ok {
-		c.t.monitors = append(c.t.monitors, idx)
+	if m, ok := beh.(monitor); ok {
+		c.t.monitors = append(c.t.monitors, monitorRef{node: idx, registered: m.registered})
 	}
 	return idx
 }

@@ -107,7 +107,7 @@ type Tree struct {
 	seed   uint64
 	shared []any // per-node state shared by all agents (Gate, global Cooldown)
 	// monitors lists the Monitor nodes (evaluated first in stored-state).
-	monitors []int32
+	monitors []monitorRef
 	layout   layout
 
 	// DynamicSubTree support (childtree.go); empty for other trees.
