@@ -46,6 +46,11 @@ type barrier struct {
 	place  Mem[atomic.Uint64]
 }
 
+var (
+	_ Opener = (*barrier)(nil)
+	_ Closer = (*barrier)(nil) // also on halt: a halted waiter withdraws
+)
+
 // barrierState is the tree-wide group being formed at one Barrier node.
 type barrierState struct {
 	mu      sync.Mutex

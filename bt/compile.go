@@ -632,6 +632,8 @@ func (n *Node) setBehavior(b Behavior) {
 
 type haltByClose struct{ c Closer }
 
+var _ Halter = haltByClose{}
+
 func (h haltByClose) Halt(a *Agent, n *Node) { h.c.Close(a, n) }
 
 // errorBehavior stands in for a node that failed to compile.

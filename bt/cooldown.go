@@ -19,6 +19,8 @@ type cooldown struct {
 	mem    Mem[cooldownMem]
 }
 
+var _ Opener = (*cooldown)(nil)
+
 // cooldownMem is a Cooldown's per-agent memory.
 type cooldownMem struct {
 	dur     uint64 // ns, read when the node opens; badDuration when it could not be

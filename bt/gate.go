@@ -24,6 +24,11 @@ type gate struct {
 	holds  Mem[bool]
 }
 
+var (
+	_ Opener = (*gate)(nil)
+	_ Closer = (*gate)(nil) // also on halt: a halted branch gives its slot back
+)
+
 // gateState is the tree-wide semaphore of one Gate node.
 type gateState struct{ held atomic.Int32 }
 

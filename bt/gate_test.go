@@ -172,6 +172,11 @@ type critical struct {
 	ticks        Mem[int] // in this activation
 }
 
+var (
+	_ Opener = critical{}
+	_ Closer = critical{}
+)
+
 func (c critical) Open(a *Agent, n *Node) {
 	*c.ticks.Of(a, n) = 0
 	v := c.inside.Add(1)

@@ -64,6 +64,12 @@ type scripted struct {
 	mem      Mem[scriptedMem]
 }
 
+var (
+	_ Opener = scripted{}
+	_ Closer = scripted{}
+	_ Halter = scripted{}
+)
+
 // scriptedMem is a Scripted leaf's per-agent memory.
 type scriptedMem struct {
 	ticks       int // in this activation

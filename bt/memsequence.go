@@ -15,6 +15,8 @@ var memPriorityType = NodeType{
 // memSequence keeps the index of the child to resume at.
 type memSequence struct{ resume Mem[int] }
 
+var _ Opener = memSequence{}
+
 func (s memSequence) Open(a *Agent, n *Node) { *s.resume.Of(a, n) = 0 }
 
 func (s memSequence) Tick(a *Agent, n *Node) Status {
@@ -30,6 +32,8 @@ func (s memSequence) Tick(a *Agent, n *Node) Status {
 
 // memPriority keeps the index of the child to resume at.
 type memPriority struct{ resume Mem[int] }
+
+var _ Opener = memPriority{}
 
 func (p memPriority) Open(a *Agent, n *Node) { *p.resume.Of(a, n) = 0 }
 

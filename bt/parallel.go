@@ -19,6 +19,8 @@ type parallel struct {
 	done MemSlice[Status]
 }
 
+var _ Opener = (*parallel)(nil)
+
 func newParallel(b *Builder) Behavior {
 	n := len(b.Children())
 	p := &parallel{success: b.Int("success"), failure: b.Int("failure")}

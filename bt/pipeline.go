@@ -10,6 +10,8 @@ var pipelineSequenceType = NodeType{
 // pipeline keeps the furthest child that returned RUNNING.
 type pipeline struct{ furthest Mem[int] }
 
+var _ Opener = pipeline{}
+
 func (p pipeline) Open(a *Agent, n *Node) { *p.furthest.Of(a, n) = 0 }
 
 func (p pipeline) Tick(a *Agent, n *Node) Status {

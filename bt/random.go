@@ -28,6 +28,8 @@ type random struct {
 	order MemSlice[uint8]
 }
 
+var _ Opener = (*random)(nil)
+
 func newRandom(b *Builder, cont Status) Behavior {
 	n := len(b.Children())
 	r := &random{cont: cont}

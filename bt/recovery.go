@@ -15,6 +15,8 @@ type recovery struct {
 	mem     Mem[recoveryMem]
 }
 
+var _ Opener = (*recovery)(nil)
+
 // recoveryMem is a RecoveryNode's per-agent memory.
 type recoveryMem struct {
 	recovering bool   // ticking the second child (the recovery) rather than the first

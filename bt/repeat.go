@@ -33,6 +33,8 @@ type repeat struct {
 	done       Mem[int64] // completions in this activation
 }
 
+var _ Opener = (*repeat)(nil)
+
 func newRepeat(b *Builder, stop, exhausted Status) Behavior {
 	if exhausted == Idle {
 		exhausted = Success

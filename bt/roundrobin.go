@@ -10,6 +10,11 @@ var roundRobinType = NodeType{
 
 type roundRobin struct{ mem Mem[roundRobinMem] }
 
+var (
+	_ Opener = roundRobin{}
+	_ Halter = roundRobin{}
+)
+
 // roundRobinMem is a RoundRobin's per-agent memory.
 type roundRobinMem struct {
 	child    int // the current child (kept across activations, like Nav2)

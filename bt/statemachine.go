@@ -246,6 +246,8 @@ type stateMachine struct {
 	mem     Mem[smMem]
 }
 
+var _ Opener = (*stateMachine)(nil)
+
 type smState struct {
 	child  int32 // the state's SubTree node; -1 for a final state
 	end    int32

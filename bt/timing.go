@@ -87,6 +87,12 @@ func (d *delay) Tick(a *Agent, n *Node) Status {
 
 type wait struct{ timer }
 
+var (
+	_ Opener = (*maxTime)(nil)
+	_ Opener = (*delay)(nil)
+	_ Opener = (*wait)(nil)
+)
+
 func (w *wait) Tick(a *Agent, n *Node) Status {
 	done, ok := w.elapsed(a, n)
 	switch {
