@@ -178,11 +178,13 @@ func (r *Robot) actuator(name, kind string) (*actuator, int, error) {
 	return found, idx, nil
 }
 
-// resolve finds a leaf's actuator when it opens and keeps its index+1 in word 0 of the node's
-// memory (0: not found, the error was emitted).
-func resolve(a *bt.Agent, n *bt.Node, dev, kind string) (*Robot, *actuator) {
-	m := a.Mem(n)
-	m[0] = 0
+// actIndex is where a leaf keeps, per agent, the actuator it found when it opened: its index+1
+// in the robot's actuators (0: not found, the error was emitted).
+type actIndex int
+
+// resolve finds a leaf's actuator when it opens and keeps its index in *at.
+func resolve(a *bt.Agent, n *bt.Node, dev, kind string, at *actIndex) (*Robot, *actuator) {
+	*at = 0
 	r := robotOf(a, n)
 	if r == nil {
 		return nil, nil
@@ -192,13 +194,12 @@ func resolve(a *bt.Agent, n *bt.Node, dev, kind string) (*Robot, *actuator) {
 		a.Emit(n.Index, "error", fmt.Sprintf("%s: %v", n.Type.Name, err))
 		return nil, nil
 	}
-	m[0] = uint64(i) + 1
+	*at = actIndex(i + 1)
 	return r, act
 }
 
 // resolved returns the actuator found when the node opened.
-func resolved(a *bt.Agent, n *bt.Node) (*Robot, *actuator) {
-	i := a.Mem(n)[0]
+func resolved(a *bt.Agent, i actIndex) (*Robot, *actuator) {
 	if i == 0 {
 		return nil, nil
 	}
@@ -239,6 +240,3 @@ func readNum(a *bt.Agent, n *bt.Node, name string, p bt.Num) (float64, bool) {
 	}
 	return v, true
 }
-
-func f2w(f float64) uint64 { return math.Float64bits(f) }
-func w2f(w uint64) float64 { return math.Float64frombits(w) }

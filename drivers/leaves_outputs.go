@@ -20,10 +20,9 @@ func servoType(l *limits) bt.NodeType {
 			l.deviceParam(KindServo),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
 			dev := l.device(b, KindServo)
 			checkServoRange(b, l, dev)
-			return &setter{dev: dev, kind: KindServo, value: b.Number("angle"), param: "angle"}
+			return &setter{dev: dev, kind: KindServo, value: b.Number("angle"), param: "angle", act: bt.Reserve[actIndex](b)}
 		},
 	}
 }
@@ -54,10 +53,11 @@ type setter struct {
 	value            bt.Num
 	flag             bt.Flag // relay: the on parameter instead of value
 	isFlag           bool
+	act              bt.Mem[actIndex]
 }
 
 func (s *setter) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolve(a, n, s.dev, s.kind)
+	r, act := resolve(a, n, s.dev, s.kind, s.act.Of(a, n))
 	if act == nil {
 		return bt.Error
 	}
@@ -90,10 +90,9 @@ func ledType(l *limits) bt.NodeType {
 			l.deviceParam(KindLED),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
 			raw, _ := b.Raw("mode")
 			mode, _ := raw.(string)
-			return &led{dev: l.device(b, KindLED), mode: mode, hz: b.Number("hz")}
+			return &led{dev: l.device(b, KindLED), mode: mode, hz: b.Number("hz"), act: bt.Reserve[actIndex](b)}
 		},
 	}
 }
@@ -101,10 +100,11 @@ func ledType(l *limits) bt.NodeType {
 type led struct {
 	dev, mode string
 	hz        bt.Num
+	act       bt.Mem[actIndex]
 }
 
 func (l *led) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolve(a, n, l.dev, KindLED)
+	r, act := resolve(a, n, l.dev, KindLED, l.act.Of(a, n))
 	if act == nil {
 		return bt.Error
 	}
@@ -138,8 +138,8 @@ func relayType(l *limits) bt.NodeType {
 			l.deviceParam(KindRelay),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
-			return &setter{dev: l.device(b, KindRelay), kind: KindRelay, param: "on", flag: b.Bool("on"), isFlag: true}
+			return &setter{dev: l.device(b, KindRelay), kind: KindRelay, param: "on", flag: b.Bool("on"), isFlag: true,
+				act: bt.Reserve[actIndex](b)}
 		},
 	}
 }
@@ -153,13 +153,13 @@ func digitalWriteType(l *limits) bt.NodeType {
 			l.deviceParam(KindDigitalOut),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
 			if raw, _ := b.Raw("value"); raw != nil {
 				if v, ok := bt.AsNumber(raw); ok && v != 0 && v != 1 {
 					b.Errorf("value", "want 0 or 1, got %v", v)
 				}
 			}
-			return &setter{dev: l.device(b, KindDigitalOut), kind: KindDigitalOut, param: "value", value: b.Number("value")}
+			return &setter{dev: l.device(b, KindDigitalOut), kind: KindDigitalOut, param: "value", value: b.Number("value"),
+				act: bt.Reserve[actIndex](b)}
 		},
 	}
 }
@@ -173,8 +173,8 @@ func pwmType(l *limits) bt.NodeType {
 			l.deviceParam(KindPWMOut),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
-			return &setter{dev: l.device(b, KindPWMOut), kind: KindPWMOut, param: "duty", value: b.Number("duty")}
+			return &setter{dev: l.device(b, KindPWMOut), kind: KindPWMOut, param: "duty", value: b.Number("duty"),
+				act: bt.Reserve[actIndex](b)}
 		},
 	}
 }
@@ -190,38 +190,45 @@ func buzzerType(l *limits) bt.NodeType {
 			l.deviceParam(KindBuzzer),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(3)
 			if b.Has("on") == b.Has("ms") {
 				b.Errorf("", "give either on or ms")
 			}
-			return &buzzer{dev: l.device(b, KindBuzzer), on: b.Bool("on"), ms: b.Number("ms"), timed: b.Has("ms")}
+			return &buzzer{dev: l.device(b, KindBuzzer), on: b.Bool("on"), ms: b.Number("ms"), timed: b.Has("ms"),
+				mem: bt.Reserve[buzzerMem](b)}
 		},
 	}
 }
 
-// buzzer keeps: [0] actuator, [1] start ns, [2] duration ns.
 type buzzer struct {
 	dev   string
 	on    bt.Flag
 	ms    bt.Num
 	timed bool
+	mem   bt.Mem[buzzerMem]
+}
+
+// buzzerMem is a Buzzer's per-agent memory, set when it opens.
+type buzzerMem struct {
+	act        actIndex
+	start, dur int64 // clock ns (with ms)
 }
 
 func (bz *buzzer) Open(a *bt.Agent, n *bt.Node) {
-	if _, act := resolve(a, n, bz.dev, KindBuzzer); act == nil || !bz.timed {
+	m := bz.mem.Of(a, n)
+	if _, act := resolve(a, n, bz.dev, KindBuzzer, &m.act); act == nil || !bz.timed {
 		return
 	}
-	m := a.Mem(n)
 	d, ok := readNum(a, n, "ms", bz.ms)
 	if !ok || d < 0 {
-		m[0] = 0
+		m.act = 0
 		return
 	}
-	m[1], m[2] = uint64(a.Now()), uint64(d*1e6)
+	m.start, m.dur = a.Now(), int64(d*1e6)
 }
 
 func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolved(a, n)
+	m := bz.mem.Of(a, n)
+	r, act := resolved(a, m.act)
 	if act == nil {
 		return bt.Error
 	}
@@ -237,12 +244,11 @@ func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		}
 		return commandStatus(a, n, r.env.command(act, owner{}, c, false), bt.Success)
 	}
-	m := a.Mem(n)
 	o := owner{a, n.Index}
 	if driverError(a, n, r, act, o) {
 		return bt.Error
 	}
-	if a.Now()-int64(m[1]) >= int64(m[2]) {
+	if a.Now()-m.start >= m.dur {
 		return bt.Success // Close silences it
 	}
 	return commandStatus(a, n, r.env.command(act, o, command{a: 1}, true), bt.Running)
@@ -250,6 +256,6 @@ func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 
 func (bz *buzzer) Close(a *bt.Agent, n *bt.Node) {
 	if bz.timed {
-		releaseOwned(a, n)
+		releaseOwned(a, n, bz.mem.Of(a, n).act)
 	}
 }
