@@ -42,6 +42,7 @@ func Build(cfg *Config, opts Options) (*Robot, error) {
 		}
 		r.addDevice(d)
 	}
+	r.sealActuators()
 	return r, nil
 }
 

@@ -14,10 +14,12 @@
 // (or, for virtual time, by the caller through Sample); a tick copies the latest samples, each
 // with its own timestamp, into the agent's blackboard through a Binding.
 //
-// Leaves (Register) never touch hardware: they set commands on actuators through the safety
-// envelope, which clamps them to the configured limits, tracks which action owns each actuator,
-// refuses everything during an e-stop, and writes only changes to the Gobot drivers when the
-// tick loop calls Apply.
+// Leaves (Register) resolve their device when a mission is compiled, so a mission naming a
+// device the config lacks is refused at load time; on the tick path they reach it by index on
+// the agent's robot. They never touch hardware: they set commands on actuators through the
+// safety envelope, which clamps them to the configured limits, tracks which action owns each
+// actuator, refuses everything during an e-stop, and writes only changes to the Gobot drivers
+// when the tick loop calls Apply.
 //
 // What this package must never do:
 //   - block the tick: leaves, Snapshot and the envelope take only short locks; slow sensor I/O

@@ -31,14 +31,14 @@ func driveType(l *limits) bt.NodeType {
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &drive{dev: l.device(b, KindDiffDrive), linear: b.Number("linear"), angular: b.Number("angular"),
+			return &drive{act: l.device(b, KindDiffDrive), linear: b.Number("linear"), angular: b.Number("angular"),
 				ms: b.Number("ms"), timed: b.Has("ms"), mem: bt.Reserve[driveMem](b)}
 		},
 	}
 }
 
 type drive struct {
-	dev                 string
+	act                 actuatorRef
 	linear, angular, ms bt.Num
 	timed               bool
 	mem                 bt.Mem[driveMem]
@@ -46,14 +46,15 @@ type drive struct {
 
 // driveMem is a Drive's per-agent memory, set when it opens.
 type driveMem struct {
-	act             actIndex
+	leafMem
 	start, dur      int64 // clock ns
 	linear, angular float64
 }
 
 func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 	m := d.mem.Of(a, n)
-	if _, act := resolve(a, n, d.dev, KindDiffDrive, &m.act); act == nil {
+	m.ready = false
+	if _, act := d.act.use(a, n, &m.reported); act == nil {
 		return
 	}
 	lin, ok1 := readNum(a, n, "linear", d.linear)
@@ -64,15 +65,15 @@ func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 		dur, ok3 = readNum(a, n, "ms", d.ms)
 	}
 	if !ok1 || !ok2 || !ok3 || dur < 0 {
-		m.act = 0
 		return
 	}
 	m.start, m.dur, m.linear, m.angular = a.Now(), int64(dur*1e6), lin, ang
+	m.ready = true
 }
 
 func (d *drive) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := d.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, m.act)
+	r, act, o, ok := startTick(a, n, &d.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -83,14 +84,8 @@ func (d *drive) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	return commandStatus(a, n, err, bt.Running)
 }
 
-func (d *drive) Close(a *bt.Agent, n *bt.Node) { releaseOwned(a, n, d.mem.Of(a, n).act) }
-
-// releaseOwned stops the node's actuator if the node still owns it.
-func releaseOwned(a *bt.Agent, n *bt.Node, at actIndex) {
-	if r, act := resolved(a, at); act != nil {
-		r.env.release(act, owner{a, n.Index})
-	}
-}
+// Close stops the base if the Drive still owns it (a halt too: no Halt method).
+func (d *drive) Close(a *bt.Agent, n *bt.Node) { d.act.release(a, owner{a, n.Index}) }
 
 func stopType(l *limits) bt.NodeType {
 	return bt.NodeType{
@@ -99,18 +94,18 @@ func stopType(l *limits) bt.NodeType {
 			"An action that was driving loses the drive.",
 		Params: []bt.Param{l.deviceParam(KindDiffDrive)},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &stop{dev: l.device(b, KindDiffDrive), act: bt.Reserve[actIndex](b)}
+			return &stop{act: l.device(b, KindDiffDrive), mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
 
 type stop struct {
-	dev string
-	act bt.Mem[actIndex]
+	act actuatorRef
+	mem bt.Mem[leafMem]
 }
 
 func (s *stop) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolve(a, n, s.dev, KindDiffDrive, s.act.Of(a, n))
+	r, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
@@ -134,7 +129,7 @@ func turnType(l *limits) bt.NodeType {
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &turn{dev: l.device(b, KindDiffDrive), angle: b.Number("angle_deg"), speed: b.Number("speed"),
+			return &turn{act: l.device(b, KindDiffDrive), angle: b.Number("angle_deg"), speed: b.Number("speed"),
 				tol: b.Number("tolerance_deg"), maxAge: b.Number("max_age_ms"),
 				heading: [2]bt.Slot{b.Key(l.poseKey + ".heading"), b.Key(l.imuKey + ".yaw")},
 				mem:     bt.Reserve[turnMem](b)}
@@ -143,7 +138,7 @@ func turnType(l *limits) bt.NodeType {
 }
 
 type turn struct {
-	dev                       string
+	act                       actuatorRef
 	angle, speed, tol, maxAge bt.Num
 	heading                   [2]bt.Slot // the pose's heading, the IMU's yaw
 	mem                       bt.Mem[turnMem]
@@ -151,7 +146,7 @@ type turn struct {
 
 // turnMem is a Turn's per-agent memory, set when it opens.
 type turnMem struct {
-	act    actIndex
+	leafMem
 	source int     // the heading it reads: index in turn.heading
 	target float64 // heading, rad
 	rate   float64 // top turn rate, rad/s
@@ -160,7 +155,8 @@ type turnMem struct {
 
 func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 	m := t.mem.Of(a, n)
-	if _, act := resolve(a, n, t.dev, KindDiffDrive, &m.act); act == nil {
+	m.ready = false
+	if _, act := t.act.use(a, n, &m.reported); act == nil {
 		return
 	}
 	angle, ok1 := readNum(a, n, "angle_deg", t.angle)
@@ -168,7 +164,6 @@ func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 	tol, ok3 := readNum(a, n, "tolerance_deg", t.tol)
 	maxAge, ok4 := readNum(a, n, "max_age_ms", t.maxAge)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		m.act = 0
 		return
 	}
 	src, h, ok := -1, 0.0, false
@@ -181,15 +176,15 @@ func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 	if src < 0 {
 		a.Emit(n.Index, "error", fmt.Sprintf("Turn: no fresh heading (%s or %s within %v ms)",
 			a.BB.Key(t.heading[0]).Name, a.BB.Key(t.heading[1]).Name, maxAge))
-		m.act = 0
 		return
 	}
 	m.target, m.source, m.rate, m.tol = wrapAngle(h+angle*math.Pi/180), src, math.Max(speed, minTurnRate), tol*math.Pi/180
+	m.ready = true
 }
 
 func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := t.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, m.act)
+	r, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -212,7 +207,8 @@ func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	return commandStatus(a, n, err, bt.Running)
 }
 
-func (t *turn) Close(a *bt.Agent, n *bt.Node) { releaseOwned(a, n, t.mem.Of(a, n).act) }
+// Close stops the base if the Turn still owns it (a halt too).
+func (t *turn) Close(a *bt.Agent, n *bt.Node) { t.act.release(a, owner{a, n.Index}) }
 
 // freshNumber reads a numeric slot written within maxAgeMs of the tick.
 func freshNumber(a *bt.Agent, s bt.Slot, maxAgeMs float64) (float64, bool) {
@@ -247,7 +243,7 @@ func moveToType(l *limits) bt.NodeType {
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &moveTo{dev: l.device(b, KindDiffDrive), x: b.Number("x"), y: b.Number("y"), tol: b.Number("tolerance"),
+			return &moveTo{act: l.device(b, KindDiffDrive), x: b.Number("x"), y: b.Number("y"), tol: b.Number("tolerance"),
 				speed: b.Number("speed"), maxAge: b.Number("max_age_ms"),
 				pose:       [3]bt.Slot{b.Key(l.poseKey + ".x"), b.Key(l.poseKey + ".y"), b.Key(l.poseKey + ".heading")},
 				maxAngular: l.maxAngular, mem: bt.Reserve[moveToMem](b)}
@@ -256,7 +252,7 @@ func moveToType(l *limits) bt.NodeType {
 }
 
 type moveTo struct {
-	dev                      string
+	act                      actuatorRef
 	x, y, tol, speed, maxAge bt.Num
 	pose                     [3]bt.Slot
 	maxAngular               float64
@@ -265,7 +261,7 @@ type moveTo struct {
 
 // moveToMem is a MoveTo's per-agent memory, set when it opens.
 type moveToMem struct {
-	act        actIndex
+	leafMem
 	x, y       float64 // the goal, m
 	speed, tol float64 // m/s, m
 	driving    bool    // driving toward the goal rather than turning in place
@@ -273,7 +269,8 @@ type moveToMem struct {
 
 func (mv *moveTo) Open(a *bt.Agent, n *bt.Node) {
 	m := mv.mem.Of(a, n)
-	if _, act := resolve(a, n, mv.dev, KindDiffDrive, &m.act); act == nil {
+	m.ready = false
+	if _, act := mv.act.use(a, n, &m.reported); act == nil {
 		return
 	}
 	x, ok1 := readNum(a, n, "x", mv.x)
@@ -281,15 +278,15 @@ func (mv *moveTo) Open(a *bt.Agent, n *bt.Node) {
 	speed, ok3 := readNum(a, n, "speed", mv.speed)
 	tol, ok4 := readNum(a, n, "tolerance", mv.tol)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		m.act = 0
 		return
 	}
 	m.x, m.y, m.speed, m.tol, m.driving = x, y, speed, tol, false
+	m.ready = true
 }
 
 func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := mv.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, m.act)
+	r, act, o, ok := startTick(a, n, &mv.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -327,14 +324,25 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	return commandStatus(a, n, err, bt.Running)
 }
 
-func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { releaseOwned(a, n, mv.mem.Of(a, n).act) }
+// Close stops the base if the MoveTo still owns it (a halt too).
+func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { mv.act.release(a, owner{a, n.Index}) }
 
-// startTick is the common start of a motion leaf's tick: the robot and
-// the actuator it drives (found when it opened, at at) and its owner
-// token; ok is false (the leaf returns ERROR) when the actuator is missing
-// or a driver write of this leaf failed.
-func startTick(a *bt.Agent, n *bt.Node, at actIndex) (r *Robot, act *actuator, o owner, ok bool) {
-	r, act = resolved(a, at)
+// leafMem is what every device leaf's per-agent memory starts with.
+type leafMem struct {
+	ready    bool // Open found the actuator and read every parameter (leaves that open)
+	reported bool // why the agent has no actuator for the leaf was said (actuatorRef.use)
+}
+
+// startTick is the common start of a long leaf's tick: the robot and the
+// actuator it drives and its owner token; ok is false (the leaf returns
+// ERROR) when its Open failed (and said why), when the agent has no robot
+// with the actuator (said once), or when a driver write of this leaf
+// failed.
+func startTick(a *bt.Agent, n *bt.Node, ref *actuatorRef, m *leafMem) (r *Robot, act *actuator, o owner, ok bool) {
+	if !m.ready {
+		return nil, nil, owner{}, false
+	}
+	r, act = ref.use(a, n, &m.reported)
 	if act == nil {
 		return nil, nil, owner{}, false
 	}
