@@ -44,6 +44,11 @@ type drive struct {
 	mem                 bt.Mem[driveMem]
 }
 
+var (
+	_ bt.Opener = (*drive)(nil)
+	_ bt.Closer = (*drive)(nil) // also on halt: stops the base it owns
+)
+
 // driveMem is a Drive's per-agent memory, set when it opens.
 type driveMem struct {
 	leafMem
@@ -143,6 +148,11 @@ type turn struct {
 	heading                   [2]bt.Slot // the pose's heading, the IMU's yaw
 	mem                       bt.Mem[turnMem]
 }
+
+var (
+	_ bt.Opener = (*turn)(nil)
+	_ bt.Closer = (*turn)(nil) // also on halt
+)
 
 // turnMem is a Turn's per-agent memory, set when it opens.
 type turnMem struct {
@@ -258,6 +268,11 @@ type moveTo struct {
 	maxAngular               float64
 	mem                      bt.Mem[moveToMem]
 }
+
+var (
+	_ bt.Opener = (*moveTo)(nil)
+	_ bt.Closer = (*moveTo)(nil) // also on halt
+)
 
 // moveToMem is a MoveTo's per-agent memory, set when it opens.
 type moveToMem struct {

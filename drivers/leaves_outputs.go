@@ -209,6 +209,11 @@ type buzzer struct {
 	mem   bt.Mem[buzzerMem]
 }
 
+var (
+	_ bt.Opener = (*buzzer)(nil)
+	_ bt.Closer = (*buzzer)(nil) // also on halt: silences the buzzer it owns
+)
+
 // buzzerMem is a Buzzer's per-agent memory, set when it opens.
 type buzzerMem struct {
 	leafMem
