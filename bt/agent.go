@@ -132,7 +132,8 @@ func (a *Agent) Now() int64 { return a.now }
 // Ticks returns how many times the agent has been ticked.
 func (a *Agent) Ticks() uint64 { return a.ticks }
 
-// Mem returns node n's per-agent memory words (reserved with Builder.Words).
+// Mem returns node n's per-agent memory words (reserved with Builder.Words;
+// memory reserved with Reserve is read with Mem.Of).
 func (a *Agent) Mem(n *Node) []uint64 { return a.words[n.mem : n.mem+n.memN : n.mem+n.memN] }
 
 // IsOpen reports whether node i is open (RUNNING) for this agent.
@@ -201,9 +202,9 @@ func (a *Agent) Tick(now int64) (st Status) {
 // guard, in index order, until one succeeds or errs, and returns that
 // status (FAILURE when none did).
 func (a *Agent) runMonitors() Status {
-	for _, mi := range a.tree.monitors {
-		n := &a.nodes[mi]
-		if a.words[n.mem] == 0 {
+	for _, m := range a.tree.monitors {
+		n := &a.nodes[m.node]
+		if !*m.registered.Of(a, n) {
 			continue
 		}
 		child := n.Children[0]
@@ -227,8 +228,8 @@ func (a *Agent) forget() {
 	for j := range a.state {
 		a.state[j] &^= stStored
 	}
-	for _, mi := range a.tree.monitors {
-		a.words[a.nodes[mi].mem] = 0
+	for _, m := range a.tree.monitors {
+		*m.registered.Of(a, &a.nodes[m.node]) = false
 	}
 }
 

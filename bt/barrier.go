@@ -21,16 +21,16 @@ var barrierType = NodeType{
 	New: newBarrier,
 }
 
-// Barrier word 0 is this agent's place, written only under the barrier's
-// lock but read without it (atomically):
+// A Barrier's memory is this agent's place, written only under the
+// barrier's lock but read without it (atomically):
 //
 //	0            not waiting (closed, withdrawn, or refused)
 //	barWaiting   waiting for the group to fill
 //	barReleased+r released with role r, not yet collected by a tick
 //	barBadCount  count could not be read or disagrees with the group: ERROR
 //
-// The agent that completes a group writes every member's word: the
-// waiters are kept as pointers to their words (the agents' blocks are
+// The agent that completes a group writes every member's place: the
+// waiters are kept as pointers to their places (the agents' blocks are
 // noscan, but an interior pointer into one keeps it alive). As with Gate,
 // an agent must be halted (which withdraws it) before it is dropped.
 const (
@@ -43,13 +43,19 @@ type barrier struct {
 	count  Num
 	role   Slot // NoSlot: no role_key
 	shared *barrierState
+	place  Mem[atomic.Uint64]
 }
+
+var (
+	_ Opener = (*barrier)(nil)
+	_ Closer = (*barrier)(nil) // also on halt: a halted waiter withdraws
+)
 
 // barrierState is the tree-wide group being formed at one Barrier node.
 type barrierState struct {
 	mu      sync.Mutex
-	count   int32     // size of the group being formed (set by its first arrival)
-	waiters []*uint64 // words of the waiting agents, in arrival order
+	count   int32            // size of the group being formed (set by its first arrival)
+	waiters []*atomic.Uint64 // places of the waiting agents, in arrival order
 	groups  atomic.Uint64
 }
 
@@ -64,8 +70,7 @@ func (s *barrierState) Waiting() int {
 func (s *barrierState) Groups() uint64 { return s.groups.Load() }
 
 func newBarrier(b *Builder) Behavior {
-	b.Words(1)
-	br := &barrier{count: b.Number("count"), role: b.KeyParam("role_key"), shared: &barrierState{}}
+	br := &barrier{count: b.Number("count"), role: b.KeyParam("role_key"), shared: &barrierState{}, place: Reserve[atomic.Uint64](b)}
 	if br.count.Slot == NoSlot && br.count.V != math.Trunc(br.count.V) {
 		b.Errorf("count", "want a whole number, got %v", br.count.V)
 	}
@@ -76,10 +81,10 @@ func newBarrier(b *Builder) Behavior {
 // Open arrives at the barrier: the agent joins the group being formed and,
 // when it is the count-th, releases the whole group.
 func (br *barrier) Open(a *Agent, n *Node) {
-	w := &a.Mem(n)[0]
+	w := br.place.Of(a, n)
 	f, ok := br.count.Get(a)
 	if !ok || f < 1 || f != math.Trunc(f) || f > math.MaxInt32 {
-		atomic.StoreUint64(w, barBadCount)
+		w.Store(barBadCount)
 		return
 	}
 	count := int32(f)
@@ -90,14 +95,14 @@ func (br *barrier) Open(a *Agent, n *Node) {
 		s.count = count
 	} else if count != s.count {
 		// Agents that meet must agree on the group size.
-		atomic.StoreUint64(w, barBadCount)
+		w.Store(barBadCount)
 		return
 	}
-	atomic.StoreUint64(w, barWaiting)
+	w.Store(barWaiting)
 	s.waiters = append(s.waiters, w)
 	if int32(len(s.waiters)) == s.count {
 		for r, ww := range s.waiters {
-			atomic.StoreUint64(ww, barReleased+uint64(r))
+			ww.Store(barReleased + uint64(r))
 		}
 		clear(s.waiters) // drop the pointers: the blocks may be freed
 		s.waiters = s.waiters[:0]
@@ -106,8 +111,7 @@ func (br *barrier) Open(a *Agent, n *Node) {
 }
 
 func (br *barrier) Tick(a *Agent, n *Node) Status {
-	w := &a.Mem(n)[0]
-	switch v := atomic.LoadUint64(w); {
+	switch v := br.place.Of(a, n).Load(); {
 	case v == barWaiting:
 		return Running
 	case v >= barReleased:
@@ -123,16 +127,16 @@ func (br *barrier) Tick(a *Agent, n *Node) Status {
 // halt after the group was released but before this agent's next tick
 // does not undo the release: the other members still succeed.)
 func (br *barrier) Close(a *Agent, n *Node) {
-	w := &a.Mem(n)[0]
-	if atomic.LoadUint64(w) != barWaiting {
-		atomic.StoreUint64(w, 0)
+	w := br.place.Of(a, n)
+	if w.Load() != barWaiting {
+		w.Store(0)
 		return
 	}
 	s := br.shared
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Released between the load and the lock?
-	if atomic.LoadUint64(w) == barWaiting {
+	if w.Load() == barWaiting {
 		for i, ww := range s.waiters {
 			if ww == w {
 				copy(s.waiters[i:], s.waiters[i+1:])
@@ -142,5 +146,5 @@ func (br *barrier) Close(a *Agent, n *Node) {
 			}
 		}
 	}
-	atomic.StoreUint64(w, 0)
+	w.Store(0)
 }

@@ -233,7 +233,7 @@ func TestBarrierConcurrentAgents(t *testing.T) {
 	n := &tree.nodes[bar]
 	for _, a := range agents {
 		a.SetObserver(observe(workers))
-		if a.Mem(n)[0] >= barReleased {
+		if n.b.(*barrier).place.Of(a, n).Load() >= barReleased {
 			a.Tick(int64(ticks+1) * ms)
 		}
 	}

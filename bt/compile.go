@@ -334,8 +334,8 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	n.setBehavior(beh)
 	n.guard = n.leaf && !nt.trusted
-	if _, ok := beh.(monitor); ok {
-		c.t.monitors = append(c.t.monitors, idx)
+	if m, ok := beh.(monitor); ok {
+		c.t.monitors = append(c.t.monitors, monitorRef{node: idx, registered: m.registered})
 	}
 	return idx
 }
@@ -597,12 +597,15 @@ func (b *Builder) KeyParam(name string) Slot {
 }
 
 // Words reserves n words of per-agent memory for this node and returns the
-// offset of the first within the node's block (see Agent.Mem).
+// offset of the first within the node's block (see Agent.Mem). Reserve
+// and ReserveSlice give typed memory instead, which reads better.
 func (b *Builder) Words(n int) int {
 	off := b.c.t.words - int(b.c.t.nodes[b.idx].mem)
 	b.c.t.words += n
 	return off
 }
+
+func (b *Builder) reserveWords(n int) int32 { return int32(b.Words(n)) }
 
 // SetShared attaches tree-wide state to the node, shared by every agent.
 func (b *Builder) SetShared(v any) { b.c.t.shared[b.idx] = v }
@@ -628,6 +631,8 @@ func (n *Node) setBehavior(b Behavior) {
 }
 
 type haltByClose struct{ c Closer }
+
+var _ Halter = haltByClose{}
 
 func (h haltByClose) Halt(a *Agent, n *Node) { h.c.Close(a, n) }
 

@@ -13,19 +13,26 @@ var cooldownType = NodeType{
 	New: newCooldown,
 }
 
-// cooldown words: the cooldown length read at open, the end of the
-// current cooldown (agent scope) and whether one was ever started.
 type cooldown struct {
 	ms     Num
 	global *globalCooldown
+	mem    Mem[cooldownMem]
+}
+
+var _ Opener = (*cooldown)(nil)
+
+// cooldownMem is a Cooldown's per-agent memory.
+type cooldownMem struct {
+	dur     uint64 // ns, read when the node opens; badDuration when it could not be
+	until   int64  // end of the agent's cooldown (agent scope), clock ns
+	started bool   // whether a cooldown was ever started (agent scope)
 }
 
 // globalCooldown is the tree-wide end of the cooldown (clock ns, 0: none).
 type globalCooldown struct{ until atomic.Int64 }
 
 func newCooldown(b *Builder) Behavior {
-	b.Words(3)
-	c := &cooldown{ms: b.Number("ms")}
+	c := &cooldown{ms: b.Number("ms"), mem: Reserve[cooldownMem](b)}
 	if s, _ := b.Raw("scope"); s == "global" {
 		c.global = &globalCooldown{}
 		b.SetShared(c.global)
@@ -34,17 +41,17 @@ func newCooldown(b *Builder) Behavior {
 }
 
 func (c *cooldown) Open(a *Agent, n *Node) {
-	m := a.Mem(n)
+	m := c.mem.Of(a, n)
 	if d, ok := readMs(a, c.ms); ok {
-		m[0] = uint64(d)
+		m.dur = uint64(d)
 	} else {
-		m[0] = badDuration
+		m.dur = badDuration
 	}
 }
 
 func (c *cooldown) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	if m[0] == badDuration {
+	m := c.mem.Of(a, n)
+	if m.dur == badDuration {
 		return Error
 	}
 	now := a.Now()
@@ -52,12 +59,12 @@ func (c *cooldown) Tick(a *Agent, n *Node) Status {
 		if u := c.global.until.Load(); u != 0 && now < u {
 			return Failure
 		}
-	} else if m[2] != 0 && now < int64(m[1]) {
+	} else if m.started && now < m.until {
 		return Failure
 	}
 	st := a.Exec(n.Children[0])
 	if st == Success {
-		until := now + int64(m[0])
+		until := now + int64(m.dur)
 		if c.global != nil {
 			// Agents ticked concurrently may race; the latest end wins.
 			for {
@@ -67,7 +74,7 @@ func (c *cooldown) Tick(a *Agent, n *Node) Status {
 				}
 			}
 		} else {
-			m[1], m[2] = uint64(until), 1
+			m.until, m.started = until, true
 		}
 	}
 	return st

@@ -38,6 +38,11 @@ type dynamic struct {
 	def  *Tree // compiled default tree; nil: none
 }
 
+var (
+	_ Opener = (*dynamic)(nil)
+	_ Halter = (*dynamic)(nil)
+)
+
 func newDynamic(b *Builder) Behavior {
 	d := &dynamic{ptr: b.pointer()}
 	raw, _ := b.Raw("slot")

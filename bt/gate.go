@@ -13,7 +13,7 @@ var gateType = NodeType{
 	New: newGate,
 }
 
-// gate's word says whether this agent holds a slot. The count of holders
+// gate's memory says whether this agent holds a slot. The count of holders
 // is tree-wide state (Builder.SetShared), changed only with atomics, so
 // agents may be ticked from different goroutines. An agent that is
 // dropped without being halted (Agent.HaltAll or Reset) keeps its slot:
@@ -21,7 +21,13 @@ var gateType = NodeType{
 type gate struct {
 	max    int32
 	shared *gateState
+	holds  Mem[bool]
 }
+
+var (
+	_ Opener = (*gate)(nil)
+	_ Closer = (*gate)(nil) // also on halt: a halted branch gives its slot back
+)
 
 // gateState is the tree-wide semaphore of one Gate node.
 type gateState struct{ held atomic.Int32 }
@@ -30,30 +36,29 @@ type gateState struct{ held atomic.Int32 }
 func (g *gateState) Held() int { return int(g.held.Load()) }
 
 func newGate(b *Builder) Behavior {
-	b.Words(1)
-	g := &gate{max: int32(b.Int("max")), shared: &gateState{}}
+	g := &gate{max: int32(b.Int("max")), shared: &gateState{}, holds: Reserve[bool](b)}
 	b.SetShared(g.shared)
 	return g
 }
 
 // Open takes a slot if one is free.
 func (g *gate) Open(a *Agent, n *Node) {
-	m := a.Mem(n)
-	m[0] = 0
+	holds := g.holds.Of(a, n)
+	*holds = false
 	for {
 		h := g.shared.held.Load()
 		if h >= g.max {
 			return
 		}
 		if g.shared.held.CompareAndSwap(h, h+1) {
-			m[0] = 1
+			*holds = true
 			return
 		}
 	}
 }
 
 func (g *gate) Tick(a *Agent, n *Node) Status {
-	if a.Mem(n)[0] == 0 {
+	if !*g.holds.Of(a, n) {
 		return Failure
 	}
 	return a.Exec(n.Children[0])
@@ -61,9 +66,8 @@ func (g *gate) Tick(a *Agent, n *Node) Status {
 
 // Close gives the slot back; a halt does the same (no Halt method).
 func (g *gate) Close(a *Agent, n *Node) {
-	m := a.Mem(n)
-	if m[0] != 0 {
-		m[0] = 0
+	if holds := g.holds.Of(a, n); *holds {
+		*holds = false
 		g.shared.held.Add(-1)
 	}
 }

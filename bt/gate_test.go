@@ -163,14 +163,22 @@ func TestGateProblems(t *testing.T) {
 func criticalType(inside, peak *atomic.Int32) NodeType {
 	return NodeType{
 		Name: "Critical", Kind: Leaf,
-		New: func(b *Builder) Behavior { b.Words(1); return critical{inside, peak} },
+		New: func(b *Builder) Behavior { return critical{inside, peak, Reserve[int](b)} },
 	}
 }
 
-type critical struct{ inside, peak *atomic.Int32 }
+type critical struct {
+	inside, peak *atomic.Int32
+	ticks        Mem[int] // in this activation
+}
+
+var (
+	_ Opener = critical{}
+	_ Closer = critical{}
+)
 
 func (c critical) Open(a *Agent, n *Node) {
-	a.Mem(n)[0] = 0
+	*c.ticks.Of(a, n) = 0
 	v := c.inside.Add(1)
 	for {
 		p := c.peak.Load()
@@ -181,9 +189,9 @@ func (c critical) Open(a *Agent, n *Node) {
 }
 
 func (c critical) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	m[0]++
-	if m[0]%3 == 0 {
+	ticks := c.ticks.Of(a, n)
+	*ticks++
+	if *ticks%3 == 0 {
 		return Success
 	}
 	return Running

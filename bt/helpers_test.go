@@ -61,11 +61,23 @@ var scriptedType = NodeType{
 type scripted struct {
 	segments []string // per activation
 	timeline string
+	mem      Mem[scriptedMem]
+}
+
+var (
+	_ Opener = scripted{}
+	_ Closer = scripted{}
+	_ Halter = scripted{}
+)
+
+// scriptedMem is a Scripted leaf's per-agent memory.
+type scriptedMem struct {
+	ticks       int // in this activation
+	activations int // so far
 }
 
 func newScripted(b *Builder) Behavior {
-	b.Words(2) // ticks in this activation, activations so far
-	s := scripted{}
+	s := scripted{mem: Reserve[scriptedMem](b)}
 	check := func(param, script string) {
 		if script == "" {
 			b.Errorf(param, "empty script")
@@ -139,9 +151,9 @@ func (h *harness) childCalls(t *Tree, name string) counts {
 }
 
 func (s scripted) Open(a *Agent, n *Node) {
-	m := a.Mem(n)
-	m[0] = 0
-	m[1]++
+	m := s.mem.Of(a, n)
+	m.ticks = 0
+	m.activations++
 	s.calls(a, n).open++
 }
 
@@ -152,10 +164,10 @@ func (s scripted) Tick(a *Agent, n *Node) Status {
 	if s.timeline != "" {
 		script, k = s.timeline, int(a.Ticks())-1
 	} else {
-		m := a.Mem(n)
-		script = s.segments[min(int(m[1])-1, len(s.segments)-1)]
-		k = int(m[0])
-		m[0]++
+		m := s.mem.Of(a, n)
+		script = s.segments[min(m.activations-1, len(s.segments)-1)]
+		k = m.ticks
+		m.ticks++
 	}
 	switch script[min(k, len(script)-1)] {
 	case 'S':

@@ -26,6 +26,12 @@ var errorType = NodeType{
 
 type constant Status
 
+var (
+	_ Opener = constant(0)
+	_ Closer = constant(0)
+	_ Halter = constant(0)
+)
+
 func (constant) Open(*Agent, *Node)          {}
 func (constant) Close(*Agent, *Node)         {}
 func (constant) Halt(*Agent, *Node)          {}

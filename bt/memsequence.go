@@ -3,40 +3,45 @@ package bt
 var memSequenceType = NodeType{
 	Name: "MemSequence", Aliases: []string{"SequenceWithMemory", "SequenceStar"}, Kind: Composite,
 	Doc: "Like Sequence, but a tick resumes at the child that was RUNNING. Resets to the first child when it opens.",
-	New: func(b *Builder) Behavior { b.Words(1); return memSequence{} },
+	New: func(b *Builder) Behavior { return memSequence{resume: Reserve[int](b)} },
 }
 
 var memPriorityType = NodeType{
 	Name: "MemPriority", Aliases: []string{"MemFallback", "FallbackStar"}, Kind: Composite,
 	Doc: "Like Priority, resuming at the RUNNING child. Resets to the first child when it opens.",
-	New: func(b *Builder) Behavior { b.Words(1); return memPriority{} },
+	New: func(b *Builder) Behavior { return memPriority{resume: Reserve[int](b)} },
 }
 
-// memSequence keeps the index of the running child in its one word.
-type memSequence struct{}
+// memSequence keeps the index of the child to resume at.
+type memSequence struct{ resume Mem[int] }
 
-func (memSequence) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
+var _ Opener = memSequence{}
 
-func (memSequence) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	for i := int(m[0]); i < len(n.Children); i++ {
+func (s memSequence) Open(a *Agent, n *Node) { *s.resume.Of(a, n) = 0 }
+
+func (s memSequence) Tick(a *Agent, n *Node) Status {
+	resume := s.resume.Of(a, n)
+	for i := *resume; i < len(n.Children); i++ {
 		if st := a.Exec(n.Children[i]); st != Success {
-			m[0] = uint64(i)
+			*resume = i
 			return st
 		}
 	}
 	return Success
 }
 
-type memPriority struct{}
+// memPriority keeps the index of the child to resume at.
+type memPriority struct{ resume Mem[int] }
 
-func (memPriority) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
+var _ Opener = memPriority{}
 
-func (memPriority) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	for i := int(m[0]); i < len(n.Children); i++ {
+func (p memPriority) Open(a *Agent, n *Node) { *p.resume.Of(a, n) = 0 }
+
+func (p memPriority) Tick(a *Agent, n *Node) Status {
+	resume := p.resume.Of(a, n)
+	for i := *resume; i < len(n.Children); i++ {
 		if st := a.Exec(n.Children[i]); st != Failure {
-			m[0] = uint64(i)
+			*resume = i
 			return st
 		}
 	}

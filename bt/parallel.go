@@ -12,11 +12,14 @@ var parallelType = NodeType{
 	New: newParallel,
 }
 
-// parallel keeps each child's completion of this activation in 4 bits
-// (16 children a word).
 type parallel struct {
 	success, failure int
+	// done is each child's completion in this activation (Idle: not
+	// completed), a byte per child.
+	done MemSlice[Status]
 }
+
+var _ Opener = (*parallel)(nil)
 
 func newParallel(b *Builder) Behavior {
 	n := len(b.Children())
@@ -33,18 +36,17 @@ func newParallel(b *Builder) Behavior {
 	if n > 0 && p.failure > n {
 		b.Errorf("failure", "needs %d failures but has only %d children", p.failure, n)
 	}
-	b.Words((n + 15) / 16)
+	p.done = ReserveSlice[Status](b, n)
 	return p
 }
 
-func (*parallel) Open(a *Agent, n *Node) { clear(a.Mem(n)) }
+func (p *parallel) Open(a *Agent, n *Node) { clear(p.done.Of(a, n)) }
 
 func (p *parallel) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
+	done := p.done.Of(a, n)
 	succ, fail := 0, 0
 	for i, c := range n.Children {
-		w, sh := i>>4, uint(i&15)*4
-		st := Status(m[w] >> sh & 15)
+		st := done[i]
 		if st == Idle {
 			st = a.Exec(c)
 			switch st {
@@ -53,7 +55,7 @@ func (p *parallel) Tick(a *Agent, n *Node) Status {
 			case Running:
 				continue
 			}
-			m[w] |= uint64(st) << sh
+			done[i] = st
 		}
 		if st == Success {
 			succ++

@@ -4,22 +4,24 @@ var pipelineSequenceType = NodeType{
 	Name: "PipelineSequence", Kind: Composite,
 	Doc: "As in Nav2: ticks the first child until it succeeds, then the first and second until the second succeeds, and so on; " +
 		"children that already succeeded are ticked again every tick. A failure fails the node; SUCCESS when the last child succeeds.",
-	New: func(b *Builder) Behavior { b.Words(1); return pipeline{} },
+	New: func(b *Builder) Behavior { return pipeline{furthest: Reserve[int](b)} },
 }
 
-// pipeline keeps the furthest child that returned RUNNING in its word.
-type pipeline struct{}
+// pipeline keeps the furthest child that returned RUNNING.
+type pipeline struct{ furthest Mem[int] }
 
-func (pipeline) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
+var _ Opener = pipeline{}
 
-func (pipeline) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
+func (p pipeline) Open(a *Agent, n *Node) { *p.furthest.Of(a, n) = 0 }
+
+func (p pipeline) Tick(a *Agent, n *Node) Status {
+	furthest := p.furthest.Of(a, n)
 	for i, c := range n.Children {
 		switch st := a.Exec(c); st {
 		case Success:
 		case Running:
-			if uint64(i) >= m[0] {
-				m[0] = uint64(i)
+			if i >= *furthest {
+				*furthest = i
 				return Running
 			}
 		default:

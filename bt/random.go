@@ -20,12 +20,15 @@ var randomPriorityType = NodeType{
 // an order needs no allocation.
 const maxRandomChildren = 256
 
-// random keeps the position in word 0 and the drawn order, one byte per
-// child, in the following words.
 type random struct {
 	weights []float64 // nil: equal weights
 	cont    Status    // the status that moves on to the next child
+	pos     Mem[int]  // the position in the drawn order to resume at
+	// order is the drawn order: the child at each position.
+	order MemSlice[uint8]
 }
+
+var _ Opener = (*random)(nil)
 
 func newRandom(b *Builder, cont Status) Behavior {
 	n := len(b.Children())
@@ -46,14 +49,14 @@ func newRandom(b *Builder, cont Status) Behavior {
 			r.weights = append(r.weights, f)
 		}
 	}
-	b.Words(1 + (n+7)/8)
+	r.pos = Reserve[int](b)
+	r.order = ReserveSlice[uint8](b, n)
 	return r
 }
 
 func (r *random) Open(a *Agent, n *Node) {
-	m := a.Mem(n)
-	m[0] = 0
-	clear(m[1:])
+	*r.pos.Of(a, n) = 0
+	order := r.order.Of(a, n)
 	count := len(n.Children)
 	var used [maxRandomChildren / 64]uint64
 	for pos := 0; pos < count; pos++ {
@@ -75,7 +78,7 @@ func (r *random) Open(a *Agent, n *Node) {
 			}
 		}
 		used[pick>>6] |= 1 << (pick & 63)
-		m[1+pos/8] |= uint64(pick) << (uint(pos%8) * 8)
+		order[pos] = uint8(pick)
 	}
 }
 
@@ -87,11 +90,10 @@ func (r *random) weight(i int) float64 {
 }
 
 func (r *random) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	for pos := int(m[0]); pos < len(n.Children); pos++ {
-		child := int(m[1+pos/8] >> (uint(pos%8) * 8) & 0xff)
-		if st := a.Exec(n.Children[child]); st != r.cont {
-			m[0] = uint64(pos)
+	pos, order := r.pos.Of(a, n), r.order.Of(a, n)
+	for i := *pos; i < len(n.Children); i++ {
+		if st := a.Exec(n.Children[order[i]]); st != r.cont {
+			*pos = i
 			return st
 		}
 	}

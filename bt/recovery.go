@@ -6,37 +6,43 @@ var recoveryType = NodeType{
 		"up to `retries` times. SUCCESS when the first child succeeds; FAILURE when the recovery fails or the retries run out.",
 	Params: []Param{{Name: "retries", Aliases: []string{"number_of_retries"}, Type: TInt, Default: 1.0, Min: Float(0), Doc: "recoveries allowed per activation"}},
 	New: func(b *Builder) Behavior {
-		b.Words(2)
-		return &recovery{retries: uint64(b.Int("retries"))}
+		return &recovery{retries: uint64(b.Int("retries")), mem: Reserve[recoveryMem](b)}
 	},
 }
 
-// recovery keeps the current child (0 or 1) and the retry count.
 type recovery struct {
 	retries uint64
+	mem     Mem[recoveryMem]
 }
 
-func (*recovery) Open(a *Agent, n *Node) { m := a.Mem(n); m[0], m[1] = 0, 0 }
+var _ Opener = (*recovery)(nil)
+
+// recoveryMem is a RecoveryNode's per-agent memory.
+type recoveryMem struct {
+	recovering bool   // ticking the second child (the recovery) rather than the first
+	retries    uint64 // recoveries that succeeded in this activation
+}
+
+func (r *recovery) Open(a *Agent, n *Node) { *r.mem.Of(a, n) = recoveryMem{} }
 
 func (r *recovery) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	for m[0] < 2 && m[1] <= r.retries {
-		st := a.Exec(n.Children[m[0]])
-		if m[0] == 0 {
-			switch st {
+	m := r.mem.Of(a, n)
+	for m.retries <= r.retries {
+		if !m.recovering {
+			switch st := a.Exec(n.Children[0]); st {
 			case Success, Running, Error:
 				return st
 			}
-			if m[1] >= r.retries {
+			if m.retries >= r.retries {
 				return Failure
 			}
-			m[0] = 1
+			m.recovering = true
 			continue
 		}
-		switch st {
+		switch st := a.Exec(n.Children[1]); st {
 		case Success:
-			m[1]++
-			m[0] = 0
+			m.retries++
+			m.recovering = false
 		default: // RUNNING, FAILURE, ERROR
 			return st
 		}

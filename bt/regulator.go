@@ -8,19 +8,24 @@ var regulatorType = NodeType{
 		"have passed since it last started (kept per agent across activations); otherwise returns the child's last completed status without ticking it.",
 	Params: []Param{{Name: "hz", Type: TNumber, Required: true, Min: Float(0.000001), Unit: "Hz", Doc: "highest start rate"}},
 	New: func(b *Builder) Behavior {
-		b.Words(3)
-		return &regulator{hz: b.Number("hz")}
+		return &regulator{hz: b.Number("hz"), mem: Reserve[regulatorMem](b)}
 	},
 }
 
-// regulator words: last start time, whether it ever started, the child's
-// last completed status.
 type regulator struct {
-	hz Num
+	hz  Num
+	mem Mem[regulatorMem]
+}
+
+// regulatorMem is a Regulator's per-agent memory, kept across activations.
+type regulatorMem struct {
+	lastStart int64  // when the child last started, clock ns
+	started   bool   // whether the child ever started
+	last      Status // the child's last completed status
 }
 
 func (r *regulator) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
+	m := r.mem.Of(a, n)
 	child := n.Children[0]
 	if !a.IsOpen(child) {
 		hz, ok := r.hz.Get(a)
@@ -28,17 +33,17 @@ func (r *regulator) Tick(a *Agent, n *Node) Status {
 			return Error
 		}
 		period := int64(float64(time.Second) / hz)
-		if m[1] != 0 && a.Now()-int64(m[0]) < period {
-			if last := Status(m[2]); last != Idle {
-				return last
+		if m.started && a.Now()-m.lastStart < period {
+			if m.last != Idle {
+				return m.last
 			}
 			return Running
 		}
-		m[0], m[1] = uint64(a.Now()), 1
+		m.lastStart, m.started = a.Now(), true
 	}
 	st := a.Exec(child)
 	if st != Running {
-		m[2] = uint64(st)
+		m.last = st
 	}
 	return st
 }

@@ -24,24 +24,25 @@ var repeatUntilSuccessType = NodeType{
 	New:    func(b *Builder) Behavior { return newRepeat(b, Success, Failure) },
 }
 
-// repeat counts completions of its child in its one word. A child status
-// equal to stop ends the node with SUCCESS; otherwise each completion
-// counts and, after count of them, the node returns last (SUCCESS for a
-// plain Repeater).
+// repeat counts completions of its child. A child status equal to stop
+// ends the node with SUCCESS; otherwise each completion counts and, after
+// count of them, the node returns last (SUCCESS for a plain Repeater).
 type repeat struct {
 	count      int64
 	stop, last Status
+	done       Mem[int64] // completions in this activation
 }
 
+var _ Opener = (*repeat)(nil)
+
 func newRepeat(b *Builder, stop, exhausted Status) Behavior {
-	b.Words(1)
 	if exhausted == Idle {
 		exhausted = Success
 	}
-	return &repeat{count: int64(b.Int("count")), stop: stop, last: exhausted}
+	return &repeat{count: int64(b.Int("count")), stop: stop, last: exhausted, done: Reserve[int64](b)}
 }
 
-func (*repeat) Open(a *Agent, n *Node) { a.Mem(n)[0] = 0 }
+func (r *repeat) Open(a *Agent, n *Node) { *r.done.Of(a, n) = 0 }
 
 func (r *repeat) Tick(a *Agent, n *Node) Status {
 	if r.count == 0 {
@@ -54,9 +55,9 @@ func (r *repeat) Tick(a *Agent, n *Node) Status {
 	case r.stop:
 		return Success
 	}
-	m := a.Mem(n)
-	m[0]++
-	if r.count > 0 && int64(m[0]) >= r.count {
+	done := r.done.Of(a, n)
+	*done++
+	if r.count > 0 && *done >= r.count {
 		return r.last
 	}
 	return Running

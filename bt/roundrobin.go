@@ -5,35 +5,44 @@ var roundRobinType = NodeType{
 	Doc: "As in Nav2: ticks one child at a time, moving to the next child (wrapping around) when one fails; " +
 		"SUCCESS as soon as a child succeeds, FAILURE when every child has failed in turn. " +
 		"The next activation starts at the child after the one that last succeeded.",
-	New: func(b *Builder) Behavior { b.Words(2); return roundRobin{} },
+	New: func(b *Builder) Behavior { return roundRobin{mem: Reserve[roundRobinMem](b)} },
 }
 
-// roundRobin keeps the current child (kept across activations, like Nav2)
-// and the failures of this activation.
-type roundRobin struct{}
+type roundRobin struct{ mem Mem[roundRobinMem] }
 
-func (roundRobin) Open(a *Agent, n *Node) { a.Mem(n)[1] = 0 }
+var (
+	_ Opener = roundRobin{}
+	_ Halter = roundRobin{}
+)
+
+// roundRobinMem is a RoundRobin's per-agent memory.
+type roundRobinMem struct {
+	child    int // the current child (kept across activations, like Nav2)
+	failures int // failures in this activation
+}
+
+func (r roundRobin) Open(a *Agent, n *Node) { r.mem.Of(a, n).failures = 0 }
 
 // Halt restarts at the first child, as Nav2's halt does.
-func (roundRobin) Halt(a *Agent, n *Node) { m := a.Mem(n); m[0], m[1] = 0, 0 }
+func (r roundRobin) Halt(a *Agent, n *Node) { *r.mem.Of(a, n) = roundRobinMem{} }
 
-func (roundRobin) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	count := uint64(len(n.Children))
-	for m[1] < count {
-		st := a.Exec(n.Children[m[0]])
+func (r roundRobin) Tick(a *Agent, n *Node) Status {
+	m := r.mem.Of(a, n)
+	count := len(n.Children)
+	for m.failures < count {
+		st := a.Exec(n.Children[m.child])
 		if st != Running {
-			if m[0]++; m[0] == count {
-				m[0] = 0
+			if m.child++; m.child == count {
+				m.child = 0
 			}
 		}
 		switch st {
 		case Failure:
-			m[1]++
+			m.failures++
 		default: // SUCCESS, RUNNING, ERROR
 			return st
 		}
 	}
-	m[0] = 0
+	m.child = 0
 	return Failure
 }

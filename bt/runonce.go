@@ -4,19 +4,20 @@ var runOnceType = NodeType{
 	Name: "RunOnce", Kind: Decorator,
 	Doc: "Runs the child until it completes once with SUCCESS or FAILURE; afterwards returns that status for the rest of the mission " +
 		"without ticking it (an ERROR is returned but not remembered).",
-	New: func(b *Builder) Behavior { b.Words(1); return runOnce{} },
+	New: func(b *Builder) Behavior { return runOnce{result: Reserve[Status](b)} },
 }
 
-type runOnce struct{}
+// runOnce keeps the child's first SUCCESS or FAILURE (Idle until then).
+type runOnce struct{ result Mem[Status] }
 
-func (runOnce) Tick(a *Agent, n *Node) Status {
-	m := a.Mem(n)
-	if m[0] != 0 {
-		return Status(m[0])
+func (r runOnce) Tick(a *Agent, n *Node) Status {
+	result := r.result.Of(a, n)
+	if *result != Idle {
+		return *result
 	}
 	st := a.Exec(n.Children[0])
 	if st == Success || st == Failure {
-		m[0] = uint64(st)
+		*result = st
 	}
 	return st
 }

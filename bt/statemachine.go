@@ -3,7 +3,6 @@ package bt
 import (
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/botd-project/botd/bt/fsm"
 )
@@ -225,15 +224,14 @@ func quietNodeDef(v any) *NodeDef {
 	return d
 }
 
-// Per-agent words: the fsm.Memory (2 words), flags, the current state's
-// index. fsm.Memory is 16 bytes without pointers, so it can live in the
-// agent's noscan block (checked at compile time below).
-var _ [0]struct{} = [unsafe.Sizeof(fsm.Memory{}) - 16]struct{}{}
-
-const (
-	smDone = 1 << iota // the current state's tree completed in this entry
-	smErr              // a condition returned ERROR in this tick
-)
+// smMem is a StateMachine's per-agent memory. fsm.Memory holds no
+// pointers, so it can live in the agent's noscan block (Reserve checks).
+type smMem struct {
+	machine fsm.Memory
+	state   int32 // the current state's index
+	done    bool  // the current state's tree completed in this entry
+	err     bool  // a condition returned ERROR in this tick
+}
 
 // smEnv is what the shared machine acts on.
 type smEnv struct {
@@ -245,7 +243,10 @@ type stateMachine struct {
 	machine *fsm.Machine[smEnv]
 	states  []smState
 	key     Slot
+	mem     Mem[smMem]
 }
+
+var _ Opener = (*stateMachine)(nil)
 
 type smState struct {
 	child  int32 // the state's SubTree node; -1 for a final state
@@ -266,8 +267,7 @@ func newStateMachine(b *Builder) Behavior {
 			return errorBehavior{} // over the size limit (reported)
 		}
 	}
-	b.Words(4)
-	sm := &stateMachine{key: b.KeyParam("state_key")}
+	sm := &stateMachine{key: b.KeyParam("state_key"), mem: Reserve[smMem](b)}
 	var states []fsm.State[smEnv]
 	for i, sd := range md.states {
 		st := smState{child: -1, final: sd.final, result: sd.result, name: StringValue(sd.name)}
@@ -301,44 +301,39 @@ func newStateMachine(b *Builder) Behavior {
 	return sm
 }
 
-func (sm *stateMachine) memory(a *Agent, n *Node) ([]uint64, *fsm.Memory) {
-	m := a.Mem(n)
-	return m, (*fsm.Memory)(unsafe.Pointer(&m[0]))
-}
-
 // Open restarts the machine: the initial state is entered on the first
 // tick.
 func (sm *stateMachine) Open(a *Agent, n *Node) {
-	clear(a.Mem(n))
+	*sm.mem.Of(a, n) = smMem{}
 }
 
 func (sm *stateMachine) Tick(a *Agent, n *Node) Status {
-	m, mem := sm.memory(a, n)
-	m[2] &^= smErr
-	sm.machine.Step(smEnv{a, n}, mem, a.now)
-	if m[2]&smErr != 0 {
+	m := sm.mem.Of(a, n)
+	m.err = false
+	sm.machine.Step(smEnv{a, n}, &m.machine, a.now)
+	if m.err {
 		return Error
 	}
-	st := &sm.states[m[3]]
+	st := &sm.states[m.state]
 	if st.final {
 		return st.result
 	}
-	if m[2]&smDone != 0 {
+	if m.done {
 		return Running
 	}
 	switch s := a.Exec(st.child); s {
 	case Running, Error:
 		return s
 	}
-	m[2] |= smDone
+	m.done = true
 	return Running
 }
 
 // when evaluates a transition's condition: a guard evaluated afresh every
 // tick (stored-state evaluation does not keep its status).
 func (sm *stateMachine) when(e smEnv, ci int32) bool {
-	m := e.a.Mem(e.n)
-	if m[2]&smErr != 0 {
+	m := sm.mem.Of(e.a, e.n)
+	if m.err {
 		return false // an earlier condition erred: fire nothing
 	}
 	if e.a.stored {
@@ -348,7 +343,7 @@ func (sm *stateMachine) when(e smEnv, ci int32) bool {
 	case Success:
 		return true
 	case Error:
-		m[2] |= smErr
+		m.err = true
 	}
 	return false
 }
@@ -356,8 +351,7 @@ func (sm *stateMachine) when(e smEnv, ci int32) bool {
 // exit halts the state's tree at once, deepest first: the documented
 // exception to engine-made halts.
 func (sm *stateMachine) exit(e smEnv) {
-	m := e.a.Mem(e.n)
-	if st := &sm.states[m[3]]; st.child >= 0 {
+	if st := &sm.states[sm.mem.Of(e.a, e.n).state]; st.child >= 0 {
 		if e.a.anyOpen(st.child, st.end) {
 			e.a.haltRange(st.child, st.end)
 		}
@@ -365,9 +359,9 @@ func (sm *stateMachine) exit(e smEnv) {
 }
 
 func (sm *stateMachine) enter(e smEnv, i int32) {
-	m := e.a.Mem(e.n)
-	m[2] &^= smDone
-	m[3] = uint64(i)
+	m := sm.mem.Of(e.a, e.n)
+	m.done = false
+	m.state = i
 	st := &sm.states[i]
 	if st.child >= 0 && e.a.stored {
 		e.a.unstore(st.child, st.end)
@@ -385,6 +379,5 @@ func (a *Agent) MachineState(i int32) string {
 	if !ok || !a.IsOpen(i) {
 		return ""
 	}
-	_, mem := sm.memory(a, n)
-	return sm.machine.Current(mem)
+	return sm.machine.Current(&sm.mem.Of(a, n).machine)
 }

@@ -4,55 +4,65 @@ var maxTimeType = NodeType{
 	Name: "MaxTime", Aliases: []string{"Timeout"}, Kind: Decorator,
 	Doc:    "If `ms` has passed since it opened, returns FAILURE without ticking the child (whose halt follows from the close rule); otherwise ticks the child and returns its status.",
 	Params: []Param{msParam("ms", "time limit", true)},
-	New:    func(b *Builder) Behavior { b.Words(2); return &maxTime{ms: b.Number("ms")} },
+	New:    func(b *Builder) Behavior { return &maxTime{newTimer(b)} },
 }
 
 var delayType = NodeType{
 	Name: "Delay", Kind: Decorator,
 	Doc:    "RUNNING for `ms` after it opens, then ticks the child.",
 	Params: []Param{{Name: "ms", Aliases: []string{"delay_msec", "milliseconds"}, Type: TNumber, Required: true, Min: Float(0), Unit: "ms", Doc: "delay"}},
-	New:    func(b *Builder) Behavior { b.Words(2); return &delay{ms: b.Number("ms")} },
+	New:    func(b *Builder) Behavior { return &delay{newTimer(b)} },
 }
 
 var waitType = NodeType{
 	Name: "Wait", Aliases: []string{"Sleep"}, Kind: Leaf, Category: "action",
 	Doc:    "RUNNING until `ms` has passed since it opened, then SUCCESS.",
 	Params: []Param{msParam("ms", "how long to wait", true)},
-	New:    func(b *Builder) Behavior { b.Words(2); return &wait{ms: b.Number("ms")} },
+	New:    func(b *Builder) Behavior { return &wait{newTimer(b)} },
 }
 
-// timer keeps the opening time in word 0 and the duration (ns, read when
-// the node opens) in word 1; a duration that could not be read is stored as
-// all ones and makes the node return ERROR.
-func openTimer(a *Agent, n *Node, ms Num) {
-	m := a.Mem(n)
-	m[0] = uint64(a.Now())
-	if d, ok := readMs(a, ms); ok {
-		m[1] = uint64(d)
-	} else {
-		m[1] = badDuration
-	}
+// timer is what MaxTime, Delay and Wait share: a duration parameter read
+// when the node opens, and per-agent memory for the time it opened and
+// that duration.
+type timer struct {
+	ms  Num
+	mem Mem[timerMem]
+}
+
+// timerMem is a timer's per-agent memory.
+type timerMem struct {
+	start int64  // when the node opened, clock ns
+	dur   uint64 // ns; badDuration when it could not be read: the node returns ERROR
 }
 
 const badDuration = ^uint64(0)
 
-// elapsed reports whether the node's duration has passed (now - start >= d).
-func elapsed(a *Agent, n *Node) (done, ok bool) {
-	m := a.Mem(n)
-	if m[1] == badDuration {
+func newTimer(b *Builder) timer { return timer{ms: b.Number("ms"), mem: Reserve[timerMem](b)} }
+
+// Open starts the timer.
+func (t *timer) Open(a *Agent, n *Node) {
+	m := t.mem.Of(a, n)
+	m.start = a.Now()
+	if d, ok := readMs(a, t.ms); ok {
+		m.dur = uint64(d)
+	} else {
+		m.dur = badDuration
+	}
+}
+
+// elapsed reports whether the duration has passed (now - start >= d).
+func (t *timer) elapsed(a *Agent, n *Node) (done, ok bool) {
+	m := t.mem.Of(a, n)
+	if m.dur == badDuration {
 		return false, false
 	}
-	return a.Now()-int64(m[0]) >= int64(m[1]), true
+	return a.Now()-m.start >= int64(m.dur), true
 }
 
-type maxTime struct {
-	ms Num
-}
+type maxTime struct{ timer }
 
-func (d *maxTime) Open(a *Agent, n *Node) { openTimer(a, n, d.ms) }
-
-func (*maxTime) Tick(a *Agent, n *Node) Status {
-	done, ok := elapsed(a, n)
+func (d *maxTime) Tick(a *Agent, n *Node) Status {
+	done, ok := d.elapsed(a, n)
 	switch {
 	case !ok:
 		return Error
@@ -62,14 +72,10 @@ func (*maxTime) Tick(a *Agent, n *Node) Status {
 	return a.Exec(n.Children[0])
 }
 
-type delay struct {
-	ms Num
-}
+type delay struct{ timer }
 
-func (d *delay) Open(a *Agent, n *Node) { openTimer(a, n, d.ms) }
-
-func (*delay) Tick(a *Agent, n *Node) Status {
-	done, ok := elapsed(a, n)
+func (d *delay) Tick(a *Agent, n *Node) Status {
+	done, ok := d.elapsed(a, n)
 	switch {
 	case !ok:
 		return Error
@@ -79,14 +85,16 @@ func (*delay) Tick(a *Agent, n *Node) Status {
 	return a.Exec(n.Children[0])
 }
 
-type wait struct {
-	ms Num
-}
+type wait struct{ timer }
 
-func (w *wait) Open(a *Agent, n *Node) { openTimer(a, n, w.ms) }
+var (
+	_ Opener = (*maxTime)(nil)
+	_ Opener = (*delay)(nil)
+	_ Opener = (*wait)(nil)
+)
 
-func (*wait) Tick(a *Agent, n *Node) Status {
-	done, ok := elapsed(a, n)
+func (w *wait) Tick(a *Agent, n *Node) Status {
+	done, ok := w.elapsed(a, n)
 	switch {
 	case !ok:
 		return Error

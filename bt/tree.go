@@ -60,7 +60,7 @@ type Node struct {
 
 // Behavior is the run-time logic of one node. It is shared by every agent
 // ticking the tree, so all per-agent state lives in the agent (node memory
-// words from Agent.Mem, or the blackboard).
+// reserved with Reserve, or the blackboard).
 //
 // Tick is called on every tick the node is reached. A behavior may also
 // implement Opener (called before the first tick of an activation), Closer
@@ -107,7 +107,7 @@ type Tree struct {
 	seed   uint64
 	shared []any // per-node state shared by all agents (Gate, global Cooldown)
 	// monitors lists the Monitor nodes (evaluated first in stored-state).
-	monitors []int32
+	monitors []monitorRef
 	layout   layout
 
 	// DynamicSubTree support (childtree.go); empty for other trees.

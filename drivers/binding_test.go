@@ -156,9 +156,41 @@ func BenchmarkTickDriveApply(b *testing.B) {
 	a.Env = g.robot
 	bind := g.robot.Bind(tree)
 	now := g.advance(time.Second)
+	step := func() {
+		bind.Snapshot(&a.BB)
+		a.Tick(now.UnixNano())
+		_ = g.robot.Apply()
+	}
+	step() // MoveTo opens; the first Apply sizes its scratch
+	if n := testing.AllocsPerRun(100, step); n != 0 {
+		b.Fatalf("%v allocations per tick, want 0", n)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		bind.Snapshot(&a.BB)
+		step()
+	}
+}
+
+// BenchmarkTickOutputsApply is one tick of a Sequence of the one-shot output leaves (each
+// opens, commands and completes on every tick) on the simulated rover, then apply.
+func BenchmarkTickOutputsApply(b *testing.B) {
+	cfg := parse(b, allKinds)
+	g := newRig(b, cfg)
+	tree := compileTree(b, cfg, nd("Sequence", "", nil,
+		nd("Servo", "", kv{"angle": 100}), nd("Led", "", kv{"mode": "on"}), nd("Relay", "", kv{"on": true}),
+		nd("DigitalWrite", "", kv{"value": 1}), nd("Pwm", "", kv{"duty": 0.5}), nd("Buzzer", "", kv{"on": false}),
+		nd("Stop", "", nil)))
+	a := bt.NewAgent(tree, 0, 0)
+	a.Env = g.robot
+	now := g.advance(time.Second)
+	if st := a.Tick(now.UnixNano()); st != bt.Success {
+		b.Fatalf("outputs: %v", st)
+	}
+	if n := testing.AllocsPerRun(100, func() { a.Tick(now.UnixNano()); _ = g.robot.Apply() }); n != 0 {
+		b.Fatalf("%v allocations per tick, want 0", n)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
 		a.Tick(now.UnixNano())
 		_ = g.robot.Apply()
 	}

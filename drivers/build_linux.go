@@ -9,7 +9,6 @@ import (
 
 	"gobot.io/x/gobot/v2"
 	"gobot.io/x/gobot/v2/platforms/adaptors"
-	"gobot.io/x/gobot/v2/platforms/firmata"
 	"gobot.io/x/gobot/v2/platforms/raspi"
 
 	"github.com/botd-project/botd/drivers/sim"
@@ -43,6 +42,7 @@ func Build(cfg *Config, opts Options) (*Robot, error) {
 		}
 		r.addDevice(d)
 	}
+	r.sealActuators()
 	return r, nil
 }
 
@@ -83,8 +83,10 @@ func (r *Robot) makeBoard(name string, a *AdaptorConfig) (*board, error) {
 		pi.SetName(name)
 		b.adaptor = pi
 	case BoardFirmata:
-		f := firmata.NewAdaptor(a.Port)
-		f.SetName(name)
+		f, err := newFirmataBoard(name, a)
+		if err != nil {
+			return nil, err
+		}
 		b.adaptor = f
 	default:
 		return nil, fmt.Errorf("drivers: board %q: unknown kind %q", name, a.Kind)

@@ -12,7 +12,7 @@ import (
 // ParseConfig or LoadConfig; a Config built in code must pass Validate before Build.
 //
 //	adaptors:
-//	  board: {kind: sim}                 # sim | raspi (pwm: pi-blaster|sysfs) | firmata (port: /dev/ttyACM0)
+//	  board: {kind: sim}                 # sim | raspi (pwm: pi-blaster|sysfs) | firmata (port: /dev/ttyACM0; needs -tags firmata)
 //	devices:
 //	  - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"},
 //	     wheel_base: 0.2, max_linear: 0.4, max_angular: 2, max_wheel_speed: 0.5}
@@ -24,7 +24,7 @@ type Config struct {
 
 // AdaptorConfig is one board.
 type AdaptorConfig struct {
-	// Kind is "sim", "raspi" or "firmata".
+	// Kind is "sim", "raspi" or "firmata" (only in a binary built with -tags firmata).
 	Kind string `yaml:"kind"`
 	// Port is the firmata board's serial port (e.g. /dev/ttyACM0).
 	Port string `yaml:"port,omitempty"`
@@ -32,6 +32,11 @@ type AdaptorConfig struct {
 	// needs the pi-blaster daemon) or "sysfs" (the hardware channels "pwm0" and "pwm1").
 	PWM string `yaml:"pwm,omitempty"`
 }
+
+// noFirmataMessage says why a firmata board is refused by a default build, and what to do.
+const noFirmataMessage = "this binary was built without firmata support (the default build leaves out " +
+	"gobot's firmata adaptor and the BLE stack it pulls in): build it with -tags firmata, " +
+	"e.g. go build -tags firmata ./cmd/botd"
 
 // Adaptor kinds.
 const (
@@ -133,6 +138,9 @@ func (c *Config) Validate() error {
 		case BoardFirmata:
 			if a.Port == "" {
 				v.errorf(path+".port", "a firmata board needs its serial port (e.g. /dev/ttyACM0)")
+			}
+			if !firmataBuilt {
+				v.errorf(path+".kind", "%s", noFirmataMessage)
 			}
 		case "":
 			v.errorf(path+".kind", "missing board kind (sim, raspi or firmata)")

@@ -2,10 +2,10 @@
 // offers the behavior-tree leaves that drive them.
 //
 // A Config (YAML) names the boards ("adaptors": the simulated board of package sim, a Raspberry
-// Pi through gobot's raspi platform, an Arduino through firmata) and the devices wired to them
-// (a differential drive, servos, LEDs, relays, buzzers, plain digital and PWM outputs, an HC-SR04
-// range finder, a battery monitor, an MPU6050 IMU, bump switches and, on the simulator, a
-// ground-truth pose). Each device kind decodes and validates its own section, builds its Gobot
+// Pi through gobot's raspi platform, an Arduino through firmata in a build with -tags firmata)
+// and the devices wired to them (a differential drive, servos, LEDs, relays, buzzers, plain
+// digital and PWM outputs, an HC-SR04 range finder, a battery monitor, an MPU6050 IMU, bump
+// switches and, on the simulator, a ground-truth pose). Each device kind decodes and validates its own section, builds its Gobot
 // drivers, names the blackboard keys it writes and defines its safe state.
 //
 // Build makes a Robot from a Config; Start connects the boards, starts the drivers and puts every
@@ -14,10 +14,12 @@
 // (or, for virtual time, by the caller through Sample); a tick copies the latest samples, each
 // with its own timestamp, into the agent's blackboard through a Binding.
 //
-// Leaves (Register) never touch hardware: they set commands on actuators through the safety
-// envelope, which clamps them to the configured limits, tracks which action owns each actuator,
-// refuses everything during an e-stop, and writes only changes to the Gobot drivers when the
-// tick loop calls Apply.
+// Leaves (Register) resolve their device when a mission is compiled, so a mission naming a
+// device the config lacks is refused at load time; on the tick path they reach it by index on
+// the agent's robot. They never touch hardware: they set commands on actuators through the
+// safety envelope, which clamps them to the configured limits, tracks which action owns each
+// actuator, refuses everything during an e-stop, and writes only changes to the Gobot drivers
+// when the tick loop calls Apply.
 //
 // What this package must never do:
 //   - block the tick: leaves, Snapshot and the envelope take only short locks; slow sensor I/O
@@ -35,4 +37,9 @@
 //
 // Gobot's gpio and i2c drivers build only on Linux (they import go-gpiocdev); on other systems
 // Config parsing, validation and the leaves work, and Build returns ErrUnsupported.
+//
+// Boards are chosen at build time: the default build has the simulated board and the Raspberry
+// Pi. Gobot's firmata adaptor pulls gobot's BLE client, tinygo's bluetooth and dbus into the
+// binary, so it is compiled in only with -tags firmata; without it, a config with a firmata
+// board is refused when it is validated, saying how to build with firmata support.
 package drivers

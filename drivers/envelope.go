@@ -114,13 +114,6 @@ func (e *envelope) release(act *actuator, o owner) {
 	}
 }
 
-// owns reports whether o owns the actuator.
-func (e *envelope) owns(act *actuator, o owner) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return !o.none() && act.owner == o
-}
-
 // wanted returns the actuator's wanted command.
 func (e *envelope) wanted(act *actuator) command {
 	e.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,12 +14,18 @@ import (
 // Register adds the device leaves (MISSIONS.md section 7) to reg: Drive, Stop, Turn, MoveTo,
 // Servo, Led, Relay, Buzzer, DigitalWrite and Pwm. Their parameter limits come from cfg (the
 // drive's max_linear and max_angular, the servos' angles, the PWM outputs' max_duty), so a
-// mission asking more is refused with LIMIT_EXCEEDED when it is validated; device parameters
-// may only name configured devices, and may be left out when there is one device of the kind.
-// With a nil cfg the leaves are registered without limits or device checks (catalogs, tools).
+// mission asking more is refused with LIMIT_EXCEEDED when it is validated. Each leaf resolves
+// its device when the mission is compiled: the device parameter may only name a configured
+// device of the leaf's kind, and may be left out when there is one device of the kind; a
+// mission naming a device the config lacks, or one of another kind, is refused then, at the
+// node's path. With a nil cfg the leaves are registered without limits or devices (catalogs,
+// tools): a tree compiled so compiles, but its device leaves return ERROR.
 //
-// The leaves find their robot in Agent.Env (a *Robot) and only ever set commands on its
-// actuators through the safety envelope; the tick loop writes them with Robot.Apply.
+// An agent ticking the tree must have in Agent.Env a *Robot built from cfg (or from a config
+// with the same actuators: the leaves reach their device by its index there). Every agent of a
+// shared tree may have its own robot. An agent without such a robot makes the device leaves
+// return ERROR, each saying why once per agent. The leaves only ever set commands on the
+// robot's actuators through the safety envelope; the tick loop writes them with Robot.Apply.
 func Register(reg *bt.Registry, cfg *Config) {
 	l := newLimits(cfg)
 	for _, t := range []bt.NodeType{
@@ -36,6 +43,10 @@ type limits struct {
 	servoMin, servoMax    float64
 	maxDuty               float64
 	poseKey, imuKey       string // key prefixes of the pose and IMU sensors
+	// layout is the config's actuators, in order; actIndex maps an actuator's name to its
+	// index there (and in the actuators of every robot built from the config).
+	layout   actuatorLayout
+	actIndex map[string]int
 }
 
 func newLimits(cfg *Config) *limits {
@@ -45,6 +56,18 @@ func newLimits(cfg *Config) *limits {
 		return l
 	}
 	_ = cfg.Validate() // fills in defaults; an invalid config only weakens the limits below
+	var acts []*DeviceConfig
+	l.actIndex = map[string]int{}
+	for _, d := range cfg.Devices {
+		if d == nil {
+			continue
+		}
+		if k, ok := kindByName(d.Kind); ok && k.actuator {
+			l.actIndex[d.Name] = len(acts)
+			acts = append(acts, d)
+		}
+	}
+	l.layout = layoutOf(acts, func(d *DeviceConfig) (string, string) { return d.Kind, d.Name })
 	first := true
 	for _, d := range cfg.Devices {
 		if d == nil || d.Spec == nil {
@@ -113,100 +136,39 @@ func (l *limits) deviceParam(kind string) bt.Param {
 	return p
 }
 
-// device reads the device parameter when the node is compiled and checks that the config has
-// such a device.
-func (l *limits) device(b *bt.Builder, kind string) string {
+// device resolves a leaf's actuator when the node is compiled, from its device parameter (or
+// the only device of the kind), reporting at the node's path what cannot be resolved. (The
+// parameter's declaration already refuses a name that is not a device of the kind.)
+func (l *limits) device(b *bt.Builder, kind string) actuatorRef {
 	raw, _ := b.Raw("device")
 	name, _ := raw.(string)
+	ref := actuatorRef{index: -1, layout: l.layout, name: name}
 	if l.cfg == nil {
-		return name
+		return ref
 	}
 	names := l.names(kind)
 	switch {
 	case len(names) == 0:
 		b.Errorf("", "the robot config has no %s device", kind)
+		return ref
 	case name == "" && len(names) > 1:
 		b.Errorf("device", "there are several %s devices (%s): name one", kind, strings.Join(names, ", "))
+		return ref
+	case name == "":
+		name = names[0]
 	}
-	return name
+	i, ok := l.actIndex[name]
+	if !ok || !slices.Contains(names, name) {
+		b.Errorf("device", "the robot config has no %s device %q (%s devices: %s)", kind, name, kind, strings.Join(names, ", "))
+		return ref
+	}
+	ref.index, ref.name = i, name
+	return ref
 }
 
 // leafDoc appends the shared notes to a leaf's documentation.
 func leafDoc(s string) string {
 	return s + " During an e-stop it returns FAILURE; a driver error while it owns the actuator makes it return ERROR."
-}
-
-// robotOf finds the agent's robot, emitting an error when there is none.
-func robotOf(a *bt.Agent, n *bt.Node) *Robot {
-	r, ok := a.Env.(*Robot)
-	if !ok || r == nil {
-		a.Emit(n.Index, "error", fmt.Sprintf("%s: the agent has no robot (Env is %T)", n.Type.Name, a.Env))
-		return nil
-	}
-	return r
-}
-
-// actuator finds the actuator a leaf names (or the only one of its kind).
-func (r *Robot) actuator(name, kind string) (*actuator, int, error) {
-	if name != "" {
-		d, ok := r.byName[name]
-		switch {
-		case !ok:
-			return nil, 0, fmt.Errorf("no device %q", name)
-		case d.kind != kind || d.act == nil:
-			return nil, 0, fmt.Errorf("device %q is a %s, not a %s", name, d.kind, kind)
-		}
-		for i, act := range r.env.acts {
-			if act == d.act {
-				return act, i, nil
-			}
-		}
-	}
-	found, idx := (*actuator)(nil), 0
-	for i, act := range r.env.acts {
-		if act.dev.kind != kind {
-			continue
-		}
-		if found != nil {
-			return nil, 0, fmt.Errorf("several %s devices: name one with the device parameter", kind)
-		}
-		found, idx = act, i
-	}
-	if found == nil {
-		return nil, 0, fmt.Errorf("the robot has no %s device", kind)
-	}
-	return found, idx, nil
-}
-
-// resolve finds a leaf's actuator when it opens and keeps its index+1 in word 0 of the node's
-// memory (0: not found, the error was emitted).
-func resolve(a *bt.Agent, n *bt.Node, dev, kind string) (*Robot, *actuator) {
-	m := a.Mem(n)
-	m[0] = 0
-	r := robotOf(a, n)
-	if r == nil {
-		return nil, nil
-	}
-	act, i, err := r.actuator(dev, kind)
-	if err != nil {
-		a.Emit(n.Index, "error", fmt.Sprintf("%s: %v", n.Type.Name, err))
-		return nil, nil
-	}
-	m[0] = uint64(i) + 1
-	return r, act
-}
-
-// resolved returns the actuator found when the node opened.
-func resolved(a *bt.Agent, n *bt.Node) (*Robot, *actuator) {
-	i := a.Mem(n)[0]
-	if i == 0 {
-		return nil, nil
-	}
-	r, ok := a.Env.(*Robot)
-	if !ok || r == nil || int(i) > len(r.env.acts) {
-		return nil, nil
-	}
-	return r, r.env.acts[i-1]
 }
 
 // commandStatus turns a refused command into the leaf's status.
@@ -239,6 +201,3 @@ func readNum(a *bt.Agent, n *bt.Node, name string, p bt.Num) (float64, bool) {
 	}
 	return v, true
 }
-
-func f2w(f float64) uint64 { return math.Float64bits(f) }
-func w2f(w uint64) float64 { return math.Float64frombits(w) }

@@ -31,25 +31,37 @@ func driveType(l *limits) bt.NodeType {
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(5)
-			return &drive{dev: l.device(b, KindDiffDrive), linear: b.Number("linear"), angular: b.Number("angular"),
-				ms: b.Number("ms"), timed: b.Has("ms")}
+			return &drive{act: l.device(b, KindDiffDrive), linear: b.Number("linear"), angular: b.Number("angular"),
+				ms: b.Number("ms"), timed: b.Has("ms"), mem: bt.Reserve[driveMem](b)}
 		},
 	}
 }
 
-// drive keeps: [0] actuator, [1] start ns, [2] duration ns, [3] linear, [4] angular.
 type drive struct {
-	dev                 string
+	act                 actuatorRef
 	linear, angular, ms bt.Num
 	timed               bool
+	mem                 bt.Mem[driveMem]
+}
+
+var (
+	_ bt.Opener = (*drive)(nil)
+	_ bt.Closer = (*drive)(nil) // also on halt: stops the base it owns
+)
+
+// driveMem is a Drive's per-agent memory, set when it opens.
+type driveMem struct {
+	leafMem
+	start, dur      int64 // clock ns
+	linear, angular float64
 }
 
 func (d *drive) Open(a *bt.Agent, n *bt.Node) {
-	if _, act := resolve(a, n, d.dev, KindDiffDrive); act == nil {
+	m := d.mem.Of(a, n)
+	m.ready = false
+	if _, act := d.act.use(a, n, &m.reported); act == nil {
 		return
 	}
-	m := a.Mem(n)
 	lin, ok1 := readNum(a, n, "linear", d.linear)
 	ang, ok2 := readNum(a, n, "angular", d.angular)
 	dur := 0.0
@@ -58,32 +70,27 @@ func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 		dur, ok3 = readNum(a, n, "ms", d.ms)
 	}
 	if !ok1 || !ok2 || !ok3 || dur < 0 {
-		m[0] = 0
 		return
 	}
-	m[1], m[2], m[3], m[4] = uint64(a.Now()), uint64(dur*1e6), f2w(lin), f2w(ang)
+	m.start, m.dur, m.linear, m.angular = a.Now(), int64(dur*1e6), lin, ang
+	m.ready = true
 }
 
 func (d *drive) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act, m, o, ok := startTick(a, n)
+	m := d.mem.Of(a, n)
+	r, act, o, ok := startTick(a, n, &d.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
-	if d.timed && a.Now()-int64(m[1]) >= int64(m[2]) {
+	if d.timed && a.Now()-m.start >= m.dur {
 		return bt.Success // Close stops the base
 	}
-	err := r.env.command(act, o, command{a: w2f(m[3]), b: w2f(m[4])}, true)
+	err := r.env.command(act, o, command{a: m.linear, b: m.angular}, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 
-func (d *drive) Close(a *bt.Agent, n *bt.Node) { releaseOwned(a, n) }
-
-// releaseOwned stops the node's actuator if the node still owns it.
-func releaseOwned(a *bt.Agent, n *bt.Node) {
-	if r, act := resolved(a, n); act != nil {
-		r.env.release(act, owner{a, n.Index})
-	}
-}
+// Close stops the base if the Drive still owns it (a halt too: no Halt method).
+func (d *drive) Close(a *bt.Agent, n *bt.Node) { d.act.release(a, owner{a, n.Index}) }
 
 func stopType(l *limits) bt.NodeType {
 	return bt.NodeType{
@@ -92,16 +99,18 @@ func stopType(l *limits) bt.NodeType {
 			"An action that was driving loses the drive.",
 		Params: []bt.Param{l.deviceParam(KindDiffDrive)},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
-			return &stop{dev: l.device(b, KindDiffDrive)}
+			return &stop{act: l.device(b, KindDiffDrive), mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
 
-type stop struct{ dev string }
+type stop struct {
+	act actuatorRef
+	mem bt.Mem[leafMem]
+}
 
 func (s *stop) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolve(a, n, s.dev, KindDiffDrive)
+	r, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
@@ -125,33 +134,46 @@ func turnType(l *limits) bt.NodeType {
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(5)
-			return &turn{dev: l.device(b, KindDiffDrive), angle: b.Number("angle_deg"), speed: b.Number("speed"),
+			return &turn{act: l.device(b, KindDiffDrive), angle: b.Number("angle_deg"), speed: b.Number("speed"),
 				tol: b.Number("tolerance_deg"), maxAge: b.Number("max_age_ms"),
-				heading: [2]bt.Slot{b.Key(l.poseKey + ".heading"), b.Key(l.imuKey + ".yaw")}}
+				heading: [2]bt.Slot{b.Key(l.poseKey + ".heading"), b.Key(l.imuKey + ".yaw")},
+				mem:     bt.Reserve[turnMem](b)}
 		},
 	}
 }
 
-// turn keeps: [0] actuator, [1] target heading, [2] heading source (0 pose, 1 imu), [3] top
-// turn rate, [4] tolerance (rad).
 type turn struct {
-	dev                       string
+	act                       actuatorRef
 	angle, speed, tol, maxAge bt.Num
-	heading                   [2]bt.Slot
+	heading                   [2]bt.Slot // the pose's heading, the IMU's yaw
+	mem                       bt.Mem[turnMem]
+}
+
+var (
+	_ bt.Opener = (*turn)(nil)
+	_ bt.Closer = (*turn)(nil) // also on halt
+)
+
+// turnMem is a Turn's per-agent memory, set when it opens.
+type turnMem struct {
+	leafMem
+	source int     // the heading it reads: index in turn.heading
+	target float64 // heading, rad
+	rate   float64 // top turn rate, rad/s
+	tol    float64 // rad
 }
 
 func (t *turn) Open(a *bt.Agent, n *bt.Node) {
-	if _, act := resolve(a, n, t.dev, KindDiffDrive); act == nil {
+	m := t.mem.Of(a, n)
+	m.ready = false
+	if _, act := t.act.use(a, n, &m.reported); act == nil {
 		return
 	}
-	m := a.Mem(n)
 	angle, ok1 := readNum(a, n, "angle_deg", t.angle)
 	speed, ok2 := readNum(a, n, "speed", t.speed)
 	tol, ok3 := readNum(a, n, "tolerance_deg", t.tol)
 	maxAge, ok4 := readNum(a, n, "max_age_ms", t.maxAge)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		m[0] = 0
 		return
 	}
 	src, h, ok := -1, 0.0, false
@@ -164,14 +186,15 @@ func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 	if src < 0 {
 		a.Emit(n.Index, "error", fmt.Sprintf("Turn: no fresh heading (%s or %s within %v ms)",
 			a.BB.Key(t.heading[0]).Name, a.BB.Key(t.heading[1]).Name, maxAge))
-		m[0] = 0
 		return
 	}
-	m[1], m[2], m[3], m[4] = f2w(wrapAngle(h+angle*math.Pi/180)), uint64(src), f2w(math.Max(speed, minTurnRate)), f2w(tol*math.Pi/180)
+	m.target, m.source, m.rate, m.tol = wrapAngle(h+angle*math.Pi/180), src, math.Max(speed, minTurnRate), tol*math.Pi/180
+	m.ready = true
 }
 
 func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act, m, o, ok := startTick(a, n)
+	m := t.mem.Of(a, n)
+	r, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -179,22 +202,23 @@ func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	if !ok {
 		return bt.Error
 	}
-	s := t.heading[m[2]]
+	s := t.heading[m.source]
 	h, ok := freshNumber(a, s, maxAge)
 	if !ok {
 		a.Emit(n.Index, "error", staleMessage(a, "Turn", s, maxAge))
 		return bt.Error
 	}
-	e := wrapAngle(w2f(m[1]) - h)
-	if math.Abs(e) <= w2f(m[4]) {
+	e := wrapAngle(m.target - h)
+	if math.Abs(e) <= m.tol {
 		return bt.Success // Close stops the base
 	}
-	w := math.Copysign(math.Min(math.Max(headingGain*math.Abs(e), minTurnRate), w2f(m[3])), e)
+	w := math.Copysign(math.Min(math.Max(headingGain*math.Abs(e), minTurnRate), m.rate), e)
 	err := r.env.command(act, o, command{b: w}, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 
-func (t *turn) Close(a *bt.Agent, n *bt.Node) { releaseOwned(a, n) }
+// Close stops the base if the Turn still owns it (a halt too).
+func (t *turn) Close(a *bt.Agent, n *bt.Node) { t.act.release(a, owner{a, n.Index}) }
 
 // freshNumber reads a numeric slot written within maxAgeMs of the tick.
 func freshNumber(a *bt.Agent, s bt.Slot, maxAgeMs float64) (float64, bool) {
@@ -229,42 +253,55 @@ func moveToType(l *limits) bt.NodeType {
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(6)
-			return &moveTo{dev: l.device(b, KindDiffDrive), x: b.Number("x"), y: b.Number("y"), tol: b.Number("tolerance"),
+			return &moveTo{act: l.device(b, KindDiffDrive), x: b.Number("x"), y: b.Number("y"), tol: b.Number("tolerance"),
 				speed: b.Number("speed"), maxAge: b.Number("max_age_ms"),
 				pose:       [3]bt.Slot{b.Key(l.poseKey + ".x"), b.Key(l.poseKey + ".y"), b.Key(l.poseKey + ".heading")},
-				maxAngular: l.maxAngular}
+				maxAngular: l.maxAngular, mem: bt.Reserve[moveToMem](b)}
 		},
 	}
 }
 
-// moveTo keeps: [0] actuator, [1] x, [2] y, [3] speed, [4] tolerance, [5] phase (0 turning in
-// place, 1 driving).
 type moveTo struct {
-	dev                      string
+	act                      actuatorRef
 	x, y, tol, speed, maxAge bt.Num
 	pose                     [3]bt.Slot
 	maxAngular               float64
+	mem                      bt.Mem[moveToMem]
+}
+
+var (
+	_ bt.Opener = (*moveTo)(nil)
+	_ bt.Closer = (*moveTo)(nil) // also on halt
+)
+
+// moveToMem is a MoveTo's per-agent memory, set when it opens.
+type moveToMem struct {
+	leafMem
+	x, y       float64 // the goal, m
+	speed, tol float64 // m/s, m
+	driving    bool    // driving toward the goal rather than turning in place
 }
 
 func (mv *moveTo) Open(a *bt.Agent, n *bt.Node) {
-	if _, act := resolve(a, n, mv.dev, KindDiffDrive); act == nil {
+	m := mv.mem.Of(a, n)
+	m.ready = false
+	if _, act := mv.act.use(a, n, &m.reported); act == nil {
 		return
 	}
-	m := a.Mem(n)
 	x, ok1 := readNum(a, n, "x", mv.x)
 	y, ok2 := readNum(a, n, "y", mv.y)
 	speed, ok3 := readNum(a, n, "speed", mv.speed)
 	tol, ok4 := readNum(a, n, "tolerance", mv.tol)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		m[0] = 0
 		return
 	}
-	m[1], m[2], m[3], m[4], m[5] = f2w(x), f2w(y), f2w(speed), f2w(tol), 0
+	m.x, m.y, m.speed, m.tol, m.driving = x, y, speed, tol, false
+	m.ready = true
 }
 
 func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act, m, o, ok := startTick(a, n)
+	m := mv.mem.Of(a, n)
+	r, act, o, ok := startTick(a, n, &mv.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -279,43 +316,54 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 			return bt.Error
 		}
 	}
-	dx, dy := w2f(m[1])-p[0], w2f(m[2])-p[1]
+	dx, dy := m.x-p[0], m.y-p[1]
 	dist := math.Hypot(dx, dy)
-	if dist <= w2f(m[4]) {
+	if dist <= m.tol {
 		return bt.Success // Close stops the base
 	}
 	e := wrapAngle(math.Atan2(dy, dx) - p[2])
 	switch {
-	case m[5] == 0 && math.Abs(e) < startDriving:
-		m[5] = 1
-	case m[5] == 1 && math.Abs(e) > stopDriving:
-		m[5] = 0
+	case !m.driving && math.Abs(e) < startDriving:
+		m.driving = true
+	case m.driving && math.Abs(e) > stopDriving:
+		m.driving = false
 	}
 	turnCap := math.Min(maxTurnRate, mv.maxAngular)
 	w := math.Copysign(math.Min(math.Max(headingGain*math.Abs(e), minTurnRate), turnCap), e)
 	c := command{b: w}
-	if m[5] == 1 {
-		c.a = math.Max(math.Min(w2f(m[3]), driveGain*dist), minDriveSpeed) * math.Max(0, math.Cos(e))
+	if m.driving {
+		c.a = math.Max(math.Min(m.speed, driveGain*dist), minDriveSpeed) * math.Max(0, math.Cos(e))
 		c.b = math.Max(-turnCap, math.Min(turnCap, headingGain*e))
 	}
 	err := r.env.command(act, o, c, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 
-func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { releaseOwned(a, n) }
+// Close stops the base if the MoveTo still owns it (a halt too).
+func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { mv.act.release(a, owner{a, n.Index}) }
 
-// startTick is the common start of a motion leaf's tick: the robot and
-// the actuator it drives, the leaf's memory and its owner token; ok is
-// false (the leaf returns ERROR) when the actuator is missing or a driver
-// write of this leaf failed.
-func startTick(a *bt.Agent, n *bt.Node) (r *Robot, act *actuator, m []uint64, o owner, ok bool) {
-	r, act = resolved(a, n)
+// leafMem is what every device leaf's per-agent memory starts with.
+type leafMem struct {
+	ready    bool // Open found the actuator and read every parameter (leaves that open)
+	reported bool // why the agent has no actuator for the leaf was said (actuatorRef.use)
+}
+
+// startTick is the common start of a long leaf's tick: the robot and the
+// actuator it drives and its owner token; ok is false (the leaf returns
+// ERROR) when its Open failed (and said why), when the agent has no robot
+// with the actuator (said once), or when a driver write of this leaf
+// failed.
+func startTick(a *bt.Agent, n *bt.Node, ref *actuatorRef, m *leafMem) (r *Robot, act *actuator, o owner, ok bool) {
+	if !m.ready {
+		return nil, nil, owner{}, false
+	}
+	r, act = ref.use(a, n, &m.reported)
 	if act == nil {
-		return nil, nil, nil, owner{}, false
+		return nil, nil, owner{}, false
 	}
 	o = owner{a, n.Index}
 	if driverError(a, n, r, act, o) {
-		return nil, nil, nil, owner{}, false
+		return nil, nil, owner{}, false
 	}
-	return r, act, a.Mem(n), o, true
+	return r, act, o, true
 }

@@ -20,10 +20,9 @@ func servoType(l *limits) bt.NodeType {
 			l.deviceParam(KindServo),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
-			dev := l.device(b, KindServo)
-			checkServoRange(b, l, dev)
-			return &setter{dev: dev, kind: KindServo, value: b.Number("angle"), param: "angle"}
+			act := l.device(b, KindServo)
+			checkServoRange(b, l, act.name)
+			return &setter{act: act, value: b.Number("angle"), param: "angle", mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -50,14 +49,16 @@ func checkServoRange(b *bt.Builder, l *limits, dev string) {
 // setter is a one-shot leaf that latches one number on an actuator (servo angle, relay level,
 // digital level, PWM duty).
 type setter struct {
-	dev, kind, param string
-	value            bt.Num
-	flag             bt.Flag // relay: the on parameter instead of value
-	isFlag           bool
+	act    actuatorRef
+	param  string
+	value  bt.Num
+	flag   bt.Flag // relay: the on parameter instead of value
+	isFlag bool
+	mem    bt.Mem[leafMem]
 }
 
 func (s *setter) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolve(a, n, s.dev, s.kind)
+	r, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
@@ -90,21 +91,22 @@ func ledType(l *limits) bt.NodeType {
 			l.deviceParam(KindLED),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
 			raw, _ := b.Raw("mode")
 			mode, _ := raw.(string)
-			return &led{dev: l.device(b, KindLED), mode: mode, hz: b.Number("hz")}
+			return &led{act: l.device(b, KindLED), mode: mode, hz: b.Number("hz"), mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
 
 type led struct {
-	dev, mode string
-	hz        bt.Num
+	act  actuatorRef
+	mode string
+	hz   bt.Num
+	mem  bt.Mem[leafMem]
 }
 
 func (l *led) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolve(a, n, l.dev, KindLED)
+	r, act := l.act.use(a, n, &l.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
@@ -138,8 +140,8 @@ func relayType(l *limits) bt.NodeType {
 			l.deviceParam(KindRelay),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
-			return &setter{dev: l.device(b, KindRelay), kind: KindRelay, param: "on", flag: b.Bool("on"), isFlag: true}
+			return &setter{act: l.device(b, KindRelay), param: "on", flag: b.Bool("on"), isFlag: true,
+				mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -153,13 +155,13 @@ func digitalWriteType(l *limits) bt.NodeType {
 			l.deviceParam(KindDigitalOut),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
 			if raw, _ := b.Raw("value"); raw != nil {
 				if v, ok := bt.AsNumber(raw); ok && v != 0 && v != 1 {
 					b.Errorf("value", "want 0 or 1, got %v", v)
 				}
 			}
-			return &setter{dev: l.device(b, KindDigitalOut), kind: KindDigitalOut, param: "value", value: b.Number("value")}
+			return &setter{act: l.device(b, KindDigitalOut), param: "value", value: b.Number("value"),
+				mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -173,8 +175,8 @@ func pwmType(l *limits) bt.NodeType {
 			l.deviceParam(KindPWMOut),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(1)
-			return &setter{dev: l.device(b, KindPWMOut), kind: KindPWMOut, param: "duty", value: b.Number("duty")}
+			return &setter{act: l.device(b, KindPWMOut), param: "duty", value: b.Number("duty"),
+				mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -190,39 +192,54 @@ func buzzerType(l *limits) bt.NodeType {
 			l.deviceParam(KindBuzzer),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			b.Words(3)
 			if b.Has("on") == b.Has("ms") {
 				b.Errorf("", "give either on or ms")
 			}
-			return &buzzer{dev: l.device(b, KindBuzzer), on: b.Bool("on"), ms: b.Number("ms"), timed: b.Has("ms")}
+			return &buzzer{act: l.device(b, KindBuzzer), on: b.Bool("on"), ms: b.Number("ms"), timed: b.Has("ms"),
+				mem: bt.Reserve[buzzerMem](b)}
 		},
 	}
 }
 
-// buzzer keeps: [0] actuator, [1] start ns, [2] duration ns.
 type buzzer struct {
-	dev   string
+	act   actuatorRef
 	on    bt.Flag
 	ms    bt.Num
 	timed bool
+	mem   bt.Mem[buzzerMem]
+}
+
+var (
+	_ bt.Opener = (*buzzer)(nil)
+	_ bt.Closer = (*buzzer)(nil) // also on halt: silences the buzzer it owns
+)
+
+// buzzerMem is a Buzzer's per-agent memory, set when it opens.
+type buzzerMem struct {
+	leafMem
+	start, dur int64 // clock ns (with ms)
 }
 
 func (bz *buzzer) Open(a *bt.Agent, n *bt.Node) {
-	if _, act := resolve(a, n, bz.dev, KindBuzzer); act == nil || !bz.timed {
+	m := bz.mem.Of(a, n)
+	m.ready = false
+	if _, act := bz.act.use(a, n, &m.reported); act == nil {
 		return
 	}
-	m := a.Mem(n)
-	d, ok := readNum(a, n, "ms", bz.ms)
-	if !ok || d < 0 {
-		m[0] = 0
-		return
+	if bz.timed {
+		d, ok := readNum(a, n, "ms", bz.ms)
+		if !ok || d < 0 {
+			return
+		}
+		m.start, m.dur = a.Now(), int64(d*1e6)
 	}
-	m[1], m[2] = uint64(a.Now()), uint64(d*1e6)
+	m.ready = true
 }
 
 func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := resolved(a, n)
-	if act == nil {
+	m := bz.mem.Of(a, n)
+	r, act, o, ok := startTick(a, n, &bz.act, &m.leafMem)
+	if !ok {
 		return bt.Error
 	}
 	if !bz.timed {
@@ -237,19 +254,15 @@ func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		}
 		return commandStatus(a, n, r.env.command(act, owner{}, c, false), bt.Success)
 	}
-	m := a.Mem(n)
-	o := owner{a, n.Index}
-	if driverError(a, n, r, act, o) {
-		return bt.Error
-	}
-	if a.Now()-int64(m[1]) >= int64(m[2]) {
+	if a.Now()-m.start >= m.dur {
 		return bt.Success // Close silences it
 	}
 	return commandStatus(a, n, r.env.command(act, o, command{a: 1}, true), bt.Running)
 }
 
+// Close silences a sounding Buzzer (with ms) if it still owns the buzzer (a halt too).
 func (bz *buzzer) Close(a *bt.Agent, n *bt.Node) {
 	if bz.timed {
-		releaseOwned(a, n)
+		bz.act.release(a, owner{a, n.Index})
 	}
 }

@@ -273,14 +273,22 @@ func TestMoveToNeedsAFreshPose(t *testing.T) {
 	}
 }
 
+// TestNoRobot: an agent without a robot makes the device leaves return ERROR; each says why
+// once per agent, however often it is ticked.
 func TestNoRobot(t *testing.T) {
 	cfg := parse(t, allKinds)
-	tree := compileTree(t, cfg, nd("Drive", "", kv{"linear": 0.1}))
-	a := bt.NewAgent(tree, 0, 0)
-	s := &sink{}
-	a.Sink = s
-	if st := a.Tick(1); st != bt.Error || !strings.Contains(s.String(), "the agent has no robot") {
-		t.Errorf("%v %q", st, s)
+	for _, leaf := range []*bt.NodeDef{nd("Drive", "", kv{"linear": 0.1}), nd("Servo", "", kv{"angle": 90}), nd("Buzzer", "", kv{"ms": 10})} {
+		a := bt.NewAgent(compileTree(t, cfg, leaf), 0, 0)
+		s := &sink{}
+		a.Sink = s
+		for k := range 3 {
+			if st := a.Tick(int64(k + 1)); st != bt.Error {
+				t.Errorf("%s, tick %d: %v", leaf.Type, k, st)
+			}
+		}
+		if msgs := s.String(); strings.Count(msgs, "\n") != 0 || !strings.HasPrefix(msgs, "error: "+leaf.Type+": the agent has no robot (Env is <nil>)") {
+			t.Errorf("%s: want one message, got %q", leaf.Type, msgs)
+		}
 	}
 }
 

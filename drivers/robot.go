@@ -64,6 +64,9 @@ type Robot struct {
 	env     envelope
 	table   sampleTable
 	sim     *sim.Robot
+	// layout is the robot's actuators (env.acts), kinds and names in order: device leaves
+	// compiled for a config with the same actuators reach theirs by index (actuatorRef).
+	layout actuatorLayout
 
 	mu          sync.Mutex // lifecycle
 	state       atomic.Int32
@@ -152,6 +155,11 @@ func (r *Robot) addDevice(d *device) {
 		r.table.add(d.sens)
 		r.sensors = append(r.sensors, d.sens)
 	}
+}
+
+// sealActuators records the robot's actuators once they are all built.
+func (r *Robot) sealActuators() {
+	r.layout = layoutOf(r.env.acts, func(a *actuator) (string, string) { return a.dev.kind, a.dev.name })
 }
 
 // Name is the robot's name.
