@@ -114,7 +114,7 @@ func TestFaultsNothingLost(t *testing.T) {
 	}
 
 	b.Close()
-	b = mqtttest.StartBroker(t, brokerAddr)
+	mqtttest.StartBroker(t, brokerAddr) // closed when the test ends
 	r.waitFor(t, "ONLINE after the broker restart", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnOnline && r.g.Conn().IsUp() })
 	if rep := r.send(t, robot, protocol.Command{Op: protocol.OpMissionPause}); !rep.OK {
 		t.Fatalf("pause after the broker restart: %+v", rep.Error)
