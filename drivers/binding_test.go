@@ -3,6 +3,7 @@ package drivers
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,6 +88,7 @@ func TestAsyncSampling(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var wg sync.WaitGroup
+	var ticks atomic.Int64
 	stop := make(chan struct{})
 	wg.Add(1)
 	go func() { // the tick loop
@@ -101,16 +103,34 @@ func TestAsyncSampling(t *testing.T) {
 			a.Tick(time.Now().UnixNano())
 			_ = r.Apply()
 			w.Step(5 * time.Millisecond)
+			ticks.Add(1)
 			time.Sleep(time.Millisecond)
 		}
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitTicks := func(n int64) {
+		t.Helper()
+		target := ticks.Load() + n
+		deadline := time.Now().Add(20 * time.Second)
+		for ticks.Load() < target {
+			if time.Now().After(deadline) {
+				t.Fatalf("the tick loop did not make %d ticks", n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitTicks(20)
+	if l, rr := r.SimRobot().Wheels(); l == 0 && rr == 0 {
+		t.Fatal("the wheels never turned: the e-stop below would prove nothing")
+	}
 	if err := r.EStop("from another goroutine"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if l, rr := r.SimRobot().Wheels(); l != 0 || rr != 0 {
-		t.Errorf("wheels %v %v during e-stop", l, rr)
+	// Stopped at once, and still stopped while the loop keeps ticking.
+	for range 3 {
+		if l, rr := r.SimRobot().Wheels(); l != 0 || rr != 0 {
+			t.Fatalf("wheels %v %v during e-stop", l, rr)
+		}
+		waitTicks(5)
 	}
 	close(stop)
 	wg.Wait()
