@@ -125,17 +125,19 @@ func turnType(l *limits) bt.NodeType {
 		Name: "Turn", Kind: bt.Leaf, Category: "action",
 		Doc: leafDoc(fmt.Sprintf("Turns in place by `angle_deg` (counter-clockwise positive) from the heading it opened with, "+
 			"reading the heading from %s.heading, or %s.yaw when there is no fresh pose: RUNNING until within `tolerance_deg`, "+
-			"then SUCCESS. A missing or stale heading is ERROR.", l.poseKey, l.imuKey)),
+			"then SUCCESS. A heading that goes stale while turning stops the base and waits up to `stale_grace_ms` for a fresh one; "+
+			"a missing heading, or one still stale after that, is ERROR.", l.poseKey, l.imuKey)),
 		Params: []bt.Param{
 			{Name: "angle_deg", Type: bt.TNumber, Required: true, Min: bt.Float(-180), Max: bt.Float(180), Unit: "deg", Doc: "how far to turn"},
 			{Name: "speed", Type: bt.TNumber, Default: math.Min(1, l.maxAngular), Min: bt.Float(0.05), Max: bound(l.maxAngular), Unit: "rad/s", Doc: "top turn rate"},
 			{Name: "tolerance_deg", Type: bt.TNumber, Default: 1.0, Min: bt.Float(0.1), Max: bt.Float(45), Unit: "deg", Doc: "done when this close"},
 			{Name: "max_age_ms", Type: bt.TNumber, Default: 500.0, Min: bt.Float(1), Unit: "ms", Doc: "an older heading is stale"},
+			graceParam,
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
 			return &turn{act: l.device(b, KindDiffDrive), angle: b.Number("angle_deg"), speed: b.Number("speed"),
-				tol: b.Number("tolerance_deg"), maxAge: b.Number("max_age_ms"),
+				tol: b.Number("tolerance_deg"), maxAge: b.Number("max_age_ms"), grace: b.Number("stale_grace_ms"),
 				heading: [2]bt.Slot{b.Key(l.poseKey + ".heading"), b.Key(l.imuKey + ".yaw")},
 				mem:     bt.Reserve[turnMem](b)}
 		},
@@ -143,10 +145,10 @@ func turnType(l *limits) bt.NodeType {
 }
 
 type turn struct {
-	act                       actuatorRef
-	angle, speed, tol, maxAge bt.Num
-	heading                   [2]bt.Slot // the pose's heading, the IMU's yaw
-	mem                       bt.Mem[turnMem]
+	act                              actuatorRef
+	angle, speed, tol, maxAge, grace bt.Num
+	heading                          [2]bt.Slot // the pose's heading, the IMU's yaw
+	mem                              bt.Mem[turnMem]
 }
 
 var (
@@ -165,7 +167,7 @@ type turnMem struct {
 
 func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 	m := t.mem.Of(a, n)
-	m.ready = false
+	m.ready, m.holding = false, false
 	if _, act := t.act.use(a, n, &m.reported); act == nil {
 		return
 	}
@@ -205,9 +207,9 @@ func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	s := t.heading[m.source]
 	h, ok := freshNumber(a, s, maxAge)
 	if !ok {
-		a.Emit(n.Index, "error", staleMessage(a, "Turn", s, maxAge))
-		return bt.Error
+		return holdStale(a, n, r, act, o, &m.leafMem, "Turn", s, maxAge, t.grace)
 	}
+	m.holding = false
 	e := wrapAngle(m.target - h)
 	if math.Abs(e) <= m.tol {
 		return bt.Success // Close stops the base
@@ -230,31 +232,58 @@ func freshNumber(a *bt.Agent, s bt.Slot, maxAgeMs float64) (float64, bool) {
 	return v, float64(a.Now()-ts) <= maxAgeMs*1e6
 }
 
-func staleMessage(a *bt.Agent, leaf string, s bt.Slot, maxAgeMs float64) string {
+// graceParam is how long a motion leaf holds, stopped, for a fresh sample
+// before a stale one fails it.
+var graceParam = bt.Param{Name: "stale_grace_ms", Type: bt.TNumber, Default: 1000.0, Min: bt.Float(0), Unit: "ms",
+	Doc: "a sample older than max_age_ms stops the base and waits this long for a fresh one before the leaf fails"}
+
+// holdStale is a motion leaf's answer to a stale sample in slot s: a late
+// sample (a busy machine, a slow sensor) must not end a mission, so the
+// base stops and the leaf stays RUNNING while the sample is at most
+// max_age_ms + stale_grace_ms old; past that, or with no sample at all,
+// it fails with ERROR naming the sensor and its age.
+func holdStale(a *bt.Agent, n *bt.Node, r *Robot, act *actuator, o owner, m *leafMem, leaf string, s bt.Slot, maxAgeMs float64, graceNum bt.Num) bt.Status {
 	name := a.BB.Key(s).Name
 	if _, ok := a.BB.Number(s); !ok {
-		return fmt.Sprintf("%s: %s is missing (is a pose or IMU sensor configured?)", leaf, name)
+		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s is missing (is a pose or IMU sensor configured?)", leaf, name))
+		return bt.Error
+	}
+	grace, ok := readNum(a, n, "stale_grace_ms", graceNum)
+	if !ok {
+		return bt.Error
 	}
 	ts, _ := a.BB.Stamp(s)
-	return fmt.Sprintf("%s: %s is stale (%.0f ms old, max_age_ms %v)", leaf, name, float64(a.Now()-ts)/1e6, maxAgeMs)
+	ageMs := float64(a.Now()-ts) / 1e6
+	if ageMs > maxAgeMs+grace {
+		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s is stale (%.0f ms old; max_age_ms %v, and no fresh sample within stale_grace_ms %v)", leaf, name, ageMs, maxAgeMs, grace))
+		return bt.Error
+	}
+	if !m.holding {
+		m.holding = true
+		a.Emit(n.Index, "warning", fmt.Sprintf("%s: %s is %.0f ms old (max_age_ms %v): stopped, waiting up to %v ms for a fresh sample", leaf, name, ageMs, maxAgeMs, grace))
+	}
+	err := r.env.command(act, o, command{}, true)
+	return commandStatus(a, n, err, bt.Running)
 }
 
 func moveToType(l *limits) bt.NodeType {
 	return bt.NodeType{
 		Name: "MoveTo", Kind: bt.Leaf, Category: "action",
 		Doc: leafDoc(fmt.Sprintf("Drives to (`x`, `y`) reading the pose from %[1]s.x, %[1]s.y and %[1]s.heading: turns in place toward the goal, "+
-			"then drives with a proportional heading correction; SUCCESS within `tolerance` metres. A missing or stale pose is ERROR.", l.poseKey)),
+			"then drives with a proportional heading correction; SUCCESS within `tolerance` metres. A pose older than `max_age_ms` stops the base and waits up to `stale_grace_ms` for a fresh one; "+
+			"a missing pose, or one still stale after that, is ERROR naming the key and its age.", l.poseKey)),
 		Params: []bt.Param{
 			{Name: "x", Type: bt.TNumber, Required: true, Unit: "m", Doc: "goal x"},
 			{Name: "y", Type: bt.TNumber, Required: true, Unit: "m", Doc: "goal y"},
 			{Name: "tolerance", Type: bt.TNumber, Default: 0.1, Min: bt.Float(0.01), Unit: "m", Doc: "done when this close"},
 			{Name: "speed", Type: bt.TNumber, Default: math.Min(0.3, l.maxLinear), Min: bt.Float(0.01), Max: bound(l.maxLinear), Unit: "m/s", Doc: "top speed"},
 			{Name: "max_age_ms", Type: bt.TNumber, Default: 500.0, Min: bt.Float(1), Unit: "ms", Doc: "an older pose is stale"},
+			graceParam,
 			l.deviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
 			return &moveTo{act: l.device(b, KindDiffDrive), x: b.Number("x"), y: b.Number("y"), tol: b.Number("tolerance"),
-				speed: b.Number("speed"), maxAge: b.Number("max_age_ms"),
+				speed: b.Number("speed"), maxAge: b.Number("max_age_ms"), grace: b.Number("stale_grace_ms"),
 				pose:       [3]bt.Slot{b.Key(l.poseKey + ".x"), b.Key(l.poseKey + ".y"), b.Key(l.poseKey + ".heading")},
 				maxAngular: l.maxAngular, mem: bt.Reserve[moveToMem](b)}
 		},
@@ -262,11 +291,11 @@ func moveToType(l *limits) bt.NodeType {
 }
 
 type moveTo struct {
-	act                      actuatorRef
-	x, y, tol, speed, maxAge bt.Num
-	pose                     [3]bt.Slot
-	maxAngular               float64
-	mem                      bt.Mem[moveToMem]
+	act                             actuatorRef
+	x, y, tol, speed, maxAge, grace bt.Num
+	pose                            [3]bt.Slot
+	maxAngular                      float64
+	mem                             bt.Mem[moveToMem]
 }
 
 var (
@@ -284,7 +313,7 @@ type moveToMem struct {
 
 func (mv *moveTo) Open(a *bt.Agent, n *bt.Node) {
 	m := mv.mem.Of(a, n)
-	m.ready = false
+	m.ready, m.holding = false, false
 	if _, act := mv.act.use(a, n, &m.reported); act == nil {
 		return
 	}
@@ -312,10 +341,10 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	var p [3]float64
 	for i, s := range mv.pose {
 		if p[i], ok = freshNumber(a, s, maxAge); !ok {
-			a.Emit(n.Index, "error", staleMessage(a, "MoveTo", s, maxAge))
-			return bt.Error
+			return holdStale(a, n, r, act, o, &m.leafMem, "MoveTo", s, maxAge, mv.grace)
 		}
 	}
+	m.holding = false
 	dx, dy := m.x-p[0], m.y-p[1]
 	dist := math.Hypot(dx, dy)
 	if dist <= m.tol {
@@ -346,6 +375,7 @@ func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { mv.act.release(a, owner{a, n.
 type leafMem struct {
 	ready    bool // Open found the actuator and read every parameter (leaves that open)
 	reported bool // why the agent has no actuator for the leaf was said (actuatorRef.use)
+	holding  bool // stopped for a fresh sample (holdStale); said once per hold
 }
 
 // startTick is the common start of a long leaf's tick: the robot and the

@@ -260,12 +260,35 @@ func TestMoveToNeedsAFreshPose(t *testing.T) {
 	if st := ar.tick(); st != bt.Running {
 		t.Fatalf("fresh pose: %v %s", st, ar.sink)
 	}
-	g.robot.byName["pose"].sens.read = func(_ time.Time, _ []float64) error { return errors.New("lost") }
+	// A pose a little late: the base stops and the leaf waits for a fresh
+	// one (stale_grace_ms, 1 s by default), then drives on.
+	sens := g.robot.byName["pose"].sens
+	read := sens.read
+	sens.read = func(_ time.Time, _ []float64) error { return errors.New("lost") }
 	var st bt.Status
-	for range 5 {
+	for range 8 { // 400 ms: past max_age_ms, within the grace
 		st = ar.tick()
 	}
-	if st != bt.Error || !strings.Contains(ar.sink.String(), "pose.x is stale") {
+	if l, r := g.sim.Wheels(); st != bt.Running || l != 0 || r != 0 || !strings.Contains(ar.sink.String(), "stopped, waiting up to 1000 ms for a fresh sample") {
+		t.Fatalf("late pose: %v, wheels %v %v, %q", st, l, r, ar.sink)
+	}
+	sens.read = read
+	for range 3 {
+		st = ar.tick()
+	}
+	if l, r := g.sim.Wheels(); st != bt.Running || (l == 0 && r == 0) {
+		t.Fatalf("a fresh pose again: %v, wheels %v %v", st, l, r)
+	}
+
+	// A pose lost for good: ERROR once it is older than max_age_ms plus
+	// the grace, naming the sensor and its age.
+	sens.read = func(_ time.Time, _ []float64) error { return errors.New("lost") }
+	for range 30 { // 1.5 s
+		if st = ar.tick(); st != bt.Running {
+			break
+		}
+	}
+	if st != bt.Error || !strings.Contains(ar.sink.String(), "pose.x is stale") || !strings.Contains(ar.sink.String(), "no fresh sample within stale_grace_ms 1000") {
 		t.Errorf("stale pose: %v %q", st, ar.sink)
 	}
 	if l, r := g.sim.Wheels(); l != 0 || r != 0 {
