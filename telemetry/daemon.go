@@ -288,11 +288,16 @@ func (d *Daemon) Run(ctx context.Context) error {
 	<-ctx.Done()
 	wg.Wait()
 
-	if conn.IsUp() {
+	up := conn.IsUp()
+	if up {
 		d.publishState(conn)
 	}
 	if err := conn.Close(); err != nil {
 		d.log.Warn("closing the broker connection", "err", err)
+	} else if up {
+		d.log.Info("final state and OFFLINE published; disconnected")
+	} else {
+		d.log.Warn("the broker link was down at shutdown: no OFFLINE published (the broker sends the last will)")
 	}
 	return nil
 }

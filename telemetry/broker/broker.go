@@ -61,7 +61,8 @@ type Broker struct {
 	stop func() bool // unhooks the ctx watcher
 	once sync.Once
 	// drain bounds Close's wait for queued deliveries.
-	drain time.Duration
+	drain  time.Duration
+	fanout *fanoutHook
 }
 
 // Start starts the broker; it serves until Close or until ctx is
@@ -123,6 +124,11 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 			return nil, fmt.Errorf("broker hook: %w", err)
 		}
 	}
+	// Last, so it counts only publishes every other hook let through.
+	fanout := &fanoutHook{}
+	if err := srv.AddHook(fanout, nil); err != nil {
+		return nil, fmt.Errorf("broker hook: %w", err)
+	}
 	nl, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("broker listen on %s: %w", cfg.Addr, err)
@@ -139,7 +145,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		_ = srv.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout}
+	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout, fanout: fanout}
 	b.stop = context.AfterFunc(ctx, func() { _ = b.Close() })
 	return b, nil
 }
@@ -170,11 +176,11 @@ func (b *Broker) Close() error {
 	return nil
 }
 
-// waitDrained waits until no connected client has a message queued for
-// it, or until deadline.
+// waitDrained waits until no publish is being handed to subscribers and
+// no connected client has a message queued for it, or until deadline.
 func (b *Broker) waitDrained(deadline time.Time) {
 	for {
-		queued := 0
+		queued := int(b.fanout.inbound.Load())
 		for _, cl := range b.srv.Clients.GetAll() {
 			if !cl.Closed() {
 				queued += pendingWrites(cl)

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/packets"
 )
 
 // pendingWrites is how many packets wait in cl's outbound queue. mochi
@@ -21,3 +22,24 @@ func pendingWrites(cl *mqtt.Client) int {
 	}
 	return int(atomic.LoadInt32((*int32)(unsafe.Pointer(f.UnsafeAddr()))))
 }
+
+// fanoutHook counts the publishes mochi is handing to subscribers. mochi
+// acknowledges a QoS 1 publish (PUBACK) before it queues the message for
+// the subscribers, so a publisher's acknowledged last message (a
+// daemon's OFFLINE) may not be queued yet when Close starts; Close waits
+// for this count to reach zero as well as the queues.
+type fanoutHook struct {
+	mqtt.HookBase
+	inbound atomic.Int64
+}
+
+func (h *fanoutHook) ID() string { return "botd-fanout" }
+
+func (h *fanoutHook) Provides(b byte) bool { return b == mqtt.OnPublish || b == mqtt.OnPublished }
+
+func (h *fanoutHook) OnPublish(_ *mqtt.Client, pk packets.Packet) (packets.Packet, error) {
+	h.inbound.Add(1)
+	return pk, nil
+}
+
+func (h *fanoutHook) OnPublished(*mqtt.Client, packets.Packet) { h.inbound.Add(-1) }
