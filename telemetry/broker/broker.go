@@ -108,7 +108,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	caps.MaximumSessionExpiryInterval = 3600
 	srv := mqtt.New(&mqtt.Options{
 		Capabilities: caps,
-		Logger:       cfg.Logger.With("component", "broker"),
+		Logger:       slog.New(quietEnds{cfg.Logger.Handler()}).With("component", "broker"),
 		InlineClient: false,
 	})
 	if users != nil {
