@@ -215,6 +215,8 @@ const (
 	ErrBadSignature      = "BAD_SIGNATURE"
 	ErrTooLarge          = "TOO_LARGE"
 	ErrRateLimited       = "RATE_LIMITED"
+	ErrBusy              = "BUSY"      // the command queue is full: send it again later, same id
+	ErrIDReused          = "ID_REUSED" // the id names another command already
 	ErrStaleCommand      = "STALE_COMMAND"
 	ErrInternal          = "INTERNAL"
 	ErrStorageFailed     = "STORAGE_FAILED"

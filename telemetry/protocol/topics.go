@@ -21,7 +21,7 @@ const (
 const (
 	QoSRetained = 1 // connection, factsheet, state, tree, gcs presence
 	QoSStream   = 0 // status, blackboard, metrics
-	QoSReliable = 1 // events, cmd, reply
+	QoSReliable = 1 // events, cmd, estop, reply
 )
 
 // GCSSegment is the topic level under the prefix that holds ground
@@ -98,6 +98,7 @@ const (
 	LeafEvents     = "events"
 	LeafMetrics    = "metrics"
 	LeafCmd        = "cmd"
+	LeafEStop      = "estop" // e-stops, obeyed whatever the payload
 	LeafReply      = "reply"
 	// LeafDiscard receives nothing anyone reads: it is where the client
 	// turns messages it must not resend after a reconnect (see store.go).
@@ -121,6 +122,7 @@ func (t Topics) Blackboard() string { return t.leaf(LeafBlackboard) }
 func (t Topics) Events() string     { return t.leaf(LeafEvents) }
 func (t Topics) Metrics() string    { return t.leaf(LeafMetrics) }
 func (t Topics) Cmd() string        { return t.leaf(LeafCmd) }
+func (t Topics) EStop() string      { return t.leaf(LeafEStop) }
 func (t Topics) Reply() string      { return t.leaf(LeafReply) }
 func (t Topics) Discard() string    { return t.leaf(LeafDiscard) }
 

@@ -20,6 +20,7 @@ func TestTopics(t *testing.T) {
 	for got, want := range map[string]string{
 		tp.Connection():                  "botd/v1/rover-1/connection",
 		tp.Cmd():                         "botd/v1/rover-1/cmd",
+		tp.EStop():                       "botd/v1/rover-1/estop",
 		tp.Reply():                       "botd/v1/rover-1/reply",
 		tp.Status():                      "botd/v1/rover-1/status",
 		tp.All():                         "botd/v1/rover-1/#",
