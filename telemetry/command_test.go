@@ -34,7 +34,7 @@ func TestCommandRefusals(t *testing.T) {
 	b := mqtttest.StartBroker(t, "")
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) {
-		c.MaxPayload = 1024
+		c.MaxPayload = 2048
 		c.Clock = clockwork.NewFakeClockAt(now)
 	})
 	tp := h.d.Topics()
@@ -53,15 +53,33 @@ func TestCommandRefusals(t *testing.T) {
 		{`{"id":"a3"}`, "a3", protocol.ErrValidation, "/op"},
 		{`{"id":"a4","op":"mission.pause","ts":"noon"}`, "a4", protocol.ErrValidation, "/ts"},
 		{`{"id":"a5","op":"mission.pause","ts":"2026-11-21T11:59:00.000Z"}`, "a5", protocol.ErrStaleCommand, "/ts"},
-		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 2000) + `"}`, "", protocol.ErrTooLarge, ""},
+		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 3000) + `"}`, "", protocol.ErrTooLarge, ""},
+		// encoding/json would take the last of two members silently.
+		{`{"id":"a7","op":"state.request","op":"mission.abort"}`, "a7", protocol.ErrValidation, "/op"},
+		{`{"id":"a8","op":"blackboard.set","key":"k","value":{"a":1,"a":2}}`, "a8", protocol.ErrValidation, "/value/a"},
+		{`{"id":"a9","op":"state.request","OP":"mission.abort"}`, "a9", protocol.ErrValidation, "/OP"},
+		{`{"id":"x","id":"y","op":"mission.pause"}`, "", protocol.ErrValidation, "/id"},
+		// An id is a non-empty string of valid UTF-8, at most 128 bytes.
+		{`{"id":7,"op":"mission.pause"}`, "", protocol.ErrValidation, "/id"},
+		{`{"id":["b1"],"op":"mission.pause"}`, "", protocol.ErrValidation, "/id"},
+		{`{"id":"","op":"mission.pause"}`, "", protocol.ErrValidation, "/id"},
+		{`{"id":"` + strings.Repeat("b", 129) + `","op":"mission.pause"}`, "", protocol.ErrValidation, "/id"},
+		{"{\"id\":\"b\xff\",\"op\":\"mission.pause\"}", "", protocol.ErrValidation, "/id"},
+		{`{"id":"b\ud800","op":"mission.pause"}`, "", protocol.ErrValidation, "/id"},
+		// A ts far ahead of the robot's clock.
+		{`{"id":"a10","op":"mission.pause","ts":"2999-01-01T00:00:00.000Z"}`, "a10", protocol.ErrStaleCommand, "/ts"},
+		{`{"id":"a11","op":"mission.pause","ts":"2026-11-21T12:05:01.000Z"}`, "a11", protocol.ErrStaleCommand, "/ts"},
+		{`{"id":"a12","op":"mission.pause"} {}`, "", protocol.ErrInvalidJSON, ""},
+		{`{"id":"a13","op":"mission.pause","v":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`, "a13", protocol.ErrTooLarge, "/v" + strings.Repeat("/0", 259)},
 	}
 	for _, c := range cases {
 		if err := pub.Publish(tp.Cmd(), 1, false, []byte(c.payload)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A fresh command (and one without ts) still goes through.
-	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok1","op":"mission.pause","ts":"2026-11-21T11:59:45.000Z"}`))
+	// A fresh command (and one without ts) still goes through; so does one
+	// a little ahead of the robot's clock.
+	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok1","op":"mission.pause","ts":"2026-11-21T12:04:45.000Z"}`))
 	_ = pub.Publish(tp.Cmd(), 1, false, []byte(`{"id":"ok2","op":"mission.pause"}`))
 
 	mqtttest.Eventually(t, "all replies", func() bool { return len(watch.On(tp.Reply())) >= len(cases)+2 })

@@ -41,10 +41,12 @@ type DaemonConfig struct {
 	CommandRate    float64       // token bucket refill per second [20]
 	CommandBurst   int           // token bucket size [40]
 	StaleAfter     time.Duration // older commands get STALE_COMMAND [30 s]; <0 disables
+	FutureSkew     time.Duration // commands from further ahead get STALE_COMMAND [5 min]; <0 disables
 	CommandTimeout time.Duration // context deadline for Commands.Do [10 s]
 	ReplyCache     int           // replies kept by command id [256]
 	EventQueue     int           // events waiting for the outbox [1024]
-	CommandQueue   int           // commands waiting for intake [256]
+	CommandQueue   int           // commands waiting for intake; a full queue answers BUSY [256]
+	ReplyQueue     int           // replies waiting to be published [4096]
 	// TreeBudget: a tree whose nodes' JSON is larger goes gzip-compressed
 	// on the retained tree topic [64 KiB].
 	TreeBudget int
@@ -90,6 +92,9 @@ func (c *DaemonConfig) fill() error {
 	if c.StaleAfter == 0 {
 		c.StaleAfter = 30 * time.Second
 	}
+	if c.FutureSkew == 0 {
+		c.FutureSkew = 5 * time.Minute
+	}
 	if c.CommandTimeout <= 0 {
 		c.CommandTimeout = 10 * time.Second
 	}
@@ -101,6 +106,9 @@ func (c *DaemonConfig) fill() error {
 	}
 	if c.CommandQueue <= 0 {
 		c.CommandQueue = 256
+	}
+	if c.ReplyQueue <= 0 {
+		c.ReplyQueue = 4096
 	}
 	if c.TreeBudget <= 0 {
 		c.TreeBudget = 64 << 10
@@ -134,14 +142,22 @@ type Daemon struct {
 
 	events   chan protocol.Event
 	cmds     chan inboundCmd
-	urgent   chan inboundCmd // e-stops, handled beside the queue
-	requests chan struct{}   // state.request: republish everything
+	requests chan struct{} // state.request: republish everything
+
+	// Replies, published by the reply loop; e-stop replies go first.
+	replyQ       chan protocol.Reply
+	estopReplies chan protocol.Reply
+
+	// E-stops the MQTT callbacks received (daemon_estop.go).
+	estopSig    chan struct{} // one slot: never blocks a callback
+	estopMu     sync.Mutex
+	estopOrders []estopOrder
 
 	seq struct{ connection, factsheet, state, tree, status, blackboard, events, metrics, reply atomic.Uint64 }
 
 	droppedEvents   atomic.Uint64
-	storageFault    atomic.Bool // the last event could not be stored
-	droppedCommands atomic.Uint64
+	storageFault    atomic.Bool   // the last event could not be stored
+	droppedCommands atomic.Uint64 // commands left without a reply
 	publishFailures atomic.Uint64
 
 	limiter *tokenBucket
@@ -183,19 +199,21 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{
-		cfg:        cfg,
-		topics:     topics,
-		log:        cfg.Logger.With("component", "telemetry", "robot", cfg.Robot),
-		src:        cfg.Source,
-		outbox:     ob,
-		events:     make(chan protocol.Event, cfg.EventQueue),
-		cmds:       make(chan inboundCmd, cfg.CommandQueue),
-		urgent:     make(chan inboundCmd, 16),
-		requests:   make(chan struct{}, 1),
-		limiter:    newTokenBucket(cfg.CommandRate, cfg.CommandBurst, cfg.Clock.Now()),
-		replies:    newReplyCache(cfg.ReplyCache),
-		presence:   map[string]presence{},
-		presenceCh: make(chan struct{}, 1),
+		cfg:          cfg,
+		topics:       topics,
+		log:          cfg.Logger.With("component", "telemetry", "robot", cfg.Robot),
+		src:          cfg.Source,
+		outbox:       ob,
+		events:       make(chan protocol.Event, cfg.EventQueue),
+		cmds:         make(chan inboundCmd, cfg.CommandQueue),
+		requests:     make(chan struct{}, 1),
+		replyQ:       make(chan protocol.Reply, cfg.ReplyQueue),
+		estopReplies: make(chan protocol.Reply, 64),
+		estopSig:     make(chan struct{}, 1),
+		limiter:      newTokenBucket(cfg.CommandRate, cfg.CommandBurst, cfg.Clock.Now()),
+		replies:      newReplyCache(cfg.ReplyCache),
+		presence:     map[string]presence{},
+		presenceCh:   make(chan struct{}, 1),
 	}
 	// Resent events keep their numbers; new ones follow them, also after
 	// a restart that found the outbox empty.
@@ -275,6 +293,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	d.conn.Store(conn)
+	estopConn, err := transport.Dial(d.estopConnOptions())
+	if err != nil {
+		_ = conn.Close()
+		return err
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -282,11 +305,16 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wg.Go(func() { d.eventLoop(runCtx) })
 	wg.Go(func() { _ = d.outbox.Run(runCtx, conn, d.topics.Events()) })
 	wg.Go(func() { d.publishLoop(runCtx, conn) })
-	wg.Go(func() { d.intakeLoop(runCtx, conn, d.cmds) })
-	wg.Go(func() { d.intakeLoop(runCtx, conn, d.urgent) })
+	wg.Go(func() { d.intakeLoop(runCtx, d.cmds) })
+	wg.Go(func() { d.estopLoop(runCtx) })
+	wg.Go(func() { d.replyLoop(runCtx, conn) })
 	wg.Go(func() { d.linkLoop(runCtx, conn) })
 	<-ctx.Done()
 	wg.Wait()
+
+	if err := estopConn.Close(); err != nil {
+		d.log.Warn("closing the e-stop connection", "err", err)
+	}
 
 	up := conn.IsUp()
 	if up {

@@ -3,9 +3,12 @@ package telemetry
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -21,82 +24,107 @@ type inboundCmd struct {
 	size    int // when payload was too large to keep
 }
 
-// onCommand runs on the MQTT client's goroutine: it only queues. A full
-// queue drops the command (no reply; counted): the ground station resends
-// with the same id.
+// onCommand runs on the MQTT client's goroutine and never waits. An
+// e-stop is engaged from here (daemon_estop.go); any other command is
+// queued for the intake, and when the queue is full it is answered BUSY
+// at once (a ground station sends it again with the same id).
 func (d *Daemon) onCommand(_ string, payload []byte) {
+	// The cheap test first: only a payload that mentions estop (or hides
+	// letters behind \u escapes) is scanned here.
+	if bytes.Contains(payload, []byte("estop")) || bytes.Contains(payload, []byte(`\u`)) {
+		if top := scanTop(payload); top.estop {
+			d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: bytes.Clone(payload)})
+			return
+		}
+	}
 	in := inboundCmd{size: len(payload)}
 	if len(payload) <= d.cfg.MaxPayload {
 		in.payload = bytes.Clone(payload)
 	}
-	queue := d.cmds
-	if isEStop(in.payload) {
-		// E-stop always wins: it does not wait behind a slow command.
-		queue = d.urgent
-	}
 	select {
-	case queue <- in:
+	case d.cmds <- in:
+		return
 	default:
-		d.droppedCommands.Add(1)
 	}
+	if in.payload == nil {
+		d.offerReply(d.tooLarge(in.size))
+		return
+	}
+	top := scanTop(payload)
+	d.offerReply(refuse(top.id, protocol.ErrBusy, "", "%d commands are waiting already; send it again with the same id", cap(d.cmds)))
 }
 
 // intakeLoop handles commands one at a time, in arrival order, and sends
 // exactly one reply for each.
-func (d *Daemon) intakeLoop(ctx context.Context, conn transport.Conn, cmds <-chan inboundCmd) {
+func (d *Daemon) intakeLoop(ctx context.Context, cmds <-chan inboundCmd) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case in := <-cmds:
-			d.sendReply(conn, d.handle(ctx, in))
+			d.queueReply(ctx, d.replyQ, d.handle(ctx, in))
 		}
 	}
-}
-
-// isEStop reports whether a payload is an estop command.
-func isEStop(payload []byte) bool {
-	if !bytes.Contains(payload, []byte("estop")) {
-		return false
-	}
-	var c struct {
-		Op string `json:"op"`
-	}
-	return json.Unmarshal(payload, &c) == nil && c.Op == protocol.OpEStop
 }
 
 func refuse(id, code, path, format string, args ...any) protocol.Reply {
 	return protocol.Reply{ID: id, Error: &protocol.ReplyError{Code: code, Message: fmt.Sprintf(format, args...), Path: path}}
 }
 
-// handle checks a command in this order: size, JSON, id and op, repeated
-// id (the same reply again, nothing done twice), rate, age; then
-// state.request is served here and every command goes to Commands.Do.
-// Only replies of commands that reached Commands.Do are kept for repeats:
-// a refusal did nothing, so a resend is checked afresh (a rate-limited
-// command may pass later).
+func (d *Daemon) tooLarge(size int) protocol.Reply {
+	return refuse("", protocol.ErrTooLarge, "", "command of %d bytes exceeds the limit of %d", size, d.cfg.MaxPayload)
+}
+
+// handle checks a command in this order: size; JSON syntax, duplicate
+// keys and nesting; id; member types; op; repeated id (the same command
+// gets the same reply again and nothing is done twice, another command
+// under a used id gets ID_REUSED); rate; ts. Then state.request is served
+// here and every command goes to Commands.Do. An e-stop skips every check
+// after the JSON (see engage). Only replies of commands that reached
+// Commands.Do are kept for repeats: a refusal did nothing, so a resend is
+// checked afresh (a rate-limited command may pass later).
 func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	if in.payload == nil {
-		return refuse("", protocol.ErrTooLarge, "", "command of %d bytes exceeds the limit of %d", in.size, d.cfg.MaxPayload)
+		return d.tooLarge(in.size)
+	}
+	m, prob := parseStrict(in.payload, maxCommandDepth)
+	if prob != nil {
+		top := scanTop(in.payload)
+		if top.estop { // an e-stop hidden behind escapes, and broken: obeyed all the same
+			return d.estopNow(ctx, estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: in.payload})
+		}
+		id := top.id
+		if prob.code == protocol.ErrInvalidJSON {
+			id = "" // nothing of it can be trusted
+		}
+		return refuse(id, prob.code, prob.path, "%s", prob.msg)
+	}
+	id, idProblem := checkID(m["id"])
+	if isEStop(m) {
+		return d.estopNow(ctx, estopOrder{topic: protocol.LeafCmd, id: id, idProblem: idProblem, reply: true, payload: in.payload})
+	}
+	if idProblem != "" {
+		return refuse("", protocol.ErrValidation, "/id", "%s", idProblem)
+	}
+	if prob := checkMemberNames(m); prob != nil {
+		return refuse(id, prob.code, prob.path, "%s", prob.msg)
 	}
 	var c protocol.Command
 	if err := json.Unmarshal(in.payload, &c); err != nil {
-		return parseRefusal(in.payload, err)
-	}
-	if len(c.ID) > maxCommandID {
-		return refuse("", protocol.ErrValidation, "/id", "id longer than %d bytes", maxCommandID)
-	}
-	if c.ID == "" {
-		return refuse("", protocol.ErrValidation, "/id", "missing id")
+		return parseRefusal(id, err)
 	}
 	if c.Op == "" {
 		return refuse(c.ID, protocol.ErrValidation, "/op", "missing op")
 	}
-	if r, ok := d.replies.get(c.ID); ok {
-		return r
+	hash := bodyHash(m)
+	if prev, ok := d.replies.get(c.ID); ok {
+		if prev.hash != hash {
+			return refuse(c.ID, protocol.ErrIDReused, "/id", "id %q was used by another command already (ts aside, a repeat must be the same command)", c.ID)
+		}
+		return prev.reply
 	}
 	now := d.cfg.Clock.Now()
-	if c.Op != protocol.OpEStop && !d.limiter.allow(now) { // e-stop is never rate-limited
+	if !d.limiter.allow(now) {
 		return refuse(c.ID, protocol.ErrRateLimited, "", "more than %g commands per second", d.cfg.CommandRate)
 	}
 	if c.TS != "" {
@@ -106,6 +134,10 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 		}
 		if d.cfg.StaleAfter > 0 && now.Sub(ts) > d.cfg.StaleAfter {
 			return refuse(c.ID, protocol.ErrStaleCommand, "/ts", "command sent at %s is older than %s", c.TS, d.cfg.StaleAfter)
+		}
+		if d.cfg.FutureSkew > 0 && ts.Sub(now) > d.cfg.FutureSkew {
+			return refuse(c.ID, protocol.ErrStaleCommand, "/ts", "command sent at %s is more than %s ahead of the robot's clock (%s)",
+				c.TS, d.cfg.FutureSkew, protocol.FormatTS(now))
 		}
 	}
 	if c.Op == protocol.OpStateRequest {
@@ -118,8 +150,56 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	if !served {
 		r = d.do(ctx, c)
 	}
-	d.replies.put(c.ID, r)
+	d.replies.put(c.ID, hash, r)
 	return r
+}
+
+// isEStop reports whether a command is an e-stop: a top-level op (in any
+// letter case, as encoding/json would read it) is "estop".
+func isEStop(m map[string]any) bool {
+	for k, v := range m {
+		if s, _ := v.(string); s == protocol.OpEStop && strings.EqualFold(k, "op") {
+			return true
+		}
+	}
+	return false
+}
+
+// commandMembers are the member names of a Command.
+var commandMembers = func() []string {
+	var names []string
+	t := reflect.TypeFor[protocol.Command]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
+}()
+
+// checkMemberNames refuses a top-level member that differs from a
+// command's member only in letter case: encoding/json would take "OP"
+// for "op", and the last of the two for both, which is the duplicate key
+// that parseStrict refuses by another name.
+func checkMemberNames(m map[string]any) *jsonProblem {
+	for k := range m {
+		for _, name := range commandMembers {
+			if k != name && strings.EqualFold(k, name) {
+				return &jsonProblem{code: protocol.ErrValidation, path: "/" + pointerEscape(k),
+					msg: fmt.Sprintf("unknown member %q: member names are case-sensitive (%q)", k, name)}
+			}
+		}
+	}
+	return nil
+}
+
+// bodyHash identifies a command for the reply cache: its members but ts,
+// in a canonical encoding (sorted keys), so that a resend with a fresh ts
+// is still the same command.
+func bodyHash(m map[string]any) [32]byte {
+	c := maps.Clone(m)
+	delete(c, "ts")
+	b, _ := json.Marshal(c) // values from a Decoder always encode
+	return sha256.Sum256(b)
 }
 
 func (d *Daemon) do(ctx context.Context, c protocol.Command) (r protocol.Reply) {
@@ -139,28 +219,66 @@ func (d *Daemon) do(ctx context.Context, c protocol.Command) (r protocol.Reply) 
 	return r
 }
 
-// parseRefusal explains a payload that does not decode into a Command:
-// INVALID_JSON for bad syntax or a non-object, VALIDATION_FAILED with the
-// path for a member of the wrong type. It names the command's id when it
-// can find one.
-func parseRefusal(payload []byte, err error) protocol.Reply {
+// parseRefusal explains a command that does not decode into a Command: a
+// member of the wrong type (VALIDATION_FAILED with its path). The JSON was
+// checked before, so anything else is unexpected.
+func parseRefusal(id string, err error) protocol.Reply {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		var probe struct {
-			ID any `json:"id"`
-		}
-		_ = json.Unmarshal(payload, &probe)
-		id, _ := probe.ID.(string)
-		if len(id) > maxCommandID {
-			id = ""
-		}
 		path := "/" + strings.ReplaceAll(te.Field, ".", "/")
 		return refuse(id, protocol.ErrValidation, path, "%s: want %s, got %s", path, te.Type, te.Value)
 	}
-	if te != nil {
-		return refuse("", protocol.ErrInvalidJSON, "", "a command is a JSON object")
+	return refuse(id, protocol.ErrInvalidJSON, "", "%v", err)
+}
+
+// offerReply queues a reply from the MQTT client's goroutine, which must
+// not wait: when even the reply queue is full the reply is dropped, and
+// counted with the commands left without a reply (dropped.commands).
+func (d *Daemon) offerReply(r protocol.Reply) {
+	select {
+	case d.replyQ <- r:
+	default:
+		d.droppedCommands.Add(1)
+		d.log.Warn("reply queue full: command left without a reply", "id", r.ID, "code", errCode(r))
 	}
-	return refuse("", protocol.ErrInvalidJSON, "", "%v", err)
+}
+
+// queueReply queues a reply from one of the daemon's own goroutines: it
+// waits for room (the reply loop drains the queue at publishing speed).
+func (d *Daemon) queueReply(ctx context.Context, q chan<- protocol.Reply, r protocol.Reply) {
+	select {
+	case q <- r:
+	case <-ctx.Done():
+		d.droppedCommands.Add(1)
+	}
+}
+
+func errCode(r protocol.Reply) string {
+	if r.Error == nil {
+		return ""
+	}
+	return r.Error.Code
+}
+
+// replyLoop publishes the replies, e-stop replies first. It is the only
+// publisher of the reply topic, so reply seqs go out in order.
+func (d *Daemon) replyLoop(ctx context.Context, conn transport.Conn) {
+	for {
+		select {
+		case r := <-d.estopReplies:
+			d.sendReply(conn, r)
+			continue
+		default:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-d.estopReplies:
+			d.sendReply(conn, r)
+		case r := <-d.replyQ:
+			d.sendReply(conn, r)
+		}
+	}
 }
 
 func (d *Daemon) sendReply(conn transport.Conn, r protocol.Reply) {
@@ -201,32 +319,49 @@ func (b *tokenBucket) allow(now time.Time) bool {
 	return true
 }
 
-// replyCache keeps the last n replies by command id.
-// replyCache keeps the last replies by command id. The ordinary and the
-// e-stop intake loops share it, so it locks.
+// replyCache keeps the last n replies by command id, with a hash of the
+// command each answered. The intake and the e-stop path both use it.
 type replyCache struct {
 	mu   sync.Mutex
-	byID map[string]protocol.Reply
+	byID map[string]cachedReply
 	ring []string
 	next int
 }
 
-func newReplyCache(n int) *replyCache {
-	return &replyCache{byID: make(map[string]protocol.Reply, n), ring: make([]string, n)}
+type cachedReply struct {
+	hash  [32]byte
+	reply protocol.Reply
 }
 
-func (c *replyCache) get(id string) (protocol.Reply, bool) {
+func newReplyCache(n int) *replyCache {
+	return &replyCache{byID: make(map[string]cachedReply, n), ring: make([]string, n)}
+}
+
+func (c *replyCache) get(id string) (cachedReply, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.byID[id]
 	return r, ok
 }
 
-func (c *replyCache) put(id string, r protocol.Reply) {
+func (c *replyCache) put(id string, hash [32]byte, r protocol.Reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.putLocked(id, cachedReply{hash, r})
+}
+
+// putIfAbsent keeps r unless id names a command already.
+func (c *replyCache) putIfAbsent(id string, hash [32]byte, r protocol.Reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byID[id]; !ok {
+		c.putLocked(id, cachedReply{hash, r})
+	}
+}
+
+func (c *replyCache) putLocked(id string, e cachedReply) {
 	if _, ok := c.byID[id]; ok {
-		c.byID[id] = r
+		c.byID[id] = e
 		return
 	}
 	if old := c.ring[c.next]; old != "" {
@@ -234,5 +369,5 @@ func (c *replyCache) put(id string, r protocol.Reply) {
 	}
 	c.ring[c.next] = id
 	c.next = (c.next + 1) % len(c.ring)
-	c.byID[id] = r
+	c.byID[id] = e
 }

@@ -11,12 +11,15 @@ import (
 )
 
 // Command intake takes outside input: whatever arrives, it answers once,
-// and only a well-formed command reaches the handler.
+// and only a well-formed command reaches the handler, or an e-stop,
+// which is obeyed however malformed.
 func FuzzCommandIntake(f *testing.F) {
 	for _, s := range []string{
 		`{"id":"a","op":"estop"}`, `{"id":"a","op":"mission.load","mission":{"name":"x"},"start":true}`,
 		`{"id":1,"op":"estop"}`, `{"id":"a","op":"estop","ts":"2026-11-21T12:00:00Z"}`, `{`, `[]`, `null`, `"x"`,
 		`{"id":"a","op":"x","agent":"1"}`, `{"id":"a","op":"x","tree":[1,2]}`,
+		`{"id":"a","op":"state.request","op":"mission.abort"}`, `{"id":"a","OP":"mission.abort"}`, `{"op":"\u0065stop"}`,
+		"{\"id\":\"\xff\",\"op\":\"x\"}", `{"id":"a","op":"x","value":{"k":1,"k":2}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -41,6 +44,17 @@ func FuzzCommandIntake(f *testing.F) {
 		}
 		if called > 1 {
 			t.Fatalf("handler called %d times", called)
+		}
+		isEStop := scanTop(payload).estop
+		if called == 1 && h.lastOp() == protocol.OpEStop {
+			// Obeyed whatever else is wrong with it.
+			if !isEStop || !r.OK {
+				t.Fatalf("e-stop %q: reply %+v", payload, r)
+			}
+			return
+		}
+		if isEStop && len(payload) <= d.cfg.MaxPayload {
+			t.Fatalf("e-stop %q not obeyed: %+v", payload, r.Error)
 		}
 		if called == 1 {
 			var c protocol.Command

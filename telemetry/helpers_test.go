@@ -121,6 +121,28 @@ func (h *fakeHandler) Do(_ context.Context, c protocol.Command) protocol.Reply {
 	return protocol.Reply{ID: c.ID, OK: true, Result: map[string]any{"call": n, "op": c.Op}}
 }
 
+func (h *fakeHandler) lastOp() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.calls) == 0 {
+		return ""
+	}
+	return h.calls[len(h.calls)-1].Op
+}
+
+// ops counts the calls with op.
+func (h *fakeHandler) ops(op string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.calls {
+		if c.Op == op {
+			n++
+		}
+	}
+	return n
+}
+
 func (h *fakeHandler) count(id string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
