@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +29,9 @@ type pending struct {
 	// parent is the tree the injection was compiled for; the tick refuses
 	// it if another mission started meanwhile.
 	parent *bt.Tree
-	reply  chan protocol.Reply
+	// uses is how the mission of parent uses a blackboard.set key.
+	uses  []keyUse
+	reply chan protocol.Reply
 }
 
 // Do executes a command and returns its reply. Missions are decoded and
@@ -105,8 +109,12 @@ func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 		if rep, bad := r.prepareInject(p); bad {
 			return rep
 		}
+	case protocol.OpBlackboardSet:
+		if rep, bad := r.prepareSet(p); bad {
+			return rep
+		}
 	case protocol.OpMissionStart, protocol.OpMissionPause, protocol.OpMissionResume, protocol.OpMissionAbort,
-		protocol.OpEStopReset, protocol.OpStateRequest, protocol.OpBlackboardSet:
+		protocol.OpEStopReset, protocol.OpStateRequest:
 	default:
 		return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
 	}
@@ -261,7 +269,7 @@ func (r *Runner) apply(p *pending, now time.Time) protocol.Reply {
 	case protocol.OpStateRequest:
 		return ok(c, nil)
 	case protocol.OpBlackboardSet:
-		return r.applySet(c, now)
+		return r.applySet(p, now)
 	}
 	return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
 }
@@ -387,25 +395,216 @@ func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
 	return ok(c, nil)
 }
 
-func (r *Runner) applySet(c protocol.Command, now time.Time) protocol.Reply {
+// MaxOperatorString is the longest string value blackboard.set accepts,
+// in bytes: operator values stay on the blackboard, which telemetry
+// publishes at its rate.
+const MaxOperatorString = 1 << 10
+
+// prepareSet checks a blackboard.set on the caller's goroutine: a
+// writable key, a number, boolean or string value, not too long; and it
+// finds how the active mission uses the key, for applySet to check the
+// value's type against.
+func (r *Runner) prepareSet(p *pending) (protocol.Reply, bool) {
+	c := p.c
 	allowed := false
 	for _, k := range r.cfg.Writable {
 		allowed = allowed || k == c.Key
 	}
 	if !allowed {
-		return refuse(c, protocol.ErrValidation, fmt.Sprintf("key %q is not writable by operators (config: writable)", c.Key), "/key")
+		return refuse(c, protocol.ErrValidation, fmt.Sprintf("key %q is not writable by operators (config: writable)", c.Key), "/key"), true
 	}
 	v := bt.ValueOf(c.Value)
-	if v.Kind() == bt.KindNone || v.Kind() == bt.KindOther {
-		return refuse(c, protocol.ErrValidation, "value must be a number, boolean or string", "/value")
+	switch v.Kind() {
+	case bt.KindNone, bt.KindOther:
+		return refuse(c, protocol.ErrValidation, "value must be a number, boolean or string", "/value"), true
+	case bt.KindString:
+		if n := len(v.String()); n > MaxOperatorString {
+			return refuse(c, protocol.ErrTooLarge, fmt.Sprintf("a string of %d bytes exceeds the limit of %d for operator values", n, MaxOperatorString), "/value"), true
+		}
+	}
+	r.mu.Lock()
+	tree, doc := r.activeTree, r.activeDoc
+	r.mu.Unlock()
+	if tree != nil {
+		p.parent, p.uses = tree, keyUses(doc, r.cfg.Registry, c.Key)
+	}
+	return protocol.Reply{}, false
+}
+
+// applySet writes an operator value (tick goroutine). The value must have
+// the type the running mission uses the key with; when the mission says
+// nothing of the key, or no mission runs, the type of the value the key
+// holds already.
+func (r *Runner) applySet(p *pending, now time.Time) protocol.Reply {
+	c := p.c
+	v := bt.ValueOf(c.Value)
+	run := r.run
+	if run != nil && !isActive(run.status) {
+		run = nil
+	}
+	var uses []keyUse
+	if run != nil {
+		uses = p.uses
+		if p.parent != run.s.m.Tree { // another mission started meanwhile
+			uses = keyUses(run.s.m.Doc, r.cfg.Registry, c.Key)
+		}
+	}
+	for _, u := range uses {
+		if u.kind != v.Kind() {
+			return refuse(c, protocol.ErrValidation, fmt.Sprintf("the running mission %s %q as a %s (%s); got a %s",
+				u.how, c.Key, u.kind, u.where, v.Kind()), "/value")
+		}
+	}
+	if len(uses) == 0 {
+		prev := r.operator[c.Key]
+		if run != nil {
+			if slot, found := run.s.m.Tree.Slot(c.Key); found {
+				if cur := run.agent.BB.Get(slot); cur.Kind() != bt.KindNone {
+					prev = cur
+				}
+			}
+		}
+		if k := prev.Kind(); k != bt.KindNone && k != v.Kind() {
+			return refuse(c, protocol.ErrValidation, fmt.Sprintf("key %q holds a %s; got a %s", c.Key, k, v.Kind()), "/value")
+		}
 	}
 	r.operator[c.Key] = v
-	if run := r.run; run != nil {
+	if run != nil {
 		if slot, found := run.s.m.Tree.Slot(c.Key); found {
 			run.agent.BB.SetAt(slot, v, now.UnixNano())
 		}
 	}
 	return ok(c, nil)
+}
+
+// keyUse is one place where a mission says what type a blackboard key
+// holds.
+type keyUse struct {
+	kind  bt.ValueKind
+	how   string // "reads", "compares", "writes", "starts"
+	where string // JSON pointer in the mission document
+}
+
+// keyUses lists how a mission uses a global blackboard key, from what the
+// node types declare: a number or boolean parameter given as "{key}"
+// (read when the node opens: another type makes the node fail), a Check
+// that orders the key (numbers only) or compares it with a constant, a
+// Set that writes a constant to it, and the document's initial
+// blackboard. Expressions and parameters of any type say nothing. The
+// nodes a StateMachine synthesises from its parameters are not looked at.
+func keyUses(doc *missions.Document, reg *bt.Registry, key string) []keyUse {
+	if doc == nil || reg == nil {
+		return nil
+	}
+	var uses []keyUse
+	if v, found := doc.Blackboard[key]; found {
+		if k := bt.ValueOf(v).Kind(); k != bt.KindNone && k != bt.KindOther {
+			uses = append(uses, keyUse{k, "starts", "/blackboard/" + pointerEscape(key)})
+		}
+	}
+	var walk func(def *bt.NodeDef, path string)
+	walk = func(def *bt.NodeDef, path string) {
+		if def == nil {
+			return
+		}
+		if nt, found := reg.Lookup(def.Type); found {
+			uses = append(uses, nodeKeyUses(nt, def, path, key)...)
+		}
+		for i, ch := range def.Children {
+			walk(ch, fmt.Sprintf("%s/children/%d", path, i))
+		}
+	}
+	names := make([]string, 0, len(doc.Trees))
+	for name := range doc.Trees {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the same message every time
+	for _, name := range names {
+		walk(doc.Trees[name], "/trees/"+pointerEscape(name))
+	}
+	return uses
+}
+
+// nodeKeyUses is keyUses for one node.
+func nodeKeyUses(nt *bt.NodeType, def *bt.NodeDef, path, key string) []keyUse {
+	var uses []keyUse
+	param := func(name string) (any, bool) {
+		if v, found := def.Params[name]; found {
+			return v, true
+		}
+		for n, v := range def.Params { // given under an alias
+			if p := nt.Param(n); p != nil && p.Name == name {
+				return v, true
+			}
+		}
+		if p := nt.Param(name); p != nil && p.Default != nil {
+			return p.Default, true
+		}
+		return nil, false
+	}
+	refersTo := func(v any) bool {
+		s, _ := v.(string)
+		k, isRef := bt.RefKey(s)
+		return isRef && k == key
+	}
+	constant := func(v any) bt.ValueKind { // the kind of a constant; KindNone for "{key}"
+		if s, isStr := v.(string); isStr {
+			if _, isRef := bt.RefKey(s); isRef {
+				return bt.KindNone
+			}
+		}
+		return bt.ValueOf(v).Kind()
+	}
+	names := make([]string, 0, len(def.Params))
+	for name := range def.Params {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		pd := nt.Param(name)
+		if pd == nil || !refersTo(def.Params[name]) {
+			continue
+		}
+		where := path + "/params/" + pointerEscape(name)
+		switch pd.Type {
+		case bt.TNumber:
+			uses = append(uses, keyUse{bt.KindNumber, "reads", where})
+		case bt.TBool:
+			uses = append(uses, keyUse{bt.KindBool, "reads", where})
+		}
+	}
+	switch nt.Name {
+	case "Check":
+		k, _ := param("key")
+		other, _ := param("other_key")
+		value, hasValue := param("value")
+		op, _ := param("op")
+		ordered := op == "<" || op == "<=" || op == ">" || op == ">="
+		mentions := k == key || other == key || (hasValue && refersTo(value))
+		switch {
+		case !mentions:
+		case ordered:
+			uses = append(uses, keyUse{bt.KindNumber, "compares", path + "/params/op"})
+		case k == key && hasValue:
+			if kind := constant(value); kind != bt.KindNone && kind != bt.KindOther {
+				uses = append(uses, keyUse{kind, "compares", path + "/params/value"})
+			}
+		}
+	case "Set":
+		k, _ := param("key")
+		value, hasValue := param("value")
+		if k == key && hasValue {
+			if kind := constant(value); kind != bt.KindNone && kind != bt.KindOther {
+				uses = append(uses, keyUse{kind, "writes", path + "/params/value"})
+			}
+		}
+	}
+	return uses
+}
+
+// pointerEscape escapes a JSON pointer token (RFC 6901).
+func pointerEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // replyCache remembers the last replies by command id, so a command
