@@ -1,0 +1,391 @@
+// Command floodtest measures command intake under a flood, as
+// docs/RELIABILITY.md reports it: a runner and telemetry on the embedded
+// broker take ordinary commands on cmd at a fixed rate while e-stops come,
+// one at a time, alternately on cmd and on the estop topic (from a client
+// of their own). For every e-stop it measures, from the moment it is
+// published: the hardware e-stop gate closing (the runner calls
+// Hardware.EStop; the tool's hardware records when), its reply, the state
+// topic showing mode ESTOP, and the estop.engaged event. After each, the
+// e-stop is reset directly on the runner, and the next follows once the
+// state has left ESTOP. At the end it counts the flood's replies by id:
+// every command must have exactly one.
+//
+//	go run ./tools/floodtest                       # 10,000 commands/s for 10 s
+//	go run ./tools/floodtest -rate 1000 -seconds 30
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions/runner"
+	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/broker"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
+)
+
+func main() {
+	rate := flag.Int("rate", 10000, "ordinary commands per second on cmd")
+	seconds := flag.Float64("seconds", 10, "length of the flood")
+	every := flag.Duration("estop-every", 50*time.Millisecond, "pause between an e-stop's reset and the next e-stop")
+	hz := flag.Float64("tick", 20, "tick rate of the mission")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.Parse()
+	log.SetFlags(0)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	quiet := slog.New(slog.DiscardHandler)
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer b.Close()
+	url := b.URL()
+	dir, err := os.MkdirTemp("", "floodtest")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	m := &meter{}
+	hw := &gateHW{m: m}
+	robot := "flood-" + uuid.NewString()[:8]
+	var sink telemetry.EventSink // set before the runner runs
+	r, err := runner.New(runner.Config{Robot: robot, TickHz: *hz, Hardware: hw, Logger: quiet,
+		Failsafe: runner.FailsafeConfig{LinkLossTimeout: -1}, Events: func(e protocol.Event) { sink(e) }})
+	if err != nil {
+		log.Fatal(err)
+	}
+	tele, err := telemetry.NewDaemon(telemetry.DaemonConfig{Robot: robot, Conn: transport.Options{Brokers: []string{url}},
+		StateDir: dir, Source: r, Commands: r, Link: r.SetLink, Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	sink = tele.EventSink()
+	tp := tele.Topics()
+	ctx, cancel := context.WithCancel(context.Background())
+	teleCtx, stopTele := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = r.Run(ctx) })
+	wg.Go(func() { _ = tele.Run(teleCtx) })
+	defer func() { cancel(); stopTele(); wg.Wait() }()
+
+	watch := dial(url, "floodtest-watch", []transport.Subscription{
+		{Filter: tp.Reply(), QoS: 1, Handler: m.onReply},
+		{Filter: tp.State(), QoS: 1, Handler: m.onState},
+		{Filter: tp.Events(), QoS: 1, Handler: m.onEvent},
+	})
+	defer watch.Close()
+	flood := dial(url, "floodtest-flood", nil)
+	defer flood.Close()
+	stopper := dial(url, "floodtest-estop", nil)
+	defer stopper.Close()
+	for _, c := range []transport.Conn{watch, flood, stopper} {
+		waitFor("clients connected", 10*time.Second, c.IsUp)
+	}
+	waitFor("the robot online", 10*time.Second, func() bool { return m.mode() == protocol.ModeIdle })
+	doc := `{"format":"botd/mission@1","id":"` + uuid.NewString() + `","name":"flood","revision":0,"main":"main",` +
+		`"trees":{"main":{"type":"Repeater","params":{"count":-1},"children":[{"type":"Wait","params":{"ms":1000}}]}}}`
+	if rep := r.Do(ctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: []byte(doc), Start: true}); !rep.OK {
+		log.Fatalf("mission refused: %+v", rep.Error)
+	}
+	waitFor("the mission running", 10*time.Second, func() bool { return m.mode() == protocol.ModeRunning })
+
+	fmt.Printf("floodtest: %d commands/s on cmd for %v s, tick %v Hz, GOMAXPROCS default, %s, load average %s\n\n",
+		*rate, *seconds, *hz, time.Now().UTC().Format(time.RFC3339), loadavg())
+	start := time.Now()
+	end := start.Add(time.Duration(*seconds * float64(time.Second)))
+	type floodResult struct {
+		sent int
+		took time.Duration
+	}
+	flooded := make(chan floodResult, 1)
+	go func() {
+		n := floodCmd(flood, tp.Cmd(), *rate, start, end)
+		flooded <- floodResult{n, time.Since(start)}
+	}()
+
+	var cycles []*cycle
+	for i := 0; time.Now().Before(end); i++ {
+		time.Sleep(*every)
+		c := &cycle{topic: protocol.LeafCmd, id: fmt.Sprintf("estop-%d", i)}
+		topic := tp.Cmd()
+		if i%2 == 1 {
+			c.topic, topic = protocol.LeafEStop, tp.EStop()
+		}
+		payload := fmt.Appendf(nil, `{"id":%q,"op":"estop","ts":%q}`, c.id, protocol.FormatTS(time.Now()))
+		m.arm(c)
+		if _, err := stopper.PublishAsync(topic, 1, false, payload); err != nil {
+			log.Fatalf("e-stop not sent: %v", err)
+		}
+		waitFor("e-stop "+c.id, 10*time.Second, func() bool { return m.done(c) }, func() string { return m.seen(c) })
+		m.arm(nil)
+		cycles = append(cycles, c)
+		if rep := r.Do(ctx, protocol.Command{ID: "reset-" + c.id, Op: protocol.OpEStopReset}); !rep.OK {
+			log.Fatalf("reset refused: %+v", rep.Error)
+		}
+		waitFor("ESTOP left", 10*time.Second, func() bool { return m.mode() != protocol.ModeEStop })
+	}
+	fr := <-flooded
+	sent, took := fr.sent, fr.took
+	// Wait for the replies still on their way (bounded).
+	settle := time.Now().Add(30 * time.Second)
+	for time.Now().Before(settle) && m.replied() < sent {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // a late duplicate would show now
+
+	fmt.Println("| e-stop on | measured to | e-stops | p50 | p99 | max |")
+	fmt.Println("|---|---|---:|---:|---:|---:|")
+	for _, topic := range []string{protocol.LeafCmd, protocol.LeafEStop} {
+		for _, what := range []string{"hardware gate closed", "reply", "state shows ESTOP", "estop.engaged event"} {
+			var lat []time.Duration
+			for _, c := range cycles {
+				if c.topic == topic {
+					lat = append(lat, c.latency(what))
+				}
+			}
+			p50, p99, mx := quantiles(lat)
+			fmt.Printf("| `%s` | %s | %d | %.1f ms | %.1f ms | %.1f ms |\n", topic, what, len(lat), ms(p50), ms(p99), ms(mx))
+		}
+	}
+	missing, dup, codes := m.tally(sent)
+	fmt.Printf("\nflood: %d commands in %.1f s (%.0f/s); replies: %s\n", sent, took.Seconds(), float64(sent)/took.Seconds(), codes)
+	fmt.Printf("commands without a reply: %d; with more than one: %d; daemon's dropped.commands: %d\n",
+		missing, dup, tele.Metrics().Dropped.Commands)
+}
+
+// cycle is one e-stop and when each of its effects was seen.
+type cycle struct {
+	topic, id                string
+	sent, gate, reply, state time.Time
+	event                    time.Time
+}
+
+func (c *cycle) latency(what string) time.Duration {
+	t := map[string]time.Time{"hardware gate closed": c.gate, "reply": c.reply, "state shows ESTOP": c.state, "estop.engaged event": c.event}[what]
+	return t.Sub(c.sent)
+}
+
+// meter collects what the clients and the hardware see.
+type meter struct {
+	mu      sync.Mutex
+	cur     *cycle
+	last    string // mode on the state topic
+	replies map[string]int
+	codes   map[string]int
+}
+
+func (m *meter) arm(c *cycle) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c != nil {
+		c.sent = time.Now()
+	}
+	m.cur = c
+}
+
+func (m *meter) done(c *cycle) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return !c.gate.IsZero() && !c.reply.IsZero() && !c.state.IsZero() && !c.event.IsZero()
+}
+
+func (m *meter) seen(c *cycle) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fmt.Sprintf("gate %v, reply %v, state %v, event %v (mode %s)", !c.gate.IsZero(), !c.reply.IsZero(), !c.state.IsZero(), !c.event.IsZero(), m.last)
+}
+
+func (m *meter) mode() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last
+}
+
+func (m *meter) gateClosed() {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur != nil && m.cur.gate.IsZero() {
+		m.cur.gate = now
+	}
+}
+
+func (m *meter) onReply(_ string, payload []byte) {
+	now := time.Now()
+	rm, err := protocol.DecodeReply(payload)
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.replies == nil {
+		m.replies, m.codes = map[string]int{}, map[string]int{}
+	}
+	if m.cur != nil && rm.ID == m.cur.id && m.cur.reply.IsZero() {
+		m.cur.reply = now
+	}
+	if !strings.HasPrefix(rm.ID, "f") {
+		return
+	}
+	m.replies[rm.ID]++
+	code := "ok"
+	if rm.Error != nil {
+		code = rm.Error.Code
+	}
+	m.codes[code]++
+}
+
+func (m *meter) onState(_ string, payload []byte) {
+	now := time.Now()
+	s, err := protocol.DecodeState(payload)
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last = s.Mode
+	if m.cur != nil && s.Mode == protocol.ModeEStop && m.cur.state.IsZero() {
+		m.cur.state = now
+	}
+}
+
+func (m *meter) onEvent(_ string, payload []byte) {
+	now := time.Now()
+	e, err := protocol.DecodeEvent(payload)
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur != nil && e.Kind == "estop.engaged" && m.cur.event.IsZero() {
+		m.cur.event = now
+	}
+}
+
+func (m *meter) replied() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.replies)
+}
+
+func (m *meter) tally(sent int) (missing, dup int, codes string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range sent {
+		switch n := m.replies[fmt.Sprint("f", i)]; {
+		case n == 0:
+			missing++
+		case n > 1:
+			dup++
+		}
+	}
+	var parts []string
+	for c, n := range m.codes {
+		parts = append(parts, fmt.Sprintf("%s %d", c, n))
+	}
+	sort.Strings(parts)
+	return missing, dup, strings.Join(parts, ", ")
+}
+
+// floodCmd publishes rate commands a second until end, catching up when
+// behind, and returns how many it sent. Ids are f0, f1, ...
+func floodCmd(c transport.Conn, topic string, rate int, start, end time.Time) int {
+	ops := []string{protocol.OpStateRequest, protocol.OpMissionPause, protocol.OpMissionResume}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	sent := 0
+	for now := range tick.C {
+		if now.After(end) {
+			return sent
+		}
+		for target := int(now.Sub(start).Seconds() * float64(rate)); sent < target; sent++ {
+			p := fmt.Appendf(nil, `{"id":"f%d","op":%q}`, sent, ops[sent%len(ops)])
+			if _, err := c.PublishAsync(topic, 1, false, p); err != nil {
+				log.Fatalf("flood: %v", err)
+			}
+		}
+	}
+	return sent
+}
+
+func dial(url, id string, subs []transport.Subscription) transport.Conn {
+	c, err := transport.Dial(transport.Options{Brokers: []string{url}, ClientID: id, Subscriptions: subs,
+		ConnectRetryInterval: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c
+}
+
+func waitFor(what string, limit time.Duration, cond func() bool, detail ...func() string) {
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			for _, d := range detail {
+				what += ": " + d()
+			}
+			log.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+func quantiles(d []time.Duration) (p50, p99, mx time.Duration) {
+	if len(d) == 0 {
+		return 0, 0, 0
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	q := func(p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
+	return q(0.5), q(0.99), d[len(d)-1]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// gateHW is the robot's hardware as far as the e-stop goes: it records
+// when the runner closes the e-stop gate.
+type gateHW struct{ m *meter }
+
+func (h *gateHW) Bind(*bt.Tree) runner.Binding              { return nopBinding{} }
+func (h *gateHW) Apply() error                              { return nil }
+func (h *gateHW) Safe() error                               { return nil }
+func (h *gateHW) EStop(string)                              { h.m.gateClosed() }
+func (h *gateHW) ReleaseEStop()                             {}
+func (h *gateHW) Faults() []runner.Fault                    { return nil }
+func (h *gateHW) Reading(string) (float64, time.Time, bool) { return 0, time.Time{}, false }
+func (h *gateHW) Env() any                                  { return nil }
+
+type nopBinding struct{}
+
+func (nopBinding) Snapshot(*bt.Blackboard) {}
