@@ -30,10 +30,11 @@ type inboundCmd struct {
 // at once (a ground station sends it again with the same id).
 func (d *Daemon) onCommand(_ string, payload []byte) {
 	// The cheap test first: only a payload that mentions estop (or hides
-	// letters behind \u escapes) is scanned here.
+	// letters behind \u escapes) is scanned here, and no further than the
+	// size limit (scanTop reads what it can of a cut-off object).
 	if bytes.Contains(payload, []byte("estop")) || bytes.Contains(payload, []byte(`\u`)) {
-		if top := scanTop(payload); top.estop {
-			d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: bytes.Clone(payload)})
+		if top := scanTop(payload[:min(len(payload), d.cfg.MaxPayload)]); top.estop {
+			d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: keepEStop(payload)})
 			return
 		}
 	}

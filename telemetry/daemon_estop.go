@@ -67,18 +67,22 @@ func (d *Daemon) onEStop(_ string, payload []byte) {
 	if len(payload) <= d.cfg.MaxPayload {
 		top := scanTop(payload)
 		o.id, o.reply = top.id, top.id != ""
-		if len(payload) <= maxEStopKept {
-			o.payload = bytes.Clone(payload)
-		}
+		o.payload = keepEStop(payload)
 	}
 	d.engage(o)
 }
 
+// keepEStop copies an e-stop's payload to be checked after it engaged,
+// unless it is too large to be worth it.
+func keepEStop(payload []byte) []byte {
+	if len(payload) > maxEStopKept {
+		return nil
+	}
+	return bytes.Clone(payload)
+}
+
 // engage hands an e-stop to estopLoop without waiting.
 func (d *Daemon) engage(o estopOrder) {
-	if len(o.payload) > maxEStopKept {
-		o.payload = nil
-	}
 	d.estopMu.Lock()
 	if len(d.estopOrders) < maxEStopOrders {
 		d.estopOrders = append(d.estopOrders, o)

@@ -50,6 +50,7 @@ func TestEStopWhateverItsFields(t *testing.T) {
 	h := startDaemon(t, b.URL(), func(c *DaemonConfig) {
 		c.Clock = clockwork.NewFakeClockAt(now)
 		c.CommandRate, c.CommandBurst = 0.001, 1
+		c.MaxPayload = 1024
 	})
 	tp := h.d.Topics()
 	watch := mqtttest.NewRecorder(t, b.URL(), tp.Reply())
@@ -71,8 +72,9 @@ func TestEStopWhateverItsFields(t *testing.T) {
 		{`{"id":"e7","op":"mission.start","op":"estop"}`, "e7", "/op: duplicate key"},
 		{`{"op":"estop"}`, "", "missing id"},
 		{`{"id":42,"op":"estop"}`, "", "id is not a string"},
-		{`{"id":"e10","op":"estop"`, "e10", "unexpected end"}, // truncated
-		{`{"id":"e11","op":"\u0065stop"}`, "e11", ""},         // escaped
+		{`{"id":"e10","op":"estop"`, "e10", "unexpected end"},                              // truncated
+		{`{"id":"e11","op":"\u0065stop"}`, "e11", ""},                                      // escaped
+		{`{"id":"e12","op":"estop","pad":"` + strings.Repeat("p", 2000) + `"}`, "e12", ""}, // over MaxPayload
 	}
 	for i, c := range cases {
 		before := h.cmds.ops(protocol.OpEStop)
