@@ -1,9 +1,12 @@
 package telemetry
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -86,5 +89,36 @@ func TestBodyHash(t *testing.T) {
 	}
 	if b := parse(`{"id":"1","op":"blackboard.set","key":"k","value":2}`); a == b {
 		t.Error("another value hashes the same")
+	}
+}
+
+// What the MQTT callback spends on a command it answers BUSY: finding
+// its id.
+func BenchmarkScanTop(b *testing.B) {
+	p := []byte(`{"id":"6c1d3f0e-8a8b-4f43-9d8e-3e3c3b7d2a11","op":"mission.pause","ts":"2026-11-21T12:00:00.120Z"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if scanTop(p).id == "" {
+			b.Fatal("no id")
+		}
+	}
+}
+
+// What the intake spends on an ordinary command before the handler:
+// strict parse, id, types, reply cache, rate limit, ts.
+func BenchmarkHandle(b *testing.B) {
+	d, err := NewDaemon(DaemonConfig{Robot: "r", Conn: mqtttest.Options("tcp://127.0.0.1:1"), StateDir: b.TempDir(),
+		Source: newFakeSource(0), Commands: &fakeHandler{}, CommandRate: 1e12, CommandBurst: 1 << 40, StaleAfter: -1, FutureSkew: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		in := inboundCmd{payload: fmt.Appendf(nil, `{"id":"c-%d","op":"mission.pause","ts":"2026-11-21T12:00:00.120Z"}`, i)}
+		if r := d.handle(context.Background(), in); !r.OK {
+			b.Fatal(r.Error)
+		}
 	}
 }
