@@ -7,8 +7,10 @@
 // Hardware.EStop; the tool's hardware records when), its reply, the state
 // topic showing mode ESTOP, and the estop.engaged event. After each, the
 // e-stop is reset directly on the runner, and the next follows once the
-// state has left ESTOP. At the end it counts the flood's replies by id:
-// every command must have exactly one.
+// state has left ESTOP. At the end it counts the flood's replies by id
+// (every command must have exactly one), and the messages the broker
+// dropped because a subscriber's queue was full (a command it drops never
+// reaches the daemon; a reply, never the client).
 //
 //	go run ./tools/floodtest                       # 10,000 commands/s for 10 s
 //	go run ./tools/floodtest -rate 1000 -seconds 30
@@ -28,6 +30,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/packets"
+	"github.com/mochi-mqtt/server/v2/system"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions/runner"
@@ -57,7 +62,8 @@ func main() {
 	}
 
 	quiet := slog.New(slog.DiscardHandler)
-	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", Logger: quiet})
+	drops := &dropCounter{by: map[string]int{}}
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", Logger: quiet, Hooks: []mqtt.Hook{drops}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -117,14 +123,10 @@ func main() {
 		*rate, *seconds, *hz, time.Now().UTC().Format(time.RFC3339), loadavg())
 	start := time.Now()
 	end := start.Add(time.Duration(*seconds * float64(time.Second)))
-	type floodResult struct {
-		sent int
-		took time.Duration
-	}
 	flooded := make(chan floodResult, 1)
 	go func() {
-		n := floodCmd(flood, tp.Cmd(), *rate, start, end)
-		flooded <- floodResult{n, time.Since(start)}
+		d := floodCmd(flood, tp.Cmd(), *rate, start, end)
+		flooded <- floodResult{d, time.Since(start)}
 	}()
 
 	var cycles []*cycle
@@ -149,13 +151,13 @@ func main() {
 		waitFor("ESTOP left", 10*time.Second, func() bool { return m.mode() != protocol.ModeEStop })
 	}
 	fr := <-flooded
-	sent, took := fr.sent, fr.took
+	sent, took := len(fr.sent), fr.took
 	// Wait for the replies still on their way (bounded).
 	settle := time.Now().Add(30 * time.Second)
 	for time.Now().Before(settle) && m.replied() < sent {
 		time.Sleep(100 * time.Millisecond)
 	}
-	time.Sleep(500 * time.Millisecond) // a late duplicate would show now
+	time.Sleep(1500 * time.Millisecond) // a late duplicate would show now, and the broker's figures
 
 	fmt.Println("| e-stop on | measured to | e-stops | p50 | p99 | max |")
 	fmt.Println("|---|---|---:|---:|---:|---:|")
@@ -175,6 +177,60 @@ func main() {
 	fmt.Printf("\nflood: %d commands in %.1f s (%.0f/s); replies: %s\n", sent, took.Seconds(), float64(sent)/took.Seconds(), codes)
 	fmt.Printf("commands without a reply: %d; with more than one: %d; daemon's dropped.commands: %d\n",
 		missing, dup, tele.Metrics().Dropped.Commands)
+	fmt.Printf("messages the broker dropped: %s; commands without a reply that these do not explain: %d\n",
+		drops.String(), max(0, missing-drops.total()))
+	fmt.Printf("flood messages the broker did not acknowledge: %d\n", fr.notAcked())
+}
+
+// dropCounter counts, by client, the messages the broker dropped because
+// the client's queue of pending writes was full (the daemon's connection
+// is botd-{robot}; floodtest-watch receives the replies).
+type dropCounter struct {
+	mqtt.HookBase
+	mu       sync.Mutex
+	by       map[string]int
+	inflight int64
+}
+
+func (h *dropCounter) ID() string { return "floodtest-drops" }
+
+func (h *dropCounter) Provides(b byte) bool {
+	return b == mqtt.OnPublishDropped || b == mqtt.OnSysInfoTick
+}
+
+// OnSysInfoTick keeps the broker's count of QoS 1 messages it dropped
+// because a client had too many unacknowledged (no hook tells which).
+func (h *dropCounter) OnSysInfoTick(info *system.Info) {
+	h.mu.Lock()
+	h.inflight = info.InflightDropped
+	h.mu.Unlock()
+}
+
+func (h *dropCounter) OnPublishDropped(cl *mqtt.Client, _ packets.Packet) {
+	h.mu.Lock()
+	h.by[cl.ID]++
+	h.mu.Unlock()
+}
+
+func (h *dropCounter) total() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := int(h.inflight)
+	for _, k := range h.by {
+		n += k
+	}
+	return n
+}
+
+func (h *dropCounter) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	parts := []string{fmt.Sprintf("%d for too many unacknowledged (any client)", h.inflight)}
+	for id, n := range h.by {
+		parts = append(parts, fmt.Sprintf("%d to %s", n, id))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 // cycle is one e-stop and when each of its effects was seen.
@@ -311,22 +367,40 @@ func (m *meter) tally(sent int) (missing, dup int, codes string) {
 	return missing, dup, strings.Join(parts, ", ")
 }
 
+type floodResult struct {
+	sent []transport.Delivery
+	took time.Duration
+}
+
+func (f floodResult) notAcked() int {
+	n := 0
+	for _, d := range f.sent {
+		if !d.Acked() {
+			n++
+		}
+	}
+	return n
+}
+
 // floodCmd publishes rate commands a second until end, catching up when
-// behind, and returns how many it sent. Ids are f0, f1, ...
-func floodCmd(c transport.Conn, topic string, rate int, start, end time.Time) int {
+// behind. Ids are f0, f1, ...
+func floodCmd(c transport.Conn, topic string, rate int, start, end time.Time) []transport.Delivery {
 	ops := []string{protocol.OpStateRequest, protocol.OpMissionPause, protocol.OpMissionResume}
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	sent := 0
+	var sent []transport.Delivery
 	for now := range tick.C {
 		if now.After(end) {
 			return sent
 		}
-		for target := int(now.Sub(start).Seconds() * float64(rate)); sent < target; sent++ {
-			p := fmt.Appendf(nil, `{"id":"f%d","op":%q}`, sent, ops[sent%len(ops)])
-			if _, err := c.PublishAsync(topic, 1, false, p); err != nil {
+		for target := int(now.Sub(start).Seconds() * float64(rate)); len(sent) < target; {
+			i := len(sent)
+			p := fmt.Appendf(nil, `{"id":"f%d","op":%q}`, i, ops[i%len(ops)])
+			d, err := c.PublishAsync(topic, 1, false, p)
+			if err != nil {
 				log.Fatalf("flood: %v", err)
 			}
+			sent = append(sent, d)
 		}
 	}
 	return sent
