@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -82,4 +83,24 @@ func TestRunnerOnFakeClock(t *testing.T) {
 	if s.Mission == nil || !s.Mission.Started.Equal(loadedAt) {
 		t.Fatalf("mission %+v started, want the fake clock's time at the loading tick", s.Mission)
 	}
+}
+
+// An e-stop that finds the runner's command queue full still engages: the
+// gate closes at once and the mode becomes ESTOP without a tick having
+// drained the queue first.
+func TestEStopWithAFullQueue(t *testing.T) {
+	clock := clockwork.NewFakeClock() // never advanced: no tick drains the queue
+	tr := startRunner(t, "", func(c *Config) { c.Clock = clock })
+	for i := 0; len(tr.cmds) < cap(tr.cmds); i++ {
+		go tr.Do(context.Background(), protocol.Command{ID: fmt.Sprintf("fill-%d", i), Op: protocol.OpStateRequest})
+		tr.waitFor("the command queued", func(protocol.State) bool { return len(tr.cmds) > i || len(tr.cmds) == cap(tr.cmds) })
+	}
+	rep := tr.Do(context.Background(), protocol.Command{ID: "stop", Op: protocol.OpEStop})
+	if !rep.OK {
+		t.Fatalf("e-stop with a full queue: %+v", rep.Error)
+	}
+	if !tr.hw.estop {
+		t.Fatal("the hardware gate is open")
+	}
+	tr.waitMode(protocol.ModeEStop)
 }

@@ -121,7 +121,13 @@ func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 	select {
 	case r.cmds <- p:
 	default:
-		return refuse(c, protocol.ErrRateLimited, "too many commands queued; try again", "")
+		if c.Op == protocol.OpEStop {
+			// The gate is closed already; the mode must follow even when
+			// the queue is full: the tick loop picks the flag up.
+			r.estopPending.Store(true)
+			return ok(c, map[string]any{"queued": false}) // the deferred signal wakes the loop
+		}
+		return refuse(c, protocol.ErrBusy, "too many commands queued; try again", "")
 	}
 	if c.Op == protocol.OpEStop {
 		select {
@@ -180,6 +186,10 @@ func ok(c protocol.Command, result map[string]any) protocol.Reply {
 
 // drainCommands applies every queued command (tick goroutine).
 func (r *Runner) drainCommands(now time.Time) {
+	if r.estopPending.Swap(false) {
+		r.apply(&pending{c: protocol.Command{ID: "estop-pending", Op: protocol.OpEStop}}, now)
+		r.signal()
+	}
 	for {
 		select {
 		case p := <-r.cmds:

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -167,6 +168,8 @@ type Runner struct {
 	statusCh   chan struct{}
 	replies    *replyCache
 	estopReq   chan struct{}
+	// estopPending is an e-stop whose command found the queue full.
+	estopPending atomic.Bool
 }
 
 // stored is a mission the daemon accepted.
