@@ -37,6 +37,18 @@ type DaemonConfig struct {
 
 	TelemetryHz    float64       // status deltas and blackboard [10]
 	KeyframeEvery  time.Duration // [5 s]
+	// Telemetry by exception. Status changes go out at once (leading
+	// edge), at most StatusMaxHz messages a second on average (a burst of
+	// 5 passes) [50]. Blackboard values go out only when they changed
+	// beyond their deadband (Deadbands, by key pattern
+	// [protocol.DefaultDeadbands]), at most BlackboardHz messages a second
+	// [2]; every value every BlackboardFullEvery [30 s], on state.request
+	// and after a reconnect. Metrics every MetricsEvery [5 s].
+	StatusMaxHz         float64
+	BlackboardHz        float64
+	BlackboardFullEvery time.Duration
+	Deadbands           protocol.Deadbands
+	MetricsEvery        time.Duration
 	MaxPayload     int           // largest command accepted [256 KiB]
 	CommandRate    float64       // token bucket refill per second [20]
 	CommandBurst   int           // token bucket size [40]
@@ -109,6 +121,21 @@ func (c *DaemonConfig) fill() error {
 	}
 	if c.ReplyQueue <= 0 {
 		c.ReplyQueue = 4096
+	}
+	if c.StatusMaxHz <= 0 {
+		c.StatusMaxHz = 50
+	}
+	if c.BlackboardHz <= 0 {
+		c.BlackboardHz = 2
+	}
+	if c.BlackboardFullEvery <= 0 {
+		c.BlackboardFullEvery = 30 * time.Second
+	}
+	if c.Deadbands == nil {
+		c.Deadbands = protocol.DefaultDeadbands()
+	}
+	if c.MetricsEvery <= 0 {
+		c.MetricsEvery = 5 * time.Second
 	}
 	if c.TreeBudget <= 0 {
 		c.TreeBudget = 64 << 10

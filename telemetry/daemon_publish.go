@@ -2,6 +2,8 @@ package telemetry
 
 import (
 	"context"
+	"math"
+	"reflect"
 	"time"
 
 	"github.com/botd-project/botd/bt"
@@ -10,9 +12,9 @@ import (
 )
 
 const (
-	stateMinGap   = 100 * time.Millisecond // state at most 10 per second
-	stateMaxGap   = time.Second            // and at least once a second
-	metricsPeriod = time.Second
+	stateMinGap = 100 * time.Millisecond // state at most 10 per second
+	stateMaxGap = time.Second            // and at least once a second
+	statusBurst = 5                      // status messages that may go out back to back
 )
 
 // publisher is the publish loop's own state; only publishLoop touches it.
@@ -23,21 +25,28 @@ type publisher struct {
 	treeNodes     int
 	treeSent      bool
 	statusMission string
-	bbWasEmpty    bool
-	lastStatus    time.Time
+	status        *tokenBucket
+	// The blackboard as last sent (telemetry by exception), and when the
+	// last message and the last full one went out.
+	bbSent     map[string]any
+	bbMission  string
+	bbLast     time.Time
+	bbLastFull time.Time
+	bbFull     bool // the next blackboard message is a full one
+	bbWasEmpty bool
 }
 
 // publishLoop publishes everything but events and replies. It polls the
 // Source only while the link is up: while it is down the Source coalesces
 // node statuses, and a keyframe follows the reconnect.
 func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
-	var p publisher
-	p.bbWasEmpty = true
+	p := publisher{bbWasEmpty: true, bbFull: true,
+		status: newTokenBucket(d.cfg.StatusMaxHz, statusBurst, d.cfg.Clock.Now())}
 	telemetry := d.cfg.Clock.NewTicker(time.Duration(float64(time.Second) / d.cfg.TelemetryHz))
 	defer telemetry.Stop()
 	keyframes := d.cfg.Clock.NewTicker(d.cfg.KeyframeEvery)
 	defer keyframes.Stop()
-	metrics := d.cfg.Clock.NewTicker(metricsPeriod)
+	metrics := d.cfg.Clock.NewTicker(d.cfg.MetricsEvery)
 	defer metrics.Stop()
 	heartbeat := d.cfg.Clock.NewTicker(stateMaxGap / 4)
 	defer heartbeat.Stop()
@@ -47,17 +56,14 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 	statePending := false
 	changed := d.src.Changed()
 	var snapshotOf uint64 // conn.Connects() of the last full snapshot
-	// Status changes go out at once (leading edge) unless the last status
-	// message is younger than a telemetry period; then they wait for the
-	// rest of it, coalesced.
+	// Status changes go out at once (leading edge) while the token
+	// bucket (StatusMaxHz, a burst of statusBurst) allows; otherwise they
+	// wait for the next token, coalesced.
 	var statusCh <-chan struct{}
 	if n, ok := d.src.(StatusNotifier); ok {
 		statusCh = n.StatusChanged()
 	}
-	// The minimum gap is 3/4 of a period, so a change every period (a
-	// tick rate equal to the telemetry rate, with tick jitter) is never
-	// held back a whole period.
-	period := time.Duration(float64(time.Second) / d.cfg.TelemetryHz * 0.75)
+	period := time.Duration(float64(time.Second) / d.cfg.StatusMaxHz)
 	statusDue := d.cfg.Clock.NewTimer(time.Hour)
 	statusDue.Stop()
 	defer statusDue.Stop()
@@ -104,9 +110,9 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 			if !up || statusPending {
 				continue
 			}
-			if wait := period - d.cfg.Clock.Since(p.lastStatus); wait > 0 {
+			if !p.status.allow(d.cfg.Clock.Now()) {
 				statusPending = true
-				statusDue.Reset(wait)
+				statusDue.Reset(period)
 				continue
 			}
 			d.publishTreeIfChanged(conn, &p)
@@ -114,6 +120,7 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 		case <-statusDue.Chan():
 			statusPending = false
 			if up {
+				p.status.allow(d.cfg.Clock.Now()) // spend the token this waited for
 				d.publishTreeIfChanged(conn, &p)
 				d.publishStatus(conn, &p, false)
 			}
@@ -124,7 +131,9 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 					// No change notifications: poll at the telemetry rate.
 					d.publishStatus(conn, &p, false)
 				}
-				d.publishBlackboard(conn, &p)
+				if d.cfg.Clock.Since(p.bbLast) >= time.Duration(float64(time.Second)/d.cfg.BlackboardHz)*9/10 {
+					d.publishBlackboard(conn, &p)
+				}
 			}
 		case <-keyframes.Chan():
 			if up {
@@ -148,6 +157,8 @@ func (d *Daemon) snapshot(conn transport.Conn, p *publisher) {
 	d.publishStateP(conn, p)
 	d.publishTree(conn, p)
 	d.publishStatus(conn, p, true)
+	p.bbFull = true
+	d.publishBlackboard(conn, p)
 }
 
 func (d *Daemon) publishFactsheet(conn transport.Conn) {
@@ -240,11 +251,6 @@ func (d *Daemon) publishStatus(conn transport.Conn, p *publisher, keyframe bool)
 		return // nothing changed: nothing published
 	}
 	p.statusMission = u.Mission
-	if u.Keyframe == "" {
-		// Only deltas count for the throttle: a periodic keyframe must not
-		// hold back the next change.
-		p.lastStatus = d.cfg.Clock.Now()
-	}
 	m := protocol.StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
 	if !u.Time.IsZero() {
 		m.TickTS = protocol.FormatTS(u.Time)
@@ -260,15 +266,53 @@ func (d *Daemon) publishStatus(conn transport.Conn, p *publisher, keyframe bool)
 	d.publishJSON(conn, d.topics.Status(), protocol.QoSStream, false, m)
 }
 
+// publishBlackboard sends the values that changed beyond their deadband
+// since they were last sent, or every value when a full message is due
+// (a snapshot, a new mission, BlackboardFullEvery). Nothing changed:
+// nothing sent.
 func (d *Daemon) publishBlackboard(conn transport.Conn, p *publisher) {
+	now := d.cfg.Clock.Now()
 	vals := d.src.Blackboard()
 	if len(vals) == 0 && p.bbWasEmpty {
 		return
 	}
 	p.bbWasEmpty = len(vals) == 0
-	if vals == nil {
-		vals = []protocol.BlackboardValue{}
+	full := p.bbFull || p.bbSent == nil || p.bbMission != p.treeMission || now.Sub(p.bbLastFull) >= d.cfg.BlackboardFullEvery
+	if full {
+		p.bbSent = make(map[string]any, len(vals))
+	}
+	out := vals[:0:0]
+	for _, v := range vals {
+		v.AgeMs = math.Round(v.AgeMs)
+		if !full {
+			if last, sent := p.bbSent[v.Key]; sent && !changed(last, v.Value, d.cfg.Deadbands.For(v.Key)) {
+				continue
+			}
+		}
+		p.bbSent[v.Key] = v.Value
+		out = append(out, v)
+	}
+	if !full && len(out) == 0 {
+		return
+	}
+	if out == nil {
+		out = []protocol.BlackboardValue{}
+	}
+	p.bbFull, p.bbMission, p.bbLast = false, p.treeMission, now
+	if full {
+		p.bbLastFull = now
 	}
 	d.publishJSON(conn, d.topics.Blackboard(), protocol.QoSStream, false,
-		protocol.BlackboardMsg{Header: d.header(&d.seq.blackboard), Mission: p.treeMission, Values: vals})
+		protocol.BlackboardMsg{Header: d.header(&d.seq.blackboard), Mission: p.treeMission, Full: full, Values: out})
+}
+
+// changed reports whether a value differs from the one last sent: a number
+// by more than its deadband, anything else by any change.
+func changed(last, now any, deadband float64) bool {
+	a, aNum := last.(float64)
+	b, bNum := now.(float64)
+	if aNum && bNum {
+		return math.Abs(b-a) > deadband || (math.IsNaN(a) != math.IsNaN(b))
+	}
+	return !reflect.DeepEqual(last, now)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/runner"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // Config is botd's configuration file (configs/botd.example.yaml documents
@@ -84,6 +86,12 @@ type TelemetryConfig struct {
 	CommandRate   float64       `yaml:"command_rate"`
 	CommandBurst  int           `yaml:"command_burst"`
 	StaleAfter    time.Duration `yaml:"stale_after"`
+	// Telemetry by exception (see telemetry.DaemonConfig).
+	StatusMaxHz         float64            `yaml:"status_max_hz"`
+	BlackboardHz        float64            `yaml:"blackboard_hz"`
+	BlackboardFullEvery time.Duration      `yaml:"blackboard_full_every"`
+	Deadbands           map[string]float64 `yaml:"deadbands"`
+	MetricsEvery        time.Duration      `yaml:"metrics_every"`
 }
 
 // LimitsConfig bounds what missions may cost: each document and compiled
@@ -208,6 +216,20 @@ func (c *Config) validate() error {
 	if c.Telemetry.MaxPayload < 0 {
 		bad("telemetry.max_payload", "must not be negative")
 	}
+	if c.Telemetry.StatusMaxHz < 0 || c.Telemetry.StatusMaxHz > 1000 {
+		bad("telemetry.status_max_hz", "%v is outside [0, 1000]", c.Telemetry.StatusMaxHz)
+	}
+	if c.Telemetry.BlackboardHz < 0 || c.Telemetry.BlackboardHz > 100 {
+		bad("telemetry.blackboard_hz", "%v is outside [0, 100]", c.Telemetry.BlackboardHz)
+	}
+	for pat, v := range c.Telemetry.Deadbands {
+		if _, err := path.Match(pat, ""); err != nil {
+			bad("telemetry.deadbands."+pat, "not a key pattern: %v", err)
+		}
+		if v < 0 || math.IsNaN(v) {
+			bad("telemetry.deadbands."+pat, "%v: a deadband is zero or more", v)
+		}
+	}
 	if err := c.Failsafe.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -259,4 +281,13 @@ func (c *Config) hardwareYAML() ([]byte, string, error) {
 	}
 	data, err := yaml.Marshal(n)
 	return data, "hardware", err
+}
+
+// deadbands are the configured ones over the defaults (nil: the defaults).
+func deadbands(conf map[string]float64) protocol.Deadbands {
+	d := protocol.DefaultDeadbands()
+	for k, v := range conf {
+		d[k] = v
+	}
+	return d
 }

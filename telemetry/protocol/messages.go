@@ -183,9 +183,15 @@ func (c *NodeStatus) UnmarshalJSON(b []byte) error {
 }
 
 // BlackboardMsg carries the active mission's global values.
+//
+// It carries values by exception: a Full message has every value (on
+// request, after a reconnect, and every few seconds); the others only
+// the values that changed beyond their deadband since they were last
+// sent. BlackboardTable merges them back into the full picture.
 type BlackboardMsg struct {
 	Header
 	Mission string            `json:"mission,omitempty"`
+	Full    bool              `json:"full,omitempty"`
 	Values  []BlackboardValue `json:"values"`
 }
 

@@ -26,7 +26,8 @@ type view struct {
 	state      *protocol.StateMsg
 	tree       *protocol.TreeMsg
 	st         statusTracker
-	bb         *protocol.BlackboardMsg
+	bb         *protocol.BlackboardMsg // the merged picture, as of bbAt
+	bbTable    protocol.BlackboardTable
 	bbAt       time.Time
 	events     []protocol.EventMsg
 	seen       map[string]bool
@@ -217,11 +218,17 @@ func (v *view) updateStats() {
 	}
 }
 
+// onBlackboard merges a message (the robot sends values by exception)
+// and passes the whole picture on, so a tab always has every value.
 func (v *view) onBlackboard(m protocol.BlackboardMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.bb, v.bbAt = &m, v.h.now()
-	v.broadcast("blackboard", m)
+	now := v.h.now()
+	v.bbTable.Apply(m, now)
+	full := m
+	full.Full, full.Values = true, v.bbTable.Values(now)
+	v.bb, v.bbAt = &full, now
+	v.broadcast("blackboard", full)
 }
 
 func (v *view) onEvent(m protocol.EventMsg) {
