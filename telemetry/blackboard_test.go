@@ -14,7 +14,9 @@ func (f *fakeSource) setBB(vals ...protocol.BlackboardValue) {
 	f.mu.Unlock()
 }
 
-func bbv(key string, v any) protocol.BlackboardValue { return protocol.BlackboardValue{Key: key, Value: v} }
+func bbv(key string, v any) protocol.BlackboardValue {
+	return protocol.BlackboardValue{Key: key, Value: v}
+}
 
 // The blackboard goes by exception: a full message first, then only the
 // values that moved past their deadband; a state.request brings a full

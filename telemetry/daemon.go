@@ -35,8 +35,8 @@ type DaemonConfig struct {
 	Commands  CommandHandler
 	Factsheet protocol.FactsheetMsg // header and zero telemetry limits are filled in
 
-	TelemetryHz    float64       // status deltas and blackboard [10]
-	KeyframeEvery  time.Duration // [5 s]
+	TelemetryHz   float64       // status deltas and blackboard [10]
+	KeyframeEvery time.Duration // [5 s]
 	// Telemetry by exception. Status changes go out at once (leading
 	// edge), at most StatusMaxHz messages a second on average (a burst of
 	// 5 passes) [50]. Blackboard values go out only when they changed
@@ -49,16 +49,16 @@ type DaemonConfig struct {
 	BlackboardFullEvery time.Duration
 	Deadbands           protocol.Deadbands
 	MetricsEvery        time.Duration
-	MaxPayload     int           // largest command accepted [256 KiB]
-	CommandRate    float64       // token bucket refill per second [20]
-	CommandBurst   int           // token bucket size [40]
-	StaleAfter     time.Duration // older commands get STALE_COMMAND [30 s]; <0 disables
-	FutureSkew     time.Duration // commands from further ahead get STALE_COMMAND [5 min]; <0 disables
-	CommandTimeout time.Duration // context deadline for Commands.Do [10 s]
-	ReplyCache     int           // replies kept by command id [256]
-	EventQueue     int           // events waiting for the outbox [1024]
-	CommandQueue   int           // commands waiting for intake; a full queue answers BUSY [256]
-	ReplyQueue     int           // replies waiting to be published [4096]
+	MaxPayload          int           // largest command accepted [256 KiB]
+	CommandRate         float64       // token bucket refill per second [20]
+	CommandBurst        int           // token bucket size [40]
+	StaleAfter          time.Duration // older commands get STALE_COMMAND [30 s]; <0 disables
+	FutureSkew          time.Duration // commands from further ahead get STALE_COMMAND [5 min]; <0 disables
+	CommandTimeout      time.Duration // context deadline for Commands.Do [10 s]
+	ReplyCache          int           // replies kept by command id [256]
+	EventQueue          int           // events waiting for the outbox [1024]
+	CommandQueue        int           // commands waiting for intake; a full queue answers BUSY [256]
+	ReplyQueue          int           // replies waiting to be published [4096]
 	// TreeBudget: a tree whose nodes' JSON is larger goes gzip-compressed
 	// on the retained tree topic [64 KiB].
 	TreeBudget int
