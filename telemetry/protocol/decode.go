@@ -101,9 +101,16 @@ func DecodeTree(b []byte) (TreeMsg, error) {
 // DecodeStatus decodes a status message: a delta or a keyframe of valid
 // status letters.
 func DecodeStatus(b []byte) (StatusMsg, error) {
-	m, err := decodeMsg(b, func(m *StatusMsg) Header { return m.Header })
-	if err != nil {
-		return m, err
+	m, ok := decodeStatusFast(b)
+	if ok {
+		if err := checkHeader(m.Header); err != nil {
+			return StatusMsg{}, err
+		}
+	} else {
+		var err error
+		if m, err = decodeMsg(b, func(m *StatusMsg) Header { return m.Header }); err != nil {
+			return m, err
+		}
 	}
 	if m.Keyframe != "" && len(m.Changes) > 0 {
 		return StatusMsg{}, fmt.Errorf("%w: status with both changes and keyframe", ErrBadPayload)
