@@ -116,9 +116,12 @@ func main() {
 		}
 		report(name, n, codes)
 	}
-	bomb := yamlBomb()
+	bomb, err := os.ReadFile("missions/testdata/limits/alias-bomb.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
 	round(fmt.Sprintf("YAML alias bomb (%d bytes, 10^10 nodes)", len(bomb)), *rounds, func(int) protocol.Command {
-		js, _ := json.Marshal(bomb)
+		js, _ := json.Marshal(strings.Replace(string(bomb), "7d0c8e52-2b8f-4b0c-9e1a-5a1c0d6c1b0e", uuid.NewString(), 1))
 		return protocol.Command{Op: protocol.OpMissionLoad, Mission: js, Start: true, Replace: true}
 	})
 	round("mission of 6,000 nodes (budget 5,000)", *rounds, func(i int) protocol.Command {
@@ -164,24 +167,6 @@ func rssMiB(pid int) float64 {
 		}
 	}
 	return 0
-}
-
-// yamlBomb is a 10-level "billion laughs" mission.
-func yamlBomb() string {
-	var b strings.Builder
-	b.WriteString("format: botd/mission@1\nid: " + uuid.NewString() + "\nmain: m\nx0: &x0 {type: Succeed}\n")
-	for i := 1; i <= 10; i++ {
-		fmt.Fprintf(&b, "x%d: &x%d {type: Sequence, children: [", i, i)
-		for j := range 10 {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "*x%d", i-1)
-		}
-		b.WriteString("]}\n")
-	}
-	b.WriteString("trees: {m: *x10}\n")
-	return b.String()
 }
 
 // bigMission is a valid mission of n Succeed leaves under a Sequence,
