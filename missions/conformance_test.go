@@ -19,8 +19,8 @@ const fixtures = "../../shared/fixtures"
 // nav2_tree_nodes.xml is Nav2's node palette, which holds no tree.
 var fixtureExceptions = map[string]string{
 	"btcpp/corpus2.xml": "" +
-		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/timeout_ms: unknown parameter \"timeout_ms\" for MaxTime (known: ms)\n" +
-		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/ms: missing required parameter \"ms\" (number)\n",
+		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/timeout_ms: unknown parameter \"timeout_ms\" for Timeout (known: msec)\n" +
+		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/msec: missing required parameter \"msec\" (number)\n",
 	"btcpp/corpus3.xml": "" +
 		"VALIDATION_FAILED /trees/MainTree/children/1/params/tree: unknown tree \"SubTree\" (trees: MainTree)\n",
 	"btcpp/corpus4.xml": "" +

@@ -8,19 +8,24 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// BehaviorTree.CPP v4 XML (Groot2, Nav2), MISSIONS.md section 6.
+// BehaviorTree.CPP v4 XML (Groot2, Nav2), MISSIONS.md section 6, and
+// format 3 files.
 //
 // Every <BehaviorTree ID> becomes a tree; the main tree is
 // main_tree_to_execute, else the first tree. An element's name is its
 // type (the v3 forms <Action ID="X"/>, <Condition ID>, <Decorator ID>,
 // <Control ID> give type X), its `name` attribute its label and its other
-// attributes its params, converted to numbers and booleans where they
-// parse as such ("{key}" stays a blackboard reference). Attributes that
-// start with '_' (_autoremap, _skipIf, _description, ...) are dropped.
-// The built-ins are mapped to botd's equivalents (btcppBuiltins);
-// unknown types are kept by name, so the registry reports them unless
-// they are substituted. <TreeNodesModel> and <include> are ignored:
-// trees from included files are not loaded.
+// attributes its params. A BT.CPP built-in whose meaning botd has under
+// another name is renamed (btcppBuiltins); those botd has with BT.CPP's
+// own semantics keep their names (Repeat, RetryUntilSuccessful,
+// SequenceWithMemory, IfThenElse, ...). An attribute is
+// converted to a number or a boolean where the botd parameter takes one
+// (or, for a type botd does not know, where it reads as one); "{key}"
+// stays a blackboard reference. Attributes that start with '_' (_autoremap,
+// _skipIf, _description, ...) are dropped. Unknown types are kept by name
+// with their ports, so the registry reports them unless they are
+// substituted. <TreeNodesModel> and <include> are ignored: trees from
+// included files are not loaded.
 
 // btcppMap maps a BT.CPP built-in to a botd type and renames its ports.
 type btcppMap struct {
@@ -28,35 +33,28 @@ type btcppMap struct {
 	ports map[string]string
 }
 
+// btcppBuiltins are the BT.CPP and Nav2 built-ins botd knows under another
+// name. ExportBTCPP maps them back (btcppExportNames).
 var btcppBuiltins = map[string]btcppMap{
 	// BT.CPP 4's Sequence and Fallback resume at the running child.
-	"Sequence":           {to: "MemSequence"},
-	"SequenceWithMemory": {to: "MemSequence"},
-	"SequenceStar":       {to: "MemSequence"}, // BT.CPP 3
-	"Fallback":           {to: "MemPriority"},
-	"ReactiveSequence":   {to: "Sequence"},
-	"ReactiveFallback":   {to: "Priority"},
-	"Parallel":           {to: "Parallel", ports: map[string]string{"success_count": "success", "failure_count": "failure"}},
-	"Inverter":           {to: "Inverter"},
-	"ForceSuccess":       {to: "Succeeder"},
-	"ForceFailure":       {to: "Failer"},
-	"Repeat":             {to: "Repeater", ports: map[string]string{"num_cycles": "count"}},
-	"RetryUntilSuccessful": {to: "RepeatUntilSuccess",
-		ports: map[string]string{"num_attempts": "count"}},
-	"KeepRunningUntilFailure": {to: "RepeatUntilFailure"},
-	"Timeout":                 {to: "MaxTime", ports: map[string]string{"msec": "ms"}},
-	"Delay":                   {to: "Delay", ports: map[string]string{"delay_msec": "ms"}},
-	"RunOnce":                 {to: "RunOnce"},
-	"Sleep":                   {to: "Wait", ports: map[string]string{"msec": "ms"}},
-	"AlwaysSuccess":           {to: "Succeed"},
-	"AlwaysFailure":           {to: "Fail"},
-	"SetBlackboard":           {to: "Set", ports: map[string]string{"output_key": "key"}},
-	"ScriptCondition":         {to: "Expr", ports: map[string]string{"code": "expr"}},
-	// Nav2's control nodes.
-	"PipelineSequence": {to: "PipelineSequence"},
-	"RecoveryNode":     {to: "RecoveryNode", ports: map[string]string{"number_of_retries": "retries"}},
-	"RoundRobin":       {to: "RoundRobin"},
-	"RateController":   {to: "Regulator"},
+	"Sequence":            {to: "MemSequence"},
+	"Fallback":            {to: "MemPriority"},
+	"ReactiveSequence":    {to: "Sequence"},
+	"ReactiveFallback":    {to: "Priority"},
+	"SequenceStar":        {to: "SequenceWithMemory"}, // BT.CPP 3
+	"Parallel":            {to: "ParallelNode"},
+	"ParallelNode":        {to: "ParallelNode"}, // BT.CPP 3 (Groot 1 palettes)
+	"RetryUntilSuccesful": {to: "RetryUntilSuccessful"},
+	"ForceSuccess":        {to: "Succeeder"},
+	"ForceFailure":        {to: "Failer"},
+	"Delay":               {to: "Delay", ports: map[string]string{"delay_msec": "ms"}},
+	"RunOnce":             {to: "RunOnce"},
+	"Sleep":               {to: "Wait", ports: map[string]string{"msec": "ms"}},
+	"RecoveryNode":        {to: "RecoveryNode", ports: map[string]string{"number_of_retries": "retries"}},
+	"RateController":      {to: "Regulator"},
+	"AlwaysSuccess":       {to: "Succeed"},
+	"AlwaysFailure":       {to: "Fail"},
+	"SetBlackboard":       {to: "Set", ports: map[string]string{"output_key": "key"}},
 }
 
 // v3-style elements whose ID attribute is the node type.
@@ -71,8 +69,8 @@ func decodeBTCPP(data []byte, ps *problems) *Document {
 		ps.invalid("", "line %d: want a BehaviorTree.CPP <root> element, got <%s>", root.line, root.name)
 		return nil
 	}
-	if f := root.attr("BTCPP_format"); f != "" && f != "4" {
-		ps.invalid("", "line %d: BTCPP_format %q is not supported (want 4)", root.line, f)
+	if f := root.attr("BTCPP_format"); f != "" && f != "4" && f != "3" {
+		ps.invalid("", "line %d: BTCPP_format %q is not supported (want 4 or 3)", root.line, f)
 		return nil
 	}
 	c := &btcppConv{ps: ps, trees: map[string]*xmlElem{}}
@@ -122,12 +120,12 @@ type btcppConv struct {
 
 func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 	n := &bt.NodeDef{Type: e.name}
-	params := map[string]any{}
+	raw := map[string]string{}
 	skipID := false
 	switch {
 	case e.name == "SubTree" || e.name == "SubTreePlus":
 		n.Type, skipID = "SubTree", true
-		params["tree"] = e.attr("ID")
+		raw["tree"] = e.attr("ID")
 	case btcppGeneric[e.name]:
 		if n.Type = e.attr("ID"); n.Type == "" {
 			c.ps.invalid(ptr(path, "type"), "line %d: <%s> without an ID", e.line, e.name)
@@ -135,7 +133,7 @@ func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 		skipID = true
 	case c.trees[e.name] != nil && btcppBuiltins[e.name].to == "":
 		n.Type = "SubTree"
-		params["tree"] = e.name
+		raw["tree"] = e.name
 	}
 	for _, a := range e.attrs {
 		k := a.Name.Local
@@ -145,10 +143,11 @@ func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 		case k == "name":
 			n.Name = a.Value
 		default:
-			params[k] = attrValue(a.Value)
+			raw[k] = a.Value
 		}
 	}
-	n.Type, params = mapBTCPP(n.Type, params)
+	var params map[string]any
+	n.Type, params = c.mapBTCPP(n.Type, raw, path, e.line)
 	if len(params) > 0 {
 		n.Params = params
 	}
@@ -158,68 +157,86 @@ func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 	return n
 }
 
-// mapBTCPP turns a BT.CPP node type and its ports into botd's.
-func mapBTCPP(typ string, params map[string]any) (string, map[string]any) {
+// mapBTCPP turns a BT.CPP node type and its ports into botd's, typing the
+// attribute values by the botd parameters they become.
+func (c *btcppConv) mapBTCPP(typ string, raw map[string]string, path string, line int) (string, map[string]any) {
 	switch typ {
-	case "Script":
-		if code, ok := params["code"].(string); ok && len(params) == 1 {
-			return scriptNode(code)
-		}
-		return typ, params
 	case "Wait":
-		return nav2Wait(params), params
+		if _, nav2 := raw["wait_duration"]; nav2 {
+			return "Wait", nav2Wait(raw)
+		}
 	case "SubTree":
 		// botd's blackboard is shared with subtrees (BT.CPP's
 		// _autoremap), so identity remappings say nothing. Others are
 		// kept and reported: botd cannot rename keys for a subtree.
-		for k, v := range params {
+		for k, v := range raw {
 			if k != "tree" && v == "{"+k+"}" {
-				delete(params, k)
+				delete(raw, k)
 			}
 		}
-		return typ, params
+		return typ, typedParams(typ, raw)
 	}
-	m, ok := btcppBuiltins[typ]
-	if !ok {
-		return typ, params
-	}
-	for from, to := range m.ports {
-		if v, ok := params[from]; ok {
-			if _, taken := params[to]; !taken {
-				delete(params, from)
-				params[to] = v
+	if m, ok := btcppBuiltins[typ]; ok {
+		for from, to := range m.ports {
+			if v, ok := raw[from]; ok {
+				if _, taken := raw[to]; !taken {
+					delete(raw, from)
+					raw[to] = v
+				}
 			}
 		}
+		typ = m.to
 	}
-	if m.to == "RunOnce" && params["then_skip"] == false {
-		// then_skip="false" repeats the remembered status, as botd's
-		// RunOnce does; BT.CPP's default (skip) has no botd equivalent.
-		delete(params, "then_skip")
-	}
-	if m.to == "Set" {
+	switch typ {
+	case "RunOnce":
+		if v, ok := raw["then_skip"]; !ok || attrValue(v) == true {
+			c.ps.invalid(ptr(path, "params"), "line %d: RunOnce skips (returns SKIPPED, which botd has no status for) "+
+				"unless then_skip=\"false\"; write then_skip=\"false\" to repeat the child's status instead", line)
+		}
+		delete(raw, "then_skip")
+	case "Set":
 		// BT.CPP names the output key with or without braces.
-		if k, ok := params["key"].(string); ok {
-			if ref, isRef := bt.RefKey(k); isRef {
-				params["key"] = ref
-			}
+		if k, ok := bt.RefKey(raw["key"]); ok {
+			raw["key"] = k
 		}
 	}
-	return m.to, params
+	return typ, typedParams(typ, raw)
+}
+
+// typedParams converts attribute values by the declared types of the
+// botd parameters they become: numbers and booleans where the parameter
+// takes one (or any value), strings elsewhere. A type the default
+// registry does not know gets numbers and booleans wherever they read as
+// such.
+func typedParams(typ string, raw map[string]string) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	nt, known := defaultRegistry().Lookup(typ)
+	out := make(map[string]any, len(raw))
+	for k, v := range raw {
+		var p *bt.Param
+		if known {
+			p = nt.Param(k)
+		}
+		switch {
+		case p == nil, p.Type == bt.TNumber, p.Type == bt.TInt, p.Type == bt.TBool, p.Type == bt.TAny, p.Type == bt.TNumberList:
+			out[k] = attrValue(v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // nav2Wait converts Nav2's Wait action (wait_duration in seconds, plus
 // action-server ports botd's Wait has no use for) to botd's Wait.
-func nav2Wait(params map[string]any) string {
-	s, ok := params["wait_duration"].(float64)
+func nav2Wait(raw map[string]string) map[string]any {
+	s, ok := attrValue(raw["wait_duration"]).(float64)
 	if !ok {
-		return "Wait"
+		return typedParams("Wait", raw)
 	}
-	delete(params, "wait_duration")
-	params["ms"] = s * 1000
-	for _, k := range []string{"error_code_id", "error_msg", "server_name", "server_timeout"} {
-		delete(params, k)
-	}
-	return "Wait"
+	return map[string]any{"ms": s * 1000}
 }
 
 var decimal = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
