@@ -2,7 +2,7 @@ package bt
 
 import "testing"
 
-// The node types ported from BehaviorTree.CPP keep the tick path
+// The node types ported from BehaviorTree.CPP and Nav2 keep the tick path
 // free of allocations, as the built-ins do (the script nodes excepted:
 // expr-lang allocates when it runs a program).
 func TestBTCPPNodesAllocateNothing(t *testing.T) {
@@ -21,7 +21,16 @@ func TestBTCPPNodesAllocateNothing(t *testing.T) {
 			nd("LoopInt", "", kv{"queue": "1;2;3", "value": "{i}"}, ok()),
 			nd("TestNode", "", kv{"async_delay": 20}),
 			nd("WaitValueUpdate", "", kv{"entry": "mode"}, ok()),
-			nd("PipelineSequence", "", nil, ok(), wait(40))))
+			nd("PipelineSequence", "", nil,
+				nd("RateController", "", kv{"hz": 20}, ok()),
+				nd("DistanceController", "", kv{"distance": 0.5}, ok()),
+				nd("SpeedController", "", nil, ok()),
+				nd("GoalUpdatedController", "", nil, ok()),
+				nd("SingleTrigger", "", nil, ok()),
+				nd("GoalUpdater", "", kv{"input_goal": "{goal}", "output_goal": "{g2}"}, ok()),
+				nd("Priority", "", nil, nd("GoalUpdated", "", nil), nd("TimeExpired", "", nil),
+					nd("IsBatteryLow", "", kv{"min_battery": 5}), ok()),
+				wait(40))))
 	tree := compileTree(t, root, withBB(kv{"n": 2, "mode": "b", "pose.x": 0, "pose.y": 0, "goal": "g", "battery.percent": 50}))
 	a := NewAgent(tree, 0, 0)
 	now := int64(0)

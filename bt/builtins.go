@@ -18,6 +18,11 @@ func registerBuiltins(r *Registry) {
 		btRepeatType, btRetryType, keepRunningType, timeoutType, preconditionType,
 		waitValueUpdateType,
 		scriptType, scriptConditionType, unsetType, entryUpdatedType, testNodeType,
+		// Nav2's nodes that need only the blackboard
+		rateControllerType, distanceControllerType, speedControllerType, singleTriggerType,
+		goalUpdatedControllerType, goalUpdaterType,
+		goalUpdatedType, globalUpdatedGoalType, timeExpiredType, pathExpiringTimerType,
+		isBatteryLowType, isBatteryChargingType,
 		// leaves
 		succeedType, failType, runningType, errorType,
 		waitType, checkType, exprType, setType, logType, subTreeType,

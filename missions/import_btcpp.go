@@ -18,7 +18,7 @@ import (
 // attributes its params. A BT.CPP built-in whose meaning botd has under
 // another name is renamed (btcppBuiltins); those botd has with BT.CPP's
 // own semantics keep their names (Repeat, RetryUntilSuccessful,
-// SequenceWithMemory, IfThenElse, ...). An attribute is
+// SequenceWithMemory, IfThenElse, RateController, ...). An attribute is
 // converted to a number or a boolean where the botd parameter takes one
 // (or, for a type botd does not know, where it reads as one); "{key}"
 // stays a blackboard reference. Attributes that start with '_' (_autoremap,
@@ -50,8 +50,6 @@ var btcppBuiltins = map[string]btcppMap{
 	"Delay":               {to: "Delay", ports: map[string]string{"delay_msec": "ms"}},
 	"RunOnce":             {to: "RunOnce"},
 	"Sleep":               {to: "Wait", ports: map[string]string{"msec": "ms"}},
-	"RecoveryNode":        {to: "RecoveryNode", ports: map[string]string{"number_of_retries": "retries"}},
-	"RateController":      {to: "Regulator"},
 	"AlwaysSuccess":       {to: "Succeed"},
 	"AlwaysFailure":       {to: "Fail"},
 	"SetBlackboard":       {to: "Set", ports: map[string]string{"output_key": "key"}},

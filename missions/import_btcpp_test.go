@@ -38,7 +38,9 @@ func TestBTCPPNamesMap(t *testing.T) {
 		"Repeat", "RetryUntilSuccessful", "KeepRunningUntilFailure", "Timeout", "Precondition",
 		"LoopInt", "LoopDouble", "LoopString", "LoopBool", "Script", "ScriptCondition", "UnsetBlackboard",
 		"WasEntryUpdated", "WaitValueUpdate", "TestNode",
-		"PipelineSequence", "RoundRobin",
+		"PipelineSequence", "RecoveryNode", "RoundRobin", "RateController", "DistanceController", "SpeedController",
+		"GoalUpdated", "GlobalUpdatedGoal", "GoalUpdater", "GoalUpdatedController", "SingleTrigger",
+		"PathExpiringTimer", "TimeExpired", "IsBatteryLow", "IsBatteryCharging",
 	} {
 		if nt, ok := reg.Lookup(name); !ok || nt.Name != name {
 			t.Errorf("%s is not registered under its own name", name)
