@@ -24,6 +24,7 @@ func registerBuiltins(r *Registry) {
 		goalUpdatedType, globalUpdatedGoalType, timeExpiredType, pathExpiringTimerType,
 		isBatteryLowType, isBatteryChargingType,
 		// leaves
+		stubType, passThroughType,
 		succeedType, failType, runningType, errorType,
 		waitType, checkType, exprType, setType, logType, subTreeType,
 		// synchronization, child trees, state machines

@@ -22,7 +22,11 @@ type Spec struct {
 	Keys []string
 	// Substitute replaces node types by name (BehaviorTree.CPP style), e.g.
 	// {"ComputePathToPose": "Succeed"}; the node's parameters are dropped.
+	// It is a shorthand for Substitutions whose patterns are type names,
+	// applied after them.
 	Substitute map[string]string
+	// Substitutions replace nodes by type, name or path (see Substitution).
+	Substitutions []Substitution
 	// Namespace seeds the generated node ids (the mission id), so ids are
 	// stable across loads of the same mission.
 	Namespace string
@@ -114,6 +118,10 @@ func newCompiler(r *Registry, spec *Spec, budget *childBudget) *compiler {
 	if c.budget == nil {
 		c.budget = &childBudget{}
 	}
+	c.subs = spec.Substitutions
+	for _, from := range sortedKeys(spec.Substitute) {
+		c.subs = append(c.subs, Substitution{Pattern: from, With: NodeDef{Type: spec.Substitute[from]}})
+	}
 	return c
 }
 
@@ -142,6 +150,7 @@ type compiler struct {
 	reached  map[string]bool
 	maxNode  int
 	budget   *childBudget
+	subs     []Substitution
 	child    bool // compiling a child tree (a DynamicSubTree default)
 	tooBig   bool // the size limit was reported
 	// paramAt locates the parameters of synthesized definitions written
@@ -231,12 +240,15 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	c.t.shared = append(c.t.shared, nil)
 
 	typeName := def.Type
-	substituted := false
-	if to, ok := c.spec.Substitute[typeName]; ok {
-		if def.Name == "" {
-			c.t.nodes[idx].Name = typeName
+	params := def.Params
+	if len(c.subs) > 0 {
+		_, known := c.reg.Lookup(typeName)
+		if r := c.substitution(def, path, known); r != nil {
+			if def.Name == "" {
+				c.t.nodes[idx].Name = typeName
+			}
+			typeName, params = c.substitute(r, def)
 		}
-		typeName, substituted = to, true
 	}
 	nt, known := c.reg.Lookup(typeName)
 	switch {
@@ -251,10 +263,6 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	c.assignID(idx, def, path, inst)
 
-	params := def.Params
-	if substituted {
-		params = nil
-	}
 	var pmap map[string]any
 	var children []int32
 	switch {

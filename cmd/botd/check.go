@@ -18,7 +18,7 @@ import (
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	subst := fs.String("substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
+	subst := fs.String("substitute", "", substituteUsage)
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves missions may use (default: the simulated rover)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-hardware FILE] FILE...")
@@ -74,7 +74,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 // loadFile reads and compiles a mission file; the sensor keys of hw exist
 // on the blackboard.
-func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs map[string]string) (*missions.Mission, error) {
+func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs missions.Substitutions) (*missions.Mission, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -83,12 +83,16 @@ func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs map[string
 	if hw != nil {
 		keys = hw.SensorKeys()
 	}
-	return missions.Load(data, missions.Options{Registry: reg, Substitute: subs, Keys: keys})
+	return missions.Load(data, missions.Options{Registry: reg, Substitutions: subs, Keys: keys})
 }
+
+// substituteUsage documents -substitute for check and sim.
+const substituteUsage = "stand-ins for nodes botd cannot run: rules like '*=Succeed,FollowPath=Running:3,Success,@plan=Fail,/trees/main/children/2=2s' " +
+	"(PATTERN=STAND-IN: a type, @name or JSON pointer; a node type, a status script or a duration), or a substitution file"
 
 // loadSubstitutions reads -substitute: a file when one exists at that
 // path, else inline rules.
-func loadSubstitutions(v string) (map[string]string, error) {
+func loadSubstitutions(v string) (missions.Substitutions, error) {
 	if v == "" {
 		return nil, nil
 	}

@@ -42,7 +42,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.ticks, "ticks", 10000, "stop after this many ticks")
 	fs.Float64Var(&o.hz, "hz", 0, "tick rate in Hz (default: the mission's tick_hz, else 20)")
 	fs.IntVar(&o.agents, "agents", 1, "number of agents sharing the tree")
-	fs.StringVar(&o.subst, "substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
+	fs.StringVar(&o.subst, "substitute", "", substituteUsage)
 	fs.StringVar(&o.trace, "trace", "", "write the JSON-lines trace to FILE, or - for stdout")
 	fs.StringVar(&o.world, "world", "", "world file of the simulated yard (default: the built-in yard)")
 	fs.StringVar(&o.hardware, "hardware", "", "hardware config of the simulated robots (default: the built-in rover)")
