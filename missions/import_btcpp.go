@@ -52,6 +52,7 @@ var btcppBuiltins = map[string]btcppMap{
 	"Sleep":               {to: "Wait", ports: map[string]string{"msec": "ms"}},
 	"AlwaysSuccess":       {to: "Succeed"},
 	"AlwaysFailure":       {to: "Fail"},
+	"BotdParallel":        {to: "Parallel"}, // botd's own Parallel, as ExportBTCPP writes it
 	"SetBlackboard":       {to: "Set", ports: map[string]string{"output_key": "key"}},
 }
 

@@ -52,14 +52,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		m, err := loadFile(f, reg, hw, subs)
 		if err != nil {
 			bad = true
-			var ps bt.Problems
-			if errors.As(err, &ps) {
-				for _, p := range ps {
-					fmt.Fprintf(stdout, "%s%s\n", prefix, p)
-				}
-			} else {
-				fmt.Fprintf(stdout, "%s%v\n", prefix, err)
-			}
+			printProblems(stdout, prefix, err)
 			continue
 		}
 		if len(files) > 1 {
@@ -70,6 +63,18 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printProblems prints one line per problem ("path: message").
+func printProblems(w io.Writer, prefix string, err error) {
+	var ps bt.Problems
+	if errors.As(err, &ps) {
+		for _, p := range ps {
+			fmt.Fprintf(w, "%s%s\n", prefix, p)
+		}
+		return
+	}
+	fmt.Fprintf(w, "%s%v\n", prefix, err)
 }
 
 // loadFile reads and compiles a mission file; the sensor keys of hw exist
