@@ -151,8 +151,9 @@ type compiler struct {
 	maxNode  int
 	budget   *childBudget
 	subs     []Substitution
-	child    bool // compiling a child tree (a DynamicSubTree default)
-	tooBig   bool // the size limit was reported
+	scope    *keyScope // how plain keys resolve in the subtree being compiled
+	child    bool      // compiling a child tree (a DynamicSubTree default)
+	tooBig   bool      // the size limit was reported
 	// paramAt locates the parameters of synthesized definitions written
 	// in shorthand (by node path); see Synth.ParamPath.
 	paramAt map[string]func(string) string
@@ -273,7 +274,7 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 			c.problem(path+"/children", CodeValidation, fmt.Sprintf("%s takes no children: they come from its parameters", nt.Name))
 		}
 		pmap = c.params(nt, params, path)
-		b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack}
+		b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack, scope: c.scope}
 		for i, s := range nt.Synthesize(b) {
 			if s.Def == nil {
 				continue
@@ -330,9 +331,12 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 		}
 	}
 	if pmap == nil {
+		if nt.Name == "SubTree" {
+			params = subTreeOwnParams(params)
+		}
 		pmap = c.params(nt, params, path)
 	}
-	b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack}
+	b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack, scope: c.scope}
 	n.mem = int32(c.t.words)
 	beh := nt.New(b)
 	n = &c.t.nodes[idx]
@@ -364,6 +368,9 @@ func (c *compiler) subtree(def *NodeDef, path, inst string, idx int32, stack []s
 		return nil
 	}
 	st := append(append([]string(nil), stack...), name)
+	outer := c.scope
+	c.scope = c.subTreeScope(def, path, idx)
+	defer func() { c.scope = outer }()
 	return []int32{c.node(target, "/trees/"+pathEscape(name), inst+"/tree", idx, idx, name, st)}
 }
 
@@ -489,6 +496,7 @@ type Builder struct {
 	idx       int32
 	path      string
 	treeOwner int32
+	scope     *keyScope
 	params    map[string]any
 	stack     []string // mission trees entered to reach this node
 }
@@ -581,7 +589,9 @@ func (b *Builder) Bool(name string) Flag {
 	return Flag{V: f, Slot: NoSlot}
 }
 
-// Key resolves a blackboard key (plain, "tree:x" or "node:x") to its slot.
+// Key resolves a blackboard key (plain, "tree:x", "node:x" or "@x") to
+// its slot. A plain key inside a SubTree resolves as the SubTree's ports
+// and autoremap say (see keyScope).
 func (b *Builder) Key(k string) Slot {
 	scope, name := splitKey(k)
 	owner := int32(-1)
@@ -590,6 +600,8 @@ func (b *Builder) Key(k string) Slot {
 		owner = b.treeOwner
 	case ScopeNode:
 		owner = b.idx
+	default:
+		return b.scope.resolve(b.c, name)
 	}
 	return b.c.slot(scope, name, owner)
 }

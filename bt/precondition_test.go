@@ -98,8 +98,8 @@ func TestScript(t *testing.T) {
 			want: "FFFFS",
 		},
 		{
-			name: "= needs an existing key",
-			tree: nd("Script", "", kv{"code": "nope = 1"}),
+			name: "+= needs a value",
+			tree: nd("Script", "", kv{"code": "nope += 1"}),
 			want: "E",
 		},
 		{

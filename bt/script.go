@@ -13,24 +13,58 @@ import (
 // assignment (`x := 1`, `x = y + 1`, `x += 2`, also -=, *=, /=) or an
 // expression. Expressions are expr-lang's, which reads BT.CPP's
 // arithmetic, comparisons, &&, ||, !, ?: and quoted strings the same way.
-// `:=` creates or overwrites a key; `=` and the compound forms need the
-// key to exist (a missing key is ERROR, as BT.CPP throws). An '@' before
-// a key (BT.CPP's root blackboard) names the same global key.
+// `:=` and `=` write a key (BT.CPP's `=` wants an existing entry; botd
+// has an entry for every key a mission names, so both write); the
+// compound forms read the key first, so a key without a value is ERROR
+// there. An '@' before a key names the mission's global key (BT.CPP's
+// root blackboard).
 
 // scriptStmt is one compiled statement.
 type scriptStmt struct {
 	key  Slot // NoSlot: an expression statement
-	must bool // the key must already hold a value
+	must bool // the key must already hold a value (+=, -=, ...)
 	prog *vm.Program
 }
 
 // script is a compiled sequence of statements.
 type script []scriptStmt
 
-var scriptAssign = regexp.MustCompile(`^@?([A-Za-z_][A-Za-z0-9_.]*)\s*(:=|\+=|-=|\*=|/=|=)([^=][\s\S]*)?$`)
+var scriptAssign = regexp.MustCompile(`^(@?[A-Za-z_][A-Za-z0-9_.]*)\s*(:=|\+=|-=|\*=|/=|=)([^=][\s\S]*)?$`)
+
+// rootPrefix stands for '@' in the names expr-lang sees.
+const rootPrefix = "botd_root__"
+
+// rootRefs rewrites @name outside quoted strings for expr-lang, which has
+// no '@' in its names.
+func rootRefs(src string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '@':
+			b.WriteString(rootPrefix)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
 
 // compileScript compiles src; key resolves blackboard names.
-func compileScript(src string, key func(string) Slot) (script, error) {
+func compileScript(src string, resolve func(string) Slot) (script, error) {
+	key := func(name string) Slot {
+		if strings.HasPrefix(name, rootPrefix) {
+			name = "@" + name[len(rootPrefix):]
+		}
+		return resolve(name)
+	}
 	var out script
 	for _, stmt := range splitStatements(src) {
 		st := scriptStmt{key: NoSlot}
@@ -40,12 +74,12 @@ func compileScript(src string, key func(string) Slot) (script, error) {
 			if rhs == "" {
 				return nil, fmt.Errorf("%q: nothing to assign", stmt)
 			}
-			st.key, st.must, body = key(name), op != ":=", rhs
+			st.key, st.must, body = key(name), op != ":=" && op != "=", rhs
 			if op != ":=" && op != "=" {
 				body = name + " " + op[:1] + " (" + rhs + ")"
 			}
 		}
-		prog, err := compileExpr(body, key)
+		prog, err := compileExpr(rootRefs(body), key)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %s", stmt, firstLine(err.Error()))
 		}

@@ -136,25 +136,30 @@ func (e *btcppExporter) node(b *bytes.Buffer, n *bt.NodeDef, depth int) error {
 	var attrs [][2]string
 	if typeName == "SubTree" {
 		tree, _ := n.Params["tree"].(string)
+		if tree == "" {
+			tree, _ = n.Params["ID"].(string)
+		}
 		attrs = append(attrs, [2]string{"ID", tree})
+		// botd's SubTree shares the blackboard unless told otherwise;
+		// BT.CPP's does not unless _autoremap is set.
+		if auto, ok := n.Params["autoremap"].(bool); !ok || auto {
+			attrs = append(attrs, [2]string{"_autoremap", "true"})
+		}
 	}
 	if n.Name != "" {
 		attrs = append(attrs, [2]string{"name", n.Name})
 	}
 	for _, k := range sortedParamKeys(n.Params) {
-		if typeName == "SubTree" && k == "tree" {
+		if typeName == "SubTree" && (k == "tree" || k == "ID" || k == "autoremap") {
 			continue
 		}
 		port := k
-		if p := paramOf(nt, known, k); p != nil {
+		if p := paramOf(nt, known, k); p != nil && typeName != "SubTree" {
 			// The canonical name, in BT.CPP's spelling where it differs.
 			port = p.Name
 			if to := out.ports[p.Name]; to != "" {
 				port = to
 			}
-		}
-		if typeName == "SubTree" && (k == "autoremap" || k == "_autoremap") {
-			port = "_autoremap"
 		}
 		v, err := portValue(n.Params[k])
 		if err != nil {

@@ -80,7 +80,7 @@ func TestBTCPPMainTree(t *testing.T) {
 	}
 	// An element named after a tree of the document runs that tree.
 	d := mustDecode(t, []byte(`<root BTCPP_format="4" main_tree_to_execute="B"><BehaviorTree ID="A"><AlwaysSuccess/></BehaviorTree><BehaviorTree ID="B"><A name="run a"/></BehaviorTree></root>`))
-	want := &bt.NodeDef{Type: "SubTree", Name: "run a", Params: map[string]any{"tree": "A"}}
+	want := &bt.NodeDef{Type: "SubTree", Name: "run a", Params: map[string]any{"tree": "A", "autoremap": false}}
 	if !reflect.DeepEqual(d.Trees["B"], want) {
 		t.Errorf("tree B = %+v, want %+v", d.Trees["B"], want)
 	}

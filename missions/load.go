@@ -18,6 +18,8 @@ type Options struct {
 	// Substitutions replace nodes by type, name or path (see
 	// Substitutions); they apply before Substitute.
 	Substitutions Substitutions
+	// Library provides trees a mission's SubTrees may call (LoadFile).
+	Library *Library
 	// Keys are global blackboard keys that exist even when no node names
 	// them (sensor readings, operator-writable values).
 	Keys []string

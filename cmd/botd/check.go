@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
@@ -20,8 +21,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	subst := fs.String("substitute", "", substituteUsage)
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves missions may use (default: the simulated rover)")
+	var libs libFlag
+	fs.Var(&libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-hardware FILE] FILE...")
+		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-lib DIR|FILE]... [-hardware FILE] FILE...")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -42,6 +45,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd check:", err)
 		return 2
 	}
+	lib, err := libs.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "botd check:", err)
+		return 2
+	}
 	reg := newRegistry(hw)
 	bad := false
 	for _, f := range files {
@@ -49,7 +57,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if len(files) > 1 {
 			prefix = f + ": "
 		}
-		m, err := loadFile(f, reg, hw, subs)
+		m, err := loadFile(f, reg, hw, subs, lib)
 		if err != nil {
 			bad = true
 			printProblems(stdout, prefix, err)
@@ -77,18 +85,32 @@ func printProblems(w io.Writer, prefix string, err error) {
 	fmt.Fprintf(w, "%s%v\n", prefix, err)
 }
 
-// loadFile reads and compiles a mission file; the sensor keys of hw exist
-// on the blackboard.
-func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs missions.Substitutions) (*missions.Mission, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+// loadFile reads and compiles a mission file (a BehaviorTree.CPP file's
+// includes relative to it, lib's trees available to its SubTrees); the
+// sensor keys of hw exist on the blackboard.
+func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs missions.Substitutions, lib *missions.Library) (*missions.Mission, error) {
 	var keys []string
 	if hw != nil {
 		keys = hw.SensorKeys()
 	}
-	return missions.Load(data, missions.Options{Registry: reg, Substitutions: subs, Keys: keys})
+	return missions.LoadFile(path, missions.Options{Registry: reg, Substitutions: subs, Keys: keys, Library: lib})
+}
+
+// libUsage documents -lib.
+const libUsage = "a tree library: a file, or a folder of .xml/.json/.yaml files, whose trees the missions' SubTrees may call (repeatable)"
+
+// libFlag collects -lib arguments.
+type libFlag []string
+
+func (l *libFlag) String() string     { return strings.Join(*l, ",") }
+func (l *libFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// load reads the library (nil when no -lib was given).
+func (l libFlag) load() (*missions.Library, error) {
+	if len(l) == 0 {
+		return nil, nil
+	}
+	return missions.LoadLibrary(l, missions.Limits{})
 }
 
 // substituteUsage documents -substitute for check and sim.

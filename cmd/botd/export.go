@@ -11,7 +11,8 @@ import (
 
 // runExport writes a mission in another format: BehaviorTree.CPP v4 XML
 // (Groot2 opens it), a Behavior3 Editor project, or botd JSON. It reads
-// any format botd reads. Exit status 0 on success, 1 when the mission
+// any format botd reads; the trees of included files and of -lib trees
+// the mission calls are written into the output. Exit status 0 on success, 1 when the mission
 // cannot be read or written, 2 on usage errors.
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
@@ -19,8 +20,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "btcpp", "output format: btcpp (BehaviorTree.CPP v4 XML), b3 (Behavior3 Editor project) or botd (JSON)")
 	outFile := fs.String("o", "", "write to FILE instead of stdout")
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves the model declares (default: the simulated rover)")
+	var libs libFlag
+	fs.Var(&libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|botd] [-o OUT] FILE")
+		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|botd] [-lib DIR|FILE]... [-o OUT] FILE")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -42,12 +45,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd export:", err)
 		return 2
 	}
-	data, err := os.ReadFile(files[0])
+	lib, err := libs.load()
 	if err != nil {
 		fmt.Fprintln(stderr, "botd export:", err)
-		return 1
+		return 2
 	}
-	d, err := missions.Decode(data)
+	d, err := missions.DecodeFile(files[0], missions.Limits{}, lib)
 	if err != nil {
 		printProblems(stdout, files[0]+": ", err)
 		return 1
