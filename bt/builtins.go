@@ -19,6 +19,7 @@ func registerBuiltins(r *Registry) {
 		waitValueUpdateType,
 		scriptType, scriptConditionType, unsetType, entryUpdatedType, testNodeType,
 		// Nav2's nodes that need only the blackboard
+		nonblockingSequenceType, persistentSequenceType,
 		rateControllerType, distanceControllerType, speedControllerType, singleTriggerType,
 		goalUpdatedControllerType, goalUpdaterType,
 		goalUpdatedType, globalUpdatedGoalType, timeExpiredType, pathExpiringTimerType,

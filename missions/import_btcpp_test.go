@@ -40,7 +40,7 @@ func TestBTCPPNamesMap(t *testing.T) {
 		"WasEntryUpdated", "WaitValueUpdate", "TestNode",
 		"PipelineSequence", "RecoveryNode", "RoundRobin", "RateController", "DistanceController", "SpeedController",
 		"GoalUpdated", "GlobalUpdatedGoal", "GoalUpdater", "GoalUpdatedController", "SingleTrigger",
-		"PathExpiringTimer", "TimeExpired", "IsBatteryLow", "IsBatteryCharging",
+		"PathExpiringTimer", "TimeExpired", "IsBatteryLow", "IsBatteryCharging", "NonblockingSequence", "PersistentSequence",
 	} {
 		if nt, ok := reg.Lookup(name); !ok || nt.Name != name {
 			t.Errorf("%s is not registered under its own name", name)
