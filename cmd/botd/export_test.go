@@ -68,7 +68,7 @@ func TestExportErrors(t *testing.T) {
 		{[]string{"export"}, 2, "usage"},
 		{[]string{"export", "-format", "yaml", nav2Default}, 2, "unknown format"},
 		{[]string{"export", "testdata/missing.xml"}, 1, "no such file"},
-		{[]string{"export", "testdata/invalid.json"}, 0, ""},
+		{[]string{"export", "testdata/invalid.json"}, 0, ""}, // decodes: compile problems do not stop an export
 	} {
 		code, out, errOut := runCmd(t, tc.args...)
 		if code != tc.want || !strings.Contains(strings.ToLower(out+errOut), tc.text) {
@@ -77,7 +77,9 @@ func TestExportErrors(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.xml")
-	os.WriteFile(bad, []byte("<root BTCPP_format=\"4\"><BehaviorTree ID=\"A\"><Sequence></BehaviorTree></root>"), 0o644)
+	if err := os.WriteFile(bad, []byte("<root BTCPP_format=\"4\"><BehaviorTree ID=\"A\"><Sequence></BehaviorTree></root>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if code, out, _ := runCmd(t, "export", bad); code != 1 || !strings.Contains(out, "invalid XML: line 1") {
 		t.Errorf("malformed XML: exit %d\n%s", code, out)
 	}
