@@ -13,15 +13,42 @@ func registerBuiltins(r *Registry) {
 		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
 		limiterType, maxTimeType, delayType, regulatorType, runOnceType,
 		cooldownType, monitorType, gateType,
+		// BehaviorTree.CPP's own semantics, under its names
+		seqWithMemoryType, btParallelType, parallelAllType, ifThenElseType, whileDoElseType,
+		btRepeatType, btRetryType, keepRunningType, timeoutType, preconditionType,
+		waitValueUpdateType,
+		scriptType, scriptConditionType, unsetType, entryUpdatedType, testNodeType,
+		// Nav2's nodes that need only the blackboard
+		nonblockingSequenceType, persistentSequenceType,
+		rateControllerType, distanceControllerType, speedControllerType, singleTriggerType,
+		goalUpdatedControllerType, goalUpdaterType,
+		goalUpdatedType, globalUpdatedGoalType, timeExpiredType, pathExpiringTimerType,
+		isBatteryLowType, isBatteryChargingType,
 		// leaves
+		stubType, passThroughType,
 		succeedType, failType, runningType, errorType,
 		waitType, checkType, exprType, setType, logType, subTreeType,
 		// synchronization, child trees, state machines
 		barrierType, dynamicSubTreeType, stateMachineType,
 	} {
-		t.trusted = t.Name != "Expr"
-		r.Register(t)
+		register(r, t)
 	}
+	for _, ts := range [][]NodeType{switchTypes, loopTypes} {
+		for _, t := range ts {
+			register(r, t)
+		}
+	}
+}
+
+// register adds a built-in; the engine trusts its own leaves not to panic,
+// except those that run expressions.
+func register(r *Registry, t NodeType) {
+	switch t.Name {
+	case "Expr", "Script", "ScriptCondition", "TestNode":
+	default:
+		t.trusted = true
+	}
+	r.Register(t)
 }
 
 // msParam declares a duration parameter in milliseconds.

@@ -22,7 +22,11 @@ type Spec struct {
 	Keys []string
 	// Substitute replaces node types by name (BehaviorTree.CPP style), e.g.
 	// {"ComputePathToPose": "Succeed"}; the node's parameters are dropped.
+	// It is a shorthand for Substitutions whose patterns are type names,
+	// applied after them.
 	Substitute map[string]string
+	// Substitutions replace nodes by type, name or path (see Substitution).
+	Substitutions []Substitution
 	// Namespace seeds the generated node ids (the mission id), so ids are
 	// stable across loads of the same mission.
 	Namespace string
@@ -114,6 +118,10 @@ func newCompiler(r *Registry, spec *Spec, budget *childBudget) *compiler {
 	if c.budget == nil {
 		c.budget = &childBudget{}
 	}
+	c.subs = spec.Substitutions
+	for _, from := range sortedKeys(spec.Substitute) {
+		c.subs = append(c.subs, Substitution{Pattern: from, With: NodeDef{Type: spec.Substitute[from]}})
+	}
 	return c
 }
 
@@ -142,8 +150,10 @@ type compiler struct {
 	reached  map[string]bool
 	maxNode  int
 	budget   *childBudget
-	child    bool // compiling a child tree (a DynamicSubTree default)
-	tooBig   bool // the size limit was reported
+	subs     []Substitution
+	scope    *keyScope // how plain keys resolve in the subtree being compiled
+	child    bool      // compiling a child tree (a DynamicSubTree default)
+	tooBig   bool      // the size limit was reported
 	// paramAt locates the parameters of synthesized definitions written
 	// in shorthand (by node path); see Synth.ParamPath.
 	paramAt map[string]func(string) string
@@ -231,12 +241,15 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	c.t.shared = append(c.t.shared, nil)
 
 	typeName := def.Type
-	substituted := false
-	if to, ok := c.spec.Substitute[typeName]; ok {
-		if def.Name == "" {
-			c.t.nodes[idx].Name = typeName
+	params := def.Params
+	if len(c.subs) > 0 {
+		_, known := c.reg.Lookup(typeName)
+		if r := c.substitution(def, path, known); r != nil {
+			if def.Name == "" {
+				c.t.nodes[idx].Name = typeName
+			}
+			typeName, params = c.substitute(r, def)
 		}
-		typeName, substituted = to, true
 	}
 	nt, known := c.reg.Lookup(typeName)
 	switch {
@@ -251,10 +264,6 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 	}
 	c.assignID(idx, def, path, inst)
 
-	params := def.Params
-	if substituted {
-		params = nil
-	}
 	var pmap map[string]any
 	var children []int32
 	switch {
@@ -265,7 +274,7 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 			c.problem(path+"/children", CodeValidation, fmt.Sprintf("%s takes no children: they come from its parameters", nt.Name))
 		}
 		pmap = c.params(nt, params, path)
-		b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack}
+		b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack, scope: c.scope}
 		for i, s := range nt.Synthesize(b) {
 			if s.Def == nil {
 				continue
@@ -322,9 +331,12 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 		}
 	}
 	if pmap == nil {
+		if nt.Name == "SubTree" {
+			params = subTreeOwnParams(params)
+		}
 		pmap = c.params(nt, params, path)
 	}
-	b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack}
+	b := &Builder{c: c, t: nt, idx: idx, path: path, treeOwner: treeOwner, params: pmap, stack: stack, scope: c.scope}
 	n.mem = int32(c.t.words)
 	beh := nt.New(b)
 	n = &c.t.nodes[idx]
@@ -356,6 +368,9 @@ func (c *compiler) subtree(def *NodeDef, path, inst string, idx int32, stack []s
 		return nil
 	}
 	st := append(append([]string(nil), stack...), name)
+	outer := c.scope
+	c.scope = c.subTreeScope(def, path, idx)
+	defer func() { c.scope = outer }()
 	return []int32{c.node(target, "/trees/"+pathEscape(name), inst+"/tree", idx, idx, name, st)}
 }
 
@@ -481,6 +496,7 @@ type Builder struct {
 	idx       int32
 	path      string
 	treeOwner int32
+	scope     *keyScope
 	params    map[string]any
 	stack     []string // mission trees entered to reach this node
 }
@@ -573,7 +589,9 @@ func (b *Builder) Bool(name string) Flag {
 	return Flag{V: f, Slot: NoSlot}
 }
 
-// Key resolves a blackboard key (plain, "tree:x" or "node:x") to its slot.
+// Key resolves a blackboard key (plain, "tree:x", "node:x" or "@x") to
+// its slot. A plain key inside a SubTree resolves as the SubTree's ports
+// and autoremap say (see keyScope).
 func (b *Builder) Key(k string) Slot {
 	scope, name := splitKey(k)
 	owner := int32(-1)
@@ -582,6 +600,8 @@ func (b *Builder) Key(k string) Slot {
 		owner = b.treeOwner
 	case ScopeNode:
 		owner = b.idx
+	default:
+		return b.scope.resolve(b.c, name)
 	}
 	return b.c.slot(scope, name, owner)
 }

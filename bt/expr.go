@@ -10,7 +10,7 @@ import (
 )
 
 var exprType = NodeType{
-	Name: "Expr", Aliases: []string{"Script", "ScriptCondition"}, Kind: Leaf, Category: "condition",
+	Name: "Expr", Kind: Leaf, Category: "condition",
 	Doc: "A boolean expression over the blackboard (expr-lang syntax: `battery.percent < 20 && mode == \"auto\"`), " +
 		"compiled when the mission is loaded. SUCCESS when true, FAILURE when false; a name missing at run time is ERROR.",
 	Params: []Param{{Name: "expr", Aliases: []string{"code"}, Type: TExpr, Required: true, Doc: "the expression"}},
@@ -53,10 +53,16 @@ func newExpr(b *Builder) Behavior {
 // chains like battery.percent included) are blackboard keys resolved by
 // key.
 func CompileExpr(src string, key func(string) Slot) (*vm.Program, error) {
+	return compileExpr(src, key, expr.AsBool())
+}
+
+// compileExpr compiles an expression over the blackboard (see
+// CompileExpr) with the given options.
+func compileExpr(src string, key func(string) Slot, opts ...expr.Option) (*vm.Program, error) {
 	// A first pass finds the names that survive folding ("a" inside "a.b"
 	// does not), so only real keys get slots.
 	probe := &keyPatcher{}
-	if _, err := expr.Compile(src, expr.Env(exprEnv{}), expr.AsBool(), expr.Patch(probe)); err != nil {
+	if _, err := expr.Compile(src, append([]expr.Option{expr.Env(exprEnv{}), expr.Patch(probe)}, opts...)...); err != nil {
 		return nil, err
 	}
 	final := map[string]bool{}
@@ -71,7 +77,7 @@ func CompileExpr(src string, key func(string) Slot) (*vm.Program, error) {
 		}
 		return NoSlot
 	}
-	return expr.Compile(src, expr.Env(exprEnv{}), expr.AsBool(), expr.Patch(&keyPatcher{key: resolve}))
+	return expr.Compile(src, append([]expr.Option{expr.Env(exprEnv{}), expr.Patch(&keyPatcher{key: resolve})}, opts...)...)
 }
 
 func firstLine(s string) string {

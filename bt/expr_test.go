@@ -17,8 +17,7 @@ func TestExpr(t *testing.T) {
 		{name: "undefined dotted name is ERROR", tree: nd("Expr", "e", kv{"expr": "battery.voltage > 10"}), bb: bb, want: "E"},
 		// Short-circuit: the undefined name is never read.
 		{name: "undefined name not evaluated", tree: nd("Expr", "e", kv{"expr": "armed || altitude > 10"}), bb: bb, want: "S"},
-		{name: "Script alias and code", tree: nd("Script", "e", kv{"code": "speed == 0.3"}), bb: bb, want: "S"},
-		{name: "ScriptCondition alias", tree: nd("ScriptCondition", "e", kv{"expr": "armed"}), bb: bb, want: "S"},
+		{name: "code alias", tree: nd("Expr", "e", kv{"code": "speed == 0.3"}), bb: bb, want: "S"},
 	})
 }
 

@@ -40,9 +40,15 @@ func (c constant) Tick(*Agent, *Node) Status { return Status(c) }
 var subTreeType = NodeType{
 	Name: "SubTree", Kind: Decorator, MinChildren: -1, MaxChildren: -1,
 	Doc: "Runs another tree of the mission. In the compiled tree the SubTree node has one child, the root of the referenced tree, " +
-		"and passes its status through. Each occurrence has its own nodes; recursion is a load error.",
-	Params: []Param{{Name: "tree", Aliases: []string{"ID"}, Type: TTree, Required: true, Doc: "name of the tree to run"}},
-	New:    func(*Builder) Behavior { return subTree{} },
+		"and passes its status through. Each occurrence has its own nodes; recursion is a load error. With `autoremap` (the default) " +
+		"the subtree shares the caller's blackboard; without it (BehaviorTree.CPP's default) it has its own, and every other " +
+		"parameter is a port: `goal: \"{target}\"` makes its key goal the caller's key target (\"{=}\": the same name), `goal: 1.5` " +
+		"gives its own key goal that initial value. \"@key\" is always the mission's global key.",
+	Params: []Param{
+		{Name: "tree", Aliases: []string{"ID"}, Type: TTree, Required: true, Doc: "name of the tree to run"},
+		{Name: "autoremap", Type: TBool, Default: true, Doc: "share the caller's blackboard (false: a blackboard of its own, with ports)"},
+	},
+	New: func(*Builder) Behavior { return subTree{} },
 }
 
 type subTree struct{}

@@ -1,13 +1,13 @@
 package bt
 
 var memSequenceType = NodeType{
-	Name: "MemSequence", Aliases: []string{"SequenceWithMemory", "SequenceStar"}, Kind: Composite,
+	Name: "MemSequence", Kind: Composite,
 	Doc: "Like Sequence, but a tick resumes at the child that was RUNNING. Resets to the first child when it opens.",
 	New: func(b *Builder) Behavior { return memSequence{resume: Reserve[int](b)} },
 }
 
 var memPriorityType = NodeType{
-	Name: "MemPriority", Aliases: []string{"MemFallback", "FallbackStar"}, Kind: Composite,
+	Name: "MemPriority", Aliases: []string{"MemFallback", "Fallback", "FallbackStar"}, Kind: Composite,
 	Doc: "Like Priority, resuming at the RUNNING child. Resets to the first child when it opens.",
 	New: func(b *Builder) Behavior { return memPriority{resume: Reserve[int](b)} },
 }

@@ -51,18 +51,6 @@ func TestMemSequence(t *testing.T) {
 				"mem": {2, 2, 0, 1}, "a": {2, 2, 2, 0}, "b": {2, 2, 0, 1},
 			},
 		},
-		{
-			name:   "SequenceStar alias",
-			tree:   nd("SequenceStar", "root", nil, tl("a", "SF"), sc("b", "RS")),
-			want:   "RS",
-			counts: map[string]counts{"a": {1, 1, 1, 0}},
-		},
-		{
-			name:   "SequenceWithMemory alias",
-			tree:   nd("SequenceWithMemory", "root", nil, sc("a", "S"), sc("b", "RS")),
-			want:   "RS",
-			counts: map[string]counts{"a": {1, 1, 1, 0}},
-		},
 	})
 }
 
@@ -107,6 +95,13 @@ func TestMemPriority(t *testing.T) {
 			tree:   nd("MemFallback", "root", nil, sc("a", "F"), sc("b", "S")),
 			want:   "S",
 			counts: map[string]counts{"b": {1, 1, 1, 0}},
+		},
+		{
+			// BT.CPP's Fallback resumes at its running child, as MemPriority.
+			name:   "Fallback alias",
+			tree:   nd("Fallback", "root", nil, tl("a", "FS"), sc("b", "RS")),
+			want:   "RS",
+			counts: map[string]counts{"a": {1, 1, 1, 0}},
 		},
 		{
 			name:   "FallbackStar alias",

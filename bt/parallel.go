@@ -4,10 +4,11 @@ var parallelType = NodeType{
 	Name: "Parallel", Kind: Composite,
 	Doc: "Each tick, ticks in order every child that has not completed in this activation (a child that errs makes it return ERROR at once). " +
 		"Then, counting completions from earlier ticks of this activation too: SUCCESS if at least `success` children succeeded; " +
-		"otherwise FAILURE if at least `failure` failed or if every child has completed; otherwise RUNNING.",
+		"otherwise FAILURE if at least `failure` failed or if every child has completed; otherwise RUNNING. " +
+		"A negative count counts from the number of children, as in BehaviorTree.CPP: -1 is all of them, -2 all but one.",
 	Params: []Param{
-		{Name: "success", Aliases: []string{"success_count", "success_threshold"}, Type: TInt, Default: -1.0, Min: Float(-1), Doc: "successes needed; -1: all children"},
-		{Name: "failure", Aliases: []string{"failure_count", "failure_threshold"}, Type: TInt, Default: 1.0, Min: Float(-1), Doc: "failures that fail the node; -1: all children"},
+		{Name: "success", Aliases: []string{"success_count", "success_threshold"}, Type: TInt, Default: -1.0, Doc: "successes needed; negative counts from the number of children (-1: all, -2: all but one)"},
+		{Name: "failure", Aliases: []string{"failure_count", "failure_threshold"}, Type: TInt, Default: 1.0, Doc: "failures that fail the node; negative counts from the number of children (-1: all)"},
 	},
 	New: newParallel,
 }
@@ -23,12 +24,14 @@ var _ Opener = (*parallel)(nil)
 
 func newParallel(b *Builder) Behavior {
 	n := len(b.Children())
-	p := &parallel{success: b.Int("success"), failure: b.Int("failure")}
-	if p.success < 0 {
-		p.success = n
-	}
-	if p.failure < 0 {
-		p.failure = n
+	p := &parallel{success: threshold(b.Int("success"), n), failure: threshold(b.Int("failure"), n)}
+	for _, t := range []struct {
+		name string
+		v    int
+	}{{"success", b.Int("success")}, {"failure", b.Int("failure")}} {
+		if t.v < 0 && n+t.v+1 < 1 {
+			b.Errorf(t.name, "%d counts back past the first of its %d children", t.v, n)
+		}
 	}
 	if n > 0 && p.success > n {
 		b.Errorf("success", "needs %d successes but has only %d children", p.success, n)

@@ -1,7 +1,7 @@
 package bt
 
 var priorityType = NodeType{
-	Name: "Priority", Aliases: []string{"Fallback", "Selector", "ReactiveFallback"}, Kind: Composite,
+	Name: "Priority", Aliases: []string{"Selector", "ReactiveFallback"}, Kind: Composite,
 	Doc: "Each tick starts at the first child; returns the first status that is not FAILURE; FAILURE when all fail.",
 	New: func(*Builder) Behavior { return priority{} },
 }

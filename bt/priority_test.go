@@ -44,8 +44,8 @@ func TestPriority(t *testing.T) {
 			counts: map[string]counts{"a": {3, 4, 2, 0}, "b": {1, 2, 0, 1}},
 		},
 		{
-			name:   "Fallback alias",
-			tree:   nd("Fallback", "root", nil, sc("a", "F"), sc("b", "S")),
+			name:   "Selector alias, succeeding",
+			tree:   nd("Selector", "root", nil, sc("a", "F"), sc("b", "S")),
 			want:   "S",
 			counts: map[string]counts{"b": {1, 1, 1, 0}},
 		},

@@ -60,6 +60,9 @@ type NodeType struct {
 	// trusted marks the engine's own leaves, whose calls need no panic
 	// guard of their own (Agent.Tick still recovers as a last resort).
 	trusted bool
+	// childReset is how the node's home framework treats a child that
+	// completed (see heldStatus).
+	childReset childReset
 }
 
 // ChildRange returns the allowed number of children (max -1: unlimited).

@@ -3,7 +3,7 @@ package bt
 import "time"
 
 var regulatorType = NodeType{
-	Name: "Regulator", Aliases: []string{"RateController"}, Kind: Decorator,
+	Name: "Regulator", Kind: Decorator,
 	Doc: "While its child is running, ticks it every tick. When the child is not running, starts it again only if 1/`hz` seconds " +
 		"have passed since it last started (kept per agent across activations); otherwise returns the child's last completed status without ticking it.",
 	Params: []Param{{Name: "hz", Type: TNumber, Required: true, Min: Float(0.000001), Unit: "Hz", Doc: "highest start rate"}},

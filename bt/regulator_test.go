@@ -75,13 +75,6 @@ func TestRegulator(t *testing.T) {
 			want:   "E",
 			counts: map[string]counts{"child": {}},
 		},
-		{
-			name:   "RateController alias",
-			tree:   nd("RateController", "reg", kv{"hz": 10}, sc("child", "S")),
-			stepMs: 50,
-			want:   "SS",
-			counts: map[string]counts{"child": {1, 1, 1, 0}},
-		},
 	})
 }
 

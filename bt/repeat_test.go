@@ -54,12 +54,6 @@ func TestRepeater(t *testing.T) {
 			want:   "RSRS",
 			counts: map[string]counts{"rep": {2, 4, 2, 0}, "child": {4, 4, 4, 0}},
 		},
-		{
-			name:   "Repeat alias and num_cycles",
-			tree:   nd("Repeat", "rep", kv{"num_cycles": 2}, sc("child", "S")),
-			want:   "RS",
-			counts: map[string]counts{"child": {2, 2, 2, 0}},
-		},
 	})
 }
 
@@ -88,12 +82,6 @@ func TestRepeatUntilFailure(t *testing.T) {
 			tree:   nd("RepeatUntilFailure", "rep", nil, sc("child", "RS|E")),
 			want:   "RRE",
 			counts: map[string]counts{"child": {2, 3, 2, 0}},
-		},
-		{
-			name:   "KeepRunningUntilFailure alias",
-			tree:   nd("KeepRunningUntilFailure", "rep", nil, sc("child", "S")),
-			want:   "RRRR",
-			counts: map[string]counts{"child": {4, 4, 4, 0}},
 		},
 	})
 }
@@ -130,12 +118,6 @@ func TestRepeatUntilSuccess(t *testing.T) {
 			tree:   nd("RepeatUntilSuccess", "rep", nil, sc("child", "E")),
 			want:   "E",
 			counts: map[string]counts{"child": {1, 1, 1, 0}},
-		},
-		{
-			name:   "RetryUntilSuccessful alias and num_attempts",
-			tree:   nd("RetryUntilSuccessful", "rep", kv{"num_attempts": 2}, sc("child", "F")),
-			want:   "RF",
-			counts: map[string]counts{"child": {2, 2, 2, 0}},
 		},
 		{
 			name:   "Retry alias",

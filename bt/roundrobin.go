@@ -2,13 +2,22 @@ package bt
 
 var roundRobinType = NodeType{
 	Name: "RoundRobin", Kind: Composite,
-	Doc: "As in Nav2: ticks one child at a time, moving to the next child (wrapping around) when one fails; " +
-		"SUCCESS as soon as a child succeeds, FAILURE when every child has failed in turn. " +
-		"The next activation starts at the child after the one that last succeeded.",
-	New: func(b *Builder) Behavior { return roundRobin{mem: Reserve[roundRobinMem](b)} },
+	Doc: "As in Nav2: ticks one child at a time, moving on to the next child when one completes; SUCCESS as soon as a child succeeds, " +
+		"FAILURE when every child has failed in turn. The next activation starts at the child after the one that last completed. " +
+		"Without `wrap_around` (Nav2's default) it does not go back to the first child: once the last child has completed it returns " +
+		"FAILURE and starts again at the first child (Nav2 does so even when that last child succeeded).",
+	Params: []Param{{Name: "wrap_around", Type: TBool, Default: false, Doc: "go on from the last child to the first"}},
+	New: func(b *Builder) Behavior {
+		v, _ := b.Raw("wrap_around")
+		wrap, _ := v.(bool)
+		return roundRobin{wrap: wrap, mem: Reserve[roundRobinMem](b)}
+	},
 }
 
-type roundRobin struct{ mem Mem[roundRobinMem] }
+type roundRobin struct {
+	wrap bool
+	mem  Mem[roundRobinMem]
+}
 
 var (
 	_ Opener = roundRobin{}
@@ -33,16 +42,25 @@ func (r roundRobin) Tick(a *Agent, n *Node) Status {
 		st := a.Exec(n.Children[m.child])
 		if st != Running {
 			if m.child++; m.child == count {
+				if !r.wrap {
+					if st == Error {
+						*m = roundRobinMem{}
+						return st
+					}
+					break
+				}
 				m.child = 0
 			}
 		}
 		switch st {
-		case Failure:
-			m.failures++
-		default: // SUCCESS, RUNNING, ERROR
+		case Success:
+			m.failures = 0
+			return st
+		case Running, Error:
 			return st
 		}
+		m.failures++
 	}
-	m.child = 0
+	*m = roundRobinMem{}
 	return Failure
 }

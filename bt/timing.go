@@ -1,7 +1,7 @@
 package bt
 
 var maxTimeType = NodeType{
-	Name: "MaxTime", Aliases: []string{"Timeout"}, Kind: Decorator,
+	Name: "MaxTime", Kind: Decorator,
 	Doc:    "If `ms` has passed since it opened, returns FAILURE without ticking the child (whose halt follows from the close rule); otherwise ticks the child and returns its status.",
 	Params: []Param{msParam("ms", "time limit", true)},
 	New:    func(b *Builder) Behavior { return &maxTime{newTimer(b)} },

@@ -126,12 +126,6 @@ func TestMaxTime(t *testing.T) {
 			counts: map[string]counts{"child": {2, 4, 0, 2}},
 		},
 		{
-			name:   "Timeout alias",
-			tree:   nd("Timeout", "mt", kv{"ms": 10}, sc("child", "R")),
-			want:   "RF",
-			counts: map[string]counts{"child": {1, 1, 0, 1}},
-		},
-		{
 			name:   "missing key is ERROR",
 			tree:   nd("MaxTime", "mt", kv{"ms": "{limit}"}, sc("child", "R")),
 			want:   "E",

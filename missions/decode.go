@@ -2,6 +2,7 @@ package missions
 
 import (
 	"bytes"
+	"os"
 )
 
 // Decode reads a mission document, detecting its format from the content:
@@ -32,6 +33,12 @@ func DecodeWithLimits(data []byte, lim Limits) (*Document, error) {
 // decode returns the document it could build (nil when the input could
 // not be read at all) and every problem found.
 func decode(data []byte, lim Limits) (*Document, *problems) {
+	return decodeFile(data, "", nil, lim)
+}
+
+// decodeFile decodes the contents of a file (file "" for bytes from
+// elsewhere); lib holds the trees a library provides.
+func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, *problems) {
 	ps := &problems{lim: lim.withDefaults()}
 	if len(data) > ps.lim.DocumentBytes {
 		ps.add("", CodeTooLarge, "the document is %d bytes, above the limit of %d", len(data), ps.lim.DocumentBytes)
@@ -44,7 +51,11 @@ func decode(data []byte, lim Limits) (*Document, *problems) {
 		ps.add("", CodeInvalidSyntax, "empty document")
 		return nil, ps
 	case body[0] == '<':
-		return decodeBTCPP(data, ps), ps
+		var read func(string) ([]byte, error)
+		if file != "" {
+			read = os.ReadFile
+		}
+		return decodeBTCPPFile(data, file, read, lib.names(), ps), ps
 	case body[0] == '{' || body[0] == '[':
 		v, ok := parseJSON(data, ps)
 		if !ok {

@@ -14,12 +14,18 @@
 //     expansion;
 //   - decode.go detects the format; decode_botd.go, import_b3.go and
 //     import_btcpp.go build a Document and report every problem, located by
-//     JSON pointer;
+//     JSON pointer (and, for XML, by file and line); a BehaviorTree.CPP
+//     file read from disk brings in its <include>s, and library.go adds
+//     the trees of a library (-lib) that a mission calls;
 //   - load.go adds the daemon's limits and compiles with a bt.Registry;
 //     compilation problems inside a part that already failed to decode are
 //     left out, so each mistake is reported once;
+//   - substitute.go reads the stand-in rules (bt.Substitution) that let a
+//     tree with nodes botd cannot run be checked and simulated;
 //   - encode.go writes botd JSON and YAML and the canonical bytes that
-//     revisions are compared and signed by; export_b3.go writes Behavior3.
+//     revisions are compared and signed by; export_b3.go writes Behavior3
+//     and export_btcpp.go BehaviorTree.CPP v4 XML (with its
+//     TreeNodesModel, for Groot2).
 //
 // Decoded values are plain Go values: float64 for every number, bool,
 // string, []any, map[string]any and nil. An empty object or list decodes

@@ -6,10 +6,11 @@ import (
 )
 
 // TestGolden runs every golden file: decode/ prints the decoded document
-// as botd JSON, yaml/ as botd YAML, b3export/ as a Behavior3 project. An
-// input that does not decode gives its problems.
+// as botd JSON, yaml/ as botd YAML, b3export/ as a Behavior3 project,
+// btcppexport/ as BehaviorTree.CPP XML. An input that does not decode
+// gives its problems.
 func TestGolden(t *testing.T) {
-	for _, dir := range []string{"decode", "yaml", "b3export"} {
+	for _, dir := range []string{"decode", "yaml", "b3export", "btcppexport"} {
 		paths, _ := filepath.Glob(filepath.Join("testdata", "golden", dir, "*.golden"))
 		for _, path := range paths {
 			t.Run(dir+"/"+filepath.Base(path), func(t *testing.T) {
@@ -34,6 +35,8 @@ func goldenOutput(dir string, in []byte) ([]byte, error) {
 		return d.YAML()
 	case "b3export":
 		return ExportB3(d)
+	case "btcppexport":
+		return ExportBTCPP(d, nil)
 	}
 	return d.JSON()
 }

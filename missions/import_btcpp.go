@@ -1,6 +1,8 @@
 package missions
 
 import (
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -8,19 +10,29 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// BehaviorTree.CPP v4 XML (Groot2, Nav2), MISSIONS.md section 6.
+// BehaviorTree.CPP v4 XML (Groot2, Nav2), MISSIONS.md section 6, and
+// format 3 files.
 //
 // Every <BehaviorTree ID> becomes a tree; the main tree is
 // main_tree_to_execute, else the first tree. An element's name is its
 // type (the v3 forms <Action ID="X"/>, <Condition ID>, <Decorator ID>,
 // <Control ID> give type X), its `name` attribute its label and its other
-// attributes its params, converted to numbers and booleans where they
-// parse as such ("{key}" stays a blackboard reference). Attributes that
-// start with '_' (_autoremap, _skipIf, _description, ...) are dropped.
-// The built-ins are mapped to botd's equivalents (btcppBuiltins);
-// unknown types are kept by name, so the registry reports them unless
-// they are substituted. <TreeNodesModel> and <include> are ignored:
-// trees from included files are not loaded.
+// attributes its params. A BT.CPP built-in whose meaning botd has under
+// another name is renamed (btcppBuiltins); those botd has with BT.CPP's
+// own semantics keep their names (Repeat, RetryUntilSuccessful,
+// SequenceWithMemory, IfThenElse, RateController, ...). An attribute is
+// converted to a number or a boolean where the botd parameter takes one
+// (or, for a type botd does not know, where it reads as one); "{key}"
+// stays a blackboard reference. A <SubTree ID> (or an element named after
+// a tree) becomes a SubTree whose other attributes are its ports, with
+// its own blackboard unless _autoremap is set (format 3: __shared_blackboard,
+// and ports that name keys without braces). Other attributes that start
+// with '_' (_skipIf, _description, ...) are dropped. Unknown types are
+// kept by name with their ports, so the registry reports them unless they
+// are substituted. <include path> reads another file, relative to the
+// including one (only for a file read from disk, see DecodeFile), and adds
+// its trees; an include that cannot be read, an include cycle or a tree
+// ID defined twice fails the whole import. <TreeNodesModel> is ignored.
 
 // btcppMap maps a BT.CPP built-in to a botd type and renames its ports.
 type btcppMap struct {
@@ -28,127 +40,270 @@ type btcppMap struct {
 	ports map[string]string
 }
 
+// btcppBuiltins are the BT.CPP and Nav2 built-ins botd knows under another
+// name. ExportBTCPP maps them back (btcppExportNames).
 var btcppBuiltins = map[string]btcppMap{
 	// BT.CPP 4's Sequence and Fallback resume at the running child.
-	"Sequence":           {to: "MemSequence"},
-	"SequenceWithMemory": {to: "MemSequence"},
-	"SequenceStar":       {to: "MemSequence"}, // BT.CPP 3
-	"Fallback":           {to: "MemPriority"},
-	"ReactiveSequence":   {to: "Sequence"},
-	"ReactiveFallback":   {to: "Priority"},
-	"Parallel":           {to: "Parallel", ports: map[string]string{"success_count": "success", "failure_count": "failure"}},
-	"Inverter":           {to: "Inverter"},
-	"ForceSuccess":       {to: "Succeeder"},
-	"ForceFailure":       {to: "Failer"},
-	"Repeat":             {to: "Repeater", ports: map[string]string{"num_cycles": "count"}},
-	"RetryUntilSuccessful": {to: "RepeatUntilSuccess",
-		ports: map[string]string{"num_attempts": "count"}},
-	"KeepRunningUntilFailure": {to: "RepeatUntilFailure"},
-	"Timeout":                 {to: "MaxTime", ports: map[string]string{"msec": "ms"}},
-	"Delay":                   {to: "Delay", ports: map[string]string{"delay_msec": "ms"}},
-	"RunOnce":                 {to: "RunOnce"},
-	"Sleep":                   {to: "Wait", ports: map[string]string{"msec": "ms"}},
-	"AlwaysSuccess":           {to: "Succeed"},
-	"AlwaysFailure":           {to: "Fail"},
-	"SetBlackboard":           {to: "Set", ports: map[string]string{"output_key": "key"}},
-	"ScriptCondition":         {to: "Expr", ports: map[string]string{"code": "expr"}},
-	// Nav2's control nodes.
-	"PipelineSequence": {to: "PipelineSequence"},
-	"RecoveryNode":     {to: "RecoveryNode", ports: map[string]string{"number_of_retries": "retries"}},
-	"RoundRobin":       {to: "RoundRobin"},
-	"RateController":   {to: "Regulator"},
+	"Sequence":            {to: "MemSequence"},
+	"Fallback":            {to: "MemPriority"},
+	"ReactiveSequence":    {to: "Sequence"},
+	"ReactiveFallback":    {to: "Priority"},
+	"SequenceStar":        {to: "SequenceWithMemory"}, // BT.CPP 3
+	"Parallel":            {to: "ParallelNode"},
+	"ParallelNode":        {to: "ParallelNode"}, // BT.CPP 3 (Groot 1 palettes)
+	"RetryUntilSuccesful": {to: "RetryUntilSuccessful"},
+	"ForceSuccess":        {to: "Succeeder"},
+	"ForceFailure":        {to: "Failer"},
+	"Delay":               {to: "Delay", ports: map[string]string{"delay_msec": "ms"}},
+	"RunOnce":             {to: "RunOnce"},
+	"Sleep":               {to: "Wait", ports: map[string]string{"msec": "ms"}},
+	"AlwaysSuccess":       {to: "Succeed"},
+	"AlwaysFailure":       {to: "Fail"},
+	"BotdParallel":        {to: "Parallel"}, // botd's own Parallel, as ExportBTCPP writes it
+	"SetBlackboard":       {to: "Set", ports: map[string]string{"output_key": "key"}},
 }
 
 // v3-style elements whose ID attribute is the node type.
 var btcppGeneric = map[string]bool{"Action": true, "Condition": true, "Decorator": true, "Control": true}
 
 func decodeBTCPP(data []byte, ps *problems) *Document {
-	root, ok := parseXML(data, ps)
+	return decodeBTCPPFile(data, "", nil, nil, ps)
+}
+
+// decodeBTCPPFile reads a BT.CPP file and the files it includes. file is
+// its path ("" for bytes from elsewhere, which may include nothing); read
+// reads an included file (nil: includes are refused); lib names the trees
+// of a library, which elements may call by name too.
+func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error), lib map[string]bool, ps *problems) *Document {
+	l := &btcppLoader{ps: ps, read: read, trees: map[string]*btcppTree{}, loaded: map[string]bool{}}
+	root := l.load(data, file, "", 0)
+	if root == nil || l.fatal {
+		return nil // never half-loaded
+	}
+	c := &btcppConv{ps: ps, trees: l.trees, lib: lib}
+	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute")}
+	if d.Main == "" && len(l.own) > 0 {
+		d.Main = l.own[0]
+	}
+	d.Name = d.Main
+	if len(l.order) > 0 {
+		d.Trees = make(map[string]*bt.NodeDef, len(l.order))
+	}
+	for _, id := range l.order {
+		t, path := l.trees[id], ptr("/trees", id)
+		c.file, c.v3 = t.file, t.v3
+		if len(t.e.kids) != 1 {
+			ps.invalid(path, "%s: a <BehaviorTree> holds exactly one root node, got %d", c.at(t.e.line), len(t.e.kids))
+			d.Trees[id] = nil
+			continue
+		}
+		d.Trees[id] = c.node(t.e.kids[0], path)
+	}
+	return d
+}
+
+// btcppTree is a <BehaviorTree> and the file it comes from.
+type btcppTree struct {
+	e    *xmlElem
+	file string // "" for the file being decoded
+	v3   bool   // the file is BTCPP_format 3
+}
+
+// btcppLoader reads a file and its includes, depth first, and collects
+// their trees.
+type btcppLoader struct {
+	ps     *problems
+	read   func(string) ([]byte, error)
+	trees  map[string]*btcppTree
+	order  []string // every tree, in the order read
+	own    []string // the trees of the first file
+	loaded map[string]bool
+	stack  []string // the files being read (include cycles)
+	fatal  bool     // an include could not be read: nothing is loaded
+}
+
+// load reads one file: label names it in messages ("" for the first
+// file), line is the <include> that asked for it.
+func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem {
+	ps := l.ps
+	fileps := &problems{lim: ps.lim}
+	root, ok := parseXML(data, fileps)
+	for _, p := range fileps.list {
+		if label != "" {
+			p.Message = label + ": " + p.Message
+		}
+		ps.list = append(ps.list, p)
+	}
 	if !ok {
+		l.fatal = true
 		return nil
+	}
+	at := func(line int) string {
+		if label != "" {
+			return fmt.Sprintf("%s: line %d", label, line)
+		}
+		return fmt.Sprintf("line %d", line)
 	}
 	if root.name != "root" {
-		ps.invalid("", "line %d: want a BehaviorTree.CPP <root> element, got <%s>", root.line, root.name)
+		ps.invalid("", "%s: want a BehaviorTree.CPP <root> element, got <%s>", at(root.line), root.name)
+		l.fatal = true
 		return nil
 	}
-	if f := root.attr("BTCPP_format"); f != "" && f != "4" {
-		ps.invalid("", "line %d: BTCPP_format %q is not supported (want 4)", root.line, f)
+	format := root.attr("BTCPP_format")
+	if format != "" && format != "4" && format != "3" {
+		ps.invalid("", "%s: BTCPP_format %q is not supported (want 4 or 3)", at(root.line), format)
+		l.fatal = true
 		return nil
 	}
-	c := &btcppConv{ps: ps, trees: map[string]*xmlElem{}}
-	var order []string
+	l.stack = append(l.stack, file)
+	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
 	for _, e := range root.kids {
 		switch e.name {
 		case "BehaviorTree":
 			id := e.attr("ID")
 			switch {
 			case id == "":
-				ps.invalid("", "line %d: <BehaviorTree> without an ID", e.line)
-			case c.trees[id] != nil:
-				ps.invalid(ptr("/trees", id), "line %d: a second <BehaviorTree> with ID %q", e.line, id)
+				ps.invalid("", "%s: <BehaviorTree> without an ID", at(e.line))
+			case l.trees[id] != nil:
+				prev := "this file"
+				if f := l.trees[id].file; f != "" {
+					prev = f
+				}
+				ps.invalid(ptr("/trees", id), "%s: a second <BehaviorTree> with ID %q (the first is in %s)", at(e.line), id, prev)
 			default:
-				c.trees[id] = e
-				order = append(order, id)
+				l.trees[id] = &btcppTree{e: e, file: label, v3: format == "3"}
+				l.order = append(l.order, id)
+				if depth == 0 {
+					l.own = append(l.own, id)
+				}
 			}
-		case "TreeNodesModel", "include":
+		case "include":
+			l.include(e, file, at(e.line), depth)
+		case "TreeNodesModel":
 		default:
-			ps.invalid("", "line %d: unexpected <%s> in <root>", e.line, e.name)
+			ps.invalid("", "%s: unexpected <%s> in <root>", at(e.line), e.name)
 		}
 	}
-	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute")}
-	if d.Main == "" && len(order) > 0 {
-		d.Main = order[0]
+	return root
+}
+
+// maxIncludeDepth bounds nested includes.
+const maxIncludeDepth = 32
+
+// include reads an included file, relative to the including one.
+func (l *btcppLoader) include(e *xmlElem, from, at string, depth int) {
+	ps := l.ps
+	rel := e.attr("path")
+	switch {
+	case rel == "":
+		ps.invalid("", "%s: <include> without a path", at)
+		l.fatal = true
+		return
+	case e.attr("ros_pkg") != "":
+		ps.invalid("", "%s: <include ros_pkg=%q>: ROS packages are not searched; give a path relative to the file", at, e.attr("ros_pkg"))
+		l.fatal = true
+		return
+	case l.read == nil || from == "":
+		ps.invalid("", "%s: <include path=%q>: includes are resolved only for a file read from disk (botd check FILE, botd sim FILE)", at, rel)
+		l.fatal = true
+		return
+	case depth >= maxIncludeDepth:
+		ps.add("", CodeTooLarge, "%s: includes nested deeper than %d files", at, maxIncludeDepth)
+		l.fatal = true
+		return
 	}
-	d.Name = d.Main
-	if len(order) > 0 {
-		d.Trees = make(map[string]*bt.NodeDef, len(order))
+	path := rel
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(from), rel)
 	}
-	for _, id := range order {
-		e, path := c.trees[id], ptr("/trees", id)
-		if len(e.kids) != 1 {
-			ps.invalid(path, "line %d: a <BehaviorTree> holds exactly one root node, got %d", e.line, len(e.kids))
-			d.Trees[id] = nil
-			continue
+	path = filepath.Clean(path)
+	for i, f := range l.stack {
+		if f == path {
+			chain := append(append([]string{}, l.stack[i:]...), path)
+			ps.invalid("", "%s: include cycle: %s", at, strings.Join(chain, " -> "))
+			l.fatal = true
+			return
 		}
-		d.Trees[id] = c.node(e.kids[0], path)
 	}
-	return d
+	if l.loaded[path] {
+		return // included twice (a diamond): its trees are there already
+	}
+	l.loaded[path] = true
+	data, err := l.read(path)
+	if err != nil {
+		ps.invalid("", "%s: <include path=%q>: %v", at, rel, err)
+		l.fatal = true
+		return
+	}
+	if len(data) > ps.lim.DocumentBytes {
+		ps.add("", CodeTooLarge, "%s: %s is %d bytes, above the limit of %d", at, path, len(data), ps.lim.DocumentBytes)
+		l.fatal = true
+		return
+	}
+	if l.load(data, path, path, depth+1) == nil {
+		l.fatal = true
+	}
 }
 
 type btcppConv struct {
 	ps    *problems
-	trees map[string]*xmlElem
+	trees map[string]*btcppTree
+	lib   map[string]bool
+	file  string // of the tree being converted ("" for the first file)
+	v3    bool
+}
+
+// at locates a line for messages.
+func (c *btcppConv) at(line int) string {
+	if c.file != "" {
+		return fmt.Sprintf("%s: line %d", c.file, line)
+	}
+	return fmt.Sprintf("line %d", line)
 }
 
 func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 	n := &bt.NodeDef{Type: e.name}
-	params := map[string]any{}
-	skipID := false
+	raw := map[string]string{}
+	skipID, subtree := false, false
 	switch {
 	case e.name == "SubTree" || e.name == "SubTreePlus":
-		n.Type, skipID = "SubTree", true
-		params["tree"] = e.attr("ID")
+		n.Type, skipID, subtree = "SubTree", true, true
+		raw["tree"] = e.attr("ID")
 	case btcppGeneric[e.name]:
 		if n.Type = e.attr("ID"); n.Type == "" {
-			c.ps.invalid(ptr(path, "type"), "line %d: <%s> without an ID", e.line, e.name)
+			c.ps.invalid(ptr(path, "type"), "%s: <%s> without an ID", c.at(e.line), e.name)
 		}
 		skipID = true
-	case c.trees[e.name] != nil && btcppBuiltins[e.name].to == "":
-		n.Type = "SubTree"
-		params["tree"] = e.name
+	case (c.trees[e.name] != nil || c.lib[e.name]) && btcppBuiltins[e.name].to == "":
+		n.Type, subtree = "SubTree", true
+		raw["tree"] = e.name
 	}
+	autoremap := false
 	for _, a := range e.attrs {
 		k := a.Name.Local
 		switch {
-		case a.Name.Space != "" || k == "xmlns" || strings.HasPrefix(k, "_"):
+		case a.Name.Space != "" || k == "xmlns":
+		case subtree && (k == "_autoremap" || k == "__autoremap" || k == "__shared_blackboard"):
+			autoremap = attrValue(a.Value) == true || a.Value == "1"
+		case strings.HasPrefix(k, "_"):
 		case k == "ID" && skipID:
 		case k == "name":
 			n.Name = a.Value
+		case subtree && c.v3 && e.name == "SubTree":
+			// BT.CPP 3's SubTree names the caller's key without braces.
+			raw[k] = "{" + a.Value + "}"
 		default:
-			params[k] = attrValue(a.Value)
+			raw[k] = a.Value
 		}
 	}
-	n.Type, params = mapBTCPP(n.Type, params)
+	var params map[string]any
+	n.Type, params = c.mapBTCPP(n.Type, raw, path, e.line)
+	if subtree {
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["autoremap"] = autoremap
+	}
 	if len(params) > 0 {
 		n.Params = params
 	}
@@ -158,68 +313,79 @@ func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 	return n
 }
 
-// mapBTCPP turns a BT.CPP node type and its ports into botd's.
-func mapBTCPP(typ string, params map[string]any) (string, map[string]any) {
+// mapBTCPP turns a BT.CPP node type and its ports into botd's, typing the
+// attribute values by the botd parameters they become.
+func (c *btcppConv) mapBTCPP(typ string, raw map[string]string, path string, line int) (string, map[string]any) {
 	switch typ {
-	case "Script":
-		if code, ok := params["code"].(string); ok && len(params) == 1 {
-			return scriptNode(code)
-		}
-		return typ, params
 	case "Wait":
-		return nav2Wait(params), params
+		if _, nav2 := raw["wait_duration"]; nav2 {
+			return "Wait", nav2Wait(raw)
+		}
 	case "SubTree":
-		// botd's blackboard is shared with subtrees (BT.CPP's
-		// _autoremap), so identity remappings say nothing. Others are
-		// kept and reported: botd cannot rename keys for a subtree.
-		for k, v := range params {
-			if k != "tree" && v == "{"+k+"}" {
-				delete(params, k)
+		// Every other attribute is a port of the subtree (see bt.SubTree).
+		return typ, typedParams(typ, raw)
+	}
+	if m, ok := btcppBuiltins[typ]; ok {
+		for from, to := range m.ports {
+			if v, ok := raw[from]; ok {
+				if _, taken := raw[to]; !taken {
+					delete(raw, from)
+					raw[to] = v
+				}
 			}
 		}
-		return typ, params
+		typ = m.to
 	}
-	m, ok := btcppBuiltins[typ]
-	if !ok {
-		return typ, params
-	}
-	for from, to := range m.ports {
-		if v, ok := params[from]; ok {
-			if _, taken := params[to]; !taken {
-				delete(params, from)
-				params[to] = v
-			}
+	switch typ {
+	case "RunOnce":
+		if v, ok := raw["then_skip"]; !ok || attrValue(v) == true {
+			c.ps.invalid(ptr(path, "params"), "%s: RunOnce skips (returns SKIPPED, which botd has no status for) "+
+				"unless then_skip=\"false\"; write then_skip=\"false\" to repeat the child's status instead", c.at(line))
 		}
-	}
-	if m.to == "RunOnce" && params["then_skip"] == false {
-		// then_skip="false" repeats the remembered status, as botd's
-		// RunOnce does; BT.CPP's default (skip) has no botd equivalent.
-		delete(params, "then_skip")
-	}
-	if m.to == "Set" {
+		delete(raw, "then_skip")
+	case "Set":
 		// BT.CPP names the output key with or without braces.
-		if k, ok := params["key"].(string); ok {
-			if ref, isRef := bt.RefKey(k); isRef {
-				params["key"] = ref
-			}
+		if k, ok := bt.RefKey(raw["key"]); ok {
+			raw["key"] = k
 		}
 	}
-	return m.to, params
+	return typ, typedParams(typ, raw)
+}
+
+// typedParams converts attribute values by the declared types of the
+// botd parameters they become: numbers and booleans where the parameter
+// takes one (or any value), strings elsewhere. A type the default
+// registry does not know gets numbers and booleans wherever they read as
+// such.
+func typedParams(typ string, raw map[string]string) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	nt, known := defaultRegistry().Lookup(typ)
+	out := make(map[string]any, len(raw))
+	for k, v := range raw {
+		var p *bt.Param
+		if known {
+			p = nt.Param(k)
+		}
+		switch {
+		case p == nil, p.Type == bt.TNumber, p.Type == bt.TInt, p.Type == bt.TBool, p.Type == bt.TAny, p.Type == bt.TNumberList:
+			out[k] = attrValue(v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // nav2Wait converts Nav2's Wait action (wait_duration in seconds, plus
 // action-server ports botd's Wait has no use for) to botd's Wait.
-func nav2Wait(params map[string]any) string {
-	s, ok := params["wait_duration"].(float64)
+func nav2Wait(raw map[string]string) map[string]any {
+	s, ok := attrValue(raw["wait_duration"]).(float64)
 	if !ok {
-		return "Wait"
+		return typedParams("Wait", raw)
 	}
-	delete(params, "wait_duration")
-	params["ms"] = s * 1000
-	for _, k := range []string{"error_code_id", "error_msg", "server_name", "server_timeout"} {
-		delete(params, k)
-	}
-	return "Wait"
+	return map[string]any{"ms": s * 1000}
 }
 
 var decimal = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)

@@ -2,7 +2,6 @@ package missions
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/botd-project/botd/bt"
@@ -11,58 +10,43 @@ import (
 func TestBTCPPBuiltinsCompile(t *testing.T) {
 	in, _ := readGolden(t, "testdata/golden/decode/btcpp_builtins.golden")
 	subs := map[string]string{"ComputePath": "Succeed", "PathValid": "Succeed", "ClearCostmap": "Succeed"}
-	_, err := Load(in, Options{Registry: bt.NewRegistry(), Substitute: subs})
-	got := problemLines(err)
-	// bt reports Expr compile errors under the canonical parameter name
-	// (expr), not the alias the document uses (code).
-	if !strings.HasPrefix(got, "VALIDATION_FAILED /trees/Main/children/3/params/") || strings.Count(got, "\n") != 1 {
-		t.Errorf("want one problem, in the two-statement Script; got\n%s", got)
+	if _, err := Load(in, Options{Registry: bt.NewRegistry(), Substitute: subs}); err != nil {
+		t.Errorf("every built-in of the file compiles; got\n%s", problemLines(err))
 	}
 }
 
-// TestBTCPPNamesAreAliases checks that the registry itself accepts every
-// BT.CPP built-in name and port the importer maps, so a document that
-// keeps the BT.CPP spelling still compiles (to botd's semantics).
-func TestBTCPPNamesAreAliases(t *testing.T) {
+// TestBTCPPNamesMap checks that every BT.CPP built-in the importer
+// renames becomes a canonical botd type that takes the renamed ports, and
+// that the BT.CPP and Nav2 built-ins it keeps by name are registered under
+// that name.
+func TestBTCPPNamesMap(t *testing.T) {
 	reg := bt.NewRegistry()
 	for name, m := range btcppBuiltins {
-		nt, ok := reg.Lookup(name)
-		if !ok {
-			t.Errorf("registry has no type or alias %q", name)
-			continue
-		}
 		to, ok := reg.Lookup(m.to)
 		if !ok || to.Name != m.to {
 			t.Errorf("%s maps to %q, which is not a canonical type", name, m.to)
+			continue
 		}
 		for from, toParam := range m.ports {
-			p := nt.Param(from)
-			if p == nil || p.Name != toParam {
-				t.Errorf("%s: registry does not accept port %q as parameter %q", name, from, toParam)
+			if p := to.Param(toParam); p == nil {
+				t.Errorf("%s: port %q maps to %q, which %s does not take", name, from, toParam, m.to)
 			}
 		}
 	}
-}
-
-func TestScriptNode(t *testing.T) {
-	for _, tc := range []struct {
-		code, typ string
-		params    map[string]any
-	}{
-		{"mode := 'auto'", "Set", map[string]any{"key": "mode", "value": "auto"}},
-		{"@count = 3;", "Set", map[string]any{"key": "count", "value": 3.0}},
-		{"armed:=true", "Set", map[string]any{"key": "armed", "value": true}},
-		{`msg := "a=b"`, "Set", map[string]any{"key": "msg", "value": "a=b"}},
-		{"x := y + 1", "Script", map[string]any{"code": "x := y + 1"}},
-		{"a := 1; b := 2", "Script", map[string]any{"code": "a := 1; b := 2"}},
-		{"x += 1", "Script", map[string]any{"code": "x += 1"}},
-		{"battery >= 20 && mode != 'manual'", "Expr", map[string]any{"expr": "battery >= 20 && mode != 'manual'"}},
-		{"name == 'a=b'", "Expr", map[string]any{"expr": "name == 'a=b'"}},
-		{"  ", "Script", map[string]any{"code": "  "}},
+	for _, name := range []string{
+		"SequenceWithMemory", "ParallelAll", "IfThenElse", "WhileDoElse", "Switch2", "Switch6", "Inverter",
+		"Repeat", "RetryUntilSuccessful", "KeepRunningUntilFailure", "Timeout", "Precondition",
+		"LoopInt", "LoopDouble", "LoopString", "LoopBool", "Script", "ScriptCondition", "UnsetBlackboard",
+		"WasEntryUpdated", "WaitValueUpdate", "TestNode",
+		"PipelineSequence", "RecoveryNode", "RoundRobin", "RateController", "DistanceController", "SpeedController",
+		"GoalUpdated", "GlobalUpdatedGoal", "GoalUpdater", "GoalUpdatedController", "SingleTrigger",
+		"PathExpiringTimer", "TimeExpired", "IsBatteryLow", "IsBatteryCharging", "NonblockingSequence", "PersistentSequence",
 	} {
-		typ, params := scriptNode(tc.code)
-		if typ != tc.typ || !reflect.DeepEqual(params, tc.params) {
-			t.Errorf("scriptNode(%q) = %s %v, want %s %v", tc.code, typ, params, tc.typ, tc.params)
+		if nt, ok := reg.Lookup(name); !ok || nt.Name != name {
+			t.Errorf("%s is not registered under its own name", name)
+		}
+		if _, renamed := btcppBuiltins[name]; renamed {
+			t.Errorf("%s is both renamed and kept", name)
 		}
 	}
 }
@@ -96,7 +80,7 @@ func TestBTCPPMainTree(t *testing.T) {
 	}
 	// An element named after a tree of the document runs that tree.
 	d := mustDecode(t, []byte(`<root BTCPP_format="4" main_tree_to_execute="B"><BehaviorTree ID="A"><AlwaysSuccess/></BehaviorTree><BehaviorTree ID="B"><A name="run a"/></BehaviorTree></root>`))
-	want := &bt.NodeDef{Type: "SubTree", Name: "run a", Params: map[string]any{"tree": "A"}}
+	want := &bt.NodeDef{Type: "SubTree", Name: "run a", Params: map[string]any{"tree": "A", "autoremap": false}}
 	if !reflect.DeepEqual(d.Trees["B"], want) {
 		t.Errorf("tree B = %+v, want %+v", d.Trees["B"], want)
 	}

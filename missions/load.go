@@ -15,6 +15,11 @@ type Options struct {
 	// Substitute replaces node types by name, e.g. {"ComputePathToPose":
 	// "Succeed"}, so an imported tree can be checked and simulated.
 	Substitute map[string]string
+	// Substitutions replace nodes by type, name or path (see
+	// Substitutions); they apply before Substitute.
+	Substitutions Substitutions
+	// Library provides trees a mission's SubTrees may call (LoadFile).
+	Library *Library
 	// Keys are global blackboard keys that exist even when no node names
 	// them (sensor readings, operator-writable values).
 	Keys []string
@@ -99,15 +104,16 @@ func checkLimits(d *Document, opts Options, ps *problems) {
 func (d *Document) Spec(opts Options) *bt.Spec {
 	eval, _ := bt.ParseEvaluation(d.Evaluation)
 	return &bt.Spec{
-		Trees:      d.Trees,
-		Main:       d.Main,
-		Blackboard: d.Blackboard,
-		Evaluation: eval,
-		Seed:       d.Seed,
-		Keys:       opts.Keys,
-		Substitute: opts.Substitute,
-		Namespace:  d.Namespace(),
-		MaxNodes:   opts.Limits.withDefaults().Nodes,
+		Trees:         d.Trees,
+		Main:          d.Main,
+		Blackboard:    d.Blackboard,
+		Evaluation:    eval,
+		Seed:          d.Seed,
+		Keys:          opts.Keys,
+		Substitute:    opts.Substitute,
+		Substitutions: opts.Substitutions,
+		Namespace:     d.Namespace(),
+		MaxNodes:      opts.Limits.withDefaults().Nodes,
 	}
 }
 

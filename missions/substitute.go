@@ -3,32 +3,65 @@ package missions
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/botd-project/botd/bt"
 )
 
-// ParseSubstitutions reads substitution rules as given to --substitute:
-// "ComputePathToPose=Succeed,FollowPath=Running". Spaces around names are
-// ignored, and so are empty rules (a trailing comma).
-func ParseSubstitutions(rule string) (map[string]string, error) {
-	subs := map[string]string{}
-	for _, r := range strings.Split(rule, ",") {
-		if strings.TrimSpace(r) == "" {
-			continue
+// Substitutions are stand-in rules (bt.Substitution) as given to
+// --substitute, in a substitution file or in the daemon's simulation
+// config. A rule is PATTERN=STAND-IN:
+//
+//   - PATTERN is a node type ("ComputePathToPose"), a wildcard that
+//     matches the types botd does not know ("*", "Compute*"), a node name
+//     after '@' ("@ClearLocalCostmap-Context"), or a JSON pointer to a
+//     node, wildcards allowed ("/trees/main/children/2",
+//     "/trees/*/children/0");
+//   - STAND-IN is a node type ("Succeed", "Fail", "MemSequence"), a status
+//     script for a Stub ("Running:3,Success", "Failure,Success",
+//     "Running:2s,Failure") or a duration ("1500ms": RUNNING that long,
+//     then SUCCESS).
+//
+// Rules are separated by commas; a comma followed by a step without '='
+// continues the previous rule's script: "*=Succeed,FollowPath=Running:3,
+// Success,Spin=2s" is three rules. Unknown decorators under a leaf
+// stand-in become pass-throughs; the substituted nodes keep their
+// parameters in the document, unchecked.
+type Substitutions []bt.Substitution
+
+// ParseSubstitutions reads rules as given to --substitute. Spaces around
+// names are ignored, and so are empty rules (a trailing comma).
+func ParseSubstitutions(rules string) (Substitutions, error) {
+	var items []string
+	for _, r := range strings.Split(rules, ",") {
+		r = strings.TrimSpace(r)
+		switch {
+		case r == "":
+		case !strings.Contains(r, "=") && len(items) > 0 && !strings.HasSuffix(items[len(items)-1], "="):
+			items[len(items)-1] += "," + r
+		default:
+			items = append(items, r)
 		}
-		if err := addSubstitution(subs, r); err != nil {
+	}
+	var out Substitutions
+	for _, item := range items {
+		if err := out.add(item); err != nil {
 			return nil, err
 		}
 	}
-	return subs, nil
+	return out, nil
 }
 
-// LoadSubstitutionFile reads substitutions from a file: a JSON object
-// {"ComputePathToPose": "Succeed", ...}, or lines of A=B (blank lines and
-// lines starting with # are ignored).
-func LoadSubstitutionFile(path string) (map[string]string, error) {
+// LoadSubstitutionFile reads rules from a file: lines of PATTERN=STAND-IN
+// (blank lines and lines starting with # are ignored), a JSON object
+// {"PATTERN": "STAND-IN", ...}, or BehaviorTree.CPP's substitution JSON
+// ({"TestNodeConfigs": {...}, "SubstitutionRules": {...}}, whose test
+// configurations become TestNodes; its filters are read as botd patterns,
+// so a name there needs '@').
+func LoadSubstitutionFile(path string) (Substitutions, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -40,46 +73,152 @@ func LoadSubstitutionFile(path string) (map[string]string, error) {
 	return subs, nil
 }
 
-func parseSubstitutionFile(data []byte) (map[string]string, error) {
+func parseSubstitutionFile(data []byte) (Substitutions, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		var m map[string]string
-		if err := json.Unmarshal(t, &m); err != nil {
-			return nil, fmt.Errorf("want a JSON object of type names: %w", err)
-		}
-		subs := map[string]string{}
-		for from, to := range m {
-			if err := addSubstitution(subs, from+"="+to); err != nil {
-				return nil, err
-			}
-		}
-		return subs, nil
+		return parseSubstitutionJSON(t)
 	}
-	subs := map[string]string{}
+	var out Substitutions
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for line := 1; sc.Scan(); line++ {
 		t := strings.TrimSpace(sc.Text())
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		if err := addSubstitution(subs, t); err != nil {
+		if err := out.add(t); err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 	}
-	return subs, sc.Err()
+	return out, sc.Err()
 }
 
-func addSubstitution(subs map[string]string, rule string) error {
+func parseSubstitutionJSON(data []byte) (Substitutions, error) {
+	ps := &problems{lim: DefaultLimits()}
+	v, ok := parseJSON(data, ps)
+	if !ok {
+		return nil, ps.err()
+	}
+	o, _ := v.(*object)
+	rules := o
+	var configs *object
+	if r, ok := o.get("SubstitutionRules"); ok {
+		if rules, ok = r.(*object); !ok {
+			return nil, fmt.Errorf("SubstitutionRules: want an object of rules")
+		}
+		if c, ok := o.get("TestNodeConfigs"); ok {
+			if configs, ok = c.(*object); !ok {
+				return nil, fmt.Errorf("TestNodeConfigs: want an object of test node configurations")
+			}
+		}
+	}
+	var out Substitutions
+	for _, pattern := range rules.keys {
+		to, ok := rules.m[pattern].(string)
+		if !ok {
+			return nil, fmt.Errorf("%q: want a string, got %s", pattern, describe(rules.m[pattern]))
+		}
+		if configs != nil {
+			if c, ok := configs.get(to); ok {
+				def, err := testNodeConfig(to, c, ps)
+				if err != nil {
+					return nil, err
+				}
+				if err := out.addRule(pattern, def, pattern+"="+to); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if err := out.add(pattern + "=" + to); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// testNodeConfig converts one of BT.CPP's TestNodeConfigs to a TestNode.
+func testNodeConfig(name string, v any, ps *problems) (bt.NodeDef, error) {
+	o, ok := v.(*object)
+	if !ok {
+		return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s: want an object", name)
+	}
+	params := map[string]any{}
+	for _, k := range o.keys {
+		switch val := normalize(o.m[k], "", ps).(type) {
+		case string:
+			switch k {
+			case "return_status", "success_script", "failure_script", "post_script":
+				params[k] = val
+			default:
+				return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s/%s: not supported (botd's TestNode takes return_status, "+
+					"async_delay, success_script, failure_script and post_script)", name, k)
+			}
+		case float64:
+			if k != "async_delay" {
+				return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s/%s: want a string", name, k)
+			}
+			params[k] = val
+		default:
+			return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s/%s: want a string or a number", name, k)
+		}
+	}
+	if _, ok := params["return_status"]; !ok {
+		return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s: return_status is missing", name)
+	}
+	return bt.NodeDef{Type: "TestNode", Params: params}, nil
+}
+
+// add parses one PATTERN=STAND-IN rule.
+func (s *Substitutions) add(rule string) error {
 	from, to, ok := strings.Cut(rule, "=")
 	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
 	switch {
 	case !ok:
-		return fmt.Errorf("substitution %q: want Type=Replacement", strings.TrimSpace(rule))
+		return fmt.Errorf("substitution %q: want Pattern=Replacement", strings.TrimSpace(rule))
 	case from == "" || to == "":
-		return fmt.Errorf("substitution %q: empty type name", strings.TrimSpace(rule))
+		return fmt.Errorf("substitution %q: empty pattern or replacement", strings.TrimSpace(rule))
 	}
-	if prev, dup := subs[from]; dup && prev != to {
-		return fmt.Errorf("substitution for %q given twice (%s and %s)", from, prev, to)
+	def, err := standIn(to)
+	if err != nil {
+		return fmt.Errorf("substitution %q: %w", strings.TrimSpace(rule), err)
 	}
-	subs[from] = to
+	return s.addRule(from, def, rule)
+}
+
+func (s *Substitutions) addRule(from string, def bt.NodeDef, rule string) error {
+	for _, r := range *s {
+		if r.Pattern == from {
+			if fmt.Sprint(r.With) != fmt.Sprint(def) {
+				return fmt.Errorf("substitution for %q given twice (%s and %s)", from, describeStandIn(r.With), describeStandIn(def))
+			}
+			return nil
+		}
+	}
+	*s = append(*s, bt.Substitution{Pattern: from, With: def})
 	return nil
+}
+
+// standIn reads the replacement of a rule: a registered node type, a
+// Stub's status script, a duration, or (for types registered later, such
+// as a robot's device leaves) any other name.
+func standIn(to string) (bt.NodeDef, error) {
+	if _, ok := defaultRegistry().Lookup(to); ok {
+		return bt.NodeDef{Type: to}, nil
+	}
+	if bt.IsStubScript(to) {
+		return bt.NodeDef{Type: "Stub", Params: map[string]any{"script": to}}, nil
+	}
+	if d, err := time.ParseDuration(to); err == nil && d > 0 {
+		return bt.NodeDef{Type: "Stub", Params: map[string]any{"script": "Running:" + to + ",Success"}}, nil
+	}
+	if strings.ContainsAny(to, ",: ") {
+		return bt.NodeDef{}, fmt.Errorf("%q is neither a node type nor a status script (Running:3,Success)", to)
+	}
+	return bt.NodeDef{Type: to}, nil
+}
+
+func describeStandIn(d bt.NodeDef) string {
+	if s, ok := d.Params["script"].(string); ok && d.Type == "Stub" {
+		return s
+	}
+	return d.Type
 }

@@ -5,27 +5,44 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/botd-project/botd/bt"
 )
 
+func rule(pattern, typ string, params map[string]any) bt.Substitution {
+	return bt.Substitution{Pattern: pattern, With: bt.NodeDef{Type: typ, Params: params}}
+}
+
+func stubRule(pattern, script string) bt.Substitution {
+	return rule(pattern, "Stub", map[string]any{"script": script})
+}
+
 func TestParseSubstitutions(t *testing.T) {
-	got, err := ParseSubstitutions(" ComputePathToPose=Succeed, FollowPath = Running ,")
-	want := map[string]string{"ComputePathToPose": "Succeed", "FollowPath": "Running"}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, %v", got, err)
-	}
-	if got, err := ParseSubstitutions(""); err != nil || len(got) != 0 {
-		t.Errorf("empty rules: %v, %v", got, err)
-	}
-	for rule, msg := range map[string]string{
-		"ComputePathToPose":     `substitution "ComputePathToPose": want Type=Replacement`,
-		"A=":                    `substitution "A=": empty type name`,
-		"=Succeed":              `substitution "=Succeed": empty type name`,
-		"A=Succeed,A=Fail":      `substitution for "A" given twice (Succeed and Fail)`,
-		"A=Succeed,,B":          `substitution "B": want Type=Replacement`,
-		"A=Succeed,A=Succeed,C": `substitution "C": want Type=Replacement`,
+	for in, want := range map[string]Substitutions{
+		" ComputePathToPose=Succeed, FollowPath = Running ,": {rule("ComputePathToPose", "Succeed", nil), rule("FollowPath", "Running", nil)},
+		"*=Succeed,FollowPath=Running:3,Success,Spin=2s": {
+			rule("*", "Succeed", nil), stubRule("FollowPath", "Running:3,Success"), stubRule("Spin", "Running:2s,Success")},
+		"/trees/main/children/0=Fail,@plan=Failure,Success": {rule("/trees/main/children/0", "Fail", nil), stubRule("@plan", "Failure,Success")},
+		"Nav2Thing=MyDeviceLeaf":                            {rule("Nav2Thing", "MyDeviceLeaf", nil)},
+		"A=Succeed,A=Succeed":                               {rule("A", "Succeed", nil)},
+		"":                                                  nil,
+		"ComputePath=Success, , ,":                          {stubRule("ComputePath", "Success")},
 	} {
-		if _, err := ParseSubstitutions(rule); err == nil || err.Error() != msg {
-			t.Errorf("%q: error %v, want %s", rule, err, msg)
+		got, err := ParseSubstitutions(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for rules, msg := range map[string]string{
+		"ComputePathToPose": `substitution "ComputePathToPose": want Pattern=Replacement`,
+		"A=":                `substitution "A=": empty pattern or replacement`,
+		"=Succeed":          `substitution "=Succeed": empty pattern or replacement`,
+		"A=Succeed,A=Fail":  `substitution for "A" given twice (Succeed and Fail)`,
+		"A=Succeed,,B":      `substitution "A=Succeed,B": "Succeed,B" is neither a node type nor a status script (Running:3,Success)`,
+		"A=Running:x":       `substitution "A=Running:x": "Running:x" is neither a node type nor a status script (Running:3,Success)`,
+	} {
+		if _, err := ParseSubstitutions(rules); err == nil || err.Error() != msg {
+			t.Errorf("%q: error %v, want %s", rules, err, msg)
 		}
 	}
 }
@@ -39,25 +56,85 @@ func TestLoadSubstitutionFile(t *testing.T) {
 		}
 		return p
 	}
-	want := map[string]string{"ComputePathToPose": "Succeed", "FollowPath": "Running"}
+	want := Substitutions{rule("ComputePathToPose", "Succeed", nil), stubRule("FollowPath", "Running:3,Success")}
 	for name, body := range map[string]string{
-		"subs.json": `{"ComputePathToPose": "Succeed", "FollowPath": "Running"}`,
-		"subs.txt":  "# Nav2 stand-ins\nComputePathToPose=Succeed\n\n  FollowPath = Running\n",
+		"subs.json": `{"ComputePathToPose": "Succeed", "FollowPath": "Running:3,Success"}`,
+		"subs.txt":  "# Nav2 stand-ins\nComputePathToPose=Succeed\n\n  FollowPath = Running:3,Success\n",
 	} {
 		got, err := LoadSubstitutionFile(write(name, body))
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %v, %v", name, got, err)
 		}
 	}
+	// BehaviorTree.CPP's own substitution file.
+	btcpp := write("btcpp.json", `{
+	  "TestNodeConfigs": {
+	    "NavOK": {"return_status": "SUCCESS", "async_delay": 2000, "post_script": "arrived := true"},
+	    "Broken": {"return_status": "FAILURE"}
+	  },
+	  "SubstitutionRules": {"NavigateToPose": "NavOK", "Spin*": "Broken", "ClearEntireCostmap": "AlwaysSuccess"}
+	}`)
+	got, err := LoadSubstitutionFile(btcpp)
+	wantBTCPP := Substitutions{
+		rule("NavigateToPose", "TestNode", map[string]any{"return_status": "SUCCESS", "async_delay": 2000.0, "post_script": "arrived := true"}),
+		rule("Spin*", "TestNode", map[string]any{"return_status": "FAILURE"}),
+		rule("ClearEntireCostmap", "AlwaysSuccess", nil),
+	}
+	if err != nil || !reflect.DeepEqual(got, wantBTCPP) {
+		t.Errorf("BT.CPP substitution file: got %v, %v", got, err)
+	}
 	bad := write("bad.txt", "A=Succeed\nB\n")
-	if _, err := LoadSubstitutionFile(bad); err == nil || err.Error() != bad+`: line 2: substitution "B": want Type=Replacement` {
+	if _, err := LoadSubstitutionFile(bad); err == nil || err.Error() != bad+`: line 2: substitution "B": want Pattern=Replacement` {
 		t.Errorf("got %v", err)
 	}
-	badJSON := write("bad.json", `{"A": 1}`)
-	if _, err := LoadSubstitutionFile(badJSON); err == nil {
-		t.Error("a JSON value that is not a string was accepted")
+	for name, body := range map[string]string{
+		"bad.json":      `{"A": 1}`,
+		"badcfg.json":   `{"TestNodeConfigs": {"X": {"return_status_script": "SUCCESS"}}, "SubstitutionRules": {"A": "X"}}`,
+		"nostatus.json": `{"TestNodeConfigs": {"X": {"async_delay": 1}}, "SubstitutionRules": {"A": "X"}}`,
+	} {
+		if _, err := LoadSubstitutionFile(write(name, body)); err == nil {
+			t.Errorf("%s was accepted", name)
+		}
 	}
 	if _, err := LoadSubstitutionFile(filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing file was accepted")
+	}
+}
+
+// A Nav2 tree loads with every unknown node substituted: the actions by
+// a leaf, its decorators (here GoalUpdater-like unknown ones) by
+// pass-throughs, and the substituted nodes keep their ports in the
+// document.
+func TestLoadWithSubstitutions(t *testing.T) {
+	xml := `<root BTCPP_format="4"><BehaviorTree ID="Main">
+	  <PipelineSequence>
+	    <MyDecorator rate="2"><ComputePathToPose goal="{goal}" path="{path}"/></MyDecorator>
+	    <FollowPath path="{path}" controller_id="FollowPath"/>
+	  </PipelineSequence></BehaviorTree></root>`
+	subs, err := ParseSubstitutions("*=Succeed,FollowPath=Running:2,Success")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load([]byte(xml), Options{Substitutions: subs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for i := 0; i < m.Tree.Len(); i++ {
+		types = append(types, m.Tree.Node(i).Type.Name)
+	}
+	if want := []string{"PipelineSequence", "PassThrough", "Succeed", "Stub"}; !reflect.DeepEqual(types, want) {
+		t.Errorf("compiled types %v, want %v", types, want)
+	}
+	if p := m.Doc.Trees["Main"].Children[1].Params; p["controller_id"] != "FollowPath" {
+		t.Errorf("the substituted node lost its ports: %v", p)
+	}
+	a := bt.NewAgent(m.Tree, 0, 0)
+	var got []bt.Status
+	for k := int64(1); k <= 3; k++ {
+		got = append(got, a.Tick(k*50e6))
+	}
+	if want := []bt.Status{bt.Running, bt.Running, bt.Success}; !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses %v, want %v", got, want)
 	}
 }

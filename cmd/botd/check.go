@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
@@ -18,10 +19,12 @@ import (
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	subst := fs.String("substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
+	subst := fs.String("substitute", "", substituteUsage)
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves missions may use (default: the simulated rover)")
+	var libs libFlag
+	fs.Var(&libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-hardware FILE] FILE...")
+		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-lib DIR|FILE]... [-hardware FILE] FILE...")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -42,6 +45,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd check:", err)
 		return 2
 	}
+	lib, err := libs.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "botd check:", err)
+		return 2
+	}
 	reg := newRegistry(hw)
 	bad := false
 	for _, f := range files {
@@ -49,17 +57,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if len(files) > 1 {
 			prefix = f + ": "
 		}
-		m, err := loadFile(f, reg, hw, subs)
+		m, err := loadFile(f, reg, hw, subs, lib)
 		if err != nil {
 			bad = true
-			var ps bt.Problems
-			if errors.As(err, &ps) {
-				for _, p := range ps {
-					fmt.Fprintf(stdout, "%s%s\n", prefix, p)
-				}
-			} else {
-				fmt.Fprintf(stdout, "%s%v\n", prefix, err)
-			}
+			printProblems(stdout, prefix, err)
 			continue
 		}
 		if len(files) > 1 {
@@ -72,23 +73,53 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// loadFile reads and compiles a mission file; the sensor keys of hw exist
-// on the blackboard.
-func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs map[string]string) (*missions.Mission, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// printProblems prints one line per problem ("path: message").
+func printProblems(w io.Writer, prefix string, err error) {
+	var ps bt.Problems
+	if errors.As(err, &ps) {
+		for _, p := range ps {
+			fmt.Fprintf(w, "%s%s\n", prefix, p)
+		}
+		return
 	}
+	fmt.Fprintf(w, "%s%v\n", prefix, err)
+}
+
+// loadFile reads and compiles a mission file (a BehaviorTree.CPP file's
+// includes relative to it, lib's trees available to its SubTrees); the
+// sensor keys of hw exist on the blackboard.
+func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs missions.Substitutions, lib *missions.Library) (*missions.Mission, error) {
 	var keys []string
 	if hw != nil {
 		keys = hw.SensorKeys()
 	}
-	return missions.Load(data, missions.Options{Registry: reg, Substitute: subs, Keys: keys})
+	return missions.LoadFile(path, missions.Options{Registry: reg, Substitutions: subs, Keys: keys, Library: lib})
 }
+
+// libUsage documents -lib.
+const libUsage = "a tree library: a file, or a folder of .xml/.json/.yaml files, whose trees the missions' SubTrees may call (repeatable)"
+
+// libFlag collects -lib arguments.
+type libFlag []string
+
+func (l *libFlag) String() string     { return strings.Join(*l, ",") }
+func (l *libFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// load reads the library (nil when no -lib was given).
+func (l libFlag) load() (*missions.Library, error) {
+	if len(l) == 0 {
+		return nil, nil
+	}
+	return missions.LoadLibrary(l, missions.Limits{})
+}
+
+// substituteUsage documents -substitute for check and sim.
+const substituteUsage = "stand-ins for nodes botd cannot run: rules like '*=Succeed,FollowPath=Running:3,Success,@plan=Fail,/trees/main/children/2=2s' " +
+	"(PATTERN=STAND-IN: a type, @name or JSON pointer; a node type, a status script or a duration), or a substitution file"
 
 // loadSubstitutions reads -substitute: a file when one exists at that
 // path, else inline rules.
-func loadSubstitutions(v string) (map[string]string, error) {
+func loadSubstitutions(v string) (missions.Substitutions, error) {
 	if v == "" {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 // Command botd is the mission-control daemon: it ticks behavior-tree
 // missions at a fixed rate on a robot. `botd check` validates missions and
-// `botd sim` runs one headless on virtual time.
+// `botd sim` runs one headless on virtual time; `botd export` writes one
+// in another format.
 package main
 
 import (
@@ -38,6 +39,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runCheckConfig(args[1:], stdout, stderr)
 		case "nodes":
 			return runNodes(args[1:], stdout, stderr)
+		case "export":
+			return runExport(args[1:], stdout, stderr)
 		case "version", "-version", "--version":
 			fmt.Fprintln(stdout, "botd", version)
 			return 0
@@ -58,7 +61,9 @@ Usage:
   botd check FILE...        validate missions (botd JSON/YAML, Behavior3 JSON, BehaviorTree.CPP XML)
   botd sim [flags] FILE     run a mission headless on virtual time and print its trace
   botd check-config FILE    validate a daemon config (hardware, world and mission included)
-  botd nodes [-json]        print the node catalog
+  botd export [-format btcpp|b3|botd] FILE
+                            write a mission as BehaviorTree.CPP XML (Groot2), Behavior3 or botd JSON
+  botd nodes [-format F]    print the node catalog (markdown, json, or btcpp: a TreeNodesModel for Groot2)
   botd version              print the version
 
 Run 'botd sim -h' for the simulator's flags.

@@ -8,15 +8,27 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // runNodes prints the node catalog: markdown (docs/NODES.md is generated
-// from it) or JSON (-json).
+// from it), JSON (-json or -format json) or, for Groot2's palette, a
+// BehaviorTree.CPP TreeNodesModel (-format btcpp).
 func runNodes(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("nodes", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON instead of markdown")
+	asJSON := fs.Bool("json", false, "print JSON instead of markdown (as -format json)")
+	format := fs.String("format", "markdown", "markdown, json, or btcpp (a TreeNodesModel for Groot2)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch *format {
+	case "markdown":
+	case "json":
+		*asJSON = true
+	case "btcpp":
+	default:
+		fmt.Fprintf(stderr, "botd nodes: unknown format %q (want markdown, json or btcpp)\n", *format)
 		return 2
 	}
 	hw, err := simHardware()
@@ -24,7 +36,15 @@ func runNodes(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd nodes:", err)
 		return 1
 	}
-	cat := newRegistry(hw).Catalog()
+	reg := newRegistry(hw)
+	if *format == "btcpp" {
+		if _, err := stdout.Write(missions.BTCPPNodesModel(reg)); err != nil {
+			fmt.Fprintln(stderr, "botd nodes:", err)
+			return 1
+		}
+		return 0
+	}
+	cat := reg.Catalog()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

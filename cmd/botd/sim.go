@@ -33,6 +33,7 @@ type simOptions struct {
 	trace    string
 	world    string
 	hardware string
+	libs     libFlag
 }
 
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -42,12 +43,13 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.ticks, "ticks", 10000, "stop after this many ticks")
 	fs.Float64Var(&o.hz, "hz", 0, "tick rate in Hz (default: the mission's tick_hz, else 20)")
 	fs.IntVar(&o.agents, "agents", 1, "number of agents sharing the tree")
-	fs.StringVar(&o.subst, "substitute", "", "replace node types: 'A=Succeed,B=Fail' or a substitution file")
+	fs.StringVar(&o.subst, "substitute", "", substituteUsage)
 	fs.StringVar(&o.trace, "trace", "", "write the JSON-lines trace to FILE, or - for stdout")
 	fs.StringVar(&o.world, "world", "", "world file of the simulated yard (default: the built-in yard)")
 	fs.StringVar(&o.hardware, "hardware", "", "hardware config of the simulated robots (default: the built-in rover)")
+	fs.Var(&o.libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-world FILE] [-substitute RULES] [-trace FILE|-] FILE")
+		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-world FILE] [-substitute RULES] [-lib DIR|FILE]... [-trace FILE|-] FILE")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -86,7 +88,12 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return simError
 		}
 	}
-	m, err := loadFile(files[0], newRegistry(hw), hw, subs)
+	lib, err := o.libs.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "botd sim:", err)
+		return simError
+	}
+	m, err := loadFile(files[0], newRegistry(hw), hw, subs, lib)
 	if err != nil {
 		fmt.Fprintf(stderr, "botd sim: %s: %v\n", files[0], err)
 		return simError

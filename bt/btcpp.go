@@ -1,0 +1,29 @@
+package bt
+
+import "math"
+
+// What the node types ported from BehaviorTree.CPP and Nav2 share.
+
+// maxLoopsPerTick bounds how often a BT.CPP loop decorator (Repeat,
+// RetryUntilSuccessful) restarts, within one tick, a child that completes
+// at once. BT.CPP loops until it is done; a botd tick must end, so past
+// the bound the loop returns RUNNING and goes on at the next tick.
+const maxLoopsPerTick = 1000
+
+// countOf reads a count port that may be a constant or "{key}" (BT.CPP
+// reads such ports on every tick); ok is false when the key is missing or
+// not a whole number.
+func countOf(a *Agent, p Num) (int64, bool) {
+	v, ok := p.Get(a)
+	if !ok || v != math.Trunc(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// checkWhole reports a constant count parameter that is not a whole number.
+func checkWhole(b *Builder, name string, p Num) {
+	if p.Slot == NoSlot && p.V != math.Trunc(p.V) {
+		b.Errorf(name, "want a whole number, got %v", p.V)
+	}
+}

@@ -1,0 +1,61 @@
+package bt
+
+var btRepeatType = NodeType{
+	Name: "Repeat", Kind: Decorator,
+	Doc: "As in BehaviorTree.CPP: ticks the child again, within the same tick, each time it succeeds, until it has succeeded " +
+		"`num_cycles` times (SUCCESS); stops at the first FAILURE (FAILURE). A RUNNING child makes it RUNNING and it resumes there. " +
+		"-1 repeats forever. At most 1000 restarts per tick: past that it returns RUNNING and goes on at the next tick.",
+	Params: []Param{{Name: "num_cycles", Aliases: []string{"count"}, Type: TNumber, Required: true, Min: Float(-1),
+		Doc: "successes to repeat; -1: forever"}},
+	New: func(b *Builder) Behavior { return newBTLoop(b, "num_cycles", Success) },
+}
+
+var btRetryType = NodeType{
+	Name: "RetryUntilSuccessful", Aliases: []string{"RetryUntilSuccesful"}, Kind: Decorator,
+	Doc: "As in BehaviorTree.CPP: ticks the child again, within the same tick, each time it fails, up to `num_attempts` attempts " +
+		"(then FAILURE); stops at the first SUCCESS (SUCCESS). A RUNNING child makes it RUNNING and it resumes there. " +
+		"-1 retries forever. At most 1000 restarts per tick: past that it returns RUNNING and goes on at the next tick.",
+	Params: []Param{{Name: "num_attempts", Aliases: []string{"count"}, Type: TNumber, Required: true, Min: Float(-1),
+		Doc: "attempts; -1: forever"}},
+	New: func(b *Builder) Behavior { return newBTLoop(b, "num_attempts", Failure) },
+}
+
+// btLoop is BT.CPP's Repeat (again on SUCCESS) and RetryUntilSuccessful
+// (again on FAILURE): the child runs again within the same tick each time
+// it completes with again, until count completions; the other completed
+// status ends the loop with that status.
+type btLoop struct {
+	count Num
+	again Status
+	done  Mem[int64] // completions in this activation
+}
+
+var _ Opener = (*btLoop)(nil)
+
+func newBTLoop(b *Builder, param string, again Status) Behavior {
+	l := &btLoop{count: b.Number(param), again: again, done: Reserve[int64](b)}
+	checkWhole(b, param, l.count)
+	return l
+}
+
+func (l *btLoop) Open(a *Agent, n *Node) { *l.done.Of(a, n) = 0 }
+
+func (l *btLoop) Tick(a *Agent, n *Node) Status {
+	count, ok := countOf(a, l.count)
+	if !ok {
+		return Error
+	}
+	done := l.done.Of(a, n)
+	for i := 0; count == -1 || *done < count; i++ {
+		if i == maxLoopsPerTick {
+			return Running
+		}
+		switch st := a.Exec(n.Children[0]); st {
+		case l.again:
+			*done++
+		default: // the other completion, RUNNING or ERROR
+			return st
+		}
+	}
+	return l.again
+}

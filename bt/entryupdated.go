@@ -1,0 +1,59 @@
+package bt
+
+var entryUpdatedType = NodeType{
+	Name: "WasEntryUpdated", Aliases: []string{"EntryUpdated"}, Kind: Leaf, Category: "condition",
+	Doc: "As in BehaviorTree.CPP: SUCCESS when blackboard key `entry` was written since this node last looked (or, the first time, " +
+		"when it holds a value), else FAILURE. botd tells writes apart by their time stamp: two writes in one tick count as one.",
+	Params: []Param{{Name: "entry", Type: TString, Required: true, Doc: "the key to watch (\"key\" or \"{key}\")"}},
+	New:    func(b *Builder) Behavior { return &entryUpdated{entry: b.portKey("entry"), seen: Reserve[seenMem](b)} },
+}
+
+var waitValueUpdateType = NodeType{
+	Name: "WaitValueUpdate", Kind: Decorator,
+	Doc: "As in BehaviorTree.CPP: RUNNING until blackboard key `entry` is written (as WasEntryUpdated tells), then ticks the child " +
+		"until it completes and returns its status.",
+	Params: []Param{{Name: "entry", Type: TString, Required: true, Doc: "the key to watch (\"key\" or \"{key}\")"}},
+	New:    func(b *Builder) Behavior { return &entryUpdated{entry: b.portKey("entry"), seen: Reserve[seenMem](b)} },
+}
+
+// seenMem is the write an entry watcher saw last (kept for the mission).
+type seenMem struct {
+	stamp int64
+	seen  bool
+}
+
+// entryUpdated is WasEntryUpdated (a leaf) and WaitValueUpdate (its
+// decorator form).
+type entryUpdated struct {
+	entry Slot
+	seen  Mem[seenMem]
+}
+
+// updated reports a write since the last call and remembers it.
+func (e *entryUpdated) updated(a *Agent, n *Node) bool {
+	if e.entry == NoSlot {
+		return false
+	}
+	stamp, ok := a.BB.Stamp(e.entry)
+	if !ok {
+		return false
+	}
+	m := e.seen.Of(a, n)
+	fresh := !m.seen || stamp != m.stamp
+	m.stamp, m.seen = stamp, true
+	return fresh
+}
+
+func (e *entryUpdated) Tick(a *Agent, n *Node) Status {
+	if len(n.Children) == 0 {
+		if e.updated(a, n) {
+			return Success
+		}
+		return Failure
+	}
+	child := n.Children[0]
+	if !a.IsOpen(child) && !e.updated(a, n) {
+		return Running
+	}
+	return a.Exec(child)
+}

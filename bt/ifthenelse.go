@@ -1,0 +1,35 @@
+package bt
+
+var ifThenElseType = NodeType{
+	Name: "IfThenElse", Kind: Composite, MinChildren: 2, MaxChildren: 3,
+	Doc: "As in BehaviorTree.CPP: ticks the first child (the condition) until it completes; on SUCCESS runs the second child, " +
+		"on FAILURE the third (or returns FAILURE when there are only two), and returns that branch's status. " +
+		"The condition is not ticked again while a branch runs.",
+	New: func(b *Builder) Behavior { return ifThenElse{branch: Reserve[int32](b)} },
+}
+
+// ifThenElse remembers the branch it runs (0: none yet, evaluating the
+// condition).
+type ifThenElse struct{ branch Mem[int32] }
+
+var _ Opener = ifThenElse{}
+
+func (s ifThenElse) Open(a *Agent, n *Node) { *s.branch.Of(a, n) = 0 }
+
+func (s ifThenElse) Tick(a *Agent, n *Node) Status {
+	branch := s.branch.Of(a, n)
+	if *branch == 0 {
+		switch st := a.Exec(n.Children[0]); st {
+		case Success:
+			*branch = 1
+		case Failure:
+			if len(n.Children) < 3 {
+				return Failure
+			}
+			*branch = 2
+		default:
+			return st
+		}
+	}
+	return a.Exec(n.Children[*branch])
+}

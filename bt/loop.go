@@ -1,0 +1,201 @@
+package bt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// loopTypes are BehaviorTree.CPP's LoopInt, LoopDouble, LoopString and
+// LoopBool.
+var loopTypes = []NodeType{
+	loopType("LoopInt", loopInt), loopType("LoopDouble", loopDouble),
+	loopType("LoopString", loopString), loopType("LoopBool", loopBool),
+}
+
+type loopKind uint8
+
+const (
+	loopInt loopKind = iota
+	loopDouble
+	loopString
+	loopBool
+)
+
+func loopType(name string, kind loopKind) NodeType {
+	return NodeType{
+		Name: name, Kind: Decorator,
+		Doc: "As in BehaviorTree.CPP: takes the next element of `queue` (a list written \"1;2;3\", or \"{key}\" holding a list or " +
+			"such a string), writes it to `value` and ticks the child, once per tick while elements remain (RUNNING); FAILURE when " +
+			"the child fails; `if_empty` (SUCCESS) once the queue is exhausted. A queue read from the blackboard is read by position " +
+			"and not consumed (BT.CPP pops a shared queue in place).",
+		Params: []Param{
+			{Name: "queue", Type: TAny, Required: true, Doc: "the elements: \"a;b;c\", a list, or \"{key}\""},
+			{Name: "value", Type: TString, Doc: "key the current element is written to (\"{key}\")"},
+			{Name: "if_empty", Type: TEnum, Enum: statusEnum, Default: "SUCCESS", Doc: "status once the queue is empty"},
+		},
+		New: func(b *Builder) Behavior { return newLoop(b, kind) },
+	}
+}
+
+type loop struct {
+	kind    loopKind
+	static  []Value // the queue, when written in the mission
+	from    Slot    // the queue's key, when read from the blackboard
+	value   Slot
+	ifEmpty Status
+	mem     Mem[loopMem]
+}
+
+// loopMem is a loop's per-agent memory.
+type loopMem struct {
+	pos          int32 // the next element
+	childRunning bool
+}
+
+var _ Opener = (*loop)(nil)
+
+func newLoop(b *Builder, kind loopKind) Behavior {
+	l := &loop{kind: kind, from: NoSlot, value: b.portKey("value"), ifEmpty: enumStatus(b, "if_empty"), mem: Reserve[loopMem](b)}
+	raw, _ := b.Raw("queue")
+	if s, ok := raw.(string); ok {
+		if k, ref := RefKey(s); ref {
+			l.from = b.Key(k)
+			return l
+		}
+	}
+	var elems []any
+	switch q := raw.(type) {
+	case []any:
+		elems = q
+	case string:
+		if strings.TrimSpace(q) != "" {
+			for _, part := range strings.Split(q, ";") {
+				elems = append(elems, part)
+			}
+		}
+	default:
+		elems = []any{raw}
+	}
+	for i, e := range elems {
+		v, err := kind.convert(e)
+		if err != nil {
+			b.Errorf("queue", "element %d: %s", i, err)
+			continue
+		}
+		l.static = append(l.static, v)
+	}
+	return l
+}
+
+// convert reads one element as the loop's type.
+func (k loopKind) convert(e any) (Value, error) {
+	s, isStr := e.(string)
+	if isStr {
+		s = strings.TrimSpace(s)
+	}
+	switch k {
+	case loopInt, loopDouble:
+		f, ok := AsNumber(e)
+		if isStr {
+			var err error
+			if f, err = strconv.ParseFloat(s, 64); err != nil {
+				return Value{}, fmt.Errorf("%q is not a number", s)
+			}
+			ok = true
+		}
+		if !ok {
+			return Value{}, fmt.Errorf("want a number, got %s", describe(e))
+		}
+		if k == loopInt && f != float64(int64(f)) {
+			return Value{}, fmt.Errorf("%v is not a whole number", f)
+		}
+		return NumberValue(f), nil
+	case loopBool:
+		if b, ok := e.(bool); ok {
+			return BoolValue(b), nil
+		}
+		switch s {
+		case "true", "True", "TRUE", "1":
+			return BoolValue(true), nil
+		case "false", "False", "FALSE", "0":
+			return BoolValue(false), nil
+		}
+		return Value{}, fmt.Errorf("%s is not a boolean", describe(e))
+	}
+	if isStr {
+		return StringValue(s), nil
+	}
+	return StringValue(ValueOf(e).String()), nil
+}
+
+func (l *loop) Open(a *Agent, n *Node) { *l.mem.Of(a, n) = loopMem{} }
+
+// next returns the element at pos; ok is false past the end (or when the
+// queue cannot be read, with err set).
+func (l *loop) next(a *Agent, pos int32) (v Value, ok bool, err error) {
+	if l.from == NoSlot {
+		if int(pos) >= len(l.static) {
+			return Value{}, false, nil
+		}
+		return l.static[pos], true, nil
+	}
+	q := a.BB.Get(l.from)
+	switch q.Kind() {
+	case KindNone:
+		return Value{}, false, nil
+	case KindString:
+		s := q.String()
+		for i := int32(0); i < pos; i++ {
+			j := strings.IndexByte(s, ';')
+			if j < 0 {
+				return Value{}, false, nil
+			}
+			s = s[j+1:]
+		}
+		if j := strings.IndexByte(s, ';'); j >= 0 {
+			s = s[:j]
+		}
+		if strings.TrimSpace(s) == "" {
+			return Value{}, false, nil
+		}
+		v, err := l.kind.convert(s)
+		return v, err == nil, err
+	case KindOther:
+		list, isList := q.Interface().([]any)
+		if !isList {
+			return Value{}, false, fmt.Errorf("%q is not a list", a.BB.Key(l.from).Name)
+		}
+		if int(pos) >= len(list) {
+			return Value{}, false, nil
+		}
+		v, err := l.kind.convert(list[pos])
+		return v, err == nil, err
+	}
+	return Value{}, false, fmt.Errorf("%q is not a list", a.BB.Key(l.from).Name)
+}
+
+func (l *loop) Tick(a *Agent, n *Node) Status {
+	m := l.mem.Of(a, n)
+	if !m.childRunning {
+		v, ok, err := l.next(a, m.pos)
+		if err != nil {
+			a.Emit(n.Index, "error", "loop: "+err.Error())
+			return Error
+		}
+		if !ok {
+			return l.ifEmpty
+		}
+		m.pos++
+		if l.value != NoSlot {
+			a.BB.Set(l.value, v)
+		}
+	}
+	st := a.Exec(n.Children[0])
+	m.childRunning = st == Running
+	switch st {
+	case Failure, Error:
+		return st
+	}
+	return Running
+}

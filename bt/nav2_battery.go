@@ -1,0 +1,64 @@
+package bt
+
+var isBatteryLowType = NodeType{
+	Name: "IsBatteryLow", Kind: Leaf, Category: "condition",
+	Doc: "As in Nav2, reading the blackboard instead of a battery topic: SUCCESS when the battery level at `key` is at most " +
+		"`min_battery`, FAILURE otherwise or while `key` holds nothing (no battery message yet). `key` defaults to battery.voltage " +
+		"when `is_voltage` is set, else battery.percent (mind the scale: Nav2's percentage is a fraction of 1).",
+	Params: []Param{
+		{Name: "min_battery", Type: TNumber, Required: true, Doc: "level at or below which the battery is low"},
+		{Name: "battery_topic", Type: TString, Doc: "not used (Nav2's topic)"},
+		{Name: "is_voltage", Type: TBool, Default: false, Doc: "compare voltages rather than the charge"},
+		{Name: "key", Type: TKey, Doc: "the battery level's key (default battery.percent, or battery.voltage)"},
+	},
+	New: func(b *Builder) Behavior {
+		key := "battery.percent"
+		if v, _ := b.Raw("is_voltage"); v == true {
+			key = "battery.voltage"
+		}
+		if k, ok := b.Raw("key"); ok {
+			key, _ = k.(string)
+		}
+		return &batteryLow{min: b.Number("min_battery"), key: b.Key(key)}
+	},
+}
+
+type batteryLow struct {
+	min Num
+	key Slot
+}
+
+func (l *batteryLow) Tick(a *Agent, n *Node) Status {
+	level, ok := a.BB.Number(l.key)
+	if !ok {
+		return Failure
+	}
+	min, ok := l.min.Get(a)
+	if !ok {
+		return Error
+	}
+	if level <= min {
+		return Success
+	}
+	return Failure
+}
+
+var isBatteryChargingType = NodeType{
+	Name: "IsBatteryCharging", Kind: Leaf, Category: "condition",
+	Doc: "As in Nav2, reading the blackboard instead of a battery topic: SUCCESS while the boolean at `key` is true, FAILURE " +
+		"otherwise or while it holds nothing.",
+	Params: []Param{
+		{Name: "battery_topic", Type: TString, Doc: "not used (Nav2's topic)"},
+		{Name: "key", Type: TKey, Default: "battery.charging", Doc: "true while charging"},
+	},
+	New: func(b *Builder) Behavior { return batteryCharging{key: b.KeyParam("key")} },
+}
+
+type batteryCharging struct{ key Slot }
+
+func (c batteryCharging) Tick(a *Agent, n *Node) Status {
+	if v, ok := a.BB.Get(c.key).Bool(); ok && v {
+		return Success
+	}
+	return Failure
+}

@@ -1,0 +1,206 @@
+package bt
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+)
+
+// BehaviorTree.CPP's scripts: statements separated by ';', each an
+// assignment (`x := 1`, `x = y + 1`, `x += 2`, also -=, *=, /=) or an
+// expression. Expressions are expr-lang's, which reads BT.CPP's
+// arithmetic, comparisons, &&, ||, !, ?: and quoted strings the same way.
+// `:=` and `=` write a key (BT.CPP's `=` wants an existing entry; botd
+// has an entry for every key a mission names, so both write); the
+// compound forms read the key first, so a key without a value is ERROR
+// there. An '@' before a key names the mission's global key (BT.CPP's
+// root blackboard).
+
+// scriptStmt is one compiled statement.
+type scriptStmt struct {
+	key  Slot // NoSlot: an expression statement
+	must bool // the key must already hold a value (+=, -=, ...)
+	prog *vm.Program
+}
+
+// script is a compiled sequence of statements.
+type script []scriptStmt
+
+var scriptAssign = regexp.MustCompile(`^(@?[A-Za-z_][A-Za-z0-9_.]*)\s*(:=|\+=|-=|\*=|/=|=)([^=][\s\S]*)?$`)
+
+// rootPrefix stands for '@' in the names expr-lang sees.
+const rootPrefix = "botd_root__"
+
+// rootRefs rewrites @name outside quoted strings for expr-lang, which has
+// no '@' in its names.
+func rootRefs(src string) string {
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '@':
+			b.WriteString(rootPrefix)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// compileScript compiles src; key resolves blackboard names.
+func compileScript(src string, resolve func(string) Slot) (script, error) {
+	key := func(name string) Slot {
+		if strings.HasPrefix(name, rootPrefix) {
+			name = "@" + name[len(rootPrefix):]
+		}
+		return resolve(name)
+	}
+	var out script
+	for _, stmt := range splitStatements(src) {
+		st := scriptStmt{key: NoSlot}
+		body := stmt
+		if m := scriptAssign.FindStringSubmatch(stmt); m != nil {
+			name, op, rhs := m[1], m[2], strings.TrimSpace(m[3])
+			if rhs == "" {
+				return nil, fmt.Errorf("%q: nothing to assign", stmt)
+			}
+			st.key, st.must, body = key(name), op != ":=" && op != "=", rhs
+			if op != ":=" && op != "=" {
+				body = name + " " + op[:1] + " (" + rhs + ")"
+			}
+		}
+		prog, err := compileExpr(rootRefs(body), key)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %s", stmt, firstLine(err.Error()))
+		}
+		st.prog = prog
+		out = append(out, st)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty script")
+	}
+	return out, nil
+}
+
+// splitStatements splits on ';' outside quoted strings and drops empty
+// statements.
+func splitStatements(src string) []string {
+	var out []string
+	var quote byte
+	start := 0
+	flush := func(end int) {
+		if s := strings.TrimSpace(src[start:end]); s != "" {
+			out = append(out, s)
+		}
+		start = end + 1
+	}
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';':
+			flush(i)
+		}
+	}
+	flush(len(src))
+	return out
+}
+
+// run executes the statements in order and returns the value of the last
+// one.
+func (s script) run(a *Agent) (any, error) {
+	var last any
+	for _, st := range s {
+		if st.key != NoSlot && st.must && a.BB.Get(st.key).Kind() == KindNone {
+			return nil, fmt.Errorf("%q is not set", a.BB.Key(st.key).Name)
+		}
+		v, err := expr.Run(st.prog, exprEnv{a})
+		if err != nil {
+			return nil, fmt.Errorf("%s", firstLine(err.Error()))
+		}
+		if st.key != NoSlot {
+			a.BB.Set(st.key, ValueOf(v))
+		}
+		last = v
+	}
+	return last, nil
+}
+
+// scriptParam compiles a script parameter, reporting problems with it.
+func (b *Builder) scriptParam(name string) script {
+	raw, _ := b.Raw(name)
+	src, _ := raw.(string)
+	if strings.TrimSpace(src) == "" {
+		return nil
+	}
+	s, err := compileScript(src, b.Key)
+	if err != nil {
+		b.Errorf(name, "%s", err)
+		return nil
+	}
+	return s
+}
+
+var scriptType = NodeType{
+	Name: "Script", Kind: Leaf, Category: "action",
+	Doc: "As in BehaviorTree.CPP: runs the statements of `code` (assignments `key := expr`, `key = expr`, `key += expr`, ..., " +
+		"separated by ';') over the blackboard; SUCCESS. An expression that fails (a key that is not set) is ERROR.",
+	Params: []Param{{Name: "code", Type: TExpr, Required: true, Doc: "the statements"}},
+	New:    func(b *Builder) Behavior { return &scriptNode{code: b.scriptParam("code")} },
+}
+
+var scriptConditionType = NodeType{
+	Name: "ScriptCondition", Kind: Leaf, Category: "condition",
+	Doc: "As in BehaviorTree.CPP: runs the statements of `code` and returns SUCCESS when the last one is true, FAILURE when false; " +
+		"ERROR when it is not a boolean or an expression fails.",
+	Params: []Param{{Name: "code", Type: TExpr, Required: true, Doc: "the statements; the last one is the condition"}},
+	New:    func(b *Builder) Behavior { return &scriptNode{code: b.scriptParam("code"), cond: true} },
+}
+
+type scriptNode struct {
+	code script
+	cond bool
+}
+
+func (s *scriptNode) Tick(a *Agent, n *Node) Status {
+	if s.code == nil {
+		return Error
+	}
+	v, err := s.code.run(a)
+	if err != nil {
+		a.Emit(n.Index, "error", "script: "+err.Error())
+		return Error
+	}
+	if !s.cond {
+		return Success
+	}
+	return condStatus(a, n, v)
+}
+
+// condStatus turns a condition's value into SUCCESS or FAILURE (ERROR
+// when it is not a boolean).
+func condStatus(a *Agent, n *Node, v any) Status {
+	b, ok := v.(bool)
+	switch {
+	case !ok:
+		a.Emit(n.Index, "error", fmt.Sprintf("script: the condition is %v, not a boolean", v))
+		return Error
+	case b:
+		return Success
+	}
+	return Failure
+}

@@ -1,0 +1,73 @@
+package bt
+
+import "time"
+
+var speedControllerType = NodeType{
+	Name: "SpeedController", Kind: Decorator, childReset: resetNever,
+	Doc: "As in Nav2, with the robot's speed read from the blackboard (`speed_key`): like RateController, at a rate that follows " +
+		"the speed, from `min_rate` at or below `min_speed` to `max_rate` at or above `max_speed` (a missing speed counts as 0). " +
+		"It starts afresh, ticking the child at once, when the goal (`goal`, `goals`: keys whose writes it watches) changes.",
+	Params: []Param{
+		{Name: "min_rate", Type: TNumber, Default: 0.1, Min: Float(0.000001), Unit: "Hz", Doc: "rate at low speed"},
+		{Name: "max_rate", Type: TNumber, Default: 1.0, Min: Float(0.000001), Unit: "Hz", Doc: "rate at high speed"},
+		{Name: "min_speed", Type: TNumber, Default: 0.0, Unit: "m/s", Doc: "speed of the lowest rate"},
+		{Name: "max_speed", Type: TNumber, Default: 0.5, Unit: "m/s", Doc: "speed of the highest rate"},
+		{Name: "goal", Type: TString, Default: "{goal}", Doc: "the goal's key"},
+		{Name: "goals", Type: TString, Default: "{goals}", Doc: "the goals' key"},
+		{Name: "speed_key", Type: TKey, Default: "odom.speed", Doc: "the robot's speed (m/s)"},
+	},
+	New: func(b *Builder) Behavior {
+		s := &speedController{goals: newGoalWatch(b), speed: b.KeyParam("speed_key"), mem: Reserve[speedMem](b)}
+		for i, name := range []string{"min_rate", "max_rate", "min_speed", "max_speed"} {
+			v, _ := b.Raw(name)
+			s.limits[i], _ = AsNumber(v)
+		}
+		return s
+	},
+}
+
+type speedController struct {
+	limits [4]float64 // min_rate, max_rate, min_speed, max_speed
+	goals  goalWatch
+	speed  Slot
+	mem    Mem[speedMem]
+}
+
+type speedMem struct {
+	rate  rateMem
+	goals goalSeen
+}
+
+// period is the tick period at the robot's current speed.
+func (s *speedController) period(a *Agent) int64 {
+	minRate, maxRate, minSpeed, maxSpeed := s.limits[0], s.limits[1], s.limits[2], s.limits[3]
+	speed, _ := a.BB.Number(s.speed)
+	rate := maxRate
+	switch {
+	case speed < minSpeed || maxSpeed <= minSpeed:
+		rate = minRate
+	case speed <= maxSpeed:
+		rate = minRate + (maxRate-minRate)*(speed-minSpeed)/(maxSpeed-minSpeed)
+	}
+	return int64(float64(time.Second) / rate)
+}
+
+func (s *speedController) Tick(a *Agent, n *Node) Status {
+	m := s.mem.Of(a, n)
+	r := &m.rate
+	cur := s.goals.read(a)
+	if !a.heldStatus(n, &r.held) || cur != m.goals {
+		r.period = int64(float64(time.Second) / s.limits[1])
+		r.start, r.first, m.goals = a.Now(), true, cur
+	}
+	child := n.Children[0]
+	elapsed := a.Now() - r.start
+	if !r.first && !a.IsOpen(child) && elapsed < r.period {
+		return Running
+	}
+	r.first = false
+	if elapsed >= r.period {
+		r.period, r.start = s.period(a), a.Now()
+	}
+	return a.Exec(child)
+}

@@ -1,0 +1,131 @@
+package bt
+
+import (
+	"path"
+	"strings"
+)
+
+// Substitution stands a node in for others when a tree is compiled
+// (BehaviorTree.CPP's substitution rules), so that a tree with nodes botd
+// cannot run (Nav2's actions) can be checked and simulated.
+//
+// Pattern chooses the nodes:
+//   - a pattern starting with '/' matches the node's JSON pointer in the
+//     mission ("/trees/main/children/2", "/trees/*/children/0");
+//   - a pattern starting with '@' matches the node's name ("@plan",
+//     "@Clear*");
+//   - any other pattern matches the node's type: without a wildcard any
+//     node of that type, with one ('*', '?', as in path.Match) only nodes
+//     whose type botd does not know, so "*" stands in for every unknown
+//     node.
+//
+// A path rule wins over a name rule, a name rule over a type rule, an
+// exact type over a wildcard; among equals, the first one given. (BT.CPP
+// matches a filter against both the name and the type; botd keeps them
+// apart, because Nav2's trees name their controls after the actions they
+// wrap.) The stand-in is With: a node type and the parameters it takes
+// (a Stub's script, a TestNode's configuration). The node keeps its
+// children: a node with one child substituted by a leaf becomes a
+// PassThrough over that child. The substituted node's own parameters stay
+// in the document as they were and are not validated.
+type Substitution struct {
+	Pattern string
+	With    NodeDef
+}
+
+// wildcard reports whether a pattern has path.Match wildcards.
+func wildcard(p string) bool { return strings.ContainsAny(p, "*?[") }
+
+// match reports whether s matches pattern p (wildcards or exact).
+func match(p, s string) bool {
+	if !wildcard(p) {
+		return p == s
+	}
+	ok, err := path.Match(p, s)
+	return ok && err == nil
+}
+
+// matchPath matches a JSON pointer pattern in which '*' also spans '/'.
+func matchPath(p, s string) bool {
+	if !wildcard(p) {
+		return p == s
+	}
+	return globAll(p, s)
+}
+
+// globAll matches '*' (any run, '/' included) and '?' (one byte).
+func globAll(p, s string) bool {
+	for len(p) > 0 {
+		switch p[0] {
+		case '*':
+			for i := len(s); i >= 0; i-- {
+				if globAll(p[1:], s[i:]) {
+					return true
+				}
+			}
+			return false
+		case '?':
+			if s == "" {
+				return false
+			}
+		default:
+			if s == "" || s[0] != p[0] {
+				return false
+			}
+		}
+		p, s = p[1:], s[1:]
+	}
+	return s == ""
+}
+
+// substitution returns the rule that applies to a definition, or nil.
+func (c *compiler) substitution(def *NodeDef, path string, known bool) *Substitution {
+	var byName, exact, wild *Substitution
+	for i := range c.subs {
+		r := &c.subs[i]
+		switch p := r.Pattern; {
+		case strings.HasPrefix(p, "/"):
+			if matchPath(p, path) {
+				return r
+			}
+		case strings.HasPrefix(p, "@"):
+			if byName == nil && def.Name != "" && match(p[1:], def.Name) {
+				byName = r
+			}
+		case !wildcard(p):
+			if exact == nil && p == def.Type {
+				exact = r
+			}
+		case !known && wild == nil && match(p, def.Type):
+			wild = r
+		}
+	}
+	switch {
+	case byName != nil:
+		return byName
+	case exact != nil:
+		return exact
+	}
+	return wild
+}
+
+// substitute applies a rule to a definition: the type and parameters the
+// node compiles with. A leaf stand-in for a node with one child is a
+// PassThrough over the child (a leaf for several children is reported by
+// the child count check).
+func (c *compiler) substitute(r *Substitution, def *NodeDef) (string, map[string]any) {
+	if nt, ok := c.reg.Lookup(r.With.Type); ok && nt.Kind == Leaf && len(def.Children) == 1 {
+		return "PassThrough", nil
+	}
+	return r.With.Type, r.With.Params
+}
+
+var passThroughType = NodeType{
+	Name: "PassThrough", Kind: Decorator,
+	Doc: "Ticks its child and returns its status. It stands in for a decorator botd does not know (see substitutions).",
+	New: func(*Builder) Behavior { return passThrough{} },
+}
+
+type passThrough struct{}
+
+func (passThrough) Tick(a *Agent, n *Node) Status { return a.Exec(n.Children[0]) }

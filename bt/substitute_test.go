@@ -1,0 +1,121 @@
+package bt
+
+import "testing"
+
+func TestStub(t *testing.T) {
+	runTickCases(t, []tickCase{
+		{name: "statuses over ticks", tree: nd("Stub", "s", kv{"script": "Running:3,Success"}), want: "RRRS"},
+		{name: "the script goes on across activations", tree: nd("Stub", "s", kv{"script": "Failure,Running,Success"}), want: "FRS"},
+		{name: "a duration", tree: nd("Stub", "s", kv{"script": "Running:25ms,Failure"}), want: "RRRF"},
+		{name: "short forms", tree: nd("Stub", "s", kv{"script": "r:2, s"}), want: "RRS"},
+		{
+			name: "in a retry",
+			tree: nd("RetryUntilSuccessful", "retry", kv{"num_attempts": 3}, nd("Stub", "s", kv{"script": "Failure:2,Success"})),
+			want: "S",
+		},
+	})
+	ps := compileProblems(t, mainSpec(nd("Stub", "", kv{"script": "Running:x,Maybe"})))
+	wantProblems(t, ps, "/trees/main/params/script", "want a number of ticks or a duration")
+}
+
+func subSpec(root *NodeDef, subs ...Substitution) *Spec {
+	s := mainSpec(root)
+	s.Substitutions = subs
+	return s
+}
+
+func sub(pattern, typ string, params kv) Substitution {
+	return Substitution{Pattern: pattern, With: NodeDef{Type: typ, Params: params}}
+}
+
+func TestSubstitutions(t *testing.T) {
+	reg := testRegistry()
+	tree := nd("Sequence", "root", nil,
+		nd("ComputePathToPose", "plan", kv{"goal": "{goal}", "planner_id": "GridBased"}),
+		nd("DistanceTracker", "", kv{"distance": 1}, nd("FollowPath", "follow", nil)),
+		nd("Wait", "pause", kv{"ms": 1000}),
+		nd("Spin", "", kv{"spin_dist": 1.57}))
+	for _, tc := range []struct {
+		name  string
+		subs  []Substitution
+		types []string // of the compiled nodes, in order
+		names []string
+	}{
+		{
+			name:  "every unknown type",
+			subs:  []Substitution{sub("*", "Succeed", nil)},
+			types: []string{"Sequence", "Succeed", "PassThrough", "Succeed", "Wait", "Succeed"},
+			names: []string{"root", "plan", "DistanceTracker", "follow", "pause", "Spin"},
+		},
+		{
+			name:  "by type, a stub script, and the rest",
+			subs:  []Substitution{sub("*", "Succeed", nil), sub("FollowPath", "Stub", kv{"script": "Running:3,Success"})},
+			types: []string{"Sequence", "Succeed", "PassThrough", "Stub", "Wait", "Succeed"},
+		},
+		{
+			name:  "by name (a plain pattern is a type), and a known type",
+			subs:  []Substitution{sub("*", "Fail", nil), sub("@plan", "Succeed", nil), sub("Wait", "Succeed", nil), sub("follow", "Error", nil)},
+			types: []string{"Sequence", "Succeed", "PassThrough", "Fail", "Succeed", "Fail"},
+		},
+		{
+			name:  "by path, which wins",
+			subs:  []Substitution{sub("*", "Fail", nil), sub("/trees/main/children/1/children/*", "Running", nil), sub("Spin", "Succeed", nil), sub("/trees/*/children/3", "Error", nil)},
+			types: []string{"Sequence", "Fail", "PassThrough", "Running", "Wait", "Error"},
+		},
+		{
+			name:  "a wildcard does not touch known types",
+			subs:  []Substitution{sub("W*", "Fail", nil), sub("*", "Succeed", nil)},
+			types: []string{"Sequence", "Succeed", "PassThrough", "Succeed", "Wait", "Succeed"},
+		},
+		{
+			name:  "legacy map rules",
+			subs:  nil,
+			types: []string{"Sequence", "Succeed", "PassThrough", "Succeed", "Wait", "Succeed"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := subSpec(tree, tc.subs...)
+			if tc.subs == nil {
+				spec.Substitute = map[string]string{"ComputePathToPose": "Succeed", "DistanceTracker": "Succeed", "FollowPath": "Succeed", "Spin": "Succeed"}
+			}
+			tr, err := reg.Compile(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range tc.types {
+				if got := tr.Node(i).Type.Name; got != want {
+					t.Errorf("node %d is a %s, want %s", i, got, want)
+				}
+			}
+			for i, want := range tc.names {
+				if got := tr.Node(i).Name; got != want {
+					t.Errorf("node %d is named %q, want %q", i, got, want)
+				}
+			}
+		})
+	}
+	// A leaf cannot stand in for a node with several children.
+	_, err := reg.Compile(subSpec(nd("Sequence", "", nil, nd("Mystery", "", nil, sc("a", "S"), sc("b", "S"))), sub("*", "Succeed", nil)))
+	ps, _ := err.(Problems)
+	wantProblems(t, ps, "/trees/main/children/0/children", "Succeed is a leaf and takes no children, got 2")
+	// An unknown stand-in is reported.
+	_, err = reg.Compile(subSpec(nd("Mystery", "", nil), sub("Mystery", "Nope", nil)))
+	ps, _ = err.(Problems)
+	wantProblems(t, ps, "/trees/main/type", `unknown node type "Nope"`)
+}
+
+func TestGlobAll(t *testing.T) {
+	for _, tc := range []struct {
+		p, s string
+		want bool
+	}{
+		{"/trees/*/children/0", "/trees/main/children/0", true},
+		{"/trees/*", "/trees/main/children/0", true},
+		{"/trees/main/children/?", "/trees/main/children/10", false},
+		{"/trees/main", "/trees/main/children/0", false},
+	} {
+		if got := matchPath(tc.p, tc.s); got != tc.want {
+			t.Errorf("matchPath(%q, %q) = %v", tc.p, tc.s, got)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package bt
+
+import (
+	"math"
+	"strconv"
+)
+
+// switchTypes are BehaviorTree.CPP's Switch2 .. Switch6: N cases and a
+// default, one child each.
+var switchTypes = func() []NodeType {
+	var out []NodeType
+	for cases := 2; cases <= 6; cases++ {
+		params := []Param{{Name: "variable", Type: TAny, Doc: "the value to match (usually \"{key}\")"}}
+		for i := 1; i <= cases; i++ {
+			params = append(params, Param{Name: "case_" + strconv.Itoa(i), Type: TAny, Doc: "value selecting child " + strconv.Itoa(i)})
+		}
+		out = append(out, NodeType{
+			Name: "Switch" + strconv.Itoa(cases), Kind: Composite, MinChildren: cases + 1, MaxChildren: cases + 1,
+			Doc: "As in BehaviorTree.CPP: on every tick ticks the child of the first `case_i` equal to `variable` (compared as strings, " +
+				"or as numbers when both read as numbers), else the last child (the default), and returns its status. A child no longer " +
+				"selected is halted (at the end of the tick, by botd's halt rule). A missing `variable` selects the default.",
+			Params: params,
+			New:    newSwitch,
+		})
+	}
+	return out
+}()
+
+// anyStr is a parameter of any type read as a string: a constant, or
+// "{key}" read when needed; given is false for an absent parameter.
+type anyStr struct {
+	Str
+	given bool
+}
+
+func (b *Builder) anyString(name string) anyStr {
+	raw, ok := b.params[name]
+	if !ok {
+		return anyStr{}
+	}
+	if s, isStr := raw.(string); isStr {
+		if k, ref := RefKey(s); ref {
+			return anyStr{Str{Slot: b.Key(k)}, true}
+		}
+	}
+	return anyStr{Str{V: ValueOf(raw).String(), Slot: NoSlot}, true}
+}
+
+type switchNode struct {
+	variable anyStr
+	cases    []anyStr
+}
+
+func newSwitch(b *Builder) Behavior {
+	s := &switchNode{variable: b.anyString("variable")}
+	for i := 1; i < len(b.Children()); i++ {
+		s.cases = append(s.cases, b.anyString("case_"+strconv.Itoa(i)))
+	}
+	return s
+}
+
+func (s *switchNode) Tick(a *Agent, n *Node) Status {
+	match := len(n.Children) - 1
+	if v, ok := s.variable.Get(a); ok && s.variable.given {
+		for i, c := range s.cases {
+			if cv, ok := c.Get(a); ok && c.given && switchEqual(v, cv) {
+				match = i
+				break
+			}
+		}
+	}
+	return a.Exec(n.Children[match])
+}
+
+// float32Epsilon is the tolerance BT.CPP's Switch compares reals with.
+const float32Epsilon = 1.1920929e-07
+
+// switchEqual compares as BT.CPP's Switch does: equal strings, else equal
+// integers, else reals within a float's epsilon.
+func switchEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if x, err := strconv.Atoi(a); err == nil {
+		if y, err := strconv.Atoi(b); err == nil && x == y {
+			return true
+		}
+	}
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && math.Abs(x-y) <= float32Epsilon
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/botd-project/botd/missions"
+)
+
+// runExport writes a mission in another format: BehaviorTree.CPP v4 XML
+// (Groot2 opens it), a Behavior3 Editor project, or botd JSON. It reads
+// any format botd reads; the trees of included files and of -lib trees
+// the mission calls are written into the output. Exit status 0 on success, 1 when the mission
+// cannot be read or written, 2 on usage errors.
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "btcpp", "output format: btcpp (BehaviorTree.CPP v4 XML), b3 (Behavior3 Editor project) or botd (JSON)")
+	outFile := fs.String("o", "", "write to FILE instead of stdout")
+	hwFile := fs.String("hardware", "", "hardware config whose device leaves the model declares (default: the simulated rover)")
+	var libs libFlag
+	fs.Var(&libs, "lib", libUsage)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|botd] [-lib DIR|FILE]... [-o OUT] FILE")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(files) != 1 {
+		fs.Usage()
+		return 2
+	}
+	switch *format {
+	case "btcpp", "b3", "botd":
+	default:
+		fmt.Fprintf(stderr, "botd export: unknown format %q (want btcpp, b3 or botd)\n", *format)
+		return 2
+	}
+	hw, err := loadHardware(*hwFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd export:", err)
+		return 2
+	}
+	lib, err := libs.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "botd export:", err)
+		return 2
+	}
+	d, err := missions.DecodeFile(files[0], missions.Limits{}, lib)
+	if err != nil {
+		printProblems(stdout, files[0]+": ", err)
+		return 1
+	}
+	var out []byte
+	switch *format {
+	case "btcpp":
+		out, err = missions.ExportBTCPP(d, newRegistry(hw))
+	case "b3":
+		out, err = missions.ExportB3(d)
+	default:
+		out, err = d.JSON()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "botd export: %s: %v\n", files[0], err)
+		return 1
+	}
+	if *outFile == "" {
+		_, err = stdout.Write(out)
+	} else {
+		err = os.WriteFile(*outFile, out, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "botd export:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+const nav2Default = "testdata/nav2/navigate_to_pose_w_replanning_and_recovery.xml"
+
+func TestCheckSubstitute(t *testing.T) {
+	code, out, _ := runCmd(t, "check", nav2Default)
+	if code != 1 || !strings.Contains(out, `unknown node type "ComputePathToPose"`) {
+		t.Fatalf("without stand-ins: exit %d\n%s", code, out)
+	}
+	if code, out, errOut := runCmd(t, "check", "-substitute", "*=Succeed", nav2Default); code != 0 || out != "" {
+		t.Fatalf("with *=Succeed: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := runCmd(t, "check", "-substitute", "A=Running:x", nav2Default); code != 2 || !strings.Contains(errOut, "status script") {
+		t.Fatalf("bad rule: exit %d\n%s", code, errOut)
+	}
+}
+
+// traceStatuses reads a trace and returns, per tick, the statuses the
+// named nodes returned ("name:STATUS" in order) and the halts.
+func traceLines(t *testing.T, out string, names ...string) []string {
+	t.Helper()
+	nodes, ticks := readTrace(t, out)
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	label := func(i int) string {
+		if nodes[i].Name != "" {
+			return nodes[i].Name
+		}
+		return nodes[i].Type
+	}
+	var lines []string
+	for _, tk := range ticks {
+		var b strings.Builder
+		b.WriteString(tk.Root)
+		for _, e := range tk.Events {
+			if !want[label(e.Node)] || (e.Event != "tick" && e.Event != "halt") {
+				continue
+			}
+			b.WriteString(" " + label(e.Node) + ":")
+			if e.Event == "halt" {
+				b.WriteString("halt")
+			} else {
+				b.WriteString(e.Status)
+			}
+		}
+		lines = append(lines, b.String())
+	}
+	return lines
+}
+
+// Nav2's default NavigateToPose tree runs in botd sim with its actions
+// stubbed, and recovers as Nav2 does: FollowPath runs two ticks and fails;
+// its own RecoveryNode clears the local costmap and tries once more,
+// which fails at once; the pipeline fails, the outer RecoveryNode runs
+// its recovery (the RoundRobin clears both costmaps), and the pipeline
+// starts again in the same tick: the RateController, restarted with it,
+// plans at once (the path is still valid, so ComputePathToPose is not
+// called), and FollowPath then runs two ticks and succeeds.
+func TestSimNav2Recovery(t *testing.T) {
+	code, out, errOut := runCmd(t, "sim", "-trace", "-", "-substitute",
+		"*=Succeed,FollowPath=Running:2,Failure,Failure,Running:2,Success", nav2Default)
+	if code != 0 || !strings.Contains(errOut, "SUCCESS after 5 ticks") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	got := traceLines(t, out, "NavigateRecovery", "NavigateWithReplanning", "RateController", "FollowPath",
+		"ClearLocalCostmap-Context", "RecoveryActions", "GoalUpdated", "ComputePathToPose")
+	want := []string{
+		"RUNNING ComputePathToPose:SUCCESS ComputePathToPose:SUCCESS RateController:SUCCESS FollowPath:RUNNING FollowPath:RUNNING NavigateWithReplanning:RUNNING NavigateRecovery:RUNNING",
+		"RUNNING RateController:RUNNING FollowPath:RUNNING FollowPath:RUNNING NavigateWithReplanning:RUNNING NavigateRecovery:RUNNING",
+		"RUNNING RateController:RUNNING FollowPath:FAILURE ClearLocalCostmap-Context:SUCCESS FollowPath:FAILURE FollowPath:FAILURE NavigateWithReplanning:FAILURE RateController:halt " +
+			"GoalUpdated:FAILURE RecoveryActions:SUCCESS ComputePathToPose:SUCCESS RateController:SUCCESS FollowPath:RUNNING FollowPath:RUNNING NavigateWithReplanning:RUNNING NavigateRecovery:RUNNING",
+		"RUNNING RateController:RUNNING FollowPath:RUNNING FollowPath:RUNNING NavigateWithReplanning:RUNNING NavigateRecovery:RUNNING",
+		"SUCCESS RateController:RUNNING FollowPath:SUCCESS FollowPath:SUCCESS NavigateWithReplanning:SUCCESS RateController:halt NavigateRecovery:SUCCESS",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("trace:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The recovery gives up as Nav2's does. FollowPath always fails, so each
+// recovery leads to the next one in the same tick; the RoundRobin of
+// recovery actions moves on each time: clearing (tick 1), Spin (tick 1),
+// Wait (wait_duration 5 s: ticks 1 to 101 at 20 Hz), BackUp (tick 101).
+// BackUp is its last child and the RoundRobin does not wrap around (Nav2's
+// default), so it returns FAILURE there, and so does the whole tree.
+func TestSimNav2GivesUp(t *testing.T) {
+	code, out, _ := runCmd(t, "sim", "-substitute", "*=Succeed,FollowPath=Failure", nav2Default)
+	if code != 1 || !strings.Contains(out, "FAILURE after 101 ticks") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	// A stand-in that never ends is stopped by the tick limit.
+	if code, out, _ := runCmd(t, "sim", "-ticks", "20", "-substitute", "*=Succeed,FollowPath=Running", nav2Default); code != 1 || !strings.Contains(out, "stopped") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
