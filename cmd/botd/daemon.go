@@ -322,6 +322,12 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 			}
 		}()
 	}
+	if n, err := newNotifier(s.runner.State, log); err != nil {
+		log.Warn("systemd", "err", err)
+	} else {
+		wg.Add(1)
+		go func() { defer wg.Done(); n.run(ctx) }()
+	}
 	if cfg.Failsafe.EStopButton != "" {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.watchEStopButton(ctx, cfg.Failsafe.EStopButton) }()
