@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"gobot.io/x/gobot/v2"
@@ -36,7 +37,7 @@ func buildDiffDrive(d *device, c *DiffDriveConfig) error {
 			opts = append(opts, gpio.WithMotorForwardPin(m.p.Forward), gpio.WithMotorBackwardPin(m.p.Backward))
 		}
 		drv := gpio.NewMotorDriver(dw, m.p.Speed, opts...)
-		impl.m[i] = &motor{drv: drv, paired: m.p.Dir == "", reverse: m.p.Reverse, pwm: -1}
+		impl.m[i] = &motor{drv: drv, paired: m.p.Dir == "", reverse: m.p.Reverse, pwm: -1, out: &impl.out[i]}
 		d.addDriver(drv, true)
 	}
 	d.act = &actuator{dev: d, impl: impl}
@@ -46,6 +47,15 @@ func buildDiffDrive(d *device, c *DiffDriveConfig) error {
 type driveImpl struct {
 	cfg *DiffDriveConfig
 	m   [2]*motor
+	// out is each wheel's duty as last written to its bridge (math.Float64bits of -1..1,
+	// positive forward): what odometry reads for dead reckoning, for the direction of
+	// single-channel encoders and for the stall check, from its own goroutine.
+	out [2]atomic.Uint64
+}
+
+// duties returns the duties last written to the left and right bridges.
+func (d *driveImpl) duties() (l, r float64) {
+	return math.Float64frombits(d.out[0].Load()), math.Float64frombits(d.out[1].Load())
 }
 
 type motor struct {
@@ -54,6 +64,7 @@ type motor struct {
 	reverse bool
 	dir     string // last direction written; "" unknown
 	pwm     int    // last speed written; -1 unknown
+	out     *atomic.Uint64
 }
 
 func (*driveImpl) safe() command { return command{} }
@@ -100,6 +111,7 @@ func (m *motor) set(duty float64, force bool) error {
 				return err
 			}
 			m.pwm = 0
+			m.out.Store(0)
 		}
 		if err := m.drv.SetDirection(dir); err != nil {
 			m.dir = ""
@@ -114,6 +126,7 @@ func (m *motor) set(duty float64, force bool) error {
 		}
 		m.pwm = pwm
 	}
+	m.out.Store(math.Float64bits(math.Copysign(float64(pwm)/255, duty)))
 	return nil
 }
 

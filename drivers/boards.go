@@ -83,6 +83,9 @@ func headerPins() []string {
 type simRules struct{}
 
 func (simRules) checkPin(mode pinMode, pin string) string {
+	if mode == pinEncoder {
+		return "the simulated board has no wheel encoders (use dead reckoning: leave encoders out)"
+	}
 	if mode == pinAnalog {
 		if len(pin) == 2 && pin[0] == 'A' && pin[1] >= '0' && pin[1] <= '7' {
 			return ""
@@ -130,6 +133,8 @@ type firmataRules struct{}
 func (firmataRules) checkPin(mode pinMode, pin string) string {
 	n, err := strconv.Atoi(pin)
 	switch {
+	case mode == pinEncoder:
+		return "the firmata adaptor has no DigitalPin access with edge events, which wheel encoders need (use dead reckoning: leave encoders out)"
 	case err != nil:
 		return fmt.Sprintf("%q: firmata pins are numbers", pin)
 	case mode == pinAnalog:

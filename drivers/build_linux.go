@@ -42,6 +42,15 @@ func Build(cfg *Config, opts Options) (*Robot, error) {
 		}
 		r.addDevice(d)
 	}
+	for i, d := range r.devices {
+		if d.link == nil {
+			continue
+		}
+		if err := d.link(); err != nil {
+			_ = r.Close()
+			return nil, fmt.Errorf("drivers: devices[%d] (%s %q): %w", i, d.kind, d.name, err)
+		}
+	}
 	r.sealActuators()
 	return r, nil
 }
@@ -148,6 +157,8 @@ func (r *Robot) buildDevice(dc *DeviceConfig) (*device, error) {
 		err = buildBump(d, s)
 	case *PoseConfig:
 		err = r.buildPose(d, s)
+	case *OdometryConfig:
+		err = r.buildOdometry(d, s)
 	default:
 		err = fmt.Errorf("kind %q cannot be built", dc.Kind)
 	}

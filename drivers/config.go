@@ -54,7 +54,7 @@ type DeviceConfig struct {
 	Adaptor string
 	// Spec is the kind's own configuration: *DiffDriveConfig, *ServoConfig, *OutputConfig
 	// (led, relay, buzzer, digital_out), *PWMOutConfig, *RangeConfig, *BatteryConfig,
-	// *IMUConfig, *BumpConfig or *PoseConfig.
+	// *IMUConfig, *BumpConfig, *PoseConfig or *OdometryConfig.
 	Spec DeviceSpec
 }
 
@@ -163,6 +163,7 @@ func (c *Config) Validate() error {
 		}
 		c.checkDevice(v, path, d, names)
 	}
+	c.checkLinks(v)
 	c.checkWiring(v)
 	return v.errs.err()
 }

@@ -5,7 +5,8 @@
 // Pi through gobot's raspi platform, an Arduino through firmata in a build with -tags firmata)
 // and the devices wired to them (a differential drive, servos, LEDs, relays, buzzers, plain
 // digital and PWM outputs, an HC-SR04 range finder, a battery monitor, an MPU6050 IMU, bump
-// switches and, on the simulator, a ground-truth pose). Each device kind decodes and validates its own section, builds its Gobot
+// switches, wheel odometry (encoders on edge-event pins, fused with the IMU's gyro) and, on the
+// simulator, a ground-truth pose). Each device kind decodes and validates its own section, builds its Gobot
 // drivers, names the blackboard keys it writes and defines its safe state.
 //
 // Build makes a Robot from a Config; Start connects the boards, starts the drivers and puts every

@@ -16,6 +16,7 @@ const (
 	KindIMU        = "imu"
 	KindBump       = "bump"
 	KindPose       = "pose"
+	KindOdometry   = "odometry"
 )
 
 // kindInfo registers a device kind by name (Caddy style): the kind decodes its own section into
@@ -39,6 +40,7 @@ var kindTable = map[string]kindInfo{
 	KindIMU:        {KindIMU, false, func() DeviceSpec { return &IMUConfig{} }},
 	KindBump:       {KindBump, false, func() DeviceSpec { return &BumpConfig{} }},
 	KindPose:       {KindPose, false, func() DeviceSpec { return &PoseConfig{} }},
+	KindOdometry:   {KindOdometry, false, func() DeviceSpec { return &OdometryConfig{} }},
 }
 
 func kindByName(name string) (kindInfo, bool) {
@@ -67,10 +69,11 @@ const (
 	pinTrigger                // HC-SR04 trigger: a DigitalPin driven as output
 	pinEcho                   // HC-SR04 echo: a DigitalPin with edge events
 	pinI2C                    // an i2c device (bus, address) rather than a pin
+	pinEncoder                // a wheel encoder channel: a DigitalPin input with edge events
 )
 
 var pinModeNames = [...]string{"digital output", "digital input", "PWM output", "servo output",
-	"analog input", "HC-SR04 trigger", "HC-SR04 echo (edge events)", "i2c device"}
+	"analog input", "HC-SR04 trigger", "HC-SR04 echo (edge events)", "i2c device", "encoder input (edge events)"}
 
 func (m pinMode) String() string { return pinModeNames[m] }
 

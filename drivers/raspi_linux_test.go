@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"gobot.io/x/gobot/v2"
@@ -65,6 +66,10 @@ type mockPi struct {
 	*adaptors.I2cBusAdaptor
 	name string
 	pins interface{ Written(chip, pin string) []int }
+	bus  *i2cBusModel // the chips on i2c bus 1
+
+	tapMu sync.Mutex
+	taps  map[string]*pinTap
 }
 
 func newMockPi(pwm ...adaptors.PwmPinsOptionApplier) *mockPi {
@@ -76,12 +81,15 @@ func newMockPi(pwm ...adaptors.PwmPinsOptionApplier) *mockPi {
 		}
 		return "gpiochip0", bcm, nil
 	}
-	m := &mockPi{name: "pi"}
+	m := &mockPi{name: "pi", taps: map[string]*pinTap{}}
 	m.DigitalPinsAdaptor = adaptors.NewDigitalPinsAdaptor(sys, header)
 	m.PWMPinsAdaptor = adaptors.NewPWMPinsAdaptor(sys, header, pwm...)
 	m.I2cBusAdaptor = adaptors.NewI2cBusAdaptor(sys, adaptors.NewBusNumberValidator([]int{0, 1}).Validate, 1)
 	sys.UseMockFilesystem([]string{"/dev/pi-blaster", "/dev/i2c-1"})
 	m.pins = sys.UseMockDigitalPinAccess()
+	ms := sys.UseMockSyscall()
+	m.bus = &i2cBusModel{devs: map[int]smbusDevice{}, addr: mockAddress(ms)}
+	ms.Impl = m.bus.ioctl
 	return m
 }
 
@@ -98,6 +106,9 @@ func (m *mockPi) Connect() error {
 }
 
 func (m *mockPi) Finalize() error {
+	m.tapMu.Lock()
+	m.taps = map[string]*pinTap{} // the adaptor's pins are released: new ones after a Connect
+	m.tapMu.Unlock()
 	return joinErrs(m.DigitalPinsAdaptor.Finalize(), m.PWMPinsAdaptor.Finalize(), m.I2cBusAdaptor.Finalize())
 }
 
@@ -120,7 +131,7 @@ func (m *mockPi) level(header string) int {
 }
 
 // duty is a PWM pin's duty cycle as a fraction of its period.
-func (m *mockPi) duty(t *testing.T, header string) float64 {
+func (m *mockPi) duty(t testing.TB, header string) float64 {
 	t.Helper()
 	p, err := m.PWMPin(header)
 	if err != nil {

@@ -101,6 +101,9 @@ type device struct {
 	noHalt     []bool // drivers whose Halt is skipped (see addDriver)
 	act        *actuator
 	sens       *sensor
+	// link, if set, is run by Build once every device is built (an odometry finds its drive
+	// and IMU).
+	link func() error
 }
 
 func (d *device) Name() string            { return d.name }

@@ -2,8 +2,10 @@ package drivers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 )
@@ -17,9 +19,14 @@ type sensor struct {
 	off    int // index of the first key in the sample table
 	period time.Duration
 	stale  time.Duration
-	// read fills vals (one per key; booleans as 0 or 1). It may block (an HC-SR04 waits for
-	// its echo); it is never called by two goroutines at once.
+	// read fills vals (one per key; booleans as 0 or 1; NaN leaves that key's last value and
+	// time alone, e.g. a GPS course while standing still). It may block (an HC-SR04 waits for
+	// its echo); it is never called by two goroutines at once. It returns errNoSample when
+	// nothing new arrived since the last read (an input fed from outside the robot).
 	read func(now time.Time, vals []float64) error
+	// at, when read sets it, is when the values were measured (a timestamped external pose)
+	// rather than now; read's caller resets it before each read.
+	at   time.Time
 	buf  []float64
 	next time.Time // sync mode: when the sensor is due
 
@@ -58,9 +65,17 @@ func (t *sampleTable) add(s *sensor) {
 	s.buf = make([]float64, len(s.keys))
 }
 
-// sample reads the sensor once and stores the result stamped with now.
+// errNoSample: a read found nothing new (not a failure; the sensor's values keep their age).
+var errNoSample = errors.New("drivers: no new sample")
+
+// sample reads the sensor once and stores the result stamped with now (or with the time read
+// gave in s.at).
 func (s *sensor) sample(t *sampleTable, now time.Time, log *slog.Logger) {
+	s.at = time.Time{}
 	err := guard(func() error { return s.read(now, s.buf) })
+	if err == errNoSample {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err != nil {
@@ -75,11 +90,18 @@ func (s *sensor) sample(t *sampleTable, now time.Time, log *slog.Logger) {
 		log.Info("sensor reads again", "device", s.dev.name)
 		s.err = nil
 	}
-	ts := now.UnixNano()
+	at := now
+	if !s.at.IsZero() {
+		at = s.at
+	}
+	ts := at.UnixNano()
 	for i, v := range s.buf {
+		if math.IsNaN(v) {
+			continue
+		}
 		t.vals[s.off+i], t.ts[s.off+i], t.have[s.off+i] = v, ts, true
 	}
-	s.lastOK = now
+	s.lastOK = at
 }
 
 // due reports whether a sync-mode sensor should be read at now and schedules its next read on
