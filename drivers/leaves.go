@@ -69,6 +69,7 @@ func newLimits(cfg *Config) *limits {
 	}
 	l.layout = layoutOf(acts, func(d *DeviceConfig) (string, string) { return d.Kind, d.Name })
 	first := true
+	var sources []string
 	for _, d := range cfg.Devices {
 		if d == nil || d.Spec == nil {
 			continue
@@ -83,10 +84,17 @@ func newLimits(cfg *Config) *limits {
 			}
 			first = false
 		case *PoseConfig:
-			l.poseKey = s.Key
+			sources = append(sources, s.Key)
+		case *OdometryConfig:
+			sources = append(sources, s.Key)
 		case *IMUConfig:
 			l.imuKey = s.Key
 		}
+	}
+	// Turn and MoveTo read the pose a source writes under "pose"; without one, the first
+	// source's (a rover whose only pose source writes elsewhere).
+	if len(sources) > 0 && !slices.Contains(sources, "pose") {
+		l.poseKey = sources[0]
 	}
 	if servos := cfg.DevicesOfKind(KindServo); len(servos) > 0 {
 		l.servoMin, l.servoMax = 180, 0

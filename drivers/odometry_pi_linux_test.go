@@ -98,6 +98,43 @@ func TestOdometryOnThePi(t *testing.T) {
 	}
 }
 
+// TestDeadReckoning: without encoders the pose comes from the duties the drive wrote, through
+// the motor calibration (max_wheel_speed and min_duty), with the gyro's heading; it is marked
+// as the poorer source it is in pose.quality and pose.sigma.
+func TestDeadReckoning(t *testing.T) {
+	base := piOdometry[:strings.Index(piOdometry, "  - name: odom")]
+	for _, tc := range []struct {
+		imu     string
+		src     odoSource
+		maxDist float64
+		maxDeg  float64
+	}{
+		{"imu", srcCommandedGyro, 0.08, 1},
+		{"none", srcCommanded, 0.08, 4}, // the quarter turn's 3% slip is lost to the heading
+	} {
+		t.Run("imu "+tc.imu, func(t *testing.T) {
+			g := newPiRig(t, parse(t, base+"  - {name: odom, kind: odometry, min_duty: 0.1, imu: "+tc.imu+"}\n"))
+			g.deadband = 0.1
+			g.slip = [2]float64{0.03, 0.03} // the rover makes 3% less way than its wheels
+			g.gyroBias = 0.3 * math.Pi / 180
+			g.driveL()
+			d, h := g.poseError("pose")
+			q, sigma := g.reading("pose.quality"), g.reading("pose.sigma")
+			t.Logf("truth (%.3f, %.3f) %.1f°, dead reckoning (%.3f, %.3f) %.1f°: %.3f m, %.2f° off; quality %v sigma %.3f m",
+				g.x, g.y, g.heading*180/math.Pi, g.reading("pose.x"), g.reading("pose.y"), g.reading("pose.heading")*180/math.Pi, d, h, q, sigma)
+			if d > tc.maxDist || h > tc.maxDeg {
+				t.Errorf("%.3f m and %.2f° off", d, h)
+			}
+			if q != tc.src.quality || q >= srcEncoders.quality {
+				t.Errorf("quality %v, want %v (below the encoders' %v)", q, tc.src.quality, srcEncoders.quality)
+			}
+			if travel := 1.5 + math.Pi/2*0.08; math.Abs(sigma-tc.src.sigmaPerMetre*travel) > 0.1*tc.src.sigmaPerMetre*travel {
+				t.Errorf("sigma %.3f after %.2f m at %v/m", sigma, travel, tc.src.sigmaPerMetre)
+			}
+		})
+	}
+}
+
 // TestOdometryEncoderStall: an encoder whose wires come off while the rover drives is a fault
 // naming the wheel, and the pose stops (goes stale), so MoveTo stops the base; the fault stays
 // when the motors stop and clears once the encoder counts again.

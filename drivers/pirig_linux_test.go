@@ -31,6 +31,7 @@ type piRig struct {
 	omega         float64
 	enc           [2]float64 // encoder positions, counts (quarter cycles)
 	slip          [2]float64 // share of each wheel's turn that does not move the rover
+	deadband      float64    // duty below which the motors do not turn
 	gyroBias      float64    // rad/s
 	cut           [2]bool    // an encoder's wires are off: no edges
 	// onStep, if set, runs after each physics step, before the sensors are sampled (the sonar
@@ -106,7 +107,9 @@ func (g *piRig) step(dt time.Duration) time.Time {
 	sec := dt.Seconds()
 	var wheel [2]float64 // m each wheel's rim turned
 	for i := range wheel {
-		wheel[i] = g.duty(i) * g.drive.MaxWheelSpeed * sec
+		d := g.duty(i)
+		speed := math.Max(0, math.Abs(d)-g.deadband) / (1 - g.deadband) * g.drive.MaxWheelSpeed
+		wheel[i] = math.Copysign(speed, d) * sec
 	}
 	l, r := wheel[0]*(1-g.slip[0]), wheel[1]*(1-g.slip[1])
 	d, dth := (l+r)/2, (r-l)/g.drive.WheelBase

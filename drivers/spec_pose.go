@@ -102,7 +102,6 @@ func (c *OdometryConfig) validate(v *validator, path string) {
 			}
 		}
 	} else {
-		v.errorf(path+".encoders", "wheel encoders are needed")
 		if c.WheelRadius != 0 {
 			v.errorf(path+".wheel_radius", "only used with encoders (dead reckoning takes the drive's max_wheel_speed)")
 		}
@@ -205,7 +204,7 @@ func (c *Config) link(v *validator, path string, name *string, kind string, byNa
 		v.errorf(path, "no device %q", *name)
 		return nil
 	case d.Kind != kind:
-		v.errorf(path, "%q is a %s, not a %s", *name, d.Kind, kind)
+		v.errorf(path, "%q is of kind %s, not %s", *name, d.Kind, kind)
 		return nil
 	}
 	return d
