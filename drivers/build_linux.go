@@ -133,7 +133,7 @@ func (r *Robot) buildDevice(dc *DeviceConfig) (*device, error) {
 			b = x
 		}
 	}
-	if b == nil {
+	if k, _ := kindByName(dc.Kind); b == nil && !k.boardless {
 		return nil, fmt.Errorf("unknown board %q", dc.Adaptor)
 	}
 	d := &device{name: dc.Name, kind: dc.Kind, cfg: dc, board: b}
@@ -159,6 +159,8 @@ func (r *Robot) buildDevice(dc *DeviceConfig) (*device, error) {
 		err = r.buildPose(d, s)
 	case *OdometryConfig:
 		err = r.buildOdometry(d, s)
+	case *MQTTPoseConfig:
+		err = r.buildMQTTPose(d, s)
 	default:
 		err = fmt.Errorf("kind %q cannot be built", dc.Kind)
 	}

@@ -195,6 +195,14 @@ func (c *Config) checkDevice(v *validator, path string, d *DeviceConfig, names m
 		v.errorf(path+".kind", "kind %q does not match its section (%s)", d.Kind, d.Spec.Kind())
 		return
 	}
+	if k.boardless {
+		if d.Adaptor != "" {
+			v.errorf(path+".adaptor", "a %s device is wired to no board", d.Kind)
+		}
+		d.Spec.defaults("")
+		d.Spec.validate(v, path)
+		return
+	}
 	board := c.adaptorOf(v, path, d)
 	if board == nil {
 		return

@@ -17,6 +17,7 @@ const (
 	KindBump       = "bump"
 	KindPose       = "pose"
 	KindOdometry   = "odometry"
+	KindMQTTPose   = "mqtt_pose"
 )
 
 // kindInfo registers a device kind by name (Caddy style): the kind decodes its own section into
@@ -25,22 +26,25 @@ type kindInfo struct {
 	name     string
 	actuator bool
 	newSpec  func() DeviceSpec
+	// boardless kinds are wired to no board (a pose arriving over MQTT).
+	boardless bool
 }
 
 var kindTable = map[string]kindInfo{
-	KindDiffDrive:  {KindDiffDrive, true, func() DeviceSpec { return &DiffDriveConfig{} }},
-	KindServo:      {KindServo, true, func() DeviceSpec { return &ServoConfig{} }},
-	KindLED:        {KindLED, true, func() DeviceSpec { return &OutputConfig{kind: KindLED} }},
-	KindRelay:      {KindRelay, true, func() DeviceSpec { return &OutputConfig{kind: KindRelay} }},
-	KindBuzzer:     {KindBuzzer, true, func() DeviceSpec { return &OutputConfig{kind: KindBuzzer} }},
-	KindDigitalOut: {KindDigitalOut, true, func() DeviceSpec { return &OutputConfig{kind: KindDigitalOut} }},
-	KindPWMOut:     {KindPWMOut, true, func() DeviceSpec { return &PWMOutConfig{} }},
-	KindRange:      {KindRange, false, func() DeviceSpec { return &RangeConfig{} }},
-	KindBattery:    {KindBattery, false, func() DeviceSpec { return &BatteryConfig{} }},
-	KindIMU:        {KindIMU, false, func() DeviceSpec { return &IMUConfig{} }},
-	KindBump:       {KindBump, false, func() DeviceSpec { return &BumpConfig{} }},
-	KindPose:       {KindPose, false, func() DeviceSpec { return &PoseConfig{} }},
-	KindOdometry:   {KindOdometry, false, func() DeviceSpec { return &OdometryConfig{} }},
+	KindDiffDrive:  {KindDiffDrive, true, func() DeviceSpec { return &DiffDriveConfig{} }, false},
+	KindServo:      {KindServo, true, func() DeviceSpec { return &ServoConfig{} }, false},
+	KindLED:        {KindLED, true, func() DeviceSpec { return &OutputConfig{kind: KindLED} }, false},
+	KindRelay:      {KindRelay, true, func() DeviceSpec { return &OutputConfig{kind: KindRelay} }, false},
+	KindBuzzer:     {KindBuzzer, true, func() DeviceSpec { return &OutputConfig{kind: KindBuzzer} }, false},
+	KindDigitalOut: {KindDigitalOut, true, func() DeviceSpec { return &OutputConfig{kind: KindDigitalOut} }, false},
+	KindPWMOut:     {KindPWMOut, true, func() DeviceSpec { return &PWMOutConfig{} }, false},
+	KindRange:      {KindRange, false, func() DeviceSpec { return &RangeConfig{} }, false},
+	KindBattery:    {KindBattery, false, func() DeviceSpec { return &BatteryConfig{} }, false},
+	KindIMU:        {KindIMU, false, func() DeviceSpec { return &IMUConfig{} }, false},
+	KindBump:       {KindBump, false, func() DeviceSpec { return &BumpConfig{} }, false},
+	KindPose:       {KindPose, false, func() DeviceSpec { return &PoseConfig{} }, false},
+	KindOdometry:   {KindOdometry, false, func() DeviceSpec { return &OdometryConfig{} }, false},
+	KindMQTTPose:   {KindMQTTPose, false, func() DeviceSpec { return &MQTTPoseConfig{} }, true},
 }
 
 func kindByName(name string) (kindInfo, bool) {

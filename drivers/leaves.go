@@ -87,6 +87,8 @@ func newLimits(cfg *Config) *limits {
 			sources = append(sources, s.Key)
 		case *OdometryConfig:
 			sources = append(sources, s.Key)
+		case *MQTTPoseConfig:
+			sources = append(sources, s.Key)
 		case *IMUConfig:
 			l.imuKey = s.Key
 		}

@@ -29,6 +29,13 @@ type Options struct {
 	Sync bool
 	// Logger receives device events (default slog.Default()).
 	Logger *slog.Logger
+	// Events, if set, receives the devices' events (an external pose refused). It is called
+	// from the devices' goroutines and must not block.
+	Events func(Event)
+	// MQTT connects an mqtt_pose device: broker is the device's broker URL, "" for the
+	// daemon's; clientID is the client id to use. Without it an mqtt_pose device fails to
+	// start.
+	MQTT func(broker, clientID string) (Subscriber, error)
 
 	// newBoard replaces how a board's Gobot adaptor is made (tests: a Pi made of gobot's
 	// adaptor parts on its mock system access).
@@ -43,7 +50,7 @@ type Device interface {
 	Keys() []string
 	// Drivers are the device's Gobot drivers, in start order.
 	Drivers() []gobot.Driver
-	// Adaptor is the board the device is wired to.
+	// Adaptor is the board the device is wired to (nil for none).
 	Adaptor() gobot.Adaptor
 }
 
@@ -104,12 +111,21 @@ type device struct {
 	// link, if set, is run by Build once every device is built (an odometry finds its drive
 	// and IMU).
 	link func() error
+	// detail, if set, says more about the device than its values (counts, refusals).
+	detail func() string
 }
 
 func (d *device) Name() string            { return d.name }
 func (d *device) Kind() string            { return d.kind }
 func (d *device) Drivers() []gobot.Driver { return append([]gobot.Driver(nil), d.drivers...) }
-func (d *device) Adaptor() gobot.Adaptor  { return d.board.adaptor }
+
+// Adaptor is the device's board, nil for a device wired to none (mqtt_pose).
+func (d *device) Adaptor() gobot.Adaptor {
+	if d.board == nil {
+		return nil
+	}
+	return d.board.adaptor
+}
 
 func (d *device) Keys() []string {
 	if d.sens == nil {

@@ -15,16 +15,6 @@ import (
 
 // This file builds the sensor kinds on Gobot's drivers and says how each is read.
 
-func newSensor(d *device, s SampleConfig, read func(time.Time, []float64) error) *sensor {
-	return &sensor{
-		dev:    d,
-		keys:   d.cfg.Spec.keys(d.name),
-		period: time.Duration(float64(time.Second) / s.RateHz),
-		stale:  time.Duration(s.StaleAfterMs * float64(time.Millisecond)),
-		read:   read,
-	}
-}
-
 func buildRange(d *device, c *RangeConfig) error {
 	if _, err := need[gobot.DigitalPinnerProvider](d.board, "give DigitalPin access (gobot.DigitalPinnerProvider) for an HC-SR04"); err != nil {
 		return err

@@ -37,6 +37,16 @@ type sensor struct {
 	errSince time.Time
 }
 
+func newSensor(d *device, s SampleConfig, read func(time.Time, []float64) error) *sensor {
+	return &sensor{
+		dev:    d,
+		keys:   d.cfg.Spec.keys(d.name),
+		period: time.Duration(float64(time.Second) / s.RateHz),
+		stale:  time.Duration(s.StaleAfterMs * float64(time.Millisecond)),
+		read:   read,
+	}
+}
+
 // sampleTable holds the latest good value of every sensor key with its sample time: the one
 // place sensor goroutines and the tick meet, under a short lock.
 type sampleTable struct {
