@@ -3,6 +3,7 @@ module github.com/botd-project/botd
 go 1.25.0
 
 require (
+	github.com/adrianmo/go-nmea v1.10.0
 	github.com/charmbracelet/bubbletea v1.3.10
 	github.com/charmbracelet/lipgloss v1.1.0
 	github.com/charmbracelet/x/ansi v0.10.1
@@ -15,8 +16,10 @@ require (
 	github.com/mochi-mqtt/server/v2 v2.7.9
 	github.com/muesli/termenv v0.16.0
 	github.com/prometheus/client_golang v1.23.2
+	go.bug.st/serial v1.6.4
 	go.yaml.in/yaml/v3 v3.0.6
 	gobot.io/x/gobot/v2 v2.6.0
+	golang.org/x/sys v0.37.0
 )
 
 require (
@@ -57,12 +60,10 @@ require (
 	github.com/tinygo-org/pio v0.2.0 // indirect
 	github.com/warthog618/go-gpiocdev v0.9.1 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
-	go.bug.st/serial v1.6.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/exp v0.0.0-20251017212417-90e834f514db // indirect
 	golang.org/x/net v0.46.0 // indirect
 	golang.org/x/sync v0.17.0 // indirect
-	golang.org/x/sys v0.37.0 // indirect
 	golang.org/x/text v0.30.0 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect

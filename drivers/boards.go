@@ -46,6 +46,10 @@ func boardSupports(a *AdaptorConfig, kind string) string {
 		return "pose is the simulator's ground truth; a " + a.Kind + " board has no pose source (add a localization device)"
 	case kind == KindRange && a.Kind == BoardFirmata:
 		return "the firmata adaptor has no DigitalPin access with edge events, which gobot's HC-SR04 driver needs"
+	case kind == KindGPS && a.Kind == BoardFirmata:
+		return "a GPS receiver is read on a serial port of the computer botd runs on: put it on a raspi board"
+	case kind == KindGPS && a.Kind == BoardSim:
+		return "the simulated board has no GPS receiver"
 	}
 	return ""
 }

@@ -161,6 +161,8 @@ func (r *Robot) buildDevice(dc *DeviceConfig) (*device, error) {
 		err = r.buildOdometry(d, s)
 	case *MQTTPoseConfig:
 		err = r.buildMQTTPose(d, s)
+	case *GPSConfig:
+		err = r.buildGPS(d, s)
 	default:
 		err = fmt.Errorf("kind %q cannot be built", dc.Kind)
 	}

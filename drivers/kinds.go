@@ -18,6 +18,7 @@ const (
 	KindPose       = "pose"
 	KindOdometry   = "odometry"
 	KindMQTTPose   = "mqtt_pose"
+	KindGPS        = "gps"
 )
 
 // kindInfo registers a device kind by name (Caddy style): the kind decodes its own section into
@@ -45,6 +46,7 @@ var kindTable = map[string]kindInfo{
 	KindPose:       {KindPose, false, func() DeviceSpec { return &PoseConfig{} }, false},
 	KindOdometry:   {KindOdometry, false, func() DeviceSpec { return &OdometryConfig{} }, false},
 	KindMQTTPose:   {KindMQTTPose, false, func() DeviceSpec { return &MQTTPoseConfig{} }, true},
+	KindGPS:        {KindGPS, false, func() DeviceSpec { return &GPSConfig{} }, false},
 }
 
 func kindByName(name string) (kindInfo, bool) {
@@ -74,10 +76,12 @@ const (
 	pinEcho                   // HC-SR04 echo: a DigitalPin with edge events
 	pinI2C                    // an i2c device (bus, address) rather than a pin
 	pinEncoder                // a wheel encoder channel: a DigitalPin input with edge events
+	pinUART                   // a pin of the board's serial port
 )
 
 var pinModeNames = [...]string{"digital output", "digital input", "PWM output", "servo output",
-	"analog input", "HC-SR04 trigger", "HC-SR04 echo (edge events)", "i2c device", "encoder input (edge events)"}
+	"analog input", "HC-SR04 trigger", "HC-SR04 echo (edge events)", "i2c device", "encoder input (edge events)",
+	"serial port"}
 
 func (m pinMode) String() string { return pinModeNames[m] }
 

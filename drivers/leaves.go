@@ -89,6 +89,10 @@ func newLimits(cfg *Config) *limits {
 			sources = append(sources, s.Key)
 		case *MQTTPoseConfig:
 			sources = append(sources, s.Key)
+		case *GPSConfig:
+			if s.Key == "pose" { // a GPS is a pose source only when it writes one
+				sources = append(sources, s.Key)
+			}
 		case *IMUConfig:
 			l.imuKey = s.Key
 		}

@@ -113,6 +113,9 @@ type device struct {
 	link func() error
 	// detail, if set, says more about the device than its values (counts, refusals).
 	detail func() string
+	// run, if set, is a goroutine of the device's own (reading a serial port), started with
+	// the sampling goroutines and stopped before the drivers halt.
+	run func(ctx context.Context, stop <-chan struct{})
 }
 
 func (d *device) Name() string            { return d.name }
@@ -274,6 +277,15 @@ func (r *Robot) Start(ctx context.Context) error {
 	r.table.mu.Unlock()
 	if !r.opts.Sync {
 		r.stop = make(chan struct{})
+		for _, d := range r.devices {
+			if d.run != nil {
+				r.wg.Add(1)
+				go func() {
+					defer r.wg.Done()
+					d.run(ctx, r.stop)
+				}()
+			}
+		}
 		for _, s := range r.sensors {
 			r.wg.Add(1)
 			go func() {

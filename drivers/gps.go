@@ -1,0 +1,315 @@
+package drivers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	nmea "github.com/adrianmo/go-nmea"
+)
+
+// GPSConfig is a GPS receiver speaking NMEA 0183 on a serial port (a u-blox NEO-6M/M8N on the
+// Pi's UART, a USB receiver), for rovers outdoors. Fixes are converted to the mission's local
+// frame around Origin: x east, y north, in metres (a tangent plane on the WGS84 ellipsoid,
+// good to a few centimetres within a kilometre); heading is the course over ground while the
+// rover moves faster than min_speed (and is left alone below it), counter-clockwise from east.
+// It writes, under its key (default "gps"): x, y, heading, quality (by fix: 0.95 RTK fixed,
+// 0.8 RTK float, 0.6 DGPS, 0.4 GPS), sigma (m: HDOP times the fix's typical error), speed
+// (m/s), fix (the GGA fix quality), sats and hdop. On the sim board the port is the simulated
+// receiver's.
+type GPSConfig struct {
+	// Port is the serial device (default /dev/serial0, the Pi's UART on header pins 8 and 10).
+	Port string `yaml:"port,omitempty"`
+	// Baud is the port's speed (default 9600, what most receivers start at).
+	Baud int `yaml:"baud,omitempty"`
+	// Origin is where the local frame's (0, 0) is.
+	Origin *GeoPoint `yaml:"origin"`
+	// MinFix is the GGA fix quality a fix needs (default 1: GPS; 2 DGPS, 4 RTK fixed, 5 RTK
+	// float); MaxHDOP the worst horizontal dilution accepted (default 5).
+	MinFix  int     `yaml:"min_fix,omitempty"`
+	MaxHDOP float64 `yaml:"max_hdop,omitempty"`
+	// MinSpeed is the speed over ground above which the course is the heading, m/s
+	// (default 0.5).
+	MinSpeed     float64 `yaml:"min_speed,omitempty"`
+	SampleConfig `yaml:",inline"`
+}
+
+// GeoPoint is a latitude and longitude in degrees (WGS84).
+type GeoPoint struct {
+	Lat float64 `yaml:"lat"`
+	Lon float64 `yaml:"lon"`
+}
+
+// Kind implements DeviceSpec.
+func (*GPSConfig) Kind() string { return KindGPS }
+
+func (c *GPSConfig) defaults(board string) {
+	if c.Port == "" && board != BoardFirmata {
+		c.Port = "/dev/serial0"
+	}
+	if c.Baud == 0 {
+		c.Baud = 9600
+	}
+	if c.MinFix == 0 {
+		c.MinFix = 1
+	}
+	if c.MaxHDOP == 0 {
+		c.MaxHDOP = 5
+	}
+	if c.MinSpeed == 0 {
+		c.MinSpeed = 0.5
+	}
+	if c.StaleAfterMs == 0 {
+		c.StaleAfterMs = 3000 // receivers send a fix a second
+	}
+	c.SampleConfig.defaults("gps", 5)
+}
+
+func (c *GPSConfig) validate(v *validator, path string) {
+	if c.Origin == nil {
+		v.errorf(path+".origin", "missing: the latitude and longitude of the local frame's (0, 0), e.g. {lat: 52.5163, lon: 13.3777}")
+	} else {
+		v.within(path+".origin.lat", c.Origin.Lat, -89, 89)
+		v.within(path+".origin.lon", c.Origin.Lon, -180, 180)
+	}
+	if !strings.HasPrefix(c.Port, "/") {
+		v.errorf(path+".port", "%q is not a device path (e.g. /dev/serial0, /dev/ttyUSB0)", c.Port)
+	}
+	switch c.Baud {
+	case 4800, 9600, 19200, 38400, 57600, 115200, 230400:
+	default:
+		v.errorf(path+".baud", "%d is not a serial speed receivers use (4800, 9600, ..., 230400)", c.Baud)
+	}
+	if c.MinFix < 1 || c.MinFix > 5 {
+		v.errorf(path+".min_fix", "must be 1..5 (got %d)", c.MinFix)
+	}
+	v.positive(path+".max_hdop", c.MaxHDOP)
+	v.positive(path+".min_speed", c.MinSpeed)
+	c.SampleConfig.validate(v, path)
+}
+
+// piUART is the Pi's serial port on the header: TXD on pin 8, RXD on pin 10.
+var piUART = map[string]bool{"/dev/serial0": true, "/dev/ttyAMA0": true, "/dev/ttyS0": true}
+
+func (c *GPSConfig) pins() []pinUse {
+	if !piUART[c.Port] {
+		return nil
+	}
+	return []pinUse{{field: "port", pin: "8", mode: pinUART}, {field: "port", pin: "10", mode: pinUART}}
+}
+
+// gpsKeys are what a GPS writes beyond a pose: poseKeys, then these.
+var gpsKeys = [...]string{"speed", "fix", "sats", "hdop"}
+
+func (c *GPSConfig) keys(string) []sensorKey {
+	out := make([]sensorKey, 0, len(poseKeys)+len(gpsKeys))
+	for _, k := range poseKeys {
+		out = append(out, sensorKey{name: c.Key + "." + k})
+	}
+	for _, k := range gpsKeys {
+		out = append(out, sensorKey{name: c.Key + "." + k})
+	}
+	return out
+}
+
+// WGS84.
+const (
+	wgs84A  = 6378137.0
+	wgs84E2 = 6.69437999014e-3
+)
+
+// toLocal converts a latitude and longitude to metres east (x) and north (y) of o, on the
+// plane tangent to the ellipsoid at o.
+func (o GeoPoint) toLocal(lat, lon float64) (x, y float64) {
+	phi := o.Lat * math.Pi / 180
+	s := math.Sin(phi)
+	w := math.Sqrt(1 - wgs84E2*s*s)
+	n := wgs84A / w                           // prime vertical radius of curvature
+	m := wgs84A * (1 - wgs84E2) / (w * w * w) // meridional radius of curvature
+	dLon := math.Mod(lon-o.Lon+540, 360) - 180
+	return dLon * math.Pi / 180 * n * math.Cos(phi), (lat - o.Lat) * math.Pi / 180 * m
+}
+
+// fixQuality maps a GGA fix quality to the pose quality and the typical horizontal error per
+// unit of HDOP (m).
+func fixQuality(fix int) (quality, uere float64) {
+	switch fix {
+	case 4:
+		return 0.95, 0.02
+	case 5:
+		return 0.8, 0.3
+	case 2:
+		return 0.6, 1
+	case 1, 3:
+		return 0.4, 3
+	}
+	return 0, 0
+}
+
+// gpsFix is the receiver's latest state, built from GGA (position, fix, satellites, HDOP) and
+// RMC (speed and course; position too for receivers that send no GGA).
+type gpsFix struct {
+	x, y      float64
+	fix, sats int
+	hdop      float64
+	speed     float64 // m/s
+	course    float64 // rad, counter-clockwise from east; NaN: not moving
+}
+
+// nmeaReader turns the bytes of a receiver into fixes. feed runs on the goroutine that reads
+// the port (or the sensor's, for the simulated receiver); fix on the sensor's.
+type nmeaReader struct {
+	cfg *GPSConfig
+
+	mu       sync.Mutex
+	line     []byte
+	fix      gpsFix
+	seq      uint64 // fixes made
+	lastGGA  time.Time
+	speed    float64
+	course   float64
+	rmcAt    time.Time
+	err      error // the latest state is not a usable fix, and why
+	lines    uint64
+	bad      uint64 // sentences that did not parse (checksum, garbage)
+	lastLine string
+}
+
+// maxNMEALine: NMEA sentences are at most 82 characters; longer lines are noise.
+const maxNMEALine = 120
+
+// feed takes bytes from the port, at now.
+func (r *nmeaReader) feed(p []byte, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			r.line = append(r.line, p...)
+			if len(r.line) > maxNMEALine {
+				r.line = r.line[:0]
+				r.bad++
+			}
+			return
+		}
+		r.line = append(r.line, p[:i]...)
+		p = p[i+1:]
+		line := strings.TrimSpace(string(r.line))
+		r.line = r.line[:0]
+		if line != "" {
+			r.sentence(line, now)
+		}
+	}
+}
+
+// sentence handles one line; the caller holds r.mu.
+func (r *nmeaReader) sentence(line string, now time.Time) {
+	r.lines++
+	r.lastLine = line
+	s, err := nmea.Parse(line)
+	if err != nil {
+		r.bad++
+		return
+	}
+	switch m := s.(type) {
+	case nmea.GGA:
+		fix := 0
+		fmt.Sscan(m.FixQuality, &fix)
+		r.lastGGA = now
+		r.position(m.Latitude, m.Longitude, fix, int(m.NumSatellites), m.HDOP, now)
+	case nmea.RMC:
+		r.speed = m.Speed * 1852.0 / 3600 // knots
+		r.course = math.NaN()
+		if r.speed >= r.cfg.MinSpeed {
+			r.course = wrapAngle(math.Pi/2 - m.Course*math.Pi/180)
+		}
+		r.rmcAt = now
+		if now.Sub(r.lastGGA) > 2*time.Second { // a receiver that sends no GGA
+			fix := 0
+			if m.Validity == nmea.ValidRMC {
+				fix = 1
+			}
+			r.position(m.Latitude, m.Longitude, fix, -1, math.NaN(), now)
+		}
+	}
+}
+
+// position makes a fix; the caller holds r.mu.
+func (r *nmeaReader) position(lat, lon float64, fix, sats int, hdop float64, now time.Time) {
+	c := r.cfg
+	switch {
+	case fix == 0:
+		r.err = fmt.Errorf("no fix (%d satellites in use)", max(sats, 0))
+		return
+	case fix < c.MinFix:
+		r.err = fmt.Errorf("fix quality %d is below min_fix %d", fix, c.MinFix)
+		return
+	case hdop > c.MaxHDOP:
+		r.err = fmt.Errorf("HDOP %.1f is above max_hdop %v (%d satellites)", hdop, c.MaxHDOP, sats)
+		return
+	}
+	r.err = nil
+	f := gpsFix{fix: fix, sats: sats, hdop: hdop, speed: math.NaN(), course: math.NaN()}
+	f.x, f.y = c.Origin.toLocal(lat, lon)
+	if now.Sub(r.rmcAt) <= 1500*time.Millisecond {
+		f.speed, f.course = r.speed, r.course
+	}
+	r.fix = f
+	r.seq++
+}
+
+// errNoGPSData: nothing has come from the receiver yet.
+var errNoGPSData = errors.New("no NMEA sentences from the receiver yet")
+
+// gpsDevice reads a receiver: the sensor writes its newest fix.
+type gpsDevice struct {
+	nmea *nmeaReader
+	read uint64
+	poll func(now time.Time) // drains a port read on the sensor's goroutine (the sim's), or nil
+}
+
+// readFix writes the newest fix; errNoSample when there is none since the last read, the
+// reason when the receiver has no usable fix.
+func (g *gpsDevice) readFix(now time.Time, vals []float64) error {
+	if g.poll != nil {
+		g.poll(now)
+	}
+	r := g.nmea
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	if r.seq == g.read {
+		return errNoSample // the stale check reports a receiver that stays silent
+	}
+	g.read = r.seq
+	f := r.fix
+	q, uere := fixQuality(f.fix)
+	vals[0], vals[1], vals[2] = f.x, f.y, f.course
+	vals[3], vals[4] = q, f.hdop*uere
+	vals[5], vals[6], vals[7], vals[8] = f.speed, float64(f.fix), float64(f.sats), f.hdop
+	if f.sats < 0 {
+		vals[7] = math.NaN()
+	}
+	return nil
+}
+
+// detail says what the receiver sent.
+func (g *gpsDevice) detail() string {
+	r := g.nmea
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lines == 0 {
+		return errNoGPSData.Error()
+	}
+	s := fmt.Sprintf("%d NMEA sentences (%d unreadable), %d fixes", r.lines, r.bad, r.seq)
+	if r.err != nil {
+		s += "; " + r.err.Error()
+	}
+	return s + "; last: " + r.lastLine
+}

@@ -1,0 +1,161 @@
+package drivers
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sentence wraps an NMEA body with its $ and checksum.
+func sentence(body string) string {
+	var sum byte
+	for i := 0; i < len(body); i++ {
+		sum ^= body[i]
+	}
+	return fmt.Sprintf("$%s*%02X\r\n", body, sum)
+}
+
+// ddmm writes a latitude or longitude as NMEA's degrees and minutes.
+func ddmm(v float64, pos, neg string, degDigits int) string {
+	h := pos
+	if v < 0 {
+		h, v = neg, -v
+	}
+	d := math.Floor(v)
+	return fmt.Sprintf("%0*d%07.4f,%s", degDigits, int(d), (v-d)*60, h)
+}
+
+func gga(lat, lon float64, fix, sats int, hdop float64) string {
+	return sentence(fmt.Sprintf("GPGGA,120000.00,%s,%s,%d,%02d,%.1f,35.0,M,45.0,M,,", ddmm(lat, "N", "S", 2), ddmm(lon, "E", "W", 3), fix, sats, hdop))
+}
+
+func rmc(lat, lon, knots, course float64) string {
+	return sentence(fmt.Sprintf("GPRMC,120000.00,A,%s,%s,%.2f,%.1f,241126,,,A", ddmm(lat, "N", "S", 2), ddmm(lon, "E", "W", 3), knots, course))
+}
+
+// haversine is the great-circle distance in metres (a check on toLocal).
+func haversine(lat1, lon1, lat2, lon2 float64) float64 {
+	r := math.Pi / 180
+	a := math.Pow(math.Sin((lat2-lat1)*r/2), 2) + math.Cos(lat1*r)*math.Cos(lat2*r)*math.Pow(math.Sin((lon2-lon1)*r/2), 2)
+	return 2 * 6371008.8 * math.Asin(math.Sqrt(a))
+}
+
+func TestLocalFrame(t *testing.T) {
+	o := GeoPoint{Lat: 52.5163, Lon: 13.3777}
+	if x, y := o.toLocal(o.Lat, o.Lon); x != 0 || y != 0 {
+		t.Errorf("origin at (%v, %v)", x, y)
+	}
+	for _, p := range []struct{ lat, lon float64 }{{52.5173, 13.3777}, {52.5163, 13.3807}, {52.5100, 13.3700}, {52.5250, 13.3900}} {
+		x, y := o.toLocal(p.lat, p.lon)
+		d := haversine(o.Lat, o.Lon, p.lat, p.lon)
+		if math.Abs(math.Hypot(x, y)-d) > 0.005*d {
+			t.Errorf("(%v, %v): local (%.2f, %.2f) is %.2f m from the origin, the great circle %.2f m", p.lat, p.lon, x, y, math.Hypot(x, y), d)
+		}
+	}
+	x, y := o.toLocal(52.5173, 13.3777) // 0.001° north
+	if math.Abs(x) > 1e-9 || math.Abs(y-111.3) > 0.2 {
+		t.Errorf("0.001° north is (%.3f, %.3f)", x, y)
+	}
+	// Across the antimeridian.
+	x, _ = GeoPoint{Lat: 0, Lon: 179.9999}.toLocal(0, -179.9999)
+	if math.Abs(x-22.26) > 0.05 {
+		t.Errorf("across the antimeridian: x %.3f", x)
+	}
+}
+
+func gpsTestConfig(t *testing.T) *GPSConfig {
+	cfg := parse(t, "adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: gps, kind: gps, origin: {lat: 52.5163, lon: 13.3777}}\n")
+	return cfg.Devices[0].Spec.(*GPSConfig)
+}
+
+func TestNMEAFixes(t *testing.T) {
+	c := gpsTestConfig(t)
+	if c.Port != "/dev/serial0" || c.Baud != 9600 || c.Key != "gps" || c.StaleAfterMs != 3000 {
+		t.Errorf("defaults: %+v", c)
+	}
+	g := &gpsDevice{nmea: &nmeaReader{cfg: c}}
+	now := time.Unix(1000, 0)
+	vals := make([]float64, 9)
+	read := func() error {
+		for i := range vals {
+			vals[i] = -1
+		}
+		return g.readFix(now, vals)
+	}
+	if err := read(); err != errNoSample {
+		t.Fatalf("before any data: %v", err)
+	}
+	// No fix yet.
+	g.nmea.feed([]byte(gga(0, 0, 0, 3, 99)), now)
+	if err := read(); err == nil || !strings.Contains(err.Error(), "no fix (3 satellites") {
+		t.Fatalf("no fix: %v", err)
+	}
+	// A fix 111 m north, moving at 2 knots on course 45° (north-east), the lines split across
+	// reads as a port gives them.
+	lines := rmc(52.5173, 13.3777, 2, 45) + gga(52.5173, 13.3777, 1, 8, 1.2)
+	g.nmea.feed([]byte(lines[:30]), now)
+	g.nmea.feed([]byte(lines[30:100]), now)
+	g.nmea.feed([]byte(lines[100:]), now)
+	if err := read(); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, 111.3, math.Pi / 4, 0.4, 1.2 * 3, 2 * 1852.0 / 3600, 1, 8, 1.2}
+	for i, w := range want {
+		if math.Abs(vals[i]-w) > 0.2 {
+			t.Errorf("%s = %v, want %v", c.keys("")[i].name, vals[i], w)
+		}
+	}
+	if err := read(); err != errNoSample {
+		t.Errorf("the same fix read twice: %v", err)
+	}
+	// RTK fixed, standing still: the heading is left alone (NaN is not written).
+	g.nmea.feed([]byte(rmc(52.5163, 13.3777, 0.1, 300)+gga(52.5163, 13.3777, 4, 14, 0.7)), now)
+	if err := read(); err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(vals[2]) || vals[3] != 0.95 || math.Abs(vals[4]-0.7*0.02) > 1e-9 {
+		t.Errorf("RTK still: heading %v quality %v sigma %v", vals[2], vals[3], vals[4])
+	}
+	// Poor geometry, then garbage and a bad checksum.
+	g.nmea.feed([]byte(gga(52.5163, 13.3777, 1, 4, 9.9)), now)
+	if err := read(); err == nil || !strings.Contains(err.Error(), "HDOP 9.9 is above max_hdop 5") {
+		t.Errorf("poor HDOP: %v", err)
+	}
+	g.nmea.feed([]byte("\x00\xffgarbage\r\n$GPGGA,1,2,3*00\r\n"+strings.Repeat("x", 300)), now)
+	if d := g.detail(); !strings.Contains(d, "(3 unreadable)") {
+		t.Errorf("detail: %s", d)
+	}
+	// A receiver that sends RMC only.
+	now = now.Add(5 * time.Second)
+	g.nmea.feed([]byte("\n"+rmc(52.5163, 13.3807, 0, 0)), now)
+	if err := read(); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(vals[0]-203.6) > 0.5 || vals[6] != 1 || !math.IsNaN(vals[7]) {
+		t.Errorf("RMC only: x %v fix %v sats %v", vals[0], vals[6], vals[7])
+	}
+}
+
+func TestGPSConfig(t *testing.T) {
+	for _, tc := range []struct{ dev, want string }{
+		{`{name: g, kind: gps}`, "devices[0].origin: missing"},
+		{`{name: g, kind: gps, origin: {lat: 95, lon: 0}}`, "devices[0].origin.lat"},
+		{`{name: g, kind: gps, origin: {lat: 1, lon: 2}, port: COM3}`, `devices[0].port: "COM3" is not a device path`},
+		{`{name: g, kind: gps, origin: {lat: 1, lon: 2}, baud: 1234}`, "devices[0].baud"},
+		{`{name: g, kind: gps, origin: {lat: 1, lon: 2}, min_fix: 7}`, "devices[0].min_fix"},
+	} {
+		_, err := ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - " + tc.dev + "\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tc.dev, err, tc.want)
+		}
+	}
+	// The Pi's UART is header pins 8 and 10: nothing else may use them.
+	_, err := ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}}\n  - {name: l, kind: led, pin: \"10\"}\n"))
+	if err == nil || !strings.Contains(err.Error(), `devices[1].pin: pin "10" is already used by devices[0].port`) {
+		t.Errorf("LED on the UART's RXD: %v", err)
+	}
+	// A USB receiver leaves them free.
+	parse(t, "adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}, port: /dev/ttyUSB0}\n  - {name: l, kind: led, pin: \"10\"}\n")
+}
