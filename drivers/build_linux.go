@@ -35,7 +35,7 @@ func Build(cfg *Config, opts Options) (*Robot, error) {
 		r.boards = append(r.boards, b)
 	}
 	for i, dc := range cfg.Devices {
-		d, err := r.buildDevice(dc)
+		d, err := r.buildDevice(dc, fmt.Sprintf("devices[%d]", i))
 		if err != nil {
 			_ = r.Close() // nothing started: a no-op today, kept for kinds that provision more
 			return nil, fmt.Errorf("drivers: devices[%d] (%s %q): %w", i, dc.Kind, dc.Name, err)
@@ -126,7 +126,7 @@ func raspiPWMOptions(cfg *Config, board string) []adaptors.PwmPinsOptionApplier 
 	return o
 }
 
-func (r *Robot) buildDevice(dc *DeviceConfig) (*device, error) {
+func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 	var b *board
 	for _, x := range r.boards {
 		if x.name == dc.Adaptor {
@@ -136,7 +136,7 @@ func (r *Robot) buildDevice(dc *DeviceConfig) (*device, error) {
 	if k, _ := kindByName(dc.Kind); b == nil && !k.boardless {
 		return nil, fmt.Errorf("unknown board %q", dc.Adaptor)
 	}
-	d := &device{name: dc.Name, kind: dc.Kind, cfg: dc, board: b}
+	d := &device{name: dc.Name, kind: dc.Kind, path: path, cfg: dc, board: b}
 	var err error
 	switch s := dc.Spec.(type) {
 	case *DiffDriveConfig:

@@ -205,3 +205,52 @@ func TestRaspiWiring(t *testing.T) {
 		t.Log("note: this machine has a real /dev/pi-blaster; the test used the mock")
 	}
 }
+
+// TestRaspiStartRefusesAWrongIMU: an IMU that is missing, or another chip answering at its
+// address (a DS3231 clock sits at 0x68 on many Pi boards), fails Start with the device's place
+// in the config, before gobot's driver writes to it; the motors started before it stay in
+// their safe state, and Close leaves them there.
+func TestRaspiStartRefusesAWrongIMU(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(g *piRig)
+		want string
+	}{
+		{"missing", func(g *piRig) { g.pi.bus.set(0x68, nil) }, "nothing answers at 0x68 on i2c bus 1"},
+		{"a clock chip", func(g *piRig) { g.imu.whoAmI = 0x00 }, "answers WHO_AM_I with 0x00: not an MPU6050"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := buildPiRig(t, parse(t, piOdometry))
+			tc.set(g)
+			err := g.robot.Start(context.Background())
+			if err == nil || !strings.Contains(err.Error(), `devices[1] (imu "imu")`) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Start: %v", err)
+			}
+			t.Logf("Start: %v", err)
+			if g.imu.regs[0x6B] != 0x40 {
+				t.Errorf("the driver wrote PWR_MGMT_1 = %#x to the chip", g.imu.regs[0x6B])
+			}
+			check := func(when string) {
+				for _, side := range []string{"32", "33"} {
+					if when == "after Close" {
+						break // the PWM pins are released: the direction pins tell
+					}
+					if d := g.pi.duty(t, side); d != 0 {
+						t.Errorf("%s: duty on %s = %v", when, side, d)
+					}
+				}
+				for _, p := range []string{"29", "31", "35", "37"} {
+					if l := g.pi.level(p); l != 0 {
+						t.Errorf("%s: direction pin %s = %d", when, p, l)
+					}
+				}
+			}
+			check("after the failed Start")
+			if f := fmt.Sprint(g.robot.Faults()); !strings.Contains(f, "DRIVER_ERROR") {
+				t.Errorf("faults: %s", f)
+			}
+			_ = g.robot.Close()
+			check("after Close")
+		})
+	}
+}

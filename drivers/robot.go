@@ -101,6 +101,7 @@ type board struct {
 // device is one configured device.
 type device struct {
 	name, kind string
+	path       string // "devices[3]": where the config says it
 	cfg        *DeviceConfig
 	board      *board
 	drivers    []gobot.Driver
@@ -223,39 +224,74 @@ func (r *Robot) SimRobot() *sim.Robot { return r.sim }
 
 // Start connects the boards, starts every actuator's drivers and puts the actuator in its safe
 // state at once, then starts the sensors and, unless Options.Sync, their sampling goroutines
-// (which end at Close or when ctx ends). After an error only Close is left to do.
+// (which end at Close or when ctx ends). After an error only Close is left to do. An error
+// names the board (adaptors.<name>) or device (devices[i]) of the configuration that failed.
 func (r *Robot) Start(ctx context.Context) error {
+	_, err := r.start(ctx, false)
+	return err
+}
+
+// start is Start; tolerant, it goes on past a board or device that fails (the self-test):
+// their devices are left out (not ready, not sampled) and returned with their errors.
+func (r *Robot) start(ctx context.Context, tolerant bool) (map[*device]error, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch r.state.Load() {
 	case stateClosed:
-		return ErrClosed
+		return nil, ErrClosed
 	case stateStarted, stateFailed:
-		return errors.New("drivers: Start called twice")
+		return nil, errors.New("drivers: Start called twice")
 	}
 	r.state.Store(stateFailed) // until everything worked
+	failed := map[*device]error{}
+	lost := map[*board]error{}
 	for _, b := range r.boards {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if err := guard(b.adaptor.Connect); err != nil {
 			r.startFault(b.name, err)
-			return fmt.Errorf("drivers: board %q: connect: %w", b.name, err)
+			err = fmt.Errorf("drivers: adaptors.%s (board %q): connect: %w", b.name, b.name, err)
+			if !tolerant {
+				return nil, err
+			}
+			lost[b] = err
+			continue
 		}
 		b.connected = true
+	}
+	// begin starts a device's drivers; false: it failed (tolerant) and is left out.
+	begin := func(d *device) (bool, error) {
+		if err := lost[d.board]; d.board != nil && err != nil {
+			failed[d] = err
+			return false, nil
+		}
+		if err := r.startDrivers(d); err != nil {
+			failed[d] = err
+			return false, err
+		}
+		return true, nil
 	}
 	// Actuators first: the robot is safe before any sensor or goroutine starts.
 	for _, d := range r.devices {
 		if d.act == nil {
 			continue
 		}
-		if err := r.startDrivers(d); err != nil {
-			return err
+		ok, err := begin(d)
+		if !ok {
+			if !tolerant {
+				return nil, err
+			}
+			continue
 		}
 		r.env.setReady(d.act, true)
 		if err := r.env.forceSafe(d.act); err != nil {
 			r.startFault(d.name, err)
-			return fmt.Errorf("drivers: %s %q: safe state: %w", d.kind, d.name, err)
+			err = fmt.Errorf("drivers: %s (%s %q): safe state: %w", d.path, d.kind, d.name, err)
+			if !tolerant {
+				return nil, err
+			}
+			failed[d] = err
 		}
 	}
 	for _, d := range r.devices {
@@ -263,22 +299,28 @@ func (r *Robot) Start(ctx context.Context) error {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
-		if err := r.startDrivers(d); err != nil {
-			return err
+		ok, err := begin(d)
+		if !ok {
+			if !tolerant {
+				return nil, err
+			}
+			d.sens.left = true
 		}
 	}
 	now := r.now()
 	r.table.mu.Lock()
 	for _, s := range r.sensors {
-		s.started = now
+		if !s.left {
+			s.started = now
+		}
 	}
 	r.table.mu.Unlock()
 	if !r.opts.Sync {
 		r.stop = make(chan struct{})
 		for _, d := range r.devices {
-			if d.run != nil {
+			if d.run != nil && failed[d] == nil {
 				r.wg.Add(1)
 				go func() {
 					defer r.wg.Done()
@@ -287,6 +329,9 @@ func (r *Robot) Start(ctx context.Context) error {
 			}
 		}
 		for _, s := range r.sensors {
+			if s.left {
+				continue
+			}
 			r.wg.Add(1)
 			go func() {
 				defer r.wg.Done()
@@ -295,15 +340,16 @@ func (r *Robot) Start(ctx context.Context) error {
 		}
 	}
 	r.state.Store(stateStarted)
-	r.log.Info("robot started", "devices", len(r.devices), "sync", r.opts.Sync)
-	return nil
+	r.log.Info("robot started", "devices", len(r.devices)-len(failed), "failed", len(failed), "sync", r.opts.Sync)
+	return failed, nil
 }
 
 func (r *Robot) startDrivers(d *device) error {
 	for i, drv := range d.drivers {
 		if err := guard(drv.Start); err != nil {
+			err = fmt.Errorf("drivers: %s (%s %q): start %s: %w", d.path, d.kind, d.name, drv.Name(), err)
 			r.startFault(d.name, err)
-			return fmt.Errorf("drivers: %s %q: start %s: %w", d.kind, d.name, drv.Name(), err)
+			return err
 		}
 		d.started[i] = true
 	}
@@ -346,7 +392,7 @@ func (r *Robot) Close() error {
 				continue
 			}
 			if err := guard(d.drivers[j].Halt); err != nil {
-				errs = append(errs, fmt.Errorf("drivers: %s %q: halt: %w", d.kind, d.name, err))
+				errs = append(errs, fmt.Errorf("drivers: %s (%s %q): halt: %w", d.path, d.kind, d.name, err))
 			}
 		}
 	}
@@ -406,7 +452,7 @@ func (r *Robot) Sample(now time.Time) {
 		return
 	}
 	for _, s := range r.sensors {
-		if s.due(now) {
+		if !s.left && s.due(now) {
 			s.sample(&r.table, now, r.log)
 		}
 	}

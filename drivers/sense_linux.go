@@ -91,6 +91,9 @@ func buildIMU(d *device, c *IMUConfig) error {
 	}
 	m := i2c.NewMPU6050Driver(conn, i2c.WithBus(*c.Bus), i2c.WithAddress(c.Address))
 	m.SetName(d.name)
+	// Gobot's driver writes its reset and settings to whatever answers at the address (a
+	// DS3231 clock also sits at 0x68 on many Pi boards): ask the chip who it is first.
+	d.addDriver(&whoAmI{name: d.name + ".whoami", board: d.board.adaptor, conn: conn, bus: *c.Bus, addr: c.Address}, false)
 	d.addDriver(m, true)
 	// The yaw is the gyro's z rate integrated between samples (from 0 at the first one); it
 	// drifts on a real chip and is what Turn uses when no pose is configured.
@@ -145,5 +148,42 @@ func (r *Robot) buildPose(d *device, c *PoseConfig) error {
 		vals[0], vals[1], vals[2] = robot.Pose()
 		return nil
 	})
+	return nil
+}
+
+// mpuIDs are the WHO_AM_I answers of the chips gobot's MPU6050 driver can read: the MPU6050
+// itself and the register-compatible MPU6500 and MPU9250 family.
+var mpuIDs = map[byte]string{0x68: "MPU6050", 0x70: "MPU6500", 0x71: "MPU9250", 0x73: "MPU9255", 0x74: "MPU6515"}
+
+// whoAmI is a Gobot driver that only checks, when it starts, that an MPU answers at its
+// address.
+type whoAmI struct {
+	name      string
+	board     gobot.Adaptor
+	conn      i2c.Connector
+	bus, addr int
+	id        byte
+}
+
+var _ gobot.Driver = (*whoAmI)(nil)
+
+func (w *whoAmI) Name() string                 { return w.name }
+func (w *whoAmI) SetName(n string)             { w.name = n }
+func (w *whoAmI) Connection() gobot.Connection { return w.board }
+func (w *whoAmI) Halt() error                  { return nil }
+
+func (w *whoAmI) Start() error {
+	c, err := w.conn.GetI2cConnection(w.addr, w.bus)
+	if err != nil {
+		return err
+	}
+	id, err := c.ReadByteData(0x75)
+	if err != nil {
+		return fmt.Errorf("nothing answers at %#02x on i2c bus %d: %w", w.addr, w.bus, err)
+	}
+	if _, ok := mpuIDs[id]; !ok {
+		return fmt.Errorf("the chip at %#02x on i2c bus %d answers WHO_AM_I with %#02x: not an MPU6050 (0x68) or a compatible MPU", w.addr, w.bus, id)
+	}
+	w.id = id
 	return nil
 }

@@ -29,6 +29,7 @@ type sensor struct {
 	at   time.Time
 	buf  []float64
 	next time.Time // sync mode: when the sensor is due
+	left bool      // its device did not start (the self-test goes on without it)
 
 	// guarded by sampleTable.mu
 	started  time.Time // when sampling began
