@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"gobot.io/x/gobot/v2"
@@ -33,7 +34,9 @@ func (r *Robot) buildOdometry(d *device, c *OdometryConfig) error {
 		}
 		o.enc = &encoderDriver{name: d.name + ".encoders", board: d.board.adaptor, pins: pp, cfg: e, wheels: o.wheels}
 		d.addDriver(o.enc, true)
+		d.counts = o.counts
 	}
+	d.detail = o.detail
 	d.link = o.link
 	d.sens = newSensor(d, c.SampleConfig, o.read)
 	return nil
@@ -170,6 +173,42 @@ func (o *odoDevice) read(now time.Time, vals []float64) error {
 }
 
 var sideNames = [2]string{"left", "right"}
+
+// counts are the wheels' encoder counts so far (single channel: edges, unsigned).
+func (o *odoDevice) counts() [2]int64 {
+	var out [2]int64
+	for i, w := range o.wheels {
+		out[i], _ = w.read()
+	}
+	return out
+}
+
+// detail says what the encoders counted and what the heading is fused with.
+func (o *odoDevice) detail() string {
+	var parts []string
+	if o.enc != nil {
+		for i, w := range o.wheels {
+			c, missed := w.read()
+			kind := "quadrature"
+			if !w.quad {
+				kind = "single channel"
+			}
+			parts = append(parts, fmt.Sprintf("%s encoder %d counts (%s, %d missed edges)", sideNames[i], c, kind, missed))
+		}
+	} else {
+		parts = append(parts, "dead reckoning from the drive's duties")
+	}
+	if o.imuYaw >= 0 {
+		if _, _, fresh := o.gyro(o.robot.now()); fresh {
+			parts = append(parts, "heading fused with imu "+o.cfg.IMU)
+		} else {
+			parts = append(parts, "imu "+o.cfg.IMU+" has no fresh sample: the wheels alone")
+		}
+	} else {
+		parts = append(parts, "no IMU")
+	}
+	return strings.Join(parts, ", ")
+}
 
 // wheelSpeed is dead reckoning's calibration: a wheel does not turn below min_duty and runs
 // linearly up to max_wheel_speed at full duty.

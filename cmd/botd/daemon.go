@@ -182,7 +182,9 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 			}
 		}
 	}
-	s.robot, err = drivers.Build(s.hw, drivers.Options{World: s.world, Name: cfg.Robot, Logger: log})
+	events := &eventForwarder{}
+	s.robot, err = drivers.Build(s.hw, drivers.Options{World: s.world, Name: cfg.Robot, Logger: log,
+		Events: events.device, MQTT: mqttDialer(cfg, func() string { return s.url }, log)})
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
@@ -210,7 +212,6 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		}
 		verify = runner.SignedOnly(ring)
 	}
-	events := &eventForwarder{}
 	s.runner, err = runner.New(runner.Config{
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},

@@ -1,7 +1,7 @@
 // Command botd is the mission-control daemon: it ticks behavior-tree
 // missions at a fixed rate on a robot. `botd check` validates missions and
 // `botd sim` runs one headless on virtual time; `botd export` writes one
-// in another format.
+// in another format; `botd hwtest` checks a robot's devices.
 package main
 
 import (
@@ -41,6 +41,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runNodes(args[1:], stdout, stderr)
 		case "export":
 			return runExport(args[1:], stdout, stderr)
+		case "hwtest":
+			return runHWTest(ctx, args[1:], stdout, stderr)
 		case "version", "-version", "--version":
 			fmt.Fprintln(stdout, "botd", version)
 			return 0
@@ -64,6 +66,8 @@ Usage:
   botd export [-format btcpp|b3|botd] FILE
                             write a mission as BehaviorTree.CPP XML (Groot2), Behavior3 or botd JSON
   botd nodes [-format F]    print the node catalog (markdown, json, or btcpp: a TreeNodesModel for Groot2)
+  botd hwtest [-config FILE] [-move]
+                            open, read and (with -move) exercise every device, and report each
   botd version              print the version
 
 Run 'botd sim -h' for the simulator's flags.

@@ -1,0 +1,289 @@
+package drivers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// SelfTestOptions configure SelfTest.
+type SelfTestOptions struct {
+	// Move exercises the actuators: the drive pulses forward, backward and left (the wheels
+	// turn!), servos sweep, outputs switch on briefly. Without it they are only started and
+	// left in their safe state.
+	Move bool
+	// Pulse is how long each motor pulse and output lasts (default 300 ms).
+	Pulse time.Duration
+	// Speed is the pulses' share of the drive's max_linear and max_angular (default 0.3).
+	Speed float64
+	// Wait is how long a sensor has to give its first sample (default 3 s).
+	Wait time.Duration
+}
+
+// Self-test outcomes.
+const (
+	TestOK      = "ok"
+	TestFailed  = "FAIL"
+	TestSkipped = "skipped"
+)
+
+// DeviceReport is what the self-test found of one device.
+type DeviceReport struct {
+	Device, Kind string
+	// Path is the device's place in the config ("devices[3]").
+	Path   string
+	Status string // TestOK, TestFailed or TestSkipped
+	// Message says what the device returned, or why it failed.
+	Message string
+}
+
+// SelfTest opens every device of cfg in turn and reports what each returned: it connects the
+// boards, starts each device's drivers (a device that fails is reported and the rest go on),
+// reads every sensor's first samples, and with Move exercises the actuators briefly. Every
+// actuator is in its safe state before anything else starts and again when SelfTest returns.
+// The robot runs on its own goroutines and real time (Options.Sync is ignored); a sim board's
+// world must be stepped by the caller meanwhile. The error is for what stops the test as a
+// whole (a config that does not build); devices' problems are in the reports.
+func SelfTest(ctx context.Context, cfg *Config, opts Options, st SelfTestOptions) ([]DeviceReport, error) {
+	if st.Pulse <= 0 {
+		st.Pulse = 300 * time.Millisecond
+	}
+	if st.Speed <= 0 || st.Speed > 1 {
+		st.Speed = 0.3
+	}
+	if st.Wait <= 0 {
+		st.Wait = 3 * time.Second
+	}
+	opts.Sync = false
+	r, err := Build(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	failed, err := r.start(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	reports := make([]DeviceReport, len(r.devices))
+	for i, d := range r.devices {
+		reports[i] = DeviceReport{Device: d.name, Kind: d.kind, Path: d.path, Status: TestOK}
+		if err := failed[d]; err != nil {
+			reports[i].Status, reports[i].Message = TestFailed, err.Error()
+		}
+	}
+	r.waitForSamples(ctx, st.Wait, failed)
+	for i, d := range r.devices {
+		if failed[d] == nil && d.sens != nil {
+			reports[i].Status, reports[i].Message = r.sensorReport(d)
+		}
+	}
+	for i, d := range r.devices {
+		if failed[d] != nil || d.act == nil {
+			continue
+		}
+		if !st.Move {
+			reports[i].Message = "started, in its safe state (--move exercises it)"
+			continue
+		}
+		reports[i].Status, reports[i].Message = r.exercise(ctx, d, st)
+		_ = r.Safe()
+	}
+	return reports, nil
+}
+
+// waitForSamples waits until every sensor that started has a good sample, has failed, or wait
+// has passed.
+func (r *Robot) waitForSamples(ctx context.Context, wait time.Duration, failed map[*device]error) {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		pending := false
+		r.table.mu.Lock()
+		for _, s := range r.sensors {
+			if !s.left && failed[s.dev] == nil && s.lastOK.IsZero() && s.err == nil {
+				pending = true
+			}
+		}
+		r.table.mu.Unlock()
+		if !pending {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sensorReport is a sensor's values, or why it has none.
+func (r *Robot) sensorReport(d *device) (status, msg string) {
+	s := d.sens
+	t := &r.table
+	t.mu.Lock()
+	var vals []string
+	for i, k := range s.keys {
+		j := s.off + i
+		if t.have[j] {
+			vals = append(vals, fmt.Sprintf("%s=%s", strings.TrimPrefix(k.name, keyPrefix(s.keys)), fmtValue(t.vals[j], t.boolean[j])))
+		}
+	}
+	f, bad := s.fault(r.now())
+	t.mu.Unlock()
+	parts := []string{strings.Join(vals, " ")}
+	if d.detail != nil {
+		parts = append(parts, d.detail())
+	}
+	switch {
+	case bad:
+		return TestFailed, joinParts(append([]string{f.Message}, parts...))
+	case len(vals) == 0:
+		return TestFailed, joinParts(append([]string{"no sample yet"}, parts...))
+	}
+	return TestOK, joinParts(parts)
+}
+
+// joinParts joins the non-empty parts of a message with "; ".
+func joinParts(parts []string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// keyPrefix is the common prefix of a sensor's keys ("imu."), so reports say roll=0.01.
+func keyPrefix(keys []sensorKey) string {
+	if len(keys) < 2 {
+		return ""
+	}
+	p := keys[0].name
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		p = p[:i+1]
+	} else {
+		return ""
+	}
+	for _, k := range keys[1:] {
+		if !strings.HasPrefix(k.name, p) {
+			return ""
+		}
+	}
+	return p
+}
+
+func fmtValue(v float64, boolean bool) string {
+	if boolean {
+		return fmt.Sprint(v != 0)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// exercise moves one actuator briefly and says what happened.
+func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (status, msg string) {
+	hold := func(c command, dur time.Duration) error {
+		if err := r.env.command(d.act, owner{}, c, false); err != nil {
+			return err
+		}
+		if err := r.Apply(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(dur):
+		}
+		return nil
+	}
+	safe := d.act.impl.safe()
+	switch c := d.cfg.Spec.(type) {
+	case *DiffDriveConfig:
+		return r.exerciseDrive(d, c, st, hold)
+	case *ServoConfig:
+		for _, a := range []float64{c.MinAngle, c.MaxAngle, *c.SafeAngle} {
+			if err := hold(command{a: a}, st.Pulse); err != nil {
+				return TestFailed, err.Error()
+			}
+		}
+		return TestOK, fmt.Sprintf("moved to %v°, %v° and back to %v°", c.MinAngle, c.MaxAngle, *c.SafeAngle)
+	case *OutputConfig:
+		on := command{a: 1}
+		if d.kind == KindLED {
+			on = command{mode: ledOn}
+			if safe.mode == ledOn {
+				on = command{mode: ledOff}
+			}
+		} else if safe.a == 1 {
+			on = command{a: 0}
+		}
+		if err := hold(on, st.Pulse); err != nil {
+			return TestFailed, err.Error()
+		}
+		return TestOK, fmt.Sprintf("switched %s for %v, then back to its safe level", map[bool]string{true: "on", false: "off"}[on.a == 1 || on.mode == ledOn], st.Pulse)
+	case *PWMOutConfig:
+		if err := hold(command{a: c.MaxDuty / 2}, st.Pulse); err != nil {
+			return TestFailed, err.Error()
+		}
+		return TestOK, fmt.Sprintf("duty %.2f for %v, then back to %v", c.MaxDuty/2, st.Pulse, c.Safe)
+	}
+	return TestSkipped, "no exercise for this kind"
+}
+
+// exerciseDrive pulses the base forward, backward and turning left, and checks every wheel
+// encoder counted each pulse in the right direction.
+func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions, hold func(command, time.Duration) error) (status, msg string) {
+	var odo *device
+	for _, o := range r.devices {
+		if oc, ok := o.cfg.Spec.(*OdometryConfig); ok && oc.Drive == d.name && o.counts != nil && o.sens != nil && !o.sens.left {
+			odo = o
+		}
+	}
+	pulses := []struct {
+		name string
+		c    command
+		want [2]float64 // the sign each wheel should count
+	}{
+		{"forward", command{a: st.Speed * c.MaxLinear}, [2]float64{1, 1}},
+		{"backward", command{a: -st.Speed * c.MaxLinear}, [2]float64{-1, -1}},
+		// turning with the wheels as fast as going forward
+		{"left", command{b: math.Min(st.Speed*c.MaxLinear*2/c.WheelBase, c.MaxAngular)}, [2]float64{-1, 1}},
+	}
+	var notes, problems []string
+	for _, p := range pulses {
+		var before [2]int64
+		if odo != nil {
+			before = odo.counts()
+		}
+		if err := hold(p.c, st.Pulse); err != nil {
+			return TestFailed, fmt.Sprintf("pulse %s: %v", p.name, err)
+		}
+		if err := hold(command{}, 200*time.Millisecond); err != nil { // stop, let the wheels settle
+			return TestFailed, fmt.Sprintf("stop: %v", err)
+		}
+		note := fmt.Sprintf("%s %v", p.name, st.Pulse)
+		if odo != nil {
+			after := odo.counts()
+			var side []string
+			for i := range after {
+				n := after[i] - before[i]
+				side = append(side, fmt.Sprintf("%s %+d", sideNames[i], n))
+				switch {
+				case n == 0:
+					problems = append(problems, fmt.Sprintf("the %s encoder counted nothing %s (wiring, power, or the wheel did not turn)", sideNames[i], p.name))
+				case math.Copysign(1, float64(n)) != p.want[i]:
+					problems = append(problems, fmt.Sprintf("the %s encoder counted %+d %s: swap its A and B (or reverse: true), or the motor is wired backward or to the other wheel", sideNames[i], n, p.name))
+				}
+			}
+			note += " (" + strings.Join(side, ", ") + " counts)"
+		}
+		notes = append(notes, note)
+	}
+	msg = "pulsed " + strings.Join(notes, "; ")
+	if odo == nil {
+		msg += "; no encoders to check: watch the wheels"
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return TestFailed, strings.Join(problems, "; ") + "; " + msg
+	}
+	return TestOK, msg
+}
