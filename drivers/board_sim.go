@@ -2,12 +2,14 @@ package drivers
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/botd-project/botd/drivers/sim"
 )
 
 // simWiring is what the devices on a sim board make of the simulated robot: its RobotConfig
-// (motor, sonar, battery, bump and IMU wiring taken from the devices) and, for every pin wired
+// (motor, sonar, battery, bump, IMU, encoder and GPS wiring taken from the devices, the
+// board's noise) and, for every pin wired
 // to a part of the robot, which part.
 type simWiring struct {
 	robot sim.RobotConfig
@@ -39,7 +41,20 @@ func (c *Config) simRobotConfig(board string) simWiring {
 			p.Bump = s.Pin
 		case *IMUConfig:
 			rc.IMU.Bus, rc.IMU.Address = derefInt(s.Bus), s.Address
+		case *OdometryConfig:
+			if e := s.Encoders; e != nil {
+				p.LeftEncoderA, p.LeftEncoderB, p.RightEncoderA, p.RightEncoderB = e.Left.A, e.Left.B, e.Right.A, e.Right.B
+				rc.Encoders = sim.EncoderConfig{TicksPerRev: e.TicksPerRev, WheelRadius: s.WheelRadius}
+			}
+		case *GPSConfig:
+			rc.GPS = sim.GPSConfig{Port: s.Port, RateHz: math.Max(s.RateHz, 1)}
+			if s.Origin != nil {
+				rc.GPS.Lat, rc.GPS.Lon = s.Origin.Lat, s.Origin.Lon
+			}
 		}
+	}
+	if a := c.Adaptors[board]; a != nil && a.Noise != nil {
+		rc.Noise = *a.Noise
 	}
 	// Parts without a device keep the sim's default pins; a device must not use those.
 	w := simWiring{roles: map[string]string{}}
@@ -77,7 +92,7 @@ func (c *Config) checkSimWiring(v *validator, board string) {
 		}
 		path := fmt.Sprintf("devices[%d]", i)
 		switch d.Kind {
-		case KindDiffDrive, KindRange, KindBattery, KindBump, KindIMU:
+		case KindDiffDrive, KindRange, KindBattery, KindBump, KindIMU, KindGPS:
 			if prev, dup := seen[d.Kind]; dup {
 				v.errorf(path+".kind", "the simulated robot has one %s (already %s)", d.Kind, prev)
 				continue
@@ -88,6 +103,17 @@ func (c *Config) checkSimWiring(v *validator, board string) {
 		case *DiffDriveConfig:
 			if s.Left.Reverse || s.Right.Reverse {
 				v.errorf(path+".left", "the simulated motors are not mirrored: reverse is for real wiring")
+			}
+		case *OdometryConfig:
+			if s.Encoders == nil {
+				break
+			}
+			if prev, dup := seen["encoders"]; dup {
+				v.errorf(path+".encoders", "the simulated robot has one pair of wheel encoders (already %s)", prev)
+			}
+			seen["encoders"] = path
+			if s.Encoders.Left.Reverse || s.Encoders.Right.Reverse {
+				v.errorf(path+".encoders", "the simulated encoders are not mirrored: reverse is for real wiring")
 			}
 		case *BatteryConfig:
 			if s.ADC != nil {

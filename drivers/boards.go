@@ -48,8 +48,6 @@ func boardSupports(a *AdaptorConfig, kind string) string {
 		return "the firmata adaptor has no DigitalPin access with edge events, which gobot's HC-SR04 driver needs"
 	case kind == KindGPS && a.Kind == BoardFirmata:
 		return "a GPS receiver is read on a serial port of the computer botd runs on: put it on a raspi board"
-	case kind == KindGPS && a.Kind == BoardSim:
-		return "the simulated board has no GPS receiver"
 	}
 	return ""
 }
@@ -87,9 +85,6 @@ func headerPins() []string {
 type simRules struct{}
 
 func (simRules) checkPin(mode pinMode, pin string) string {
-	if mode == pinEncoder {
-		return "the simulated board has no wheel encoders (use dead reckoning: leave encoders out)"
-	}
 	if mode == pinAnalog {
 		if len(pin) == 2 && pin[0] == 'A' && pin[1] >= '0' && pin[1] <= '7' {
 			return ""

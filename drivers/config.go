@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/botd-project/botd/drivers/sim"
 )
 
 // Config is a robot's wiring: the boards ("adaptors") and the devices on them. Decode it with
@@ -31,6 +33,9 @@ type AdaptorConfig struct {
 	// PWM selects how a Raspberry Pi makes PWM: "pi-blaster" (default: any GPIO header pin,
 	// needs the pi-blaster daemon) or "sysfs" (the hardware channels "pwm0" and "pwm1").
 	PWM string `yaml:"pwm,omitempty"`
+	// Noise makes a sim board's robot imperfect: encoder noise, wheel slip, gyro bias, GPS
+	// noise (sim boards only; default none).
+	Noise *sim.NoiseConfig `yaml:"noise,omitempty"`
 }
 
 // noFirmataMessage says why a firmata board is refused by a default build, and what to do.
@@ -152,6 +157,9 @@ func (c *Config) Validate() error {
 		}
 		if a.PWM != "" && a.Kind != BoardRaspi {
 			v.errorf(path+".pwm", "only raspi boards take a pwm mode")
+		}
+		if a.Noise != nil && a.Kind != BoardSim {
+			v.errorf(path+".noise", "only sim boards take noise (a real robot brings its own)")
 		}
 	}
 	names := map[string]string{}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestExampleConfigsLoad(t *testing.T) {
-	for _, name := range []string{"sim.yaml", "rover-raspi.yaml"} {
+	for _, name := range []string{"sim.yaml", "sim-odometry.yaml", "rover-raspi.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := LoadConfig(filepath.Join("..", "configs", name))
 			if err != nil {
@@ -33,7 +33,8 @@ func TestExampleConfigsLoad(t *testing.T) {
 func TestSimConfigKeys(t *testing.T) {
 	cfg := loadSimConfig(t)
 	want := []string{"battery.percent", "battery.voltage", "bump.front_bumper", "imu.accel_x", "imu.accel_y", "imu.accel_z",
-		"imu.pitch", "imu.roll", "imu.temperature", "imu.yaw", "imu.yaw_rate", "pose.heading", "pose.x", "pose.y", "range.front"}
+		"imu.pitch", "imu.roll", "imu.temperature", "imu.yaw", "imu.yaw_rate", "odom.heading", "odom.quality", "odom.sigma", "odom.x", "odom.y",
+		"pose.heading", "pose.x", "pose.y", "range.front"}
 	if got := cfg.SensorKeys(); !slices.Equal(got, want) {
 		t.Errorf("sensor keys\n got %v\nwant %v", got, want)
 	}

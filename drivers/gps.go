@@ -33,7 +33,7 @@ type GPSConfig struct {
 	MinFix  int     `yaml:"min_fix,omitempty"`
 	MaxHDOP float64 `yaml:"max_hdop,omitempty"`
 	// MinSpeed is the speed over ground above which the course is the heading, m/s
-	// (default 0.5).
+	// (default 0.2).
 	MinSpeed     float64 `yaml:"min_speed,omitempty"`
 	SampleConfig `yaml:",inline"`
 }
@@ -61,7 +61,7 @@ func (c *GPSConfig) defaults(board string) {
 		c.MaxHDOP = 5
 	}
 	if c.MinSpeed == 0 {
-		c.MinSpeed = 0.5
+		c.MinSpeed = 0.2
 	}
 	if c.StaleAfterMs == 0 {
 		c.StaleAfterMs = 3000 // receivers send a fix a second

@@ -11,6 +11,8 @@ import (
 
 	"go.bug.st/serial"
 	"gobot.io/x/gobot/v2"
+
+	"github.com/botd-project/botd/drivers/sim"
 )
 
 // gpsReadTimeout bounds one read of a real port, so the reader sees Close within it.
@@ -44,6 +46,8 @@ type gpsDriver struct {
 
 	mu   sync.Mutex
 	port serial.Port
+	sim  *sim.SerialPort // the simulated receiver's, on a sim board
+	buf  []byte
 }
 
 var _ gobot.Driver = (*gpsDriver)(nil)
@@ -52,8 +56,20 @@ func (g *gpsDriver) Name() string                 { return g.name }
 func (g *gpsDriver) SetName(n string)             { g.name = n }
 func (g *gpsDriver) Connection() gobot.Connection { return g.board.adaptor }
 
-// Start opens the port at its speed, raw, with a read timeout.
+// Start opens the port at its speed, raw, with a read timeout (on a sim board: the simulated
+// receiver's port, which the sensor drains as it samples).
 func (g *gpsDriver) Start() error {
+	if g.board.sim != nil {
+		p, err := g.board.sim.OpenSerial(g.cfg.Port)
+		if err != nil {
+			return err
+		}
+		g.mu.Lock()
+		g.sim, g.buf = p, make([]byte, 1024)
+		g.mu.Unlock()
+		g.dev.poll = g.drain
+		return nil
+	}
 	p, err := serial.Open(g.cfg.Port, &serial.Mode{BaudRate: g.cfg.Baud})
 	if err != nil {
 		return fmt.Errorf("serial port %s: %w", g.cfg.Port, err)
@@ -100,11 +116,27 @@ func (g *gpsDriver) readLoop(ctx context.Context, stop <-chan struct{}) {
 	}
 }
 
+// drain feeds what the simulated receiver sent since the last sample (the sensor's goroutine).
+func (g *gpsDriver) drain(now time.Time) {
+	g.mu.Lock()
+	p, buf := g.sim, g.buf
+	g.mu.Unlock()
+	for p != nil {
+		n, err := p.ReadAvailable(buf)
+		if n > 0 {
+			g.dev.nmea.feed(buf[:n], now)
+		}
+		if err != nil || n < len(buf) {
+			return
+		}
+	}
+}
+
 // Halt closes the port.
 func (g *gpsDriver) Halt() error {
 	g.mu.Lock()
 	p := g.port
-	g.port = nil
+	g.port, g.sim = nil, nil
 	g.mu.Unlock()
 	if p == nil {
 		return nil

@@ -133,7 +133,9 @@ type odometer struct {
 }
 
 // stillSamples: this many samples without wheel motion and with the motors off before the
-// gyro's reading counts as its bias (the body may still be settling before).
+// gyro's reading counts as its bias (the body may still be settling before). A rover learns
+// its gyro's bias in the first second it stands still after starting, and keeps it up to date
+// at every stop; one that never stops drifts by the bias it has not learnt.
 const stillSamples = 10
 
 // biasGain is the weight of one still sample in the gyro bias estimate.
@@ -149,8 +151,9 @@ func (o *odometer) step(dl, dr float64, dGyro, gyroDt float64, haveGyro, still b
 	if haveGyro {
 		if still && gyroDt > 0 {
 			o.still++
-			if o.still >= stillSamples {
-				o.bias += biasGain * (dGyro/gyroDt - o.bias)
+			if k := o.still - stillSamples + 1; k > 0 {
+				// A running mean of the first still samples, then a slow average.
+				o.bias += math.Max(1/float64(k), biasGain) * (dGyro/gyroDt - o.bias)
 			}
 		} else {
 			o.still = 0

@@ -35,6 +35,7 @@ func (r *Robot) buildOdometry(d *device, c *OdometryConfig) error {
 		o.enc = &encoderDriver{name: d.name + ".encoders", board: d.board.adaptor, pins: pp, cfg: e, wheels: o.wheels}
 		d.addDriver(o.enc, true)
 		d.counts = o.counts
+		d.quad = &[2]bool{o.wheels[0].quad, o.wheels[1].quad}
 	}
 	d.detail = o.detail
 	d.link = o.link

@@ -51,6 +51,7 @@ type fleetRun struct {
 	hz     float64
 	ticks  int
 	status []bt.Status
+	start  time.Duration // tick k is at start + k/hz
 }
 
 func newFleetRun(t testing.TB, cfg *Config, tree *bt.Tree, hz float64, n int) *fleetRun {
@@ -80,7 +81,7 @@ func newFleetRun(t testing.TB, cfg *Config, tree *bt.Tree, hz float64, n int) *f
 // tick runs one tick of every agent still running; it reports whether any still runs.
 func (r *fleetRun) tick() bool {
 	r.ticks++
-	now := SimEpoch.Add(time.Duration(float64(r.ticks) * float64(time.Second) / r.hz))
+	now := SimEpoch.Add(r.start + time.Duration(float64(r.ticks)*float64(time.Second)/r.hz))
 	r.fleet.Advance(now)
 	running := false
 	for i, a := range r.agents {
@@ -169,5 +170,57 @@ func TestPatrolLowBattery(t *testing.T) {
 	}
 	if run.ticks > 400+int(hz)*30 {
 		t.Errorf("took %d ticks to get home from (%.2f, %.2f)", run.ticks-400, x0, y0)
+	}
+}
+
+// TestPatrolOnOdometry runs the same patrol on configs/sim-odometry.yaml: MoveTo and Turn read
+// the odometry (quadrature encoders fused with the gyro, on the very code a Pi runs) while the
+// simulated rover's encoders are noisy, its wheels slip unevenly and its gyro has a bias. The
+// patrol still succeeds; the test reports how far the odometry and the rover drifted apart.
+func TestPatrolOnOdometry(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("..", "configs", "sim-odometry.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, hz := loadMission(t, cfg, "patrol.json")
+	run := newFleetRun(t, cfg, tree, hz, 1)
+	// The rover stands still for a second after it starts, as it does before a mission is
+	// sent: the odometry learns the gyro's bias (0.3°/s here, 20° over the patrol).
+	for i := 1; i <= 50; i++ {
+		run.fleet.Advance(SimEpoch.Add(time.Duration(i) * 20 * time.Millisecond))
+	}
+	run.start = time.Second
+	run.run(5000)
+	robot := run.fleet.Robot(0)
+	rb := robot.SimRobot()
+	x, y, h := rb.Pose()
+	ox, _, _ := robot.Reading("pose.x")
+	oy, _, _ := robot.Reading("pose.y")
+	oh, _, _ := robot.Reading("pose.heading")
+	sigma, _, _ := robot.Reading("pose.sigma")
+	lc, rc, dropped := rb.EncoderCounts()
+	log := run.sinks[0].String()
+	t.Logf("%v after %d ticks (%.1f s); the rover ends at (%.3f, %.3f) %.1f°, %.3f m from home; its odometry says (%.3f, %.3f) %.1f°: "+
+		"%.3f m and %.2f° off after %.2f m (sigma %.3f m); encoders %.0f/%.0f counts, %d edges dropped\n%s",
+		run.status[0], run.ticks, float64(run.ticks)/hz, x, y, h*180/math.Pi, math.Hypot(x, y), ox, oy, oh*180/math.Pi,
+		math.Hypot(ox-x, oy-y), math.Abs(wrapAngle(oh-h))*180/math.Pi, rb.Odometer(), sigma, lc, rc, dropped, log)
+	if run.status[0] != bt.Success {
+		t.Fatalf("mission ended %v after %d ticks", run.status[0], run.ticks)
+	}
+	// Home is reached within 5 cm of what the odometry believes; the rest is its drift.
+	if d := math.Hypot(x, y); d > 0.2 {
+		t.Errorf("ended %.3f m from home", d)
+	}
+	if n := strings.Count(log, "obstacle at"); n != 2 {
+		t.Errorf("turned away from an obstacle %d times, want 2 (once a round)", n)
+	}
+	if strings.Contains(log, "error") || rb.Bumped() {
+		t.Errorf("an error or a bump:\n%s", log)
+	}
+	if dropped != 0 {
+		t.Errorf("%d encoder edges dropped", dropped)
+	}
+	if f := robot.Faults(); len(f) > 0 {
+		t.Errorf("faults: %+v", f)
 	}
 }

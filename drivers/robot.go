@@ -117,8 +117,10 @@ type device struct {
 	// run, if set, is a goroutine of the device's own (reading a serial port), started with
 	// the sampling goroutines and stopped before the drivers halt.
 	run func(ctx context.Context, stop <-chan struct{})
-	// counts, if set, are an odometry's wheel encoder counts so far, forward positive.
+	// counts, if set, are an odometry's wheel encoder counts so far (forward positive with
+	// quadrature; quad says which wheels have it).
 	counts func() [2]int64
+	quad   *[2]bool
 }
 
 func (d *device) Name() string            { return d.name }

@@ -228,12 +228,28 @@ func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (st
 	return TestSkipped, "no exercise for this kind"
 }
 
+// countProblems says what is wrong with the counts delta of a pulse whose wheels should have
+// turned with the signs want. A single-channel encoder counts edges whatever the direction,
+// so only its counting is checked.
+func countProblems(pulse string, want [2]float64, delta [2]int64, quad [2]bool) []string {
+	var out []string
+	for i, n := range delta {
+		switch {
+		case n == 0:
+			out = append(out, fmt.Sprintf("the %s encoder counted nothing %s (its wiring or power, or the wheel did not turn)", sideNames[i], pulse))
+		case quad[i] && math.Copysign(1, float64(n)) != want[i]:
+			out = append(out, fmt.Sprintf("the %s encoder counted %+d %s: swap its a and b pins (or set reverse: true), unless the motor itself is wired backward", sideNames[i], n, pulse))
+		}
+	}
+	return out
+}
+
 // exerciseDrive pulses the base forward, backward and turning left, and checks every wheel
 // encoder counted each pulse in the right direction.
 func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions, hold func(command, time.Duration) error) (status, msg string) {
 	var odo *device
 	for _, o := range r.devices {
-		if oc, ok := o.cfg.Spec.(*OdometryConfig); ok && oc.Drive == d.name && o.counts != nil && o.sens != nil && !o.sens.left {
+		if oc, ok := o.cfg.Spec.(*OdometryConfig); ok && oc.Drive == d.name && o.counts != nil && o.sens != nil && !o.sens.left && o.quad != nil {
 			odo = o
 		}
 	}
@@ -262,18 +278,9 @@ func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions,
 		note := fmt.Sprintf("%s %v", p.name, st.Pulse)
 		if odo != nil {
 			after := odo.counts()
-			var side []string
-			for i := range after {
-				n := after[i] - before[i]
-				side = append(side, fmt.Sprintf("%s %+d", sideNames[i], n))
-				switch {
-				case n == 0:
-					problems = append(problems, fmt.Sprintf("the %s encoder counted nothing %s (wiring, power, or the wheel did not turn)", sideNames[i], p.name))
-				case math.Copysign(1, float64(n)) != p.want[i]:
-					problems = append(problems, fmt.Sprintf("the %s encoder counted %+d %s: swap its A and B (or reverse: true), or the motor is wired backward or to the other wheel", sideNames[i], n, p.name))
-				}
-			}
-			note += " (" + strings.Join(side, ", ") + " counts)"
+			delta := [2]int64{after[0] - before[0], after[1] - before[1]}
+			problems = append(problems, countProblems(p.name, p.want, delta, *odo.quad)...)
+			note += fmt.Sprintf(" (left %+d, right %+d counts)", delta[0], delta[1])
 		}
 		notes = append(notes, note)
 	}

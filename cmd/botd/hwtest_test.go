@@ -30,7 +30,8 @@ func TestHWTestSimRover(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, want := range []string{"hardware test of built-in default.yaml (hardware sim.yaml)", "DEVICE", "front         range       devices[1]  ok      range.front=",
-		"imu", "accel_z=9.807", "pulsed forward 50ms; backward 50ms; left 50ms", "moved to 30°, 150° and back to 90°", "devices: ", " 0 failed"} {
+		"imu", "accel_z=9.807", "pulsed forward 50ms (left +", "backward 50ms (left -", "left 50ms (left -", "odometry", "left encoder",
+		"moved to 30°, 150° and back to 90°", "devices: ", " 0 failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -100,6 +100,7 @@ func (a *Adaptor) Connect() error {
 	a.echo = newEchoer()
 	go a.runEcho(a.echo)
 	a.connected = true
+	a.robot.setEdgeListener(a.deliverEdges)
 	return nil
 }
 
@@ -113,6 +114,7 @@ func (a *Adaptor) Finalize() error {
 		return nil
 	}
 	a.connected = false
+	a.robot.setEdgeListener(nil)
 	e := a.echo
 	a.echo = nil
 	pins := a.pins
@@ -150,7 +152,7 @@ func (a *Adaptor) writeDigitalLocked(pin string, val byte, checkFault bool) erro
 	}
 	role := a.roles[pin]
 	switch role {
-	case roleSonarEcho, roleBattery, roleBump, roleSonarPan:
+	case roleSonarEcho, roleBattery, roleBump, roleSonarPan, roleLeftEncA, roleLeftEncB, roleRightEncA, roleRightEncB:
 		return fmt.Errorf("sim: digital write to pin %q (%s): %w", pin, role, ErrPinMode)
 	case roleSonarTrigger:
 		if checkFault {
@@ -190,6 +192,10 @@ func (a *Adaptor) DigitalRead(pin string) (int, error) {
 		return a.robot.bumpSwitch()
 	case roleSonarEcho:
 		return 0, nil
+	case roleLeftEncA, roleLeftEncB, roleRightEncA, roleRightEncB:
+		a.robot.w.mu.Lock()
+		defer a.robot.w.mu.Unlock()
+		return a.robot.encoderLevel(role)
 	case roleBattery, roleSonarPan:
 		return 0, fmt.Errorf("sim: digital read of pin %q (%s): %w", pin, role, ErrPinMode)
 	}
@@ -297,4 +303,37 @@ func (a *Adaptor) updateMotor(side int) {
 		sign = -1
 	}
 	a.robot.setDuty(side, sign*float64(m.speed)/255)
+}
+
+// deliverEdges calls the encoder pins' edge handlers for the edges of one step, in order, on
+// the stepping goroutine and with no lock held (World.Step calls it).
+func (a *Adaptor) deliverEdges(edges []encEdge) {
+	var pins [roleRightEncB + 1]*simPin
+	a.mu.Lock()
+	if !a.connected {
+		a.mu.Unlock()
+		return
+	}
+	for pin, role := range a.roles {
+		if _, _, ok := role.encoder(); ok {
+			pins[role] = a.pins[pin]
+		}
+	}
+	a.mu.Unlock()
+	for _, e := range edges {
+		p := pins[e.role]
+		if p == nil {
+			continue
+		}
+		h, mask, _ := p.edgeHandler()
+		name, bit := edgeRisingName, edgeRising
+		if e.level == 0 {
+			name, bit = edgeFallingName, edgeFalling
+		}
+		if h == nil || mask&bit == 0 {
+			continue
+		}
+		seq := p.nextSeq(bit)
+		h(e.line, e.at, name, seq, seq)
+	}
 }

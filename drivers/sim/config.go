@@ -15,6 +15,9 @@ type RobotConfig struct {
 	Sonar         SonarConfig   `json:"sonar,omitzero" yaml:"sonar,omitempty"`
 	Battery       BatteryConfig `json:"battery,omitzero" yaml:"battery,omitempty"`
 	IMU           IMUConfig     `json:"imu,omitzero" yaml:"imu,omitempty"`
+	Encoders      EncoderConfig `json:"encoders,omitzero" yaml:"encoders,omitempty"`
+	GPS           GPSConfig     `json:"gps,omitzero" yaml:"gps,omitempty"`
+	Noise         NoiseConfig   `json:"noise,omitzero" yaml:"noise,omitempty"`
 }
 
 // PinMap says which board pin drives which robot part. Pin ids are strings as Gobot uses them
@@ -40,6 +43,12 @@ type PinMap struct {
 	SonarPan      string `json:"sonar_pan,omitempty" yaml:"sonar_pan,omitempty"`           // servo turning the sonar; default none (fixed)
 	Battery       string `json:"battery,omitempty" yaml:"battery,omitempty"`               // analog pin; default "A0"
 	Bump          string `json:"bump,omitempty" yaml:"bump,omitempty"`                     // digital input, 1 while touching; default "29"
+	// Wheel encoders (default none): channel A, and B for quadrature. Their pins read the
+	// channel's level and fire edge events as the wheels turn (Encoders says how many).
+	LeftEncoderA  string `json:"left_encoder_a,omitempty" yaml:"left_encoder_a,omitempty"`
+	LeftEncoderB  string `json:"left_encoder_b,omitempty" yaml:"left_encoder_b,omitempty"`
+	RightEncoderA string `json:"right_encoder_a,omitempty" yaml:"right_encoder_a,omitempty"`
+	RightEncoderB string `json:"right_encoder_b,omitempty" yaml:"right_encoder_b,omitempty"`
 }
 
 // SonarConfig places the HC-SR04. It sits on the rim of the body at MountAngle and looks
@@ -68,6 +77,40 @@ type BatteryConfig struct {
 type IMUConfig struct {
 	Bus     int `json:"bus,omitempty" yaml:"bus,omitempty"`         // i2c bus, also the adaptor's DefaultI2cBus; default 1 (the Pi header bus)
 	Address int `json:"address,omitempty" yaml:"address,omitempty"` // default 0x68 (0x69 with AD0 high)
+}
+
+// EncoderConfig describes the wheel encoders (when the PinMap wires them): channel A makes
+// TicksPerRev cycles per wheel revolution, channel B is a quarter cycle behind going forward.
+type EncoderConfig struct {
+	TicksPerRev float64 `json:"ticks_per_rev,omitempty" yaml:"ticks_per_rev,omitempty"`
+	WheelRadius float64 `json:"wheel_radius,omitempty" yaml:"wheel_radius,omitempty"` // m
+}
+
+// GPSConfig places a GPS receiver: with a Port, the robot's true position (plus NoiseConfig.GPS)
+// is sent as NMEA GGA and RMC sentences at RateHz on that serial port (Adaptor.OpenSerial),
+// for a yard whose (0, 0) is at Lat, Lon (x east, y north).
+type GPSConfig struct {
+	Port   string  `json:"port,omitempty" yaml:"port,omitempty"`
+	Lat    float64 `json:"lat,omitempty" yaml:"lat,omitempty"`
+	Lon    float64 `json:"lon,omitempty" yaml:"lon,omitempty"`
+	RateHz float64 `json:"rate_hz,omitempty" yaml:"rate_hz,omitempty"` // default 5
+	Fix    int     `json:"fix,omitempty" yaml:"fix,omitempty"`         // GGA fix quality sent; default 1 (GPS; 4 RTK fixed)
+}
+
+// NoiseConfig is what makes a simulated robot imperfect, all zero by default. The random parts
+// come from a generator seeded with Seed and the robot's name, so a run is repeatable.
+type NoiseConfig struct {
+	// Encoder is the relative error of each step's encoder count (standard deviation).
+	Encoder float64 `json:"encoder,omitempty" yaml:"encoder,omitempty"`
+	// SlipLeft and SlipRight are the shares of each wheel's turn that do not move the robot
+	// (0..0.5): the encoders count them, the body and the gyro do not.
+	SlipLeft  float64 `json:"slip_left,omitempty" yaml:"slip_left,omitempty"`
+	SlipRight float64 `json:"slip_right,omitempty" yaml:"slip_right,omitempty"`
+	// GyroBias is added to the IMU's yaw rate, rad/s.
+	GyroBias float64 `json:"gyro_bias,omitempty" yaml:"gyro_bias,omitempty"`
+	// GPS is the standard deviation of the GPS position, m.
+	GPS  float64 `json:"gps,omitempty" yaml:"gps,omitempty"`
+	Seed uint64  `json:"seed,omitempty" yaml:"seed,omitempty"`
 }
 
 // ADCMax is the battery ADC's full-scale count (12 bits).
@@ -122,6 +165,12 @@ func (c RobotConfig) withDefaults() RobotConfig {
 	if c.IMU.Address == 0 {
 		c.IMU.Address = 0x68
 	}
+	if c.GPS.Port != "" {
+		def(&c.GPS.RateHz, 5)
+		if c.GPS.Fix == 0 {
+			c.GPS.Fix = 1
+		}
+	}
 	return c
 }
 
@@ -168,6 +217,29 @@ func (c RobotConfig) Validate() error {
 	if (p.LeftForward == "") != (p.LeftBackward == "") || (p.RightForward == "") != (p.RightBackward == "") {
 		return bad("pins: a forward pin needs its backward pin and vice versa")
 	}
+	if c.hasEncoders() {
+		if p.LeftEncoderA == "" || p.RightEncoderA == "" {
+			return bad("pins: encoders need channel A on both wheels")
+		}
+		if !(c.Encoders.TicksPerRev > 0) || !(c.Encoders.WheelRadius > 0) || math.IsInf(c.Encoders.TicksPerRev+c.Encoders.WheelRadius, 0) {
+			return bad("encoders: ticks_per_rev %v and wheel_radius %v must be positive", c.Encoders.TicksPerRev, c.Encoders.WheelRadius)
+		}
+	}
+	if c.GPS.Port != "" && (!(c.GPS.Lat >= -89 && c.GPS.Lat <= 89) || !(c.GPS.Lon >= -180 && c.GPS.Lon <= 180) || !(c.GPS.RateHz > 0 && c.GPS.RateHz <= 50) || c.GPS.Fix < 1 || c.GPS.Fix > 5) {
+		return bad("gps: lat %v, lon %v, rate_hz %v, fix %d: a latitude within ±89°, a longitude within ±180°, 0 < rate_hz <= 50, fix 1..5", c.GPS.Lat, c.GPS.Lon, c.GPS.RateHz, c.GPS.Fix)
+	}
+	n := c.Noise
+	for _, f := range []struct {
+		name   string
+		v, max float64
+	}{{"encoder", n.Encoder, 0.5}, {"slip_left", n.SlipLeft, 0.5}, {"slip_right", n.SlipRight, 0.5}, {"gps", n.GPS, 100}} {
+		if !(f.v >= 0 && f.v <= f.max) {
+			return bad("noise.%s = %v must be within [0, %v]", f.name, f.v, f.max)
+		}
+	}
+	if !(math.Abs(n.GyroBias) <= 1) {
+		return bad("noise.gyro_bias = %v must be within ±1 rad/s", n.GyroBias)
+	}
 	seen := map[string]string{}
 	for _, r := range p.roles() {
 		if prev, dup := seen[r.pin]; dup {
@@ -196,11 +268,16 @@ const (
 	roleSonarPan
 	roleBattery
 	roleBump
+	roleLeftEncA
+	roleLeftEncB
+	roleRightEncA
+	roleRightEncB
 )
 
 var roleNames = [...]string{"free pin", "left speed", "left direction", "left forward", "left backward",
 	"right speed", "right direction", "right forward", "right backward", "sonar trigger", "sonar echo",
-	"sonar pan servo", "battery sense", "bump switch"}
+	"sonar pan servo", "battery sense", "bump switch", "left encoder A", "left encoder B",
+	"right encoder A", "right encoder B"}
 
 func (r pinRole) String() string { return roleNames[r] }
 
@@ -227,6 +304,8 @@ func (p PinMap) roles() []pinAssignment {
 		{p.RightForward, roleRightForward}, {p.RightBackward, roleRightBackward},
 		{p.SonarTrigger, roleSonarTrigger}, {p.SonarEcho, roleSonarEcho}, {p.SonarPan, roleSonarPan},
 		{p.Battery, roleBattery}, {p.Bump, roleBump},
+		{p.LeftEncoderA, roleLeftEncA}, {p.LeftEncoderB, roleLeftEncB},
+		{p.RightEncoderA, roleRightEncA}, {p.RightEncoderB, roleRightEncB},
 	}
 	out := all[:0]
 	for _, a := range all {
@@ -235,4 +314,24 @@ func (p PinMap) roles() []pinAssignment {
 		}
 	}
 	return out
+}
+
+func (c RobotConfig) hasEncoders() bool {
+	p := c.Pins
+	return p.LeftEncoderA != "" || p.LeftEncoderB != "" || p.RightEncoderA != "" || p.RightEncoderB != ""
+}
+
+// encoder is the wheel (0 left, 1 right) and channel (false A, true B) of an encoder role.
+func (r pinRole) encoder() (side int, chB bool, ok bool) {
+	switch r {
+	case roleLeftEncA:
+		return 0, false, true
+	case roleLeftEncB:
+		return 0, true, true
+	case roleRightEncA:
+		return 1, false, true
+	case roleRightEncB:
+		return 1, true, true
+	}
+	return 0, false, false
 }

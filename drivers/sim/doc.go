@@ -4,13 +4,18 @@
 //
 // A World is a walled rectangular yard with box obstacles (DefaultWorld, or a JSON file via
 // LoadWorld). Robots added to it are round differential-drive rovers with a sonar, a battery, an
-// IMU and a bump switch. Each robot gets its own Adaptor, the "board": motor PWM and direction
-// pins drive the wheels, the HC-SR04 echo is ray-cast against the walls and boxes, the battery
-// is read as 12-bit ADC counts, the MPU6050 is a register model on i2c bus 1 at 0x68, and every
-// other pin just records what was written (LEDs, relays, buzzers, servos).
+// IMU, a bump switch and, when wired, quadrature wheel encoders and a GPS receiver. Each robot
+// gets its own Adaptor, the "board": motor PWM and direction pins drive the wheels, the HC-SR04
+// echo is ray-cast against the walls and boxes, the battery is read as 12-bit ADC counts, the
+// MPU6050 is a register model on i2c bus 1 at 0x68, the encoder pins fire edge events as the
+// wheels turn, the GPS sends NMEA on a serial port (OpenSerial), and every other pin just
+// records what was written (LEDs, relays, buzzers, servos). A NoiseConfig makes a robot
+// imperfect, repeatably: noisy encoders, wheels that slip, a gyro bias, GPS noise.
 //
 // Lifecycle: build the World, AddRobot, NewAdaptor, Connect, start the Gobot drivers; the owner
-// calls World.Step(dt) to move time; halt the drivers, then Finalize the adaptor.
+// calls World.Step(dt) to move time (the encoder edges of the step are handed to the pins' edge
+// handlers before Step returns, on its goroutine, with no lock held); halt the drivers, then
+// Finalize the adaptor.
 //
 // What it must never do:
 //   - read the wall clock or run a goroutine in the World: time moves only in Step, so the same

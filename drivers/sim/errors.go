@@ -32,11 +32,17 @@ const (
 	SensorIMU     = "imu"     // MPU6050: fail = every transfer errors, silence = address does not ACK
 	SensorBattery = "battery" // ADC: fail = AnalogRead errors, silence = reads 0 counts (sense wire off)
 	SensorBump    = "bump"    // switch: fail = DigitalRead errors, silence = always reads 0 (released)
+	// Wheel encoders: fail = their pins' reads error and they fire no edges, silence = wires
+	// off (no edges, reads 0).
+	SensorEncoderLeft  = "encoder_left"
+	SensorEncoderRight = "encoder_right"
+	// GPS receiver: fail or silence = it sends nothing.
+	SensorGPS = "gps"
 )
 
 func validSensor(name string) bool {
 	switch name {
-	case SensorSonar, SensorIMU, SensorBattery, SensorBump:
+	case SensorSonar, SensorIMU, SensorBattery, SensorBump, SensorEncoderLeft, SensorEncoderRight, SensorGPS:
 		return true
 	}
 	return false

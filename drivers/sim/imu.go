@@ -121,7 +121,7 @@ func (r *Robot) imuSample() [14]byte {
 	vals := [7]float64{
 		ax / g * accelLSB, ay / g * accelLSB, az / g * accelLSB,
 		(imuTemperature - 36.53) * 340,
-		0, 0, r.omega * 180 / math.Pi * gyroLSB,
+		0, 0, (r.omega + r.cfg.Noise.GyroBias) * 180 / math.Pi * gyroLSB,
 	}
 	for i, v := range vals {
 		binary.BigEndian.PutUint16(out[2*i:], uint16(int16(math.Round(math.Min(math.Max(v, math.MinInt16), math.MaxInt16)))))

@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
+	"time"
 )
 
 const (
@@ -35,6 +38,9 @@ type Robot struct {
 	odometer      float64 // m travelled
 	faults        map[string]sensorFault
 	imu           mpu6050
+	enc           encoderState
+	gps           gpsState
+	rng           *rand.Rand // the noise, seeded by the config and the name
 }
 
 type sensorFault struct {
@@ -46,6 +52,10 @@ func newRobot(w *World, name string, cfg RobotConfig) *Robot {
 	r := &Robot{w: w, name: name, cfg: cfg, charge: cfg.Battery.InitialCharge, faults: map[string]sensorFault{}}
 	r.current = cfg.Battery.IdleCurrent
 	r.imu.reset()
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	r.rng = rand.New(rand.NewPCG(cfg.Noise.Seed, h.Sum64()))
+	r.initEncoders()
 	return r
 }
 
@@ -193,7 +203,19 @@ func (r *Robot) step(sec float64) {
 	if r.charge <= 0 {
 		duty = [2]float64{} // flat battery: the motor driver browns out
 	}
-	vl, vr := duty[0]*r.cfg.MaxWheelSpeed, duty[1]*r.cfg.MaxWheelSpeed
+	vl, vr := duty[0]*r.cfg.MaxWheelSpeed, duty[1]*r.cfg.MaxWheelSpeed // the wheels' rims
+	if r.cfg.hasEncoders() {
+		t0, dt := r.w.elapsed-time.Duration(sec*float64(time.Second)), time.Duration(sec*float64(time.Second))
+		for side, rim := range [2]float64{vl, vr} {
+			turn := rim * sec
+			if n := r.cfg.Noise.Encoder; n > 0 && turn != 0 {
+				turn *= 1 + n*r.rng.NormFloat64()
+			}
+			r.turnEncoder(side, turn, t0, dt)
+		}
+	}
+	// Slip: a share of each wheel's turn does not move the body.
+	vl, vr = vl*(1-r.cfg.Noise.SlipLeft), vr*(1-r.cfg.Noise.SlipRight)
 	v, omega := (vl+vr)/2, (vr-vl)/r.cfg.WheelBase
 	travelled := 0.0
 	if v != 0 || omega != 0 {
@@ -213,6 +235,7 @@ func (r *Robot) step(sec float64) {
 	b := r.cfg.Battery
 	r.current = b.IdleCurrent + (math.Abs(duty[0])+math.Abs(duty[1]))*b.MotorCurrent
 	r.charge = math.Max(0, r.charge-r.current*sec/(b.CapacityAh*3600))
+	r.stepGPS()
 }
 
 // substep moves along the arc for h seconds, stopping at first contact with a wall or box, and

@@ -69,10 +69,13 @@ func DefaultWorldSpec() WorldSpec {
 // All state is behind one mutex because Gobot drivers call the adaptors from their own
 // goroutines.
 type World struct {
-	mu      sync.Mutex
-	spec    WorldSpec
-	robots  []*Robot
-	elapsed time.Duration
+	// deliverMu is held through a whole Step, so the encoder edges of one step are handed
+	// over, outside mu, before the next step queues more.
+	deliverMu sync.Mutex
+	mu        sync.Mutex
+	spec      WorldSpec
+	robots    []*Robot
+	elapsed   time.Duration
 }
 
 // NewWorld returns an empty world (no robots) built from spec.
@@ -177,11 +180,24 @@ func (w *World) Step(dt time.Duration) {
 	if dt <= 0 {
 		return
 	}
+	w.deliverMu.Lock()
+	defer w.deliverMu.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.elapsed += dt
 	for _, r := range w.robots {
 		r.step(dt.Seconds())
+	}
+	robots := w.robots // robots are only ever appended
+	w.mu.Unlock()
+	// The encoders' edges go to the robots' boards now, on this goroutine, with no lock held:
+	// the handlers may call into the world.
+	for _, r := range robots {
+		w.mu.Lock()
+		edges, deliver := r.takeEdges()
+		w.mu.Unlock()
+		if deliver != nil && len(edges) > 0 {
+			deliver(edges)
+		}
 	}
 }
 

@@ -1,0 +1,115 @@
+//go:build linux
+
+package drivers
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/drivers/sim"
+)
+
+// TestOdometryOnTheSim: the sim board's encoders drive the odometry kind (the same code as on
+// a Pi), through the pins' edge events; with noise and slip the fused pose stays near the
+// truth, and an encoder whose wires come off is a stall fault.
+func TestOdometryOnTheSim(t *testing.T) {
+	cfg := loadSimConfig(t)
+	cfg.Adaptors["board"].Noise = &sim.NoiseConfig{Encoder: 0.02, SlipLeft: 0.01, SlipRight: 0.04, GyroBias: 0.005, Seed: 2}
+	g := newRig(t, cfg)
+	act := g.robot.byName["base"].act
+	drive := func(lin, ang float64, d time.Duration) {
+		if err := g.robot.env.command(act, owner{}, command{a: lin, b: ang}, false); err != nil {
+			t.Fatal(err)
+		}
+		g.apply()
+		for end := g.clock.Now().Add(d); g.clock.Now().Before(end); {
+			g.advance(10 * time.Millisecond)
+		}
+	}
+	drive(0, 0, time.Second)
+	drive(0.3, 0, 3*time.Second)
+	drive(0, 1, 1500*time.Millisecond)
+	drive(0.3, 0.3, 3*time.Second)
+	drive(0, 0, 500*time.Millisecond)
+	x, y, h := g.sim.Pose()
+	v := g.snapshot(t, g.clock.Now())
+	d, dh := math.Hypot(v["odom.x"]-x, v["odom.y"]-y), math.Abs(wrapAngle(v["odom.heading"]-h))*180/math.Pi
+	t.Logf("truth (%.3f, %.3f) %.1f°, odometry (%.3f, %.3f) %.1f°: %.3f m, %.2f° off after %.2f m; quality %v",
+		x, y, h*180/math.Pi, v["odom.x"], v["odom.y"], v["odom.heading"]*180/math.Pi, d, dh, g.sim.Odometer(), v["odom.quality"])
+	if d > 0.08 || dh > 2 {
+		t.Errorf("%.3f m and %.2f° off", d, dh)
+	}
+	if v["odom.quality"] != srcEncodersGyro.quality {
+		t.Errorf("quality %v", v["odom.quality"])
+	}
+	g.sim.SilenceSensor(sim.SensorEncoderRight)
+	drive(0.3, 0, time.Second)
+	if f := g.robot.Faults(); len(f) != 1 || f[0].Device != "odom" || !strings.Contains(f[0].Message, "right wheel's encoder counted nothing") {
+		t.Errorf("faults with the right encoder off: %+v", f)
+	}
+}
+
+// TestGPSOnTheSim: the gps kind reads the simulated receiver's NMEA: its fixes are the rover's
+// position in the local frame, within the receiver's noise, and its heading is the course
+// while it moves.
+func TestGPSOnTheSim(t *testing.T) {
+	cfg := parse(t, `
+adaptors: {board: {kind: sim, noise: {gps: 0.3, seed: 4}}}
+devices:
+  - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"},
+     wheel_base: 0.2, max_wheel_speed: 0.5, max_linear: 0.4, max_angular: 2}
+  - {name: gps, kind: gps, origin: {lat: 47.3769, lon: 8.5417}, rate_hz: 5}
+`)
+	g := newRig(t, cfg)
+	g.sim.SetPose(1, 2, math.Pi/2)
+	if err := g.robot.env.command(g.robot.byName["base"].act, owner{}, command{a: 0.3}, false); err != nil {
+		t.Fatal(err)
+	}
+	g.apply()
+	var errs []float64
+	for range 100 { // 5 s north at 0.3 m/s
+		now := g.advance(50 * time.Millisecond)
+		x, y, _ := g.sim.Pose()
+		if gx, at, ok := g.robot.Reading("gps.x"); ok && now.Sub(at) < 100*time.Millisecond {
+			gy, _, _ := g.robot.Reading("gps.y")
+			errs = append(errs, math.Hypot(gx-x, gy-y))
+		}
+	}
+	v := g.snapshot(t, g.clock.Now())
+	var sum float64
+	for _, e := range errs {
+		sum += e * e
+	}
+	rms := math.Sqrt(sum / float64(len(errs)))
+	t.Logf("%d fixes, %.3f m RMS from the truth (noise 0.3 m per axis); last %v", len(errs), rms, v)
+	if len(errs) < 20 || rms > 0.6 || rms < 0.1 {
+		t.Errorf("%d fixes, RMS error %.3f m", len(errs), rms)
+	}
+	if math.Abs(wrapAngle(v["gps.heading"]-math.Pi/2)) > 0.05 || math.Abs(v["gps.speed"]-0.3) > 0.01 || v["gps.fix"] != 1 {
+		t.Errorf("heading %v speed %v fix %v", v["gps.heading"], v["gps.speed"], v["gps.fix"])
+	}
+}
+
+// TestSelfTestChecksTheEncoders: the self-test's drive pulses are counted by the encoders in
+// the right directions on the simulated rover.
+func TestSelfTestChecksTheEncoders(t *testing.T) {
+	w := sim.DefaultWorld()
+	stepping(t, w)
+	reports, err := SelfTest(context.Background(), loadSimConfig(t), Options{World: w, Name: "rover", Logger: quiet},
+		SelfTestOptions{Move: true, Pulse: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := reportsByName(reports)
+	base, odom := by["base"], by["odom"]
+	t.Logf("base: %s\nodom: %s", base.Message, odom.Message)
+	if base.Status != TestOK || !strings.Contains(base.Message, "forward 100ms (left +") || !strings.Contains(base.Message, "left 100ms (left -") {
+		t.Errorf("base: %+v", base)
+	}
+	if odom.Status != TestOK || !strings.Contains(odom.Message, "heading fused with imu imu") {
+		t.Errorf("odom: %+v", odom)
+	}
+}
