@@ -4,11 +4,15 @@ package drivers
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"sync"
 	"testing"
 	"time"
 
 	"gobot.io/x/gobot/v2"
+
+	"github.com/botd-project/botd/drivers/sim"
 )
 
 // piRig is a rover built from a raspi config on the mock Pi (gobot's adaptor parts on its mock
@@ -34,9 +38,18 @@ type piRig struct {
 	deadband      float64    // duty below which the motors do not turn
 	gyroBias      float64    // rad/s
 	cut           [2]bool    // an encoder's wires are off: no edges
-	// onStep, if set, runs after each physics step, before the sensors are sampled (the sonar
-	// and battery models of the patrol test).
-	onStep func(g *piRig)
+
+	// The HC-SR04: pings are ray-cast in world (the simulator's yard) from the front of a body
+	// of radius bodyRadius.
+	world      *sim.World
+	bodyRadius float64
+	trigLevel  int
+	pings      int
+	echoes     chan echoReq // to the one goroutine that sends echoes, as gpiocdev has one per line
+	// The battery behind the ADS1115: volts at the pack.
+	ads     *adsModel
+	adsChan int
+	divider float64 // volts at the ADC per volt at the pack
 }
 
 func newPiRig(t testing.TB, cfg *Config) *piRig {
@@ -45,7 +58,81 @@ func newPiRig(t testing.TB, cfg *Config) *piRig {
 	if err := g.robot.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range cfg.Devices {
+		if s, ok := d.Spec.(*RangeConfig); ok {
+			g.world, g.bodyRadius = sim.DefaultWorld(), 0.1
+			trig, err := g.pi.tap(s.Trig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			echo, err := g.pi.tap(s.Echo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.echoes = make(chan echoReq, 1)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for req := range g.echoes {
+					if time.Since(req.issued) > 100*time.Millisecond {
+						continue
+					}
+					echo.fire(1, req.rise)
+					echo.fire(0, req.rise+req.pulse)
+				}
+			}()
+			t.Cleanup(func() {
+				close(g.echoes)
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second): // not to hang the test binary
+					t.Error("the echo goroutine is stuck in the HC-SR04 driver's handler")
+				}
+			})
+			trig.mu.Lock()
+			trig.onWrite = func(v int) { g.trigger(v) }
+			trig.mu.Unlock()
+		}
+	}
 	return g
+}
+
+type echoReq struct {
+	rise, pulse time.Duration
+	issued      time.Time
+}
+
+// trigger plays the HC-SR04 when its trigger pin is written: on the falling edge of the
+// trigger pulse it measures the distance ahead and sends the echo pulse. Gobot's driver waits
+// for the echo on the goroutine that wrote the trigger, so the edges come from another one
+// (always the same: the driver's handler keeps state between edges, as gpiocdev's one event
+// goroutine per line allows); one the driver no longer waits for (after its 160 ms) is
+// dropped, as the sim board does.
+func (g *piRig) trigger(v int) {
+	was := g.trigLevel
+	g.trigLevel = v
+	if was != 1 || v != 0 {
+		return
+	}
+	g.pings++
+	d := math.Inf(1)
+	ox, oy := g.x+g.bodyRadius*math.Cos(g.heading), g.y+g.bodyRadius*math.Sin(g.heading)
+	for k := -2; k <= 2; k++ {
+		d = math.Min(d, g.world.Raycast(ox, oy, g.heading+float64(k)*7.5/2*math.Pi/180))
+	}
+	pulse := 38 * time.Millisecond // nothing within 4 m
+	if d <= 4 {
+		pulse = time.Duration(d * 2 / 343 * float64(time.Second))
+	}
+	select {
+	case g.echoes <- echoReq{rise: g.elapsed + 500*time.Microsecond, pulse: pulse, issued: time.Now()}:
+	default: // one ping in flight at a time, as on the sensor
+	}
+}
+
+// setBattery sets the pack's voltage the ADS1115 measures.
+func (g *piRig) setBattery(v float64) {
+	g.ads.set(g.adsChan, v*g.divider)
 }
 
 func buildPiRig(t testing.TB, cfg *Config) *piRig {
@@ -60,6 +147,26 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 		case *IMUConfig:
 			g.imu = newMPU()
 			g.pi.bus.set(s.Address, g.imu)
+		case *BatteryConfig:
+			if s.ADC != nil {
+				g.ads = &adsModel{}
+				g.adsChan = int(s.Pin[0] - '0')
+				// the config's scale: raw_max counts (at 4.096 V, gain 1) is volts_max at the pack
+				g.divider = 4.096 * float64(s.Scale.RawMax) / 32768 / s.Scale.VoltsMax
+				g.setBattery(11.8)
+				g.pi.bus.set(s.ADC.Address, g.ads)
+			}
+		case *BumpConfig:
+			// released: gobot's mock pin reads these levels one after another
+			released := 0
+			if s.ActiveLow {
+				released = 1
+			}
+			levels := make([]int, 100_000)
+			for i := range levels {
+				levels[i] = released
+			}
+			g.pi.pins.UseValues("gpiochip0", fmt.Sprint(piHeader[s.Pin]), levels)
 		}
 	}
 	r, err := Build(cfg, Options{Name: "pi-rover", Sync: true, Logger: quiet, Now: g.clock.Now,
@@ -151,9 +258,6 @@ func (g *piRig) step(dt time.Duration) time.Time {
 		}
 	}
 	g.elapsed += dt
-	if g.onStep != nil {
-		g.onStep(g)
-	}
 	now := SimEpoch.Add(g.elapsed)
 	g.clock.Set(now)
 	g.robot.Sample(now)
@@ -174,4 +278,50 @@ func (g *piRig) reading(key string) float64 {
 		return math.NaN()
 	}
 	return v
+}
+
+// adsModel is an ADS1115's registers as gobot's ADS1x15 driver uses them: a single-shot
+// conversion of the channel and gain the config register asks for, done at once.
+type adsModel struct {
+	mu     sync.Mutex
+	config uint16
+	volts  [4]float64 // at each single-ended input
+}
+
+func (m *adsModel) set(ch int, v float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.volts[ch] = v
+}
+
+func swap16(v uint16) uint16 { return v<<8 | v>>8 }
+
+func (m *adsModel) readByte(byte) byte   { return 0 }
+func (m *adsModel) writeByte(byte, byte) {}
+
+// Registers are big-endian; an SMBus word carries the first byte low.
+func (m *adsModel) readWord(reg byte) uint16 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch reg {
+	case 1:
+		return swap16(m.config | 0x8000) // OS: no conversion in progress
+	case 0:
+		mux := int(m.config>>12) & 7
+		fsr := [8]float64{6.144, 4.096, 2.048, 1.024, 0.512, 0.256, 0.256, 0.256}[m.config>>9&7]
+		if mux < 4 {
+			return 0 // differential: not wired here
+		}
+		c := math.Round(m.volts[mux-4] / fsr * 32768)
+		return swap16(uint16(int16(math.Max(math.Min(c, 32767), -32768))))
+	}
+	return 0
+}
+
+func (m *adsModel) writeWord(reg byte, v uint16) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if reg == 1 {
+		m.config = swap16(v)
+	}
 }
