@@ -210,7 +210,8 @@ func (r *nmeaReader) feed(p []byte, now time.Time) {
 func (r *nmeaReader) sentence(line string, now time.Time) {
 	r.lines++
 	r.lastLine = line
-	s, err := nmea.Parse(line)
+	var s nmea.Sentence
+	err := guard(func() (err error) { s, err = nmea.Parse(line); return err }) // bytes from a wire: no panic may take botd down
 	if err != nil {
 		r.bad++
 		return

@@ -21,7 +21,7 @@ type poseRig struct {
 	vals   [5]float64
 }
 
-func newPoseRig(t *testing.T, extra string) *poseRig {
+func newPoseRig(t testing.TB, extra string) *poseRig {
 	t.Helper()
 	cfg := parse(t, "adaptors: {b: {kind: sim}}\ndevices:\n  - {name: mocap, kind: mqtt_pose, topic: lab/rover/pose"+extra+"}\n")
 	c := cfg.Devices[0].Spec.(*MQTTPoseConfig)
