@@ -247,11 +247,11 @@ func (d *Daemon) publishStatus(conn transport.Conn, p *publisher, keyframe bool)
 			return
 		}
 	}
-	if u.Keyframe == "" && len(u.Changes) == 0 {
+	if u.Keyframe == "" && len(u.Changes) == 0 && len(u.Reasons) == 0 {
 		return // nothing changed: nothing published
 	}
 	p.statusMission = u.Mission
-	m := protocol.StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe}
+	m := protocol.StatusMsg{Header: d.header(&d.seq.status), Mission: u.Mission, Tick: u.Tick, Keyframe: u.Keyframe, Reasons: u.Reasons}
 	if !u.Time.IsZero() {
 		m.TickTS = protocol.FormatTS(u.Time)
 	}

@@ -251,7 +251,7 @@ func (r *Runner) apply(p *pending, now time.Time) protocol.Reply {
 			r.safe()
 			return refuse(c, protocol.ErrNoMission, "no mission is running", "")
 		}
-		r.finish(r.run, now, protocol.RunAborted)
+		r.finish(r.run, now, protocol.RunAborted, "aborted by the operator (mission.abort)")
 		return ok(c, nil)
 	case protocol.OpMissionInject:
 		return r.applyInject(p)

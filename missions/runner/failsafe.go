@@ -150,6 +150,11 @@ func (r *Runner) supervise(now time.Time) {
 			r.reportFault(f)
 		}
 	}
+	if run := r.run; run != nil && !isActive(run.status) {
+		if e, ok := endError(run); ok {
+			errs = append(errs, e)
+		}
+	}
 	if n := r.stats.overrunsInARow(); cfg.MaxOverruns > 0 && n >= cfg.MaxOverruns {
 		trip("tick_overruns", cfg.OverrunAction)
 		errs = append(errs, protocol.StateError{Code: "TICK_OVERRUNS", Level: "ERROR", Message: fmt.Sprintf("%d tick deadlines missed in a row", n)})

@@ -85,7 +85,7 @@ func (r *Runner) enterFailsafe(_ *fsm.Memory) {
 	r.safe()
 	switch r.fs.action {
 	case ActionAbort:
-		r.pendingAbort = true
+		r.pendingAbort, r.abortWhy = true, fmt.Sprintf("failsafe %s: its action is abort", r.fs.reason)
 	case ActionHold:
 	default: // a tree of the mission
 		r.startFailsafeTree(run, r.fs.action)

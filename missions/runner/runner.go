@@ -150,6 +150,7 @@ type Runner struct {
 	// pendingAbort is set when a failsafe's action is abort; the tick
 	// ends the run after the mode machine stepped.
 	pendingAbort bool
+	abortWhy     string
 
 	// Read by other goroutines.
 	mu    sync.Mutex
@@ -164,10 +165,13 @@ type Runner struct {
 	bbAt       time.Time
 	link       protocol.LinkState
 	external   map[string]protocol.StateError // SetError: problems others report
-	changed    chan struct{}
-	statusCh   chan struct{}
-	replies    *replyCache
-	estopReq   chan struct{}
+	// lastFailure is state.last_failure; a value is never changed once
+	// set (the pointer is replaced), so State may share it.
+	lastFailure *protocol.Failure
+	changed     chan struct{}
+	statusCh    chan struct{}
+	replies     *replyCache
+	estopReq    chan struct{}
 	// estopPending is an e-stop whose command found the queue full.
 	estopPending atomic.Bool
 }
@@ -198,6 +202,10 @@ type activeRun struct {
 	fsAgent   *bt.Agent
 	fsBinding Binding
 	fsTree    string
+	// lastErr is the latest node error of this run; end is why the run
+	// ended (nil: it succeeded or still runs).
+	lastErr *protocol.Failure
+	end     *protocol.Failure
 }
 
 // New makes a runner and reads the journal of its state directory.
@@ -325,7 +333,7 @@ func (r *Runner) safeTick(now time.Time) {
 			if run := r.run; run != nil && isActive(run.status) {
 				func() {
 					defer func() { recover() }()
-					r.finish(run, now, protocol.RunErrored)
+					r.finish(run, now, protocol.RunErrored, fmt.Sprintf("internal error in the tick loop: %v", p))
 				}()
 			}
 			r.safe()
@@ -348,7 +356,7 @@ func (r *Runner) tick(now time.Time) {
 	if r.pendingAbort {
 		r.pendingAbort = false
 		if run := r.run; run != nil && isActive(run.status) {
-			r.finish(run, now, protocol.RunAborted)
+			r.finish(run, now, protocol.RunAborted, r.abortWhy)
 		}
 	}
 	if run = r.run; run != nil {
@@ -382,7 +390,7 @@ func (r *Runner) tickMission(run *activeRun, now time.Time) {
 	if st == bt.Running {
 		return
 	}
-	r.finish(run, now, statusName(st))
+	r.finish(run, now, statusName(st), "")
 }
 
 func statusName(st bt.Status) string {
@@ -396,8 +404,14 @@ func statusName(st bt.Status) string {
 }
 
 // finish ends the run with a final status: the tree is already closed;
-// the robot goes to its safe state.
-func (r *Runner) finish(run *activeRun, now time.Time, status string) {
+// the robot goes to its safe state. why is the cause of an abort or an
+// internal error ("" when the tree's own statuses say it).
+func (r *Runner) finish(run *activeRun, now time.Time, status, why string) {
+	fail := r.endFailure(run, status, why, now)
+	run.end = fail
+	if fail != nil {
+		r.setLastFailure(*fail)
+	}
 	run.agent.HaltAll()
 	if run.fsAgent != nil {
 		run.fsAgent.HaltAll()
@@ -414,13 +428,21 @@ func (r *Runner) finish(run *activeRun, now time.Time, status string) {
 	if status == protocol.RunAborted {
 		kind = "mission.aborted"
 	}
-	r.emit(protocol.Event{Kind: kind, Level: level, Mission: d.ID, Revision: d.Revision, Message: fmt.Sprintf("mission %q ended: %s", d.Name, status),
-		Data: map[string]any{"status": status, "ticks": run.ticks}})
-	ev := "finished"
-	if status == protocol.RunAborted {
-		ev = "aborted"
+	ev := protocol.Event{Kind: kind, Level: level, Mission: d.ID, Revision: d.Revision, Message: endMessage(d.Name, status, fail),
+		Data: map[string]any{"status": status, "ticks": run.ticks}}
+	if fail != nil {
+		ev.Node = fail.Node
+		ev.Data["code"], ev.Data["reason"] = fail.Code, fail.Message
+		if fail.Path != "" {
+			ev.Data["path"], ev.Data["node_name"] = fail.Path, fail.NodeName
+		}
 	}
-	r.jrnl.add(journalRecord{TS: now.UTC(), Event: ev, Mission: d.ID, Revision: d.Revision, Status: status}, nil)
+	r.emit(ev)
+	jev := "finished"
+	if status == protocol.RunAborted {
+		jev = "aborted"
+	}
+	r.jrnl.add(journalRecord{TS: now.UTC(), Event: jev, Mission: d.ID, Revision: d.Revision, Status: status}, nil)
 	r.mode.To(protocol.ModeIdle, r, &r.modeMem, now.UnixNano())
 	r.requested = protocol.ModeIdle
 	r.signal()
@@ -452,7 +474,7 @@ func (r *Runner) shutdown() {
 // startMission makes s the active run and starts ticking it.
 func (r *Runner) startMission(s *stored, now time.Time) {
 	if old := r.run; old != nil && isActive(old.status) {
-		r.finish(old, now, protocol.RunAborted)
+		r.finish(old, now, protocol.RunAborted, fmt.Sprintf("replaced by mission %q", s.m.Doc.Name))
 	}
 	t := s.m.Tree
 	a := bt.NewAgent(t, 0, now.UnixNano())
@@ -504,7 +526,7 @@ func treeInfo(m *missions.Mission) *protocol.TreeInfo {
 		if n.Type != nil {
 			typ = n.Type.Name
 		}
-		ti.Nodes[i] = protocol.TreeNode{Index: n.Index, ID: n.ID, Type: typ, Name: n.Name, Parent: n.Parent}
+		ti.Nodes[i] = protocol.TreeNode{Index: n.Index, ID: n.ID, Type: typ, Name: n.Name, Parent: n.Parent, Path: n.Path}
 	}
 	return ti
 }
@@ -520,6 +542,9 @@ func (s agentSink) Emit(a *bt.Agent, node int32, level, msg string) {
 	ev := protocol.Event{Kind: kind, Level: level, Node: &node, Message: msg}
 	if run := s.r.run; run != nil {
 		ev.Mission, ev.Revision = run.s.m.Doc.ID, run.s.m.Doc.Revision
+		if level == "error" {
+			s.r.nodeError(run, a, node, msg, s.r.cfg.Clock.Now())
+		}
 	}
 	s.r.emit(ev)
 }

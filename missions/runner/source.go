@@ -65,6 +65,7 @@ func (r *Runner) publishState() {
 	r.state.Tick.Hz = r.hz
 	r.state.EStop = r.estop
 	r.state.Failsafe = protocol.FailsafeState{Active: r.fs.active, Reason: r.fs.reason, Action: r.fs.action}
+	r.state.LastFailure = r.lastFailure
 	if run := r.run; run != nil {
 		d := run.s.m.Doc
 		// The tick goroutine owns missionBuf; State copies it under mu.

@@ -44,7 +44,37 @@ type State struct {
 	Link          LinkState     `json:"link"`
 	Battery       *BatteryState `json:"battery,omitempty"`
 	Errors        []StateError  `json:"errors"`
+	// LastFailure is why the latest node error or failed mission
+	// happened (nil when nothing failed since the daemon started).
+	LastFailure *Failure `json:"last_failure,omitempty"`
 }
+
+// Failure says why a node or a mission failed: which node (its index in
+// the tree topic, the JSON pointer of its definition in the mission
+// document and its name), a code and the node's own message.
+type Failure struct {
+	Mission     string `json:"mission"`
+	MissionName string `json:"mission_name,omitempty"`
+	Revision    int64  `json:"revision,omitempty"`
+	// Status is how the mission ended (ERROR, FAILURE, ABORTED); empty
+	// for a node error the mission survived (a fallback took over).
+	Status   string    `json:"status,omitempty"`
+	Node     *int32    `json:"node,omitempty"`
+	Path     string    `json:"path,omitempty"`      // JSON pointer in the mission document
+	NodeName string    `json:"node_name,omitempty"` // "name (Type)" or the type
+	Code     string    `json:"code"`
+	Message  string    `json:"message"`
+	Time     time.Time `json:"time"`
+}
+
+// Failure codes (Failure.Code, and state.errors while the failed mission
+// is the robot's current one).
+const (
+	FailNodeError   = "NODE_ERROR"   // a node ended with ERROR (its message says why)
+	FailNodeFailure = "NODE_FAILURE" // the mission's root ended with FAILURE at this node
+	FailAborted     = "ABORTED"      // the operator, a failsafe or a replacing mission ended it
+	FailInternal    = "INTERNAL"     // a panic in the tick loop
+)
 
 // MissionState describes the active (or last) mission.
 type MissionState struct {
@@ -81,6 +111,10 @@ type StateError struct {
 	Level   string `json:"level"`
 	Ref     string `json:"ref,omitempty"`
 	Message string `json:"message"`
+	// Node and Time are set for a mission's failure (the node's index in
+	// the tree topic, when it failed).
+	Node *int32    `json:"node,omitempty"`
+	Time time.Time `json:"time,omitzero"`
 }
 
 // TreeInfo is the compiled tree of the active mission (tree topic).
@@ -97,6 +131,9 @@ type TreeNode struct {
 	Type   string `json:"type"`
 	Name   string `json:"name"`
 	Parent int32  `json:"parent"`
+	// Path is the JSON pointer of the node's definition in the mission
+	// document (/trees/main/children/2).
+	Path string `json:"path,omitempty"`
 }
 
 // StatusUpdate carries node-status changes (Changes) or a full keyframe
@@ -108,6 +145,19 @@ type StatusUpdate struct {
 	Time     time.Time
 	Changes  []StatusChange
 	Keyframe string
+	// Reasons say why nodes failed: in a keyframe, every node whose
+	// status is F or E and that said why; in a delta, the reasons new
+	// since the previous update.
+	Reasons []NodeReason
+}
+
+// NodeReason is why one node failed, as long as its status is F or E (a
+// status change to anything else clears it).
+type NodeReason struct {
+	Node    int32     `json:"node"`
+	Code    string    `json:"code"`
+	Message string    `json:"message"`
+	Time    time.Time `json:"time"`
 }
 
 // StatusChange is one node's new status letter.

@@ -127,6 +127,9 @@ type StatusMsg struct {
 	TickTS   string       `json:"tick_ts,omitempty"`
 	Changes  []NodeStatus `json:"changes,omitempty"`
 	Keyframe string       `json:"keyframe,omitempty"`
+	// Reasons say why nodes failed (StatusUpdate.Reasons); a ground
+	// station applies them after the status letters of the same message.
+	Reasons []NodeReason `json:"reasons,omitempty"`
 }
 
 // IsKeyframe reports whether m is a full snapshot.
