@@ -183,5 +183,8 @@ func (c *cli) printStatus(r robotJSON, tree *protocol.TreeMsg) {
 		}
 		fmt.Fprintf(w, "%s\t%s %s%s: %s\n", label, e.Level, e.Code, ref, oneLine(e.Message))
 	}
+	if f := s.LastFailure; f != nil {
+		fmt.Fprintf(w, "last failure\t%s\n", failureText(f, time.Local, c.now()))
+	}
 	fmt.Fprintf(w, "last state\t%s, seq %d\n", c.when(s.TS), s.Seq)
 }

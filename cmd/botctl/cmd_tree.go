@@ -25,6 +25,8 @@ type treeNodeJSON struct {
 	protocol.TreeNode
 	Depth  int    `json:"depth"`
 	Status string `json:"status"` // I S F R E
+	// Reason says why the node failed, when it did and said why.
+	Reason *protocol.NodeReason `json:"reason,omitempty"`
 }
 
 // tree prints the active mission's tree once, with the statuses of a
@@ -103,7 +105,11 @@ func (c *cli) tree(args []string) error {
 	if c.json {
 		out := treeJSON{Robot: robot, Mission: model.Mission, Name: name, Revision: model.Revision, Tick: model.Tick, Nodes: []treeNodeJSON{}}
 		for _, i := range model.Order {
-			out.Nodes = append(out.Nodes, treeNodeJSON{TreeNode: model.Nodes[i], Depth: model.Depth[i], Status: string(model.Status[i])})
+			n := treeNodeJSON{TreeNode: model.Nodes[i], Depth: model.Depth[i], Status: string(model.Status[i])}
+			if r, ok := model.Reasons[i]; ok {
+				n.Reason = &r
+			}
+			out.Nodes = append(out.Nodes, n)
 		}
 		return c.printJSON(out)
 	}
@@ -114,7 +120,11 @@ func (c *cli) tree(args []string) error {
 	fmt.Fprintf(c.stdout, "%s: mission %s (%s, revision %d), %d nodes, tick %d\n",
 		robot, orDash(name), model.Mission, model.Revision, len(model.Nodes), model.Tick)
 	for _, i := range model.Order {
-		fmt.Fprintf(c.stdout, "%-8s %s%s\n", statusWord(model.Status[i]), strings.Repeat("  ", model.Depth[i]), nodeLabel(model.Nodes[i]))
+		why := ""
+		if r, ok := model.Reasons[i]; ok {
+			why = "  ← " + oneLine(r.Message)
+		}
+		fmt.Fprintf(c.stdout, "%-8s %s%s%s\n", statusWord(model.Status[i]), strings.Repeat("  ", model.Depth[i]), nodeLabel(model.Nodes[i]), why)
 	}
 	return nil
 }

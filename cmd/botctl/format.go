@@ -109,6 +109,39 @@ func estopText(on bool) string {
 	return "off"
 }
 
+// failureText is a last_failure for people, on one line: "ERROR in
+// patrol at to the waypoint (MoveTo) #17 /trees/leg/children/1 (03:01:25,
+// 12.0s ago): MoveTo: pose.x is stale …".
+func failureText(f *protocol.Failure, loc *time.Location, now time.Time) string {
+	return failureHead(f, loc, now) + ": " + oneLine(f.Message)
+}
+
+// failureHead is failureText without the message.
+func failureHead(f *protocol.Failure, loc *time.Location, now time.Time) string {
+	var b strings.Builder
+	if f.Status != "" {
+		b.WriteString(f.Status)
+	} else {
+		b.WriteString("node error")
+	}
+	if f.MissionName != "" {
+		fmt.Fprintf(&b, " in %s", f.MissionName)
+	}
+	if f.NodeName != "" {
+		fmt.Fprintf(&b, " at %s", f.NodeName)
+		if f.Node != nil {
+			fmt.Fprintf(&b, " #%d", *f.Node)
+		}
+	}
+	if f.Path != "" {
+		fmt.Fprintf(&b, " %s", f.Path)
+	}
+	if !f.Time.IsZero() {
+		fmt.Fprintf(&b, " (%s, %s ago)", f.Time.In(loc).Format("15:04:05"), age(now.Sub(f.Time)))
+	}
+	return b.String()
+}
+
 // nodeLabel is "name (Type)", or the type alone.
 func nodeLabel(n protocol.TreeNode) string {
 	if n.Name == "" || n.Name == n.Type {

@@ -25,8 +25,11 @@ type TreeModel struct {
 	// Approx marks a Since that is a lower bound: the node was already
 	// in its status when a keyframe first showed it.
 	Approx []bool
-	Depth  []int
-	Order  []int32 // display order: depth-first, pre-order
+	// Reasons say why nodes failed (the status topic's reasons), while
+	// their status is F or E.
+	Reasons map[int32]protocol.NodeReason
+	Depth   []int
+	Order   []int32 // display order: depth-first, pre-order
 
 	HaveTree   bool      // a tree message was applied
 	Synced     bool      // statuses come from a keyframe and every delta since
@@ -163,6 +166,8 @@ func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 		for i := 0; i < len(m.Keyframe); i++ {
 			t.set(i, m.Keyframe[i], now)
 		}
+		t.Reasons = nil
+		t.addReasons(m.Reasons)
 		t.Tick, t.KeyframeAt, t.Synced, t.want = m.Tick, now, true, false
 		return nil
 	}
@@ -174,6 +179,7 @@ func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 		}
 		t.set(int(c.Node), c.Status, now)
 	}
+	t.addReasons(m.Reasons)
 	t.Tick = m.Tick
 	if len(bad) > 0 {
 		t.Synced = false
@@ -183,9 +189,27 @@ func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 	return nil
 }
 
+// addReasons keeps the reasons of nodes that are failed now.
+func (t *TreeModel) addReasons(rs []protocol.NodeReason) {
+	for _, r := range rs {
+		if r.Node < 0 || int(r.Node) >= len(t.Status) || !failedStatus(t.Status[r.Node]) {
+			continue
+		}
+		if t.Reasons == nil {
+			t.Reasons = map[int32]protocol.NodeReason{}
+		}
+		t.Reasons[r.Node] = r
+	}
+}
+
+func failedStatus(s byte) bool { return s == 'F' || s == 'E' }
+
 func (t *TreeModel) set(i int, s byte, now time.Time) {
 	if t.Status[i] == s {
 		return
+	}
+	if !failedStatus(s) {
+		delete(t.Reasons, int32(i))
 	}
 	t.Approx[i] = t.Status[i] == '?'
 	t.Status[i] = s

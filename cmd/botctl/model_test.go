@@ -239,3 +239,24 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// A reason lasts while its node stays failed: a keyframe brings them all,
+// a delta new ones, and a status change clears the node's.
+func TestTreeModelReasons(t *testing.T) {
+	var m TreeModel
+	if err := m.SetTree(testTree("m1"), at(0)); err != nil {
+		t.Fatal(err)
+	}
+	kf := keyframe(1, "m1", "RSRER")
+	kf.Reasons = []protocol.NodeReason{{Node: 3, Message: "stale"}, {Node: 1, Message: "not failed"}, {Node: 9, Message: "no such node"}}
+	mustApply(t, &m, kf, at(time.Second))
+	if len(m.Reasons) != 1 || m.Reasons[3].Message != "stale" {
+		t.Fatalf("reasons %+v", m.Reasons)
+	}
+	d := delta(2, "m1", ns(3, 'R'), ns(4, 'F'))
+	d.Reasons = []protocol.NodeReason{{Node: 4, Message: "gate closed"}}
+	mustApply(t, &m, d, at(2*time.Second))
+	if len(m.Reasons) != 1 || m.Reasons[4].Message != "gate closed" {
+		t.Fatalf("reasons after the delta %+v", m.Reasons)
+	}
+}

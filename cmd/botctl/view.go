@@ -16,7 +16,7 @@ import (
 type styles struct {
 	running, success, failure, errorS, idle lipgloss.Style
 	bold, dim, good, bad, warn, title       lipgloss.Style
-	estop, key                              lipgloss.Style
+	estop, key, reason                      lipgloss.Style
 }
 
 func newStyles(r *lipgloss.Renderer) styles {
@@ -35,6 +35,7 @@ func newStyles(r *lipgloss.Renderer) styles {
 		title:   s().Bold(true).Foreground(lipgloss.Color("14")),
 		estop:   s().Bold(true).Foreground(lipgloss.Color("15")).Background(lipgloss.Color("9")),
 		key:     s().Bold(true),
+		reason:  s().Foreground(lipgloss.Color("9")).Italic(true),
 	}
 }
 
@@ -61,6 +62,9 @@ func (m *watchModel) render(now time.Time) string {
 	st := m.st
 	head := m.header(now)
 	var foot []string
+	if lines := m.failureLines(now); lines != nil {
+		foot = append(append(foot, m.rule(" last failure ")), lines...)
+	}
 	foot = append(foot, m.rule(" events "))
 	evs := m.events
 	if len(evs) > eventRows {
@@ -172,6 +176,20 @@ func (m *watchModel) header(now time.Time) []string {
 	return lines
 }
 
+// failureLines are the state's last_failure: how the mission ended, at
+// which node and when, then why (nil when nothing failed).
+func (m *watchModel) failureLines(now time.Time) []string {
+	if m.state == nil || m.state.LastFailure == nil {
+		return nil
+	}
+	f := m.state.LastFailure
+	head, why := failureHead(f, m.loc, now), "  "+oneLine(f.Message)
+	if ms := m.state.Mission; ms == nil || ms.ID != f.Mission {
+		return []string{m.st.dim.Render(head + " (an earlier mission)"), m.st.dim.Render(why)}
+	}
+	return []string{m.st.bad.Render(head), m.st.reason.Render(why)}
+}
+
 // runLetter maps a mission run status to the letter whose color it takes.
 func runLetter(status string) byte {
 	switch status {
@@ -232,7 +250,11 @@ func (m *watchModel) treeRows(now time.Time) []string {
 			}
 			text += " " + prefix + age(d)
 		}
-		rows = append(rows, m.st.status(s).Render(text))
+		row := m.st.status(s).Render(text)
+		if r, ok := t.Reasons[i]; ok {
+			row += m.st.reason.Render("  ← " + oneLine(r.Message))
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -48,8 +48,12 @@ func fixedWatch(t *testing.T, p termenv.Profile) *watchModel {
 	}
 	mustApply(t, &m.tree, keyframe(1, "m1", "RRIII"), at(time.Second))
 	mustApply(t, &m.tree, delta(2, "m1", ns(1, 'S'), ns(2, 'R'), ns(3, 'F'), ns(4, 'R')), at(4*time.Second))
-	mustApply(t, &m.tree, keyframe(3, "m1", "RSRFR"), at(8*time.Second))
+	kf := keyframe(3, "m1", "RSRFR")
+	kf.Reasons = []protocol.NodeReason{{Node: 3, Code: protocol.FailNodeError, Message: "Check: range.front is missing", Time: at(7 * time.Second)}}
+	mustApply(t, &m.tree, kf, at(8*time.Second))
 	node := int32(3)
+	m.state.LastFailure = &protocol.Failure{Mission: "m1", MissionName: "patrol", Node: &node, Path: "/trees/main/children/2",
+		NodeName: "c (Check)", Code: protocol.FailNodeError, Message: "Check: range.front is missing", Time: at(7 * time.Second)}
 	m.events = []protocol.EventMsg{
 		{ID: "e1", Event: protocol.Event{Time: at(0), Kind: "mission.started", Level: "info", Message: `mission "patrol" started`}},
 		{ID: "e2", Event: protocol.Event{Time: at(5 * time.Second), Kind: "log", Level: "warning", Node: &node, Message: "obstacle at 0.3 m"}},

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -24,6 +25,8 @@ type statusTracker struct {
 	// pending is a keyframe that came before its tree (the topics are
 	// not ordered with each other); setTree applies it.
 	pending *protocol.StatusMsg
+	// reasons say why nodes failed, while their status is F or E.
+	reasons map[int32]protocol.NodeReason
 }
 
 // setTree starts tracking a tree; it reports whether a pending keyframe
@@ -35,6 +38,7 @@ func (t *statusTracker) setTree(mission string, revision int64, nodes int) (appl
 	t.mission, t.revision, t.nodes = mission, revision, nodes
 	t.statuses = bytes.Repeat([]byte{'I'}, nodes)
 	t.known, t.tick = false, 0
+	t.reasons = nil
 	t.need = nodes > 0
 	p := t.pending
 	t.pending = nil
@@ -48,11 +52,31 @@ func (t *statusTracker) setTree(mission string, revision int64, nodes int) (appl
 func (t *statusTracker) applyKeyframe(m protocol.StatusMsg) {
 	copy(t.statuses, m.Keyframe)
 	t.known, t.need, t.tick = true, false, m.Tick
+	t.reasons = nil
+	t.addReasons(m.Reasons)
+}
+
+// addReasons keeps the reasons of nodes that are failed now and returns
+// them.
+func (t *statusTracker) addReasons(rs []protocol.NodeReason) []protocol.NodeReason {
+	var out []protocol.NodeReason
+	for _, r := range rs {
+		if r.Node < 0 || int(r.Node) >= t.nodes || (t.statuses[r.Node] != 'F' && t.statuses[r.Node] != 'E') {
+			continue
+		}
+		if t.reasons == nil {
+			t.reasons = map[int32]protocol.NodeReason{}
+		}
+		t.reasons[r.Node] = r
+		out = append(out, r)
+	}
+	return out
 }
 
 // apply takes one status message. It returns what the page should get:
-// the keyframe, or the changes that applied (nil: nothing to show).
-func (t *statusTracker) apply(m protocol.StatusMsg) (keyframe bool, changes []protocol.NodeStatus) {
+// the keyframe, or the changes and reasons that applied (nil: nothing to
+// show).
+func (t *statusTracker) apply(m protocol.StatusMsg) (keyframe bool, changes []protocol.NodeStatus, reasons []protocol.NodeReason) {
 	gap := false
 	if m.Seq != 0 {
 		// A lower number means the daemon restarted: also a gap.
@@ -66,18 +90,18 @@ func (t *statusTracker) apply(m protocol.StatusMsg) (keyframe bool, changes []pr
 		if t.statuses == nil || m.Mission != t.mission || len(m.Keyframe) != t.nodes {
 			t.pending = &m
 			t.need = true
-			return false, nil
+			return false, nil, nil
 		}
 		t.pending = nil
 		t.applyKeyframe(m)
-		return true, nil
+		return true, nil, nil
 	}
 	if gap {
 		t.need = true
 	}
 	if t.statuses == nil || m.Mission != t.mission || t.nodes == 0 {
 		t.need = t.need || m.Mission != ""
-		return false, nil
+		return false, nil, nil
 	}
 	for _, c := range m.Changes {
 		if c.Node < 0 || int(c.Node) >= t.nodes {
@@ -85,10 +109,13 @@ func (t *statusTracker) apply(m protocol.StatusMsg) (keyframe bool, changes []pr
 			continue
 		}
 		t.statuses[c.Node] = c.Status
+		if c.Status != 'F' && c.Status != 'E' {
+			delete(t.reasons, c.Node)
+		}
 		changes = append(changes, c)
 	}
 	t.tick = m.Tick
-	return false, changes
+	return false, changes, t.addReasons(m.Reasons)
 }
 
 // keyframe returns the current statuses as a status frame for a page
@@ -97,7 +124,12 @@ func (t *statusTracker) keyframe() (statusFrame, bool) {
 	if t.statuses == nil || t.nodes == 0 {
 		return statusFrame{}, false
 	}
-	return statusFrame{Mission: t.mission, Tick: t.tick, Seq: t.lastSeq, Keyframe: string(t.statuses), Known: t.known}, true
+	f := statusFrame{Mission: t.mission, Tick: t.tick, Seq: t.lastSeq, Keyframe: string(t.statuses), Known: t.known}
+	for _, r := range t.reasons {
+		f.Reasons = append(f.Reasons, r)
+	}
+	slices.SortFunc(f.Reasons, func(a, b protocol.NodeReason) int { return int(a.Node) - int(b.Node) })
+	return f, true
 }
 
 // statusFrame is what the page gets on the status event: a keyframe (one
@@ -108,6 +140,9 @@ type statusFrame struct {
 	Seq      uint64                `json:"seq"`
 	Keyframe string                `json:"keyframe,omitempty"`
 	Changes  []protocol.NodeStatus `json:"changes,omitempty"`
+	// Reasons say why nodes failed: every current one in a keyframe, the
+	// new ones with changes (applied after them).
+	Reasons []protocol.NodeReason `json:"reasons,omitempty"`
 	// Known is false for a keyframe the dashboard made up (all idle)
 	// while it waits for the robot's.
 	Known bool `json:"known"`

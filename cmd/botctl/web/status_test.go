@@ -90,7 +90,7 @@ func TestStatusTracker(t *testing.T) {
 				if s.tree != nil {
 					tr.setTree(missions[s.tree[0]], 0, s.tree[1])
 				} else {
-					keyframe, changes = tr.apply(*s.msg)
+					keyframe, changes, _ = tr.apply(*s.msg)
 				}
 				got := string(tr.statuses)
 				if got != s.want || tr.known != s.known || tr.need != s.need || tr.gaps != s.gaps ||
@@ -122,5 +122,29 @@ func TestStatusTrackerKeyframeFrame(t *testing.T) {
 	tr.setTree("m", 2, 3)
 	if f, _ = tr.keyframe(); f.Keyframe != "III" || f.Known {
 		t.Fatalf("%+v", f)
+	}
+}
+
+// Reasons follow their nodes: a keyframe brings every one, a delta the
+// new ones, and a node that leaves F or E loses its reason.
+func TestStatusTrackerReasons(t *testing.T) {
+	var tr statusTracker
+	tr.setTree("m", 1, 3)
+	kf := keyframe("r", "m", 1, "RSE")
+	kf.Reasons = []protocol.NodeReason{{Node: 2, Code: protocol.FailNodeError, Message: "pose.x is stale"}, {Node: 1, Message: "not failed: ignored"}}
+	tr.apply(kf)
+	f, _ := tr.keyframe()
+	if len(f.Reasons) != 1 || f.Reasons[0].Node != 2 || f.Reasons[0].Message != "pose.x is stale" {
+		t.Fatalf("keyframe reasons %+v", f.Reasons)
+	}
+	d := protocol.StatusMsg{Header: protocol.Header{Robot: "r", Seq: 2}, Mission: "m", Changes: []protocol.NodeStatus{{Node: 2, Status: 'R'}, {Node: 0, Status: 'F'}},
+		Reasons: []protocol.NodeReason{{Node: 0, Code: protocol.FailNodeFailure, Message: "gate closed"}}}
+	_, changes, reasons := tr.apply(d)
+	if len(changes) != 2 || len(reasons) != 1 || reasons[0].Node != 0 {
+		t.Fatalf("delta: changes %+v reasons %+v", changes, reasons)
+	}
+	f, _ = tr.keyframe()
+	if len(f.Reasons) != 1 || f.Reasons[0].Node != 0 {
+		t.Fatalf("after the delta: %+v", f.Reasons)
 	}
 }

@@ -156,13 +156,13 @@ func (v *view) onTree(m protocol.TreeMsg) {
 func (v *view) onStatus(m protocol.StatusMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	keyframe, changes := v.st.apply(m)
+	keyframe, changes, reasons := v.st.apply(m)
 	switch {
 	case keyframe:
 		kf, _ := v.st.keyframe()
 		v.broadcast("status", kf)
-	case len(changes) > 0:
-		v.broadcast("status", statusFrame{Mission: m.Mission, Tick: m.Tick, Seq: m.Seq, Changes: changes, Known: v.st.known})
+	case len(changes) > 0 || len(reasons) > 0:
+		v.broadcast("status", statusFrame{Mission: m.Mission, Tick: m.Tick, Seq: m.Seq, Changes: changes, Reasons: reasons, Known: v.st.known})
 	}
 	v.afterStatus()
 }

@@ -44,6 +44,7 @@
 
   function resetRobotView() {
     S.state = null; S.conn = ''; S.bb = null; S.eventIDs.clear(); S.problems = 0;
+    renderFailure();
     tree.setTree(null);
     $('tree-empty').hidden = false;
     $('tree-empty').textContent = S.robot ? `Waiting for ${S.robot}'s tree…` : 'Select a robot.';
@@ -93,7 +94,7 @@
       S.version = str(d.version);
       setLink();
     });
-    on('state', (d) => { S.state = d; renderHeader(); renderRobots(); });
+    on('state', (d) => { S.state = d; renderHeader(); renderRobots(); renderFailure(); });
     on('tree', (d) => {
       const nodes = Array.isArray(d.nodes) ? d.nodes : [];
       tree.setTree(d);
@@ -107,10 +108,15 @@
         if (d.keyframe.length !== tree.count()) problem(`keyframe of ${d.keyframe.length} letters for a tree of ${tree.count()} nodes`);
         const bad = tree.setKeyframe(d.keyframe);
         if (bad) problem(`keyframe: ${bad} letters could not be applied`);
+        tree.clearReasons();
       } else if (Array.isArray(d.changes)) {
         for (const c of d.changes) {
           if (!Array.isArray(c) || !tree.setStatus(c[0], c[1])) problem('status change not applied: ' + JSON.stringify(c));
         }
+      }
+      // Reasons come after the statuses they explain.
+      for (const r of (Array.isArray(d.reasons) ? d.reasons : [])) {
+        if (!r || !tree.setReason(r.node, r)) problem('reason not applied: ' + JSON.stringify(r));
       }
       $('kf-state').dataset.known = d.known ? 'yes' : 'no';
     });
@@ -249,6 +255,33 @@
     };
     for (const id in relevant) $(id).classList.toggle('dim', !relevant[id]);
     document.title = S.robot ? `${S.robot} · ${md || '…'} · botd` : 'botd dashboard';
+  }
+
+  // renderFailure shows state.last_failure: which node failed, why, when.
+  function renderFailure() {
+    const box = $('failure');
+    const f = S.state && S.state.last_failure;
+    if (!f || typeof f !== 'object') { box.hidden = true; box.textContent = ''; return; }
+    const m = S.state.mission;
+    const current = m && m.id === f.mission;
+    box.hidden = false;
+    box.dataset.code = str(f.code);
+    box.classList.toggle('old', !current);
+    box.textContent = '';
+    const head = div('head');
+    const what = f.status ? `${f.mission_name || 'mission'} ended ${f.status}` : `node error in ${f.mission_name || 'the mission'}`;
+    head.append(span('', what + (f.node_name ? ' at ' : '')));
+    if (f.node_name) {
+      const ref = span('node-ref', f.node_name + (Number.isInteger(f.node) ? ' #' + f.node : ''));
+      ref.title = (f.path ? f.path + ' — ' : '') + 'show the node';
+      if (Number.isInteger(f.node) && current) ref.addEventListener('click', () => tree.focus(f.node));
+      head.append(ref);
+    }
+    head.append(span('muted', ' · ' + fmtTime(f.time) + (current ? '' : ' (an earlier mission)')));
+    const msg = div('why');
+    msg.textContent = str(f.message);
+    box.append(head, msg);
+    box.title = [f.code, f.path, f.message].filter(Boolean).join('\n');
   }
 
   function tickText(m) {

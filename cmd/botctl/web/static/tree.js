@@ -62,6 +62,7 @@
         type: String((n && n.type) || '?'),
         name: String((n && n.name) || ''),
         id: String((n && n.id) || ''),
+        path: String((n && n.path) || ''),
       }));
       this.layout();
       this.render();
@@ -83,12 +84,14 @@
       try { localStorage.setItem('botd.layout', this.orientation); } catch (e) { /* ignore */ }
       if (!this.nodes.length) return;
       const statuses = new Map([...this.byIndex].map(([i, it]) => [i, it.status]));
+      const reasons = new Map([...this.byIndex].filter(([, it]) => it.reason).map(([i, it]) => [i, it.reason]));
       const nodes = this.nodes;
       this.gEdges.textContent = ''; this.gNodes.textContent = ''; this.byIndex = new Map();
       this.nodes = nodes;
       this.layout();
       this.render();
       for (const [i, s] of statuses) this.setStatus(i, s);
+      for (const [i, r] of reasons) this.setReason(i, r);
       this.userMoved = false;
       this.fit();
     }
@@ -260,8 +263,34 @@
 
     updateTitle(it) {
       const n = it.node;
-      it.title.textContent = `#${n.index} ${n.type}${n.name ? ' "' + n.name + '"' : ''}\nstatus: ${STATUS[it.status] || it.status}\nid: ${n.id}`;
+      it.title.textContent = `#${n.index} ${n.type}${n.name ? ' "' + n.name + '"' : ''}\nstatus: ${STATUS[it.status] || it.status}` +
+        (it.reason ? `\nwhy: ${it.reason.message}${it.reason.code ? ' [' + it.reason.code + ']' : ''}` : '') +
+        (n.path ? `\npath: ${n.path}` : '') + `\nid: ${n.id}`;
     }
+
+    // setReason says why a node failed (a status message's reasons); it
+    // lasts while the node stays failed. Unknown indexes are ignored.
+    setReason(index, reason) {
+      const it = this.byIndex.get(index);
+      if (!it || !reason || typeof reason.message !== 'string') return false;
+      it.reason = { message: reason.message, code: String(reason.code || ''), time: reason.time };
+      it.g.classList.add('has-reason');
+      it.g.setAttribute('data-reason', reason.message);
+      this.updateTitle(it);
+      return true;
+    }
+
+    clearReason(it) {
+      if (!it.reason) return;
+      it.reason = null;
+      it.g.classList.remove('has-reason');
+      it.g.removeAttribute('data-reason');
+      this.updateTitle(it);
+    }
+
+    clearReasons() { for (const it of this.byIndex.values()) this.clearReason(it); }
+
+    reasonOf(index) { const it = this.byIndex.get(index); return it && it.reason; }
 
     // setStatus colours one node (letter R S F E I); unknown letters and
     // indexes are ignored (the caller reports them).
@@ -274,6 +303,7 @@
       it.g.classList.add(cls);
       it.g.setAttribute('data-status', STATUS[letter]);
       if (it.edge) { it.edge.classList.remove(...STATUS_CLASSES); it.edge.classList.add(cls); }
+      if (letter !== 'F' && letter !== 'E') this.clearReason(it);
       this.updateTitle(it);
       return true;
     }
