@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -143,5 +144,78 @@ func TestGroundResendsUntilReply(t *testing.T) {
 	}
 	if n := h.cmds.count("lost-1"); n != 1 {
 		t.Errorf("handler called %d times", n)
+	}
+}
+
+// A ground station that connects late gets the robot's kept events, from
+// before a restart too, then the live ones: in order, each once, seq
+// going on across the boot.
+func TestGroundEventHistory(t *testing.T) {
+	b := mqtttest.StartBroker(t, "")
+	dir := t.TempDir()
+	rec := mqtttest.NewRecorder(t, b.URL(), "botd/v1/rover-1/events")
+	first := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.StateDir = dir })
+	for i := 1; i <= 5; i++ {
+		first.d.EventSink()(protocol.Event{Kind: "log", Level: "info", Message: fmt.Sprint("a", i)})
+	}
+	mqtttest.Eventually(t, "the first boot's events sent", func() bool { return len(rec.On("botd/v1/rover-1/events")) >= 5 })
+	first.stop(t)
+	second := startDaemon(t, b.URL(), func(c *DaemonConfig) { c.StateDir = dir })
+	second.d.EventSink()(protocol.Event{Kind: "log", Level: "info", Message: "b1"})
+	mqtttest.Eventually(t, "the second boot's event sent", func() bool { return len(rec.On("botd/v1/rover-1/events")) >= 6 })
+
+	g := newTestGround(t, b.URL(), nil)
+	var mu sync.Mutex
+	var got []protocol.EventMsg
+	h := &ground.History{Emit: func(m protocol.EventMsg) { mu.Lock(); got = append(got, m); mu.Unlock() }}
+	defer h.Close()
+	stop, err := g.Watch("rover-1", ground.RobotHandlers{Event: func(m protocol.EventMsg) {
+		if h.Add(m) {
+			go g.RequestEvents(context.Background(), "rover-1", h)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	second.d.EventSink()(protocol.Event{Kind: "log", Level: "info", Message: "c1"})
+	ctx, cancel := context.WithTimeout(context.Background(), mqtttest.WaitLong)
+	defer cancel()
+	rep, err := g.RequestEvents(ctx, "rover-1", h)
+	if err != nil || !rep.OK {
+		t.Fatalf("events.request: %+v %v", rep, err)
+	}
+	for _, m := range []string{"c2", "c3"} {
+		second.d.EventSink()(protocol.Event{Kind: "log", Level: "info", Message: m})
+	}
+	want := []string{"a1", "a2", "a3", "a4", "a5", "b1", "c1", "c2", "c3"}
+	mqtttest.Eventually(t, "every event", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) >= len(want)
+	})
+	// The outbox sends in order: a duplicate of the replay would come
+	// before one more live event.
+	second.d.EventSink()(protocol.Event{Kind: "log", Level: "info", Message: "c4"})
+	want = append(want, "c4")
+	mqtttest.Eventually(t, "the last event", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) > 0 && got[len(got)-1].Message == "c4"
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	var msgs []string
+	for i, m := range got {
+		msgs = append(msgs, m.Message)
+		if m.Seq != uint64(i+1) {
+			t.Errorf("event %q has seq %d, want %d", m.Message, m.Seq, i+1)
+		}
+	}
+	if fmt.Sprint(msgs) != fmt.Sprint(want) {
+		t.Errorf("events %v, want %v", msgs, want)
+	}
+	if got[0].Boot != 1 || got[len(got)-1].Boot != 2 {
+		t.Errorf("boots %d … %d, want 1 … 2", got[0].Boot, got[len(got)-1].Boot)
 	}
 }
