@@ -33,7 +33,7 @@ type cli struct {
 
 	// Command flags (each command registers the ones it takes).
 	robot, signKey, keyID, sigFile, missionID, listen string
-	startNow, replace, follow                         bool
+	startNow, replace, follow, noHistory              bool
 	forDur                                            time.Duration
 	out                                               outFlag
 
@@ -229,28 +229,96 @@ func (c *cli) robotInfo(g *ground.Client, robot string) (ground.RobotInfo, bool)
 }
 
 // connectOnline is the preamble of the commands that act on one robot:
-// connect, then check that robot is online. On error nothing is left open;
-// otherwise the caller closes the returned client.
-func (c *cli) connectOnline(robot string) (*ground.Client, ground.RobotInfo, error) {
-	g, err := c.connect(false)
+// connect, take the robot named in args (at most one) or else the only
+// robot online, and check that it is online. On error nothing is left
+// open; otherwise the caller closes the returned client.
+func (c *cli) connectOnline(args []string) (*ground.Client, ground.RobotInfo, error) {
+	g, info, known, err := c.connectPick(args, false)
 	if err != nil {
 		return nil, ground.RobotInfo{}, err
 	}
-	info, err := c.online(g, robot)
-	if err != nil {
+	if err := c.offlineError(g, info.ID, info, known); err != nil {
 		g.Close()
 		return nil, ground.RobotInfo{}, err
 	}
 	return g, info, nil
 }
 
-// online checks that robot is connected, with a clear message when not.
-func (c *cli) online(g *ground.Client, robot string) (ground.RobotInfo, error) {
-	if err := protocol.ValidRobotID(robot); err != nil {
-		return ground.RobotInfo{}, usageError("robot %q: the id may hold only letters, digits and _ . : -", robot)
+// connectRobot is connectOnline for the commands that can wait for a
+// robot to come (back) online: with wait, a robot that is offline or not
+// heard yet is a warning, not an error.
+func (c *cli) connectRobot(args []string, wait bool) (*ground.Client, string, error) {
+	if !wait {
+		g, info, err := c.connectOnline(args)
+		return g, info.ID, err
 	}
-	r, ok := c.robotInfo(g, robot)
-	return r, c.offlineError(g, robot, r, ok)
+	g, info, known, err := c.connectPick(args, false)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := c.offlineError(g, info.ID, info, known); err != nil {
+		fmt.Fprintf(c.stderr, "warning: %v; waiting for it\n", err)
+	}
+	return g, info.ID, nil
+}
+
+// connectPick connects (with presence: see connect) and picks the robot:
+// the one named in args, or the only one online. known says whether the
+// broker has anything of the named robot.
+func (c *cli) connectPick(args []string, presence bool) (*ground.Client, ground.RobotInfo, bool, error) {
+	name, err := robotArg(args)
+	if err != nil {
+		return nil, ground.RobotInfo{}, false, err
+	}
+	g, err := c.connect(presence)
+	if err != nil {
+		return nil, ground.RobotInfo{}, false, err
+	}
+	info, known, err := c.pickRobot(g, name)
+	if err != nil {
+		g.Close()
+		return nil, ground.RobotInfo{}, false, err
+	}
+	return g, info, known, nil
+}
+
+// pickRobot is the one place that decides which robot a single-robot
+// command acts on: the named one (whatever its connection: callers
+// decide what offline means for them), or, with no name, the only robot
+// online, said on stderr. No robot online, or several, is an error that
+// lists what the broker knows.
+func (c *cli) pickRobot(g *ground.Client, name string) (ground.RobotInfo, bool, error) {
+	if name != "" {
+		info, known := c.robotInfo(g, name)
+		info.ID = name
+		return info, known, nil
+	}
+	rs := c.settle(g, nil)
+	var online []ground.RobotInfo
+	for _, r := range rs {
+		if r.Connection == protocol.ConnOnline {
+			online = append(online, r)
+		}
+	}
+	switch len(online) {
+	case 1:
+		if !c.json {
+			fmt.Fprintf(c.stderr, "(%s: the only robot online)\n", online[0].ID)
+		}
+		if online[0].State == nil { // the state is retained too: give it a moment
+			info, _ := c.robotInfo(g, online[0].ID)
+			info.ID = online[0].ID
+			return info, true, nil
+		}
+		return online[0], true, nil
+	case 0:
+		return ground.RobotInfo{}, false, fail(exitUnreachable, "no robot is online on %s%s; start botd, or name a robot", c.broker, c.heardList(g))
+	}
+	ids := make([]string, len(online))
+	for i, r := range online {
+		ids[i] = r.ID
+	}
+	return ground.RobotInfo{}, false, usageError("%d robots are online (%s): name one", len(online), strings.Join(ids, ", "))
 }
 
 // offlineError says why robot cannot take commands, or returns nil when
@@ -305,16 +373,17 @@ func (c *cli) send(g *ground.Client, robot string, cmd protocol.Command) (protoc
 	return rep, nil
 }
 
-// oneRobot takes exactly one positional argument, the robot id.
-func oneRobot(args []string) (string, error) {
+// robotArg takes at most one positional argument, a robot id ("" when
+// there is none: the command then acts on the only robot online).
+func robotArg(args []string) (string, error) {
 	switch len(args) {
+	case 0:
+		return "", nil
 	case 1:
 		if err := protocol.ValidRobotID(args[0]); err != nil {
 			return "", usageError("robot %q: the id may hold only letters, digits and _ . : -", args[0])
 		}
 		return args[0], nil
-	case 0:
-		return "", usageError("name the robot")
 	}
 	return "", usageError("one robot, got %d arguments: %s", len(args), strings.Join(args, " "))
 }

@@ -28,11 +28,7 @@ var doneText = map[string]string{
 // one robot.
 func control(op string) func(c *cli, args []string) error {
 	return func(c *cli, args []string) error {
-		robot, err := oneRobot(args)
-		if err != nil {
-			return err
-		}
-		return c.command(robot, protocol.Command{Op: op})
+		return c.command(args, protocol.Command{Op: op})
 	}
 }
 
@@ -43,15 +39,12 @@ func startFlags(c *cli, fs *flag.FlagSet) {
 
 // start starts a stored mission, by default the robot's current or last.
 func (c *cli) start(args []string) error {
-	robot, err := oneRobot(args)
-	if err != nil {
-		return err
-	}
-	g, info, err := c.connectOnline(robot)
+	g, info, err := c.connectOnline(args)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	robot := info.ID
 	id := c.missionID
 	if id == "" {
 		if info.State == nil || info.State.Mission == nil || info.State.Mission.ID == "" {
@@ -66,13 +59,14 @@ func (c *cli) start(args []string) error {
 	return c.report(robot, protocol.OpMissionStart, rep)
 }
 
-// command connects, checks that robot is online, sends and reports.
-func (c *cli) command(robot string, cmd protocol.Command) error {
-	g, _, err := c.connectOnline(robot)
+// command connects, checks that the robot is online, sends and reports.
+func (c *cli) command(args []string, cmd protocol.Command) error {
+	g, info, err := c.connectOnline(args)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	robot := info.ID
 	rep, err := c.send(g, robot, cmd)
 	if err != nil {
 		return err

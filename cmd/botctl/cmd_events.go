@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/ground"
@@ -12,33 +14,37 @@ import (
 
 func eventsFlags(c *cli, fs *flag.FlagSet) {
 	fs.BoolVar(&c.follow, "follow", false, "keep printing events until interrupted")
-	fs.DurationVar(&c.forDur, "for", 5*time.Second, "without --follow: how long to listen")
+	fs.DurationVar(&c.forDur, "for", 5*time.Second, "without --follow: how long to listen for new events after the history")
+	fs.BoolVar(&c.noHistory, "no-history", false, "print only new events, not the ones the robot keeps")
 }
 
-// events prints the robot's events as they arrive. The broker keeps no
-// history of them (they are not retained), so this listens: for --for,
-// or until interrupted with --follow. Duplicates (QoS 1 redeliveries,
-// outbox resends) are dropped by event id.
-func (c *cli) events(args []string) error {
-	robot, err := oneRobot(args)
-	if err != nil {
-		return err
+// Messages of the events loop besides the events themselves.
+type (
+	historyReply struct {
+		rep protocol.Reply
+		err error
 	}
+	eventGap struct{ from, to uint64 }
+)
+
+// events prints the robot's events: first the ones it keeps (it sends
+// them again on events.request), then the new ones as they arrive, for
+// --for or until interrupted with --follow. ground.History puts the two
+// together in seq order and drops duplicates (QoS 1 redeliveries, outbox
+// resends) by event id.
+func (c *cli) events(args []string) error {
 	if !c.follow && c.forDur <= 0 {
 		return usageError("--for must be positive")
 	}
-	g, err := c.connect(false)
+	g, robot, err := c.connectRobot(args, c.follow)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	if _, err := c.online(g, robot); err != nil {
-		if !c.follow {
-			return err
-		}
-		// Following: the robot may come (back) online.
-		fmt.Fprintf(c.stderr, "warning: %v; waiting for it\n", err)
-	}
+	// Deferred in this order, done closes before wg.Wait: a goroutine
+	// blocked in push lets go.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	msgs := make(chan any, 256)
 	done := make(chan struct{})
 	defer close(done)
@@ -48,8 +54,34 @@ func (c *cli) events(args []string) error {
 		case <-done:
 		}
 	}
+	hist := &ground.History{
+		Emit: func(m protocol.EventMsg) { push(m) },
+		Gap:  func(from, to uint64) { push(eventGap{from, to}) },
+	}
+	defer hist.Close()
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	request := func() {
+		wg.Go(func() {
+			rctx, rcancel := context.WithTimeout(ctx, c.timeout)
+			defer rcancel()
+			rep, err := g.RequestEvents(rctx, robot, hist)
+			push(historyReply{rep, err})
+		})
+	}
+	seen := newSeenSet(4096) // --no-history: duplicates dropped by id
 	stop, err := g.Watch(robot, ground.RobotHandlers{
-		Event:      func(m protocol.EventMsg) { push(m) },
+		Event: func(m protocol.EventMsg) {
+			if c.noHistory {
+				if seen.add(m.ID) {
+					push(m) // as they come: History would hold them for the history
+				}
+				return
+			}
+			if hist.Add(m) {
+				request() // a gap: ask for what is missing
+			}
+		},
 		Connection: func(m protocol.ConnectionMsg) { push(m) },
 		Error: func(topic string, err error) {
 			if _, leaf, _ := protocol.SplitTopic(c.prefix, topic); leaf == protocol.LeafEvents || leaf == protocol.LeafConnection {
@@ -61,18 +93,37 @@ func (c *cli) events(args []string) error {
 		return fail(exitUnreachable, "subscribing to %s: %v", robot, err)
 	}
 	defer stop()
-	var until <-chan time.Time
-	if !c.follow {
-		t := time.NewTimer(c.forDur)
-		defer t.Stop()
-		until = t.C
-	} else {
-		fmt.Fprintf(c.stderr, "following the events of %s (Ctrl-C to stop)\n", robot)
+	listening := func() {
+		if c.follow {
+			fmt.Fprintf(c.stderr, "following the events of %s (Ctrl-C to stop)\n", robot)
+		} else {
+			fmt.Fprintf(c.stderr, "listening for new events of %s for %s (--follow to keep listening)\n", robot, c.forDur)
+		}
 	}
-	seen := newSeenSet(4096)
+	var until <-chan time.Time
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	startTimer := func() {
+		if !c.follow && timer == nil {
+			timer = time.NewTimer(c.forDur)
+			until = timer.C
+		}
+	}
+	if c.noHistory {
+		listening()
+		startTimer()
+	} else {
+		fmt.Fprintf(c.stderr, "asking %s for the events it keeps (events.request)…\n", robot)
+		request()
+	}
 	enc := json.NewEncoder(c.stdout)
 	enc.SetEscapeHTML(false)
 	lastConn := ""
+	first := true
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -82,14 +133,20 @@ func (c *cli) events(args []string) error {
 		case m := <-msgs:
 			switch m := m.(type) {
 			case protocol.EventMsg:
-				if !seen.add(m.ID) {
-					continue
-				}
 				if c.json {
 					enc.Encode(m)
 				} else {
 					fmt.Fprintln(c.stdout, eventLine(m, time.Local))
 				}
+			case historyReply:
+				if first {
+					first = false
+					c.historyNote(robot, m.rep, m.err)
+					listening()
+					startTimer()
+				}
+			case eventGap:
+				fmt.Fprintf(c.stderr, "(events %d–%d of %s are lost: the robot no longer keeps them)\n", m.from, m.to, robot)
 			case protocol.ConnectionMsg:
 				// The retained state arrives first; report changes only.
 				if lastConn != "" && m.State != lastConn && !c.json {
@@ -101,6 +158,26 @@ func (c *cli) events(args []string) error {
 			}
 		}
 	}
+}
+
+// historyNote says what the robot answered to events.request.
+func (c *cli) historyNote(robot string, rep protocol.Reply, err error) {
+	switch {
+	case err != nil:
+		fmt.Fprintf(c.stderr, "no history: %v\n", err)
+	case num(rep.Result["count"]) == 0:
+		fmt.Fprintf(c.stderr, "%s keeps no events (last seq %d)\n", robot, num(rep.Result["last_seq"]))
+	default:
+		fmt.Fprintf(c.stderr, "%s keeps %d events (seq %d–%d, boot %d); they come first\n", robot,
+			num(rep.Result["count"]), num(rep.Result["first_seq"]), num(rep.Result["to_seq"]), num(rep.Result["boot"]))
+	}
+}
+
+func num(v any) uint64 {
+	if f, ok := v.(float64); ok && f > 0 {
+		return uint64(f)
+	}
+	return 0
 }
 
 // seenSet remembers the last n ids.

@@ -17,7 +17,7 @@ import (
 )
 
 func missionFlags(c *cli, fs *flag.FlagSet) {
-	fs.StringVar(&c.robot, "robot", "", "the robot to send the mission to (required)")
+	fs.StringVar(&c.robot, "robot", "", "the robot to send the mission to (default: the only robot online)")
 	fs.BoolVar(&c.startNow, "start", false, "start the mission once accepted")
 	fs.BoolVar(&c.replace, "replace", false, "replace the running mission (halted first)")
 	fs.StringVar(&c.sigFile, "signature-file", "", "file holding the mission's signature (botctl sign --out)")
@@ -45,10 +45,11 @@ func (c *cli) mission(args []string) error {
 		return usageError("mission send takes one file, got %d arguments", len(args)-1)
 	}
 	file := args[1]
-	if c.robot == "" {
-		return usageError("--robot is required")
+	var named []string
+	if c.robot != "" {
+		named = []string{c.robot}
 	}
-	if err := validRobot(c.robot); err != nil {
+	if _, err := robotArg(named); err != nil {
 		return err
 	}
 	if c.sigFile != "" && c.signKey != "" {
@@ -92,11 +93,12 @@ func (c *cli) mission(args []string) error {
 		cmd.Signature = strings.TrimSpace(string(sig))
 	}
 
-	g, _, err := c.connectOnline(c.robot)
+	g, info, err := c.connectOnline(named)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	c.robot = info.ID
 	rep, err := c.send(g, c.robot, cmd)
 	if err != nil {
 		return err
@@ -136,11 +138,6 @@ func missionName(d *missions.Document) string {
 		return d.Name
 	}
 	return d.ID
-}
-
-func validRobot(robot string) error {
-	_, err := oneRobot([]string{robot})
-	return err
 }
 
 // missionFile is a mission read from disk and decoded.

@@ -60,15 +60,12 @@ func (c *cli) robots(args []string) error {
 
 // status shows one robot's state, factsheet version and tree size.
 func (c *cli) status(args []string) error {
-	robot, err := oneRobot(args)
-	if err != nil {
-		return err
-	}
-	g, err := c.connect(false)
+	g, picked, known, err := c.connectPick(args, false)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	robot := picked.ID
 
 	var mu sync.Mutex
 	var fact *protocol.FactsheetMsg
@@ -86,7 +83,7 @@ func (c *cli) status(args []string) error {
 	}
 	defer stop()
 	// An offline robot's last state is still shown, then exit 3.
-	info, known := c.robotInfo(g, robot)
+	info := picked
 	onlineErr := c.offlineError(g, robot, info, known)
 	if !known {
 		return onlineErr

@@ -32,15 +32,12 @@ type treeNodeJSON struct {
 // tree prints the active mission's tree once, with the statuses of a
 // keyframe asked for with state.request.
 func (c *cli) tree(args []string) error {
-	robot, err := oneRobot(args)
-	if err != nil {
-		return err
-	}
-	g, info, err := c.connectOnline(robot)
+	g, info, err := c.connectOnline(args)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	robot := info.ID
 	msgs := make(chan any, 256)
 	done := make(chan struct{})
 	defer close(done)

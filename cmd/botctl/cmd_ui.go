@@ -14,17 +14,9 @@ func uiFlags(c *cli, fs *flag.FlagSet) {
 // ui serves the web dashboard until interrupted. The ground station stays
 // connected with its presence, so robots count it as their operator link.
 func (c *cli) ui(args []string) error {
-	robot := ""
-	switch len(args) {
-	case 0:
-	case 1:
-		r, err := oneRobot(args)
-		if err != nil {
-			return err
-		}
-		robot = r
-	default:
-		return usageError("ui takes at most one robot")
+	robot, err := robotArg(args)
+	if err != nil {
+		return err
 	}
 	g, err := c.connect(true)
 	if err != nil {

@@ -214,6 +214,8 @@ func TestIntegration(t *testing.T) {
 
 	t.Run("status", func(t *testing.T) {
 		expect(t, cmd("status", "rover-1"), 0, "rover-1 (ONLINE, botd ", "mode", "mission", "tick", "battery", "link")
+		// No robot named: the only one online.
+		expect(t, cmd("status"), 0, "rover-1 (ONLINE, botd ", "(rover-1: the only robot online)")
 	})
 
 	t.Run("tree", func(t *testing.T) {
@@ -248,9 +250,13 @@ func TestIntegration(t *testing.T) {
 		if code := <-done; code != 0 {
 			t.Errorf("events exit %d: %s", code, errb.String())
 		}
-		// Without --follow it listens for a while.
-		r = cmd("events", "rover-1", "--for", "300ms")
-		expect(t, r, 0)
+		// Without --follow it prints the history, then listens for a
+		// while; each event once.
+		r = cmd("events", "--for", "300ms")
+		expect(t, r, 0, "daemon.started", `mission "hello" started`, "rover-1 keeps", "listening for new events of rover-1 for 300ms")
+		if n := strings.Count(r.stdout, `mission "hello" started`); n != 1 {
+			t.Errorf("mission.started printed %d times:\n%s", n, r.stdout)
+		}
 	})
 
 	t.Run("refused mission", func(t *testing.T) {

@@ -41,18 +41,18 @@ type command struct {
 
 var commands = []command{
 	{name: "robots", short: "list every robot heard on the broker", run: (*cli).robots},
-	{name: "status", args: "ROBOT", short: "show a robot's state", run: (*cli).status},
-	{name: "mission", args: "send FILE --robot R [--start] [--replace] [--signature-file F | --key KEY]",
+	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
+	{name: "mission", args: "send FILE [--robot R] [--start] [--replace] [--signature-file F | --key KEY]",
 		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
-	{name: "start", args: "ROBOT [--mission ID] [--replace]", short: "start a stored mission (default: the current or last one)",
+	{name: "start", args: "[ROBOT] [--mission ID] [--replace]", short: "start a stored mission (default: the current or last one)",
 		run: (*cli).start, flags: startFlags},
-	{name: "pause", args: "ROBOT", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
-	{name: "resume", args: "ROBOT", short: "resume the paused mission from the root", run: control("mission.resume")},
-	{name: "abort", args: "ROBOT", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
-	{name: "estop", args: "ROBOT", short: "emergency stop: nothing moves until estop-reset", run: control("estop")},
-	{name: "estop-reset", args: "ROBOT", short: "release the e-stop (the mission stays paused)", run: control("estop.reset")},
-	{name: "tree", args: "ROBOT", short: "print the active mission's tree with node statuses", run: (*cli).tree},
-	{name: "events", args: "ROBOT [--follow] [--for DURATION]", short: "print the robot's events as they arrive",
+	{name: "pause", args: "[ROBOT]", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
+	{name: "resume", args: "[ROBOT]", short: "resume the paused mission from the root", run: control("mission.resume")},
+	{name: "abort", args: "[ROBOT]", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
+	{name: "estop", args: "[ROBOT]", short: "emergency stop: nothing moves until estop-reset", run: control("estop")},
+	{name: "estop-reset", args: "[ROBOT]", short: "release the e-stop (the mission stays paused)", run: control("estop.reset")},
+	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
+	{name: "events", args: "[ROBOT] [--follow] [--for DURATION] [--no-history]", short: "print the events the robot keeps, then the new ones as they arrive",
 		run: (*cli).events, flags: eventsFlags},
 	{name: "sign", args: "FILE --key KEY [--out[=PATH]]", short: "sign a mission with an Ed25519 key",
 		run: (*cli).sign, flags: signFlags, ownsKey: true},
@@ -211,6 +211,7 @@ Flags (anywhere on the line):
   --json                machine-readable output
 
 Exit status: 0 done/accepted, 1 refused, 2 usage, 3 broker unreachable, robot offline or no reply.
+A command that acts on one robot takes the only robot online when none is named.
 Run 'botctl COMMAND -h' for a command's flags.
 `)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -318,42 +317,13 @@ func (c *cli) watch(args []string) error {
 	if len(args) > 1 {
 		return usageError("watch takes at most one robot")
 	}
-	g, err := c.connect(true)
+	g, info, known, err := c.connectPick(args, true)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	robot, err := c.pickRobot(g, args)
-	if err != nil {
-		return err
+	if !known { // an offline one is watched until it comes back
+		return c.offlineError(g, info.ID, info, false)
 	}
-	return c.runWatch(g, robot, c.stdin, c.stdout, watchOptions{})
-}
-
-// pickRobot is the named robot (which must be known: an offline one is
-// watched until it comes back), or the only robot online.
-func (c *cli) pickRobot(g *ground.Client, args []string) (string, error) {
-	if len(args) == 1 {
-		robot, err := oneRobot(args)
-		if err != nil {
-			return "", err
-		}
-		if _, known := c.robotInfo(g, robot); !known {
-			return "", c.offlineError(g, robot, ground.RobotInfo{}, false)
-		}
-		return robot, nil
-	}
-	var online []string
-	for _, r := range c.settle(g, nil) {
-		if r.Connection == protocol.ConnOnline {
-			online = append(online, r.ID)
-		}
-	}
-	switch len(online) {
-	case 1:
-		return online[0], nil
-	case 0:
-		return "", fail(exitUnreachable, "no robot is online on %s%s; start botd, or name a robot", c.broker, c.heardList(g))
-	}
-	return "", usageError("%d robots are online (%s): name one", len(online), strings.Join(online, ", "))
+	return c.runWatch(g, info.ID, c.stdin, c.stdout, watchOptions{})
 }
