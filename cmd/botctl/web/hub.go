@@ -11,11 +11,12 @@ import (
 
 // Hub limits and pacing.
 const (
-	keepEvents    = 300 // events a page gets when it connects
-	keepMetrics   = 300 // metrics samples (one a second)
-	keepProblems  = 50  // undecodable payloads
-	seenEventIDs  = 2048
-	subscriberBuf = 512 // frames a tab may fall behind before it is dropped
+	keepEvents   = 300 // events a page gets when it connects
+	keepMetrics  = 300 // metrics samples (one a second)
+	keepProblems = 50  // undecodable payloads
+	// historyTimeout bounds the wait for the reply to events.request.
+	historyTimeout = 15 * time.Second
+	subscriberBuf  = 512 // frames a tab may fall behind before it is dropped
 	// lingerFor keeps a robot watched after its last tab left, so a
 	// reload keeps the event history.
 	lingerFor = 2 * time.Minute
@@ -133,6 +134,9 @@ func (h *hub) startWatch(v *view) {
 	stop, err := h.g.Watch(v.id, v.handlers())
 	h.watchMu.Unlock()
 	v.stop, v.watchErr = stop, err
+	if err == nil {
+		v.requestHistory() // subscribed first, so nothing falls between
+	}
 	if err != nil {
 		h.log.Warn("cannot watch robot", "robot", v.id, "err", err)
 		h.mu.Lock()
@@ -182,6 +186,7 @@ func (h *hub) unwatch(v *view) {
 	}
 	delete(h.views, v.id)
 	h.mu.Unlock()
+	v.hist.Close()
 	// Under watchMu: a new Watch of the same robot either happened
 	// before (and this stop does nothing, the Ground knows it is not
 	// current) or waits for this stop to finish.
@@ -239,6 +244,7 @@ func (h *hub) close() {
 		}
 		v.subs = map[*subscriber]struct{}{}
 		v.mu.Unlock()
+		v.hist.Close()
 		if v.stop != nil {
 			h.watchMu.Lock()
 			_ = v.stop()

@@ -227,7 +227,7 @@ func TestStatusGapRequestsKeyframe(t *testing.T) {
 	}
 	eventually(t, "a keyframe request after the gap", func() bool { return f.count(protocol.OpStateRequest) == 2 })
 	for _, c := range f.commands() {
-		if c.Robot != "rover-1" || c.Cmd.Op != protocol.OpStateRequest {
+		if c.Robot != "rover-1" || (c.Cmd.Op != protocol.OpStateRequest && c.Cmd.Op != protocol.OpEventsRequest) {
 			t.Fatalf("unexpected command %+v", c)
 		}
 	}
@@ -369,5 +369,58 @@ func TestHubClose(t *testing.T) {
 	}
 	if h.goBackground(func(context.Context) {}) {
 		t.Fatal("background work starts after close")
+	}
+}
+
+// The dashboard asks a robot for its kept events when it starts watching
+// it and shows them before the live ones, in seq order, each once.
+func TestHubEventHistory(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	asked := make(chan uint64, 4)
+	f.reply = func(robot string, c protocol.Command) (protocol.Reply, error) {
+		if c.Op == protocol.OpEventsRequest {
+			asked <- c.SinceSeq
+			return protocol.Reply{ID: c.ID, OK: true, Result: map[string]any{"count": 3.0, "first_seq": 4.0, "to_seq": 6.0, "last_seq": 6.0, "boot": 2.0}}, nil
+		}
+		return protocol.Reply{ID: c.ID, OK: true}, nil
+	}
+	_, ts := newTestServer(t, f, nil)
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st.next("telemetry") // the end of the snapshot: the robot is watched
+	h := f.h(t, "rover-1")
+	select {
+	case since := <-asked:
+		if since != 0 {
+			t.Fatalf("events.request since %d, want 0", since)
+		}
+	case <-time.After(waitLong):
+		t.Fatal("no events.request")
+	}
+	evt := func(seq uint64, boot uint64) protocol.EventMsg {
+		m := protocol.EventMsg{Header: hdr("rover-1", seq), ID: fmt.Sprint("e", seq), Event: protocol.Event{Kind: "log", Level: "info", Message: fmt.Sprint("n", seq)}}
+		m.Boot = boot
+		return m
+	}
+	h.Event(evt(7, 2)) // live, before the replay came: waits
+	h.Event(evt(4, 1))
+	h.Event(evt(5, 1))
+	h.Event(evt(5, 1)) // a duplicate
+	h.Event(evt(6, 2))
+	h.Event(evt(7, 2)) // the live one again, replayed
+	h.Event(evt(8, 2))
+	var seqs []uint64
+	for len(seqs) < 5 {
+		var m protocol.EventMsg
+		st.next("event").decode(t, &m)
+		seqs = append(seqs, m.Seq)
+	}
+	// The tabs learn what the robot answered (in the snapshot, or as a
+	// frame if it came later).
+	eventually(t, "the history answer in the snapshot", func() bool {
+		_, body := get(t, ts.URL+"/api/robots/rover-1", nil)
+		return strings.Contains(body, `"history":{"count":3,"first_seq":4,"to_seq":6,"last_seq":6,"boot":2}`)
+	})
+	if fmt.Sprint(seqs) != "[4 5 6 7 8]" {
+		t.Fatalf("events %v, want 4 to 8 once each", seqs)
 	}
 }

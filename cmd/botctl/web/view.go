@@ -30,8 +30,8 @@ type view struct {
 	bbTable    protocol.BlackboardTable
 	bbAt       time.Time
 	events     []protocol.EventMsg
-	seen       map[string]bool
-	seenOrder  []string
+	hist       *ground.History // orders and dedupes events; calls addEvent
+	history    *historyFrame
 	metrics    []protocol.MetricsMsg
 	problems   []problemFrame
 	kfInflight bool
@@ -41,8 +41,26 @@ type view struct {
 }
 
 func newView(h *hub, robot string) *view {
-	return &view{h: h, id: robot, ready: make(chan struct{}),
-		subs: map[*subscriber]struct{}{}, seen: map[string]bool{}}
+	v := &view{h: h, id: robot, ready: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+	v.hist = &ground.History{Emit: v.addEvent, Gap: v.eventGap}
+	return v
+}
+
+// historyFrame says what the robot answered to events.request: how many
+// of its kept events it sends again, or why there is no history.
+type historyFrame struct {
+	Count    uint64 `json:"count"`
+	FirstSeq uint64 `json:"first_seq,omitempty"`
+	ToSeq    uint64 `json:"to_seq,omitempty"`
+	LastSeq  uint64 `json:"last_seq,omitempty"`
+	Boot     uint64 `json:"boot,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// gapFrame is a run of events the robot no longer keeps.
+type gapFrame struct {
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
 }
 
 // factsheetFrame is the part of the factsheet the page uses.
@@ -82,6 +100,7 @@ type robotSnapshot struct {
 	Status     *statusFrame            `json:"status"`
 	Blackboard *protocol.BlackboardMsg `json:"blackboard"`
 	Events     []protocol.EventMsg     `json:"events"`
+	History    *historyFrame           `json:"history,omitempty"`
 	Metrics    []protocol.MetricsMsg   `json:"metrics"`
 	Problems   []problemFrame          `json:"problems"`
 	Telemetry  telemetryFrame          `json:"telemetry"`
@@ -231,20 +250,62 @@ func (v *view) onBlackboard(m protocol.BlackboardMsg) {
 	v.broadcast("blackboard", full)
 }
 
+// onEvent hands the event to the history, which passes it on to addEvent
+// in seq order, once (v.mu is not held: the history calls addEvent).
 func (v *view) onEvent(m protocol.EventMsg) {
+	if v.hist.Add(m) {
+		v.requestHistory() // a gap: ask for what is missing
+	}
+}
+
+func (v *view) addEvent(m protocol.EventMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.seen[m.ID] { // at least once: a resend
-		return
-	}
-	v.seen[m.ID] = true
-	v.seenOrder = append(v.seenOrder, m.ID)
-	if len(v.seenOrder) > seenEventIDs {
-		delete(v.seen, v.seenOrder[0])
-		v.seenOrder = v.seenOrder[1:]
-	}
 	v.events = appendRing(v.events, m, keepEvents)
 	v.broadcast("event", m)
+}
+
+func (v *view) eventGap(from, to uint64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.broadcast("events_gap", gapFrame{From: from, To: to})
+}
+
+// requestHistory sends events.request for what follows the last event
+// shown: at the start of the watch, the robot's kept events; after a
+// gap, the missing ones. The tabs learn the answer (history frame).
+func (v *view) requestHistory() {
+	v.h.goBackground(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, historyTimeout)
+		defer cancel()
+		v.hist.Begin()
+		rep, err := v.h.g.Send(ctx, v.id, protocol.Command{Op: protocol.OpEventsRequest, SinceSeq: v.hist.Since()})
+		v.hist.Replied(rep, err)
+		f := historyFrame{Count: num(rep.Result["count"]), FirstSeq: num(rep.Result["first_seq"]), ToSeq: num(rep.Result["to_seq"]),
+			LastSeq: num(rep.Result["last_seq"]), Boot: num(rep.Result["boot"])}
+		switch {
+		case err != nil:
+			f.Error = err.Error()
+		case !rep.OK && rep.Error != nil:
+			f.Error = rep.Error.Code + ": " + rep.Error.Message
+		}
+		if err != nil {
+			v.h.log.Debug("events.request", "robot", v.id, "err", err)
+		}
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if v.history == nil || f.Error == "" {
+			v.history = &f
+			v.broadcast("history", f)
+		}
+	})
+}
+
+func num(v any) uint64 {
+	if f, ok := v.(float64); ok && f > 0 {
+		return uint64(f)
+	}
+	return 0
 }
 
 func (v *view) onMetrics(m protocol.MetricsMsg) {
@@ -329,6 +390,9 @@ func (v *view) snapshotFrames() [][]byte {
 		add("blackboard", snap.Blackboard)
 	}
 	add("events", snap.Events)
+	if snap.History != nil {
+		add("history", snap.History)
+	}
 	add("metrics_history", snap.Metrics)
 	add("problems", snap.Problems)
 	add("telemetry", snap.Telemetry)
@@ -341,6 +405,7 @@ func (v *view) snapshot() robotSnapshot {
 	s := robotSnapshot{
 		Robot: v.id, Connection: v.connection, Factsheet: v.factsheet, State: v.state, Tree: v.tree,
 		Events:    append([]protocol.EventMsg{}, v.events...),
+		History:   v.history,
 		Metrics:   append([]protocol.MetricsMsg{}, v.metrics...),
 		Problems:  append([]problemFrame{}, v.problems...),
 		Telemetry: v.stats(),

@@ -50,6 +50,8 @@
     $('tree-empty').textContent = S.robot ? `Waiting for ${S.robot}'s tree…` : 'Select a robot.';
     $('tree-info').textContent = '';
     $('log').textContent = '';
+    $('history-note').textContent = S.robot ? 'asking for the kept events…' : '';
+    $('history-note').dataset.state = '';
     $('problem-count').textContent = '';
     $('kf-state').textContent = '';
     chart.clear();
@@ -122,6 +124,14 @@
     });
     on('blackboard', (d) => { S.bb = d; S.bbAt = performance.now(); renderBB(); });
     on('events', (list) => { for (const e of (Array.isArray(list) ? list : [])) addEvent(e); });
+    on('history', (h) => {
+      const n = $('history-note');
+      if (h.error) { n.textContent = 'no history: ' + h.error; n.dataset.state = 'error'; return; }
+      n.dataset.state = 'ok';
+      n.textContent = h.count ? `history: ${h.count} kept event${h.count === 1 ? '' : 's'} (seq ${h.first_seq}–${h.to_seq}) · live` : 'no kept events · live';
+      n.title = `the robot's events after seq ${h.first_seq ? h.first_seq - 1 : h.last_seq}, sent again on events.request (boot ${h.boot}), then the live ones`;
+    });
+    on('events_gap', (g) => logLocal('warning', 'history', `events ${g.from}–${g.to} are lost: the robot no longer keeps them`));
     on('event', addEvent);
     on('metrics_history', (list) => { chart.set(list); if (Array.isArray(list) && list.length) tickText(list[list.length - 1]); });
     on('metrics', (m) => { chart.add(m); tickText(m); });
