@@ -111,9 +111,33 @@ func (c *cli) groundConfig(presence bool) ground.Config {
 		ReplyTimeout: c.timeout, ResendEvery: 2 * time.Second}
 }
 
+// dial opens a ground station without waiting for the broker: it
+// connects in the background, and again after every loss (watch and ui
+// start without a broker and show that they are connecting). presence:
+// the station stays connected and counts as the robots' operator link.
+func (c *cli) dial(presence bool) (*ground.Client, error) {
+	if c.timeout <= 0 {
+		return nil, usageError("--timeout must be positive")
+	}
+	brokers := c.brokers()
+	if len(brokers) == 0 {
+		return nil, usageError("--broker is empty")
+	}
+	for _, b := range brokers {
+		if _, err := brokerAddr(b); err != nil {
+			return nil, err
+		}
+	}
+	g, err := ground.New(c.groundConfig(presence))
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return g, nil
+}
+
 // connect opens a ground station and waits until the broker answers.
 // presence: the station stays connected and counts as the robots'
-// operator link (watch, ui).
+// operator link.
 func (c *cli) connect(presence bool) (*ground.Client, error) {
 	if c.timeout <= 0 {
 		return nil, usageError("--timeout must be positive")
@@ -151,27 +175,9 @@ func (c *cli) connect(presence bool) (*ground.Client, error) {
 func (c *cli) probe(brokers []string) error {
 	var errs []error
 	for _, b := range brokers {
-		u, err := url.Parse(b)
-		if err != nil || u.Host == "" {
-			return usageError("--broker %q: want a URL like tcp://host:1883", b)
-		}
-		switch u.Scheme {
-		case "tcp", "mqtt", "ssl", "tls", "mqtts", "ws", "wss":
-		default:
-			return usageError("--broker %q: the scheme must be tcp, ssl, ws or wss", b)
-		}
-		host := u.Host
-		if u.Port() == "" {
-			port := "1883"
-			switch u.Scheme {
-			case "ssl", "tls", "mqtts":
-				port = "8883"
-			case "ws":
-				port = "80"
-			case "wss":
-				port = "443"
-			}
-			host = net.JoinHostPort(u.Hostname(), port)
+		host, err := brokerAddr(b)
+		if err != nil {
+			return err
 		}
 		d := net.Dialer{Timeout: c.timeout}
 		conn, err := d.DialContext(c.ctx, "tcp", host)
@@ -182,6 +188,32 @@ func (c *cli) probe(brokers []string) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// brokerAddr is the host:port of a broker URL, or a usage error.
+func brokerAddr(b string) (string, error) {
+	u, err := url.Parse(b)
+	if err != nil || u.Host == "" {
+		return "", usageError("--broker %q: want a URL like tcp://host:1883", b)
+	}
+	switch u.Scheme {
+	case "tcp", "mqtt", "ssl", "tls", "mqtts", "ws", "wss":
+	default:
+		return "", usageError("--broker %q: the scheme must be tcp, ssl, ws or wss", b)
+	}
+	if u.Port() != "" {
+		return u.Host, nil
+	}
+	port := "1883"
+	switch u.Scheme {
+	case "ssl", "tls", "mqtts":
+		port = "8883"
+	case "ws":
+		port = "80"
+	case "wss":
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
 // settle waits for retained messages to arrive after connecting: until

@@ -162,15 +162,23 @@ func (c *cli) events(args []string) error {
 
 // historyNote says what the robot answered to events.request.
 func (c *cli) historyNote(robot string, rep protocol.Reply, err error) {
+	if err != nil || num(rep.Result["count"]) == 0 {
+		fmt.Fprintln(c.stderr, historyText(rep, err))
+		return
+	}
+	fmt.Fprintf(c.stderr, "%s keeps %s; they come first\n", robot, historyText(rep, err))
+}
+
+// historyText is what events.request brought, for people.
+func historyText(rep protocol.Reply, err error) string {
 	switch {
 	case err != nil:
-		fmt.Fprintf(c.stderr, "no history: %v\n", err)
+		return fmt.Sprintf("no history: %v", err)
 	case num(rep.Result["count"]) == 0:
-		fmt.Fprintf(c.stderr, "%s keeps no events (last seq %d)\n", robot, num(rep.Result["last_seq"]))
-	default:
-		fmt.Fprintf(c.stderr, "%s keeps %d events (seq %d–%d, boot %d); they come first\n", robot,
-			num(rep.Result["count"]), num(rep.Result["first_seq"]), num(rep.Result["to_seq"]), num(rep.Result["boot"]))
+		return fmt.Sprintf("no kept events (last seq %d)", num(rep.Result["last_seq"]))
 	}
+	return fmt.Sprintf("%d events (seq %d–%d, boot %d)",
+		num(rep.Result["count"]), num(rep.Result["first_seq"]), num(rep.Result["to_seq"]), num(rep.Result["boot"]))
 }
 
 func num(v any) uint64 {

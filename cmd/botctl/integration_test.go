@@ -515,3 +515,111 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// botctl's own binary, for the tests that need a process (a terminal).
+var botctlBuild struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+func botctlBinary(t *testing.T) string {
+	t.Helper()
+	b := &botctlBuild
+	b.once.Do(func() {
+		dir := botdBinary(t) // the shared temporary directory
+		b.path = filepath.Join(filepath.Dir(dir), "botctl")
+		cmd := exec.Command("go", "build", "-o", b.path, ".")
+		b.out, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Skipf("cannot build botctl: %v\n%s", b.err, b.out)
+	}
+	return b.path
+}
+
+// watch starts before the broker (and the robot): it says it is
+// connecting, then takes the only robot online when botd comes up.
+func TestWatchWaitsForTheBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts botd")
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	in, keys := io.Pipe()
+	defer keys.Close()
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"watch", "--broker", "tcp://" + addr}, in, out, errb) }()
+	see := watchSeer(t, out, nil)
+	see("connecting", `connecting to the broker`)
+	see("what it waits for", `waiting: connecting to the broker at tcp://`)
+	d := startBotd(t, "-listen", addr)
+	see = watchSeer(t, out, d)
+	see("the robot picked", `botctl watch rover-1`)
+	see("the tree", `patrol mission \(MemSequence\)`)
+	see("the history", `history: \d+ events \(seq 1–`)
+	keys.Write([]byte("q"))
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("watch exit %d: %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("watch did not quit on q")
+	}
+}
+
+// Under a terminal that answers no query (script(1) passes the queries
+// to a pipe), botctl asks nothing, so no key is lost: q quits at once.
+func TestWatchUnderATerminalThatDoesNotAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts botd")
+	}
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed (apt-get install bsdutils)")
+	}
+	d := startBotd(t)
+	waitOnline(t, d, "rover-1")
+	bin := botctlBinary(t)
+	cmd := exec.Command(script, "-qfec", bin+" --broker "+d.url+" watch rover-1", "/dev/null")
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	keys, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	watchSeer(t, out, d)("the tree", `patrol mission \(MemSequence\)`)
+	keys.Write([]byte("q"))
+	select {
+	case <-exited:
+		if waitErr != nil {
+			t.Errorf("watch under script: %v\n%q", waitErr, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("q did not quit under a terminal that does not answer:\n%q", out.String())
+	}
+	for _, q := range []string{"\x1b]11;?", "\x1b[6n"} {
+		if strings.Contains(out.String(), q) {
+			t.Errorf("botctl queried the terminal (%q)", q)
+		}
+	}
+}

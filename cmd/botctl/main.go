@@ -10,6 +10,9 @@ import (
 	"os/signal"
 	"syscall"
 	"text/tabwriter"
+
+	// Before Bubble Tea's init: no terminal queries (see the package).
+	_ "github.com/botd-project/botd/cmd/botctl/internal/quietterm"
 )
 
 // Exit statuses.

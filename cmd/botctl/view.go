@@ -65,7 +65,11 @@ func (m *watchModel) render(now time.Time) string {
 	if lines := m.failureLines(now); lines != nil {
 		foot = append(append(foot, m.rule(" last failure ")), lines...)
 	}
-	foot = append(foot, m.rule(" events "))
+	label := " events "
+	if m.history != "" {
+		label = " events · history: " + m.history + " "
+	}
+	foot = append(foot, m.rule(label))
 	evs := m.events
 	if len(evs) > eventRows {
 		evs = evs[len(evs)-eventRows:]
@@ -81,7 +85,7 @@ func (m *watchModel) render(now time.Time) string {
 		foot = append(foot, line)
 	}
 	if len(evs) == 0 {
-		foot = append(foot, st.dim.Render("(none since botctl started)"))
+		foot = append(foot, st.dim.Render("(none yet)"))
 	}
 	if m.warning != "" && now.Sub(m.warningAt) < warningShown {
 		w := "⚠ " + m.warningAt.In(m.loc).Format("15:04:05") + " " + m.warning
@@ -128,18 +132,35 @@ func (m *watchModel) header(now time.Time) []string {
 	default:
 		conn = st.bad.Render(conn)
 	}
-	title := st.title.Render("botctl watch "+m.robot) + "  " + conn
+	if m.robot == "" {
+		conn = st.dim.Render("no robot chosen yet")
+	}
+	title := st.title.Render(strings.TrimSpace("botctl watch "+m.robot)) + "  " + conn
 	if m.broker != "" {
 		title += "  " + st.dim.Render("via "+m.broker)
 	}
-	if !m.linkUp {
+	switch {
+	case !m.linkUp && m.broker0:
+		title += "  " + st.warn.Render("connecting to the broker…")
+	case !m.linkUp:
 		title += "  " + st.bad.Render("botctl: broker link down, reconnecting")
 	}
 	lines = append(lines, title)
 	s := m.state
-	if s == nil {
-		lines = append(lines, st.dim.Render("no state received yet"))
-	} else {
+	switch {
+	case m.robot == "":
+		w := m.waiting
+		if w == "" {
+			w = "looking for the robot online…"
+		}
+		lines = append(lines, st.warn.Render("waiting: "+w))
+	case s == nil && m.watchErr != "":
+		lines = append(lines, st.bad.Render("cannot watch "+m.robot+": "+m.watchErr))
+	case s == nil && !m.linkUp:
+		lines = append(lines, st.dim.Render("no state received yet (no broker yet)"))
+	case s == nil:
+		lines = append(lines, st.dim.Render("no state received yet: is "+m.robot+" running? (botctl robots lists what the broker knows)"))
+	default:
 		mode := st.bold.Render(s.Mode)
 		if s.Mode == "FAILSAFE" || s.Mode == "ESTOP" {
 			mode = st.bad.Render(s.Mode)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,17 @@ type (
 		err   error
 	}
 	tickMsg time.Time
+	// watchStarted: the robot's topics are subscribed (or could not be).
+	watchStarted struct {
+		robot string
+		err   error
+	}
+	// historyMsg is the robot's answer to events.request.
+	historyMsg struct {
+		rep protocol.Reply
+		err error
+	}
+	eventGapMsg struct{ from, to uint64 }
 )
 
 const (
@@ -73,6 +85,16 @@ type watchModel struct {
 	width, height int
 	st            styles
 
+	// pick, while no robot is chosen, returns the only robot online, or
+	// says what it waits for; onPick starts watching the chosen robot.
+	// Both nil: the robot is known from the start.
+	pick     func() (robot, waiting string)
+	onPick   func(robot string) tea.Cmd
+	waiting  string // what the view waits for, before a robot is chosen
+	broker0  bool   // the broker was never reached yet
+	history  string // what the robot said of its kept events
+	watchErr string
+
 	// observe, when set, sees the model after every update (tests).
 	observe func(*watchModel)
 }
@@ -88,10 +110,31 @@ func (m *watchModel) Init() tea.Cmd {
 	now := m.now()
 	m.tree.Reset(now) // ask for a keyframe at once: state.request brings the tree with it
 	var cmds []tea.Cmd
-	if m.tree.AskKeyframe(now) {
+	if m.robot == "" {
+		cmds = append(cmds, m.tryPick())
+	} else if m.tree.AskKeyframe(now) {
 		cmds = append(cmds, m.sendOp(protocol.OpStateRequest, true))
 	}
 	return tea.Batch(append(cmds, tick())...)
+}
+
+// tryPick chooses the robot when there is one to choose.
+func (m *watchModel) tryPick() tea.Cmd {
+	if m.robot != "" || m.pick == nil {
+		return nil
+	}
+	robot, waiting := m.pick()
+	m.waiting = waiting
+	if robot == "" {
+		return nil
+	}
+	m.robot = robot
+	m.say(robot+": the only robot online", false)
+	m.tree.Reset(m.now())
+	if m.onPick != nil {
+		return m.onPick(robot)
+	}
+	return nil
 }
 
 func tick() tea.Cmd {
@@ -131,11 +174,14 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case parseError:
 		m.warn(now, msg.Error())
 	case linkMsg:
+		if msg.up {
+			m.broker0 = false
+		}
 		if msg.up && m.connects != 0 && msg.connects != m.connects {
 			m.tree.Reset(now)
 			m.say("reconnected to the broker; asking for a keyframe", false)
 		}
-		if !msg.up && m.linkUp {
+		if !msg.up && m.linkUp && !m.broker0 {
 			m.say("lost the broker; reconnecting…", true)
 		}
 		m.linkUp = msg.up
@@ -144,10 +190,19 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case cmdDone:
 		m.done(msg)
+	case watchStarted:
+		if msg.err != nil {
+			m.watchErr = msg.err.Error()
+			m.say(fmt.Sprintf("cannot watch %s: %v", msg.robot, msg.err), true)
+		}
+	case historyMsg:
+		m.history = historyText(msg.rep, msg.err)
+	case eventGapMsg:
+		m.warn(now, fmt.Sprintf("events %d–%d are lost: the robot no longer keeps them", msg.from, msg.to))
 	case tickMsg:
-		cmds = append(cmds, tick())
+		cmds = append(cmds, tick(), m.tryPick())
 	}
-	if m.linkUp && m.tree.AskKeyframe(now) {
+	if m.linkUp && m.robot != "" && m.tree.AskKeyframe(now) {
 		cmds = append(cmds, m.sendOp(protocol.OpStateRequest, true))
 	}
 	if m.observe != nil {
@@ -157,10 +212,10 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // key handles a key press. E-stop never asks and always wins, even over
-// a pending question.
+// a pending question; q and Ctrl-C always quit.
 func (m *watchModel) key(k string) tea.Cmd {
 	switch k {
-	case "ctrl+c":
+	case "ctrl+c", "q", "Q":
 		return tea.Quit
 	case "e", " ":
 		m.confirm = ""
@@ -175,8 +230,6 @@ func (m *watchModel) key(k string) tea.Cmd {
 		return nil
 	}
 	switch k {
-	case "q", "Q":
-		return tea.Quit
 	case "p":
 		return m.sendOp(protocol.OpMissionPause, false)
 	case "r":
@@ -214,6 +267,12 @@ func opName(op string) string {
 
 // sendOp sends op in the background; the reply comes back as cmdDone.
 func (m *watchModel) sendOp(op string, quiet bool) tea.Cmd {
+	if m.robot == "" {
+		if !quiet {
+			m.say("no robot to send "+opName(op)+" to yet", true)
+		}
+		return nil
+	}
 	if !quiet {
 		m.say(opName(op)+" sent…", false)
 	}
@@ -255,19 +314,31 @@ type watchOptions struct {
 	renderer *lipgloss.Renderer
 }
 
-// runWatch runs the live view of robot until q, Ctrl-C or ctx ends.
+// runWatch runs the live view until q, Ctrl-C or ctx ends: of robot,
+// or, when robot is "", of the only robot online once there is one. The
+// view is up at once, whether the broker is reachable or not yet.
 func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writer, opts watchOptions) error {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	r := opts.renderer
 	if r == nil {
 		r = lipgloss.NewRenderer(out)
+		// Known, not asked: a terminal that does not answer the query
+		// would hold the view (and swallow keys) for 5 s.
+		r.SetHasDarkBackground(true)
 	}
 	m := newWatchModel(robot, r, nil)
 	m.broker = c.broker
 	m.observe = opts.observe
 	m.connects = g.Conn().Connects()
+	m.linkUp = g.Conn().IsUp()
+	m.broker0 = m.connects == 0
+	var mu sync.Mutex // guards current: set on the model's goroutine, read by sends
+	current := robot
 	m.send = func(op string) (protocol.Reply, error) {
+		mu.Lock()
+		robot := current
+		mu.Unlock()
 		sctx, scancel := context.WithTimeout(ctx, c.timeout)
 		defer scancel()
 		return g.Send(sctx, robot, protocol.Command{Op: op})
@@ -281,18 +352,61 @@ func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writ
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	stop, err := g.Watch(robot, ground.RobotHandlers{
-		Connection: func(x protocol.ConnectionMsg) { p.Send(x) },
-		State:      func(x protocol.StateMsg) { p.Send(x) },
-		Tree:       func(x protocol.TreeMsg) { p.Send(x) },
-		Status:     func(x protocol.StatusMsg) { p.Send(x) },
-		Event:      func(x protocol.EventMsg) { p.Send(x) },
-		Error:      func(topic string, err error) { p.Send(parseError{topic, err}) },
-	})
-	if err != nil {
-		return fail(exitUnreachable, "subscribing to %s: %v", robot, err)
+	var stops []func() error
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, stop := range stops {
+			_ = stop()
+		}
+	}()
+	hist := &ground.History{
+		Emit: func(x protocol.EventMsg) { p.Send(x) },
+		Gap:  func(from, to uint64) { p.Send(eventGapMsg{from, to}) },
 	}
-	defer stop()
+	defer hist.Close()
+	requestHistory := func(robot string) {
+		wg.Go(func() {
+			rctx, rcancel := context.WithTimeout(ctx, c.timeout)
+			defer rcancel()
+			rep, err := g.RequestEvents(rctx, robot, hist)
+			if ctx.Err() == nil {
+				p.Send(historyMsg{rep, err})
+			}
+		})
+	}
+	start := func(robot string) tea.Cmd {
+		mu.Lock()
+		current = robot
+		mu.Unlock()
+		return func() tea.Msg {
+			stop, err := g.Watch(robot, ground.RobotHandlers{
+				Connection: func(x protocol.ConnectionMsg) { p.Send(x) },
+				State:      func(x protocol.StateMsg) { p.Send(x) },
+				Tree:       func(x protocol.TreeMsg) { p.Send(x) },
+				Status:     func(x protocol.StatusMsg) { p.Send(x) },
+				Event: func(x protocol.EventMsg) {
+					if hist.Add(x) {
+						requestHistory(robot)
+					}
+				},
+				Error: func(topic string, err error) { p.Send(parseError{topic, err}) },
+			})
+			if err == nil {
+				mu.Lock()
+				stops = append(stops, stop)
+				mu.Unlock()
+				requestHistory(robot)
+			}
+			return watchStarted{robot, err}
+		}
+	}
+	if robot == "" {
+		m.pick = func() (string, string) { return c.onlyOnline(g) }
+		m.onPick = start
+	} else {
+		wg.Go(func() { p.Send(start(robot)()) })
+	}
 	wg.Go(func() {
 		conn := g.Conn()
 		for {
@@ -305,25 +419,47 @@ func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writ
 			}
 		}
 	})
-	_, err = p.Run()
+	_, err := p.Run()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fail(exitRefused, "terminal view: %v", err)
 	}
 	return nil
 }
 
-// watch is `botctl watch [ROBOT]`.
+// onlyOnline is the only robot online, or what the watch waits for.
+func (c *cli) onlyOnline(g *ground.Client) (robot, waiting string) {
+	if !g.Conn().IsUp() {
+		return "", "connecting to the broker at " + c.broker + "…"
+	}
+	var online []string
+	for _, r := range g.Robots() {
+		if r.Connection == protocol.ConnOnline {
+			online = append(online, r.ID)
+		}
+	}
+	switch len(online) {
+	case 1:
+		return online[0], ""
+	case 0:
+		return "", "no robot online on " + c.broker + " yet" + c.heardList(g)
+	}
+	return "", fmt.Sprintf("%d robots are online (%s): quit and run botctl watch ROBOT", len(online), strings.Join(online, ", "))
+}
+
+// watch is `botctl watch [ROBOT]`: without a broker yet, or a robot
+// yet, it shows what it waits for.
 func (c *cli) watch(args []string) error {
 	if len(args) > 1 {
 		return usageError("watch takes at most one robot")
 	}
-	g, info, known, err := c.connectPick(args, true)
+	robot, err := robotArg(args)
+	if err != nil {
+		return err
+	}
+	g, err := c.dial(true)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	if !known { // an offline one is watched until it comes back
-		return c.offlineError(g, info.ID, info, false)
-	}
-	return c.runWatch(g, info.ID, c.stdin, c.stdout, watchOptions{})
+	return c.runWatch(g, robot, c.stdin, c.stdout, watchOptions{})
 }
