@@ -183,6 +183,9 @@ func (g *Client) WaitUp(ctx context.Context) error {
 	}
 }
 
+// Up reports whether the connection to the broker is up.
+func (g *Client) Up() bool { return g.conn.IsUp() }
+
 // Dropped counts messages dropped because the callbacks fell behind.
 func (g *Client) Dropped() uint64 { return g.dropped.Load() }
 

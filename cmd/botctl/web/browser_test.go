@@ -105,26 +105,57 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startBotd builds and starts botd; the cleanup stops it (SIGTERM, then
-// SIGKILL) and waits for it.
+// botdBin builds botd once per test binary.
+var botdBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func buildBotd(t *testing.T, root string) string {
+	t.Helper()
+	botdBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "botd-web-test-")
+		if err != nil {
+			botdBin.err = err
+			return
+		}
+		botdBin.path = filepath.Join(dir, "botd")
+		gocmd := "go"
+		if p, err := exec.LookPath("go"); err == nil {
+			gocmd = p
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		build := exec.CommandContext(ctx, gocmd, "build", "-o", botdBin.path, "./cmd/botd")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			botdBin.err = fmt.Errorf("building botd: %v\n%s", err, out)
+		}
+	})
+	if botdBin.err != nil {
+		t.Fatal(botdBin.err)
+	}
+	return botdBin.path
+}
+
+// startBotd builds and starts botd (the default simulated rover and its
+// demo mission) on a free address; see runBotd.
 func startBotd(t *testing.T, root string) (addr string) {
 	t.Helper()
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "botd")
-	gocmd := "go"
-	if p, err := exec.LookPath("go"); err == nil {
-		gocmd = p
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, gocmd, "build", "-o", bin, "./cmd/botd")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building botd: %v\n%s", err, out)
-	}
 	addr = freeAddr(t)
+	runBotd(t, root, addr)
+	return addr
+}
+
+// runBotd starts botd with its embedded broker on addr and args; the
+// cleanup stops it (SIGTERM, then SIGKILL) and waits for it.
+func runBotd(t *testing.T, root, addr string, args ...string) {
+	t.Helper()
+	bin := buildBotd(t, root)
+	tmp := t.TempDir()
 	out := &syncBuffer{}
-	cmd := exec.Command(bin, "-listen", addr, "-state-dir", filepath.Join(tmp, "state"))
+	cmd := exec.Command(bin, append([]string{"-listen", addr, "-state-dir", filepath.Join(tmp, "state")}, args...)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -144,7 +175,6 @@ func startBotd(t *testing.T, root string) (addr string) {
 			t.Logf("botd output:\n%s", out.String())
 		}
 	})
-	return addr
 }
 
 func connectGround(t *testing.T, addr string) *ground.Client {

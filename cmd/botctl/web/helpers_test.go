@@ -32,6 +32,7 @@ type fakeGround struct {
 	sent     []sentCommand
 	reply    func(robot string, c protocol.Command) (protocol.Reply, error)
 	dropped  uint64
+	down     bool // the broker link is down
 	watched  chan string // gets the robot of every Watch, when not full
 }
 
@@ -86,6 +87,12 @@ func (f *fakeGround) Send(ctx context.Context, robot string, c protocol.Command)
 		return reply(robot, c)
 	}
 	return protocol.Reply{ID: c.ID, OK: true}, nil
+}
+
+func (f *fakeGround) Up() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.down
 }
 
 func (f *fakeGround) Dropped() uint64 {

@@ -37,6 +37,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Stdout gets the dashboard's URL once it listens [discarded].
 	Stdout io.Writer
+	// Broker names the broker on the page (optional).
+	Broker string
 }
 
 // station is what the dashboard uses of a *ground.Client; tests put a
@@ -46,6 +48,8 @@ type station interface {
 	Watch(robot string, h ground.RobotHandlers) (stop func() error, err error)
 	Send(ctx context.Context, robot string, c protocol.Command) (protocol.Reply, error)
 	Dropped() uint64
+	// Up reports whether the broker connection is up.
+	Up() bool
 }
 
 var _ station = (*ground.Client)(nil)

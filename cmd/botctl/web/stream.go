@@ -23,9 +23,17 @@ const (
 
 // helloFrame opens every stream.
 type helloFrame struct {
-	Robot     string `json:"robot"`     // the robot this stream watches ("" for none)
-	Preselect string `json:"preselect"` // Options.Robot
-	Time      string `json:"time"`
+	Robot     string      `json:"robot"`     // the robot this stream watches ("" for none)
+	Preselect string      `json:"preselect"` // Options.Robot
+	Time      string      `json:"time"`
+	Broker    brokerFrame `json:"broker"`
+}
+
+// brokerFrame is the dashboard's own link to the broker (also sent alone,
+// as "broker", when it changes).
+type brokerFrame struct {
+	URL string `json:"url,omitempty"`
+	Up  bool   `json:"up"`
 }
 
 // robotSummary is one entry of the robot list.
@@ -126,7 +134,8 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	buf.WriteString("retry: 2000\n\n")
-	add("hello", helloFrame{Robot: robot, Preselect: s.opts.Robot, Time: protocol.FormatTS(s.now())})
+	broker := brokerFrame{URL: s.opts.Broker, Up: s.g.Up()}
+	add("hello", helloFrame{Robot: robot, Preselect: s.opts.Robot, Time: protocol.FormatTS(s.now()), Broker: broker})
 	lastRobots, _ := json.Marshal(summarize(s.g.Robots(), s.now()))
 	buf.WriteString("event: robots\ndata: ")
 	buf.Write(lastRobots)
@@ -178,6 +187,10 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		case <-robotsTick.C:
+			if up := s.g.Up(); up != broker.Up {
+				broker.Up = up
+				add("broker", broker)
+			}
 			list, _ := json.Marshal(summarize(s.g.Robots(), s.now()))
 			if !bytes.Equal(list, lastRobots) {
 				lastRobots = list

@@ -78,8 +78,10 @@
       }
     });
     on('hello', (d) => {
+      setBroker(d.broker);
       if (!S.robot && d.preselect) select(d.preselect);
     });
+    on('broker', setBroker);
     on('robots', (list) => {
       S.robots = Array.isArray(list) ? list : [];
       renderRobots();
@@ -150,6 +152,16 @@
     on('reply', (r) => {
       if (r && r.ok === false && r.error) addLog({ level: 'warning', kind: 'reply', message: `command ${str(r.id).slice(0, 8)} refused: ${r.error.code}: ${r.error.message}` });
     });
+  }
+
+  // setBroker shows the dashboard's own link to the broker.
+  function setBroker(b) {
+    if (!b || typeof b !== 'object') return;
+    S.brokerUp = !!b.up;
+    const where = b.url ? ' at ' + b.url : '';
+    $('robots-empty').textContent = b.up ? 'Waiting for robots on the broker' + where + '…' : 'Connecting to the broker' + where + '…';
+    $('broker').textContent = b.up ? '' : 'connecting to the broker' + where + '…';
+    $('broker').hidden = !!b.up;
   }
 
   function setLink(text) {
