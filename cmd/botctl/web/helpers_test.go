@@ -32,7 +32,7 @@ type fakeGround struct {
 	sent     []sentCommand
 	reply    func(robot string, c protocol.Command) (protocol.Reply, error)
 	dropped  uint64
-	down     bool // the broker link is down
+	down     bool        // the broker link is down
 	watched  chan string // gets the robot of every Watch, when not full
 }
 
