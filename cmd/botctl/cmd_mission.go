@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/hint"
+	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -110,7 +113,7 @@ func (c *cli) mission(args []string) error {
 	} else if rep.OK {
 		c.printAccepted(mf.doc, rep)
 	} else {
-		c.printRefusal(c.robot, fmt.Sprintf("mission %q", missionName(mf.doc)), rep.Error)
+		c.printRefusal(c.robot, fmt.Sprintf("mission %q", missionName(mf.doc)), c.withHints(g, c.robot, rep.Error))
 	}
 	if !rep.OK {
 		return silent(exitRefused)
@@ -131,6 +134,58 @@ func (c *cli) printAccepted(d *missions.Document, rep protocol.Reply) {
 		nodes = fmt.Sprintf(", %d nodes", int(n))
 	}
 	fmt.Fprintf(c.stdout, "%s: mission %q %s (id %s, revision %d%s)\n", c.robot, missionName(d), what, d.ID, d.Revision, nodes)
+}
+
+// withHints adds "did you mean" to a refusal's unknown node types (the
+// robot's factsheet lists its types) and parameters.
+func (c *cli) withHints(g *ground.Client, robot string, e *protocol.ReplyError) *protocol.ReplyError {
+	if e == nil || len(e.Problems) == 0 {
+		return e
+	}
+	var types []string
+	for _, p := range e.Problems {
+		if p.Code == protocol.ErrUnknownNodeType {
+			types = c.nodeTypes(g, robot)
+			break
+		}
+	}
+	ps := make(bt.Problems, len(e.Problems))
+	for i, p := range e.Problems {
+		ps[i] = bt.Problem{Path: p.Path, Message: p.Message, Code: p.Code}
+	}
+	out := *e
+	out.Problems = make([]protocol.ReplyProblem, len(ps))
+	for i, p := range hint.Problems(ps, types) {
+		out.Problems[i] = protocol.ReplyProblem{Path: p.Path, Message: p.Message, Code: p.Code}
+	}
+	return &out
+}
+
+// nodeTypes are the node types (and aliases) of the robot's factsheet,
+// nil when it does not come in a moment.
+func (c *cli) nodeTypes(g *ground.Client, robot string) []string {
+	got := make(chan protocol.FactsheetMsg, 1)
+	stop, err := g.Watch(robot, ground.RobotHandlers{Factsheet: func(m protocol.FactsheetMsg) {
+		select {
+		case got <- m:
+		default:
+		}
+	}})
+	if err != nil {
+		return nil
+	}
+	defer stop()
+	select {
+	case f := <-got:
+		var types []string
+		for _, t := range f.NodeTypes {
+			types = append(append(types, t.Name), t.Aliases...)
+		}
+		return types
+	case <-time.After(min(2*time.Second, c.timeout)):
+	case <-c.ctx.Done():
+	}
+	return nil
 }
 
 func missionName(d *missions.Document) string {

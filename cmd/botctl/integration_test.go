@@ -264,7 +264,7 @@ func TestIntegration(t *testing.T) {
 		os.WriteFile(file, []byte(`{"format": "botd/mission@1", "id": "0b9d1f6a-8a43-4f0e-9f54-3d3c8b1a2e77", "name": "bad", "revision": 0, "main": "main",
  "trees": {"main": {"type": "Sequence", "children": [{"type": "Log", "params": {"message": "x"}}, {"type": "Sequense"}]}}}`), 0o644)
 		r := cmd("mission", "send", file, "--robot", "rover-1", "--start")
-		expect(t, r, 1, "rover-1 refused mission \"bad\": UNKNOWN_NODE_TYPE", `/trees/main/children/1/type: unknown node type "Sequense"`)
+		expect(t, r, 1, "rover-1 refused mission \"bad\": UNKNOWN_NODE_TYPE", `/trees/main/children/1/type: unknown node type "Sequense" (did you mean "Sequence"?)`)
 		r = cmd("mission", "send", file, "--robot", "rover-1", "--json")
 		var sj sendJSON
 		if err := json.Unmarshal([]byte(r.stdout), &sj); err != nil || r.code != 1 || sj.OK || sj.Error == nil ||

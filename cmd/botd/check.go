@@ -11,11 +11,15 @@ import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/hint"
 )
 
-// runCheck validates every file and prints one line per problem
-// ("path: message", prefixed by the file name when several are checked).
-// Exit status 0 when all are valid, 1 otherwise (2 on usage errors).
+// runCheck validates every file and prints, for each, one line per
+// problem ("FILE: path: message") or "FILE: ok (N nodes)", the same for
+// one file as for many, and a warning for a key that looks like a typo of
+// a sensor key. Unknown node types and parameters near a known one get a
+// "did you mean". Exit status 0 when all are valid, 1 otherwise (2 on
+// usage errors).
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -51,20 +55,35 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	reg := newRegistry(hw)
+	var types []string
+	for _, t := range reg.Catalog() {
+		types = append(append(types, t.Name), t.Aliases...)
+	}
+	var sensors []string
+	if hw != nil {
+		sensors = hw.SensorKeys()
+	}
 	bad := false
 	for _, f := range files {
-		prefix := ""
-		if len(files) > 1 {
-			prefix = f + ": "
-		}
+		prefix := f + ": "
 		m, err := loadFile(f, reg, hw, subs, lib)
 		if err != nil {
 			bad = true
-			printProblems(stdout, prefix, err)
+			printProblems(stdout, prefix, err, types)
 			continue
 		}
-		if len(files) > 1 {
-			fmt.Fprintf(stdout, "%sok (%d nodes)\n", prefix, m.Tree.Len())
+		fmt.Fprintf(stdout, "%sok (%d nodes)\n", prefix, m.Tree.Len())
+		var used, own []string
+		for _, k := range m.Tree.Keys() {
+			if k.Scope == bt.ScopeGlobal {
+				used = append(used, k.Name)
+			}
+		}
+		for k := range m.Doc.Blackboard {
+			own = append(own, k)
+		}
+		for _, k := range hint.Keys(used, sensors, own) {
+			fmt.Fprintf(stdout, "%swarning: %s\n", prefix, k)
 		}
 	}
 	if bad {
@@ -74,10 +93,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // printProblems prints one line per problem ("path: message").
-func printProblems(w io.Writer, prefix string, err error) {
+func printProblems(w io.Writer, prefix string, err error, types []string) {
 	var ps bt.Problems
 	if errors.As(err, &ps) {
-		for _, p := range ps {
+		for _, p := range hint.Problems(ps, types) {
 			fmt.Fprintf(w, "%s%s\n", prefix, p)
 		}
 		return

@@ -52,7 +52,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	d, err := missions.DecodeFile(files[0], missions.Limits{}, lib)
 	if err != nil {
-		printProblems(stdout, files[0]+": ", err)
+		printProblems(stdout, files[0]+": ", err, nil)
 		return 1
 	}
 	var out []byte

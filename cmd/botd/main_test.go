@@ -19,8 +19,9 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestCheck(t *testing.T) {
+	// One file or many: the same lines, each naming its file.
 	code, out, _ := runCmd(t, "check", "testdata/small.json")
-	if code != 0 || out != "" {
+	if code != 0 || !strings.HasPrefix(out, "testdata/small.json: ok (") {
 		t.Fatalf("valid mission: exit %d, output %q", code, out)
 	}
 	code, out, _ = runCmd(t, "check", "testdata/invalid.json")
@@ -28,17 +29,17 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("invalid mission: exit %d, want 1", code)
 	}
 	for _, want := range []string{
-		"/trees/main/children/0/type: unknown node type \"Sequense\"",
-		"/trees/main/children/1/params/ms: ",
-		"/trees/main/children/2/params/tree: recursive subtree",
+		"testdata/invalid.json: /trees/main/children/0/type: unknown node type \"Sequense\" (did you mean \"Sequence\"?)",
+		"testdata/invalid.json: /trees/main/children/1/params/ms: ",
+		"testdata/invalid.json: /trees/main/children/2/params/tree: recursive subtree",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
 	}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if !strings.HasPrefix(line, "/") || !strings.Contains(line, ": ") {
-			t.Errorf("line %q is not 'path: message'", line)
+		if !strings.HasPrefix(line, "testdata/invalid.json: /") || strings.Count(line, ": ") < 2 {
+			t.Errorf("line %q is not 'file: path: message'", line)
 		}
 	}
 	code, out, _ = runCmd(t, "check", "testdata/small.json", "testdata/invalid.json")
