@@ -3,6 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"time"
+
+	"github.com/botd-project/botd/telemetry/ground"
 
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -19,9 +22,9 @@ var doneText = map[string]string{
 	protocol.OpMissionStart:  "mission started",
 	protocol.OpMissionPause:  "mission paused",
 	protocol.OpMissionResume: "mission resumed",
-	protocol.OpMissionAbort:  "mission aborted",
+	protocol.OpMissionAbort:  "mission aborted; the robot is in its safe state",
 	protocol.OpEStop:         "E-STOP engaged: nothing moves until estop-reset",
-	protocol.OpEStopReset:    "e-stop released; the mission stays paused until resumed",
+	protocol.OpEStopReset:    "e-stop released",
 }
 
 // control is pause, resume, abort, estop and estop-reset: one command to
@@ -56,7 +59,38 @@ func (c *cli) start(args []string) error {
 	if err != nil {
 		return err
 	}
-	return c.report(robot, protocol.OpMissionStart, rep)
+	text := ""
+	if rep.OK {
+		text = fmt.Sprintf("mission %s started", c.missionLabel(g, info, id))
+	}
+	return c.reportText(robot, protocol.OpMissionStart, rep, text)
+}
+
+// missionLabel names a mission for people: "patrol" (its name, from the
+// robot's state), or its id when the robot does not say.
+func (c *cli) missionLabel(g *ground.Client, info ground.RobotInfo, id string) string {
+	name := func(s *protocol.StateMsg) string {
+		if s != nil && s.Mission != nil && s.Mission.ID == id && s.Mission.Name != "" {
+			return s.Mission.Name
+		}
+		return ""
+	}
+	if n := name(info.State); n != "" {
+		return fmt.Sprintf("%q", n)
+	}
+	// Another stored mission: the state names it once it runs.
+	deadline := time.Now().Add(min(2*time.Second, c.timeout))
+	for time.Now().Before(deadline) && c.ctx.Err() == nil {
+		for _, r := range g.Robots() {
+			if r.ID == info.ID {
+				if n := name(r.State); n != "" {
+					return fmt.Sprintf("%q", n)
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return id
 }
 
 // command connects, checks that the robot is online, sends and reports.
@@ -71,24 +105,43 @@ func (c *cli) command(args []string, cmd protocol.Command) error {
 	if err != nil {
 		return err
 	}
-	return c.report(robot, cmd.Op, rep)
+	text := ""
+	if cmd.Op == protocol.OpEStopReset && rep.OK {
+		text = "e-stop released; " + afterReset(info.State)
+	}
+	return c.reportText(robot, cmd.Op, rep, text)
 }
 
-// report prints a reply; a refusal is exit status 1.
-func (c *cli) report(robot, op string, rep protocol.Reply) error {
+// afterReset says what the robot does once the e-stop is released, from
+// its state before: a mission that was running or paused stays paused; an
+// aborted or finished one is over.
+func afterReset(s *protocol.StateMsg) string {
+	if s == nil || s.Mission == nil {
+		return "no mission is loaded: the robot stays idle"
+	}
+	m := s.Mission
+	switch m.Status {
+	case protocol.RunRunning, protocol.RunPaused:
+		return fmt.Sprintf("mission %q stays paused until resumed (botctl resume)", orDash(m.Name))
+	case protocol.RunInterrupted:
+		return fmt.Sprintf("mission %q was interrupted by a restart: botctl resume runs it again, if it allows it", orDash(m.Name))
+	}
+	return fmt.Sprintf("no mission is running (%q ended %s): the robot stays idle; botctl start runs it again", orDash(m.Name), m.Status)
+}
+
+// reportText prints a reply, on success text ("" for the op's usual
+// one); a refusal is exit status 1.
+func (c *cli) reportText(robot, op string, rep protocol.Reply, text string) error {
 	if c.json {
 		if err := c.printJSON(replyJSON{Robot: robot, Op: op, Reply: rep}); err != nil {
 			return err
 		}
 	} else if rep.OK {
-		text := doneText[op]
+		if text == "" {
+			text = doneText[op]
+		}
 		if text == "" {
 			text = op + ": ok"
-		}
-		if op == protocol.OpMissionStart {
-			if id, _ := rep.Result["mission_id"].(string); id != "" {
-				text = "mission " + id + " started"
-			}
 		}
 		fmt.Fprintf(c.stdout, "%s: %s\n", robot, text)
 	} else {

@@ -284,19 +284,26 @@ func TestIntegration(t *testing.T) {
 		modeIs(t, d, "rover-1", "ESTOP")
 		expect(t, cmd("status", "rover-1"), 0, "e-stop", "ENGAGED")
 		expect(t, cmd("resume", "rover-1"), 1, "rover-1 refused mission.resume: NOT_ALLOWED_IN_MODE")
-		expect(t, cmd("estop-reset", "rover-1"), 0, "e-stop released")
+		expect(t, cmd("estop-reset", "rover-1"), 0, `e-stop released; mission "patrol" stays paused until resumed`)
 		expect(t, cmd("resume", "rover-1"), 0, "mission resumed")
 		modeIs(t, d, "rover-1", "RUNNING")
 		// start: the current mission by default; it is running, so
 		// only with --replace.
 		expect(t, cmd("start", "rover-1"), 1, "OTHER_MISSION_ACTIVE")
-		expect(t, cmd("start", "rover-1", "--replace"), 0, "started")
+		expect(t, cmd("start", "rover-1", "--replace"), 0, `rover-1: mission "patrol" started`)
 		r := cmd("pause", "rover-1", "--json")
 		var rj replyJSON
 		if err := json.Unmarshal([]byte(r.stdout), &rj); err != nil || !rj.OK || rj.Op != "mission.pause" {
 			t.Errorf("pause --json: %v %v", err, r)
 		}
 		expect(t, cmd("resume", "rover-1"), 0)
+		// After an abort, nothing stays paused.
+		expect(t, cmd("abort"), 0, "rover-1: mission aborted")
+		modeIs(t, d, "rover-1", "IDLE")
+		expect(t, cmd("estop"), 0, "E-STOP engaged")
+		modeIs(t, d, "rover-1", "ESTOP")
+		expect(t, cmd("estop-reset"), 0, `no mission is running ("patrol" ended ABORTED)`)
+		expect(t, cmd("start", "--replace"), 0, `rover-1: mission "patrol" started`)
 	})
 
 	t.Run("robot offline", func(t *testing.T) {

@@ -53,7 +53,7 @@ var commands = []command{
 	{name: "resume", args: "[ROBOT]", short: "resume the paused mission from the root", run: control("mission.resume")},
 	{name: "abort", args: "[ROBOT]", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
 	{name: "estop", args: "[ROBOT]", short: "emergency stop: nothing moves until estop-reset", run: control("estop")},
-	{name: "estop-reset", args: "[ROBOT]", short: "release the e-stop (the mission stays paused)", run: control("estop.reset")},
+	{name: "estop-reset", args: "[ROBOT]", short: "release the e-stop (a running mission stays paused until resumed)", run: control("estop.reset")},
 	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
 	{name: "events", args: "[ROBOT] [--follow] [--for DURATION] [--no-history]", short: "print the events the robot keeps, then the new ones as they arrive",
 		run: (*cli).events, flags: eventsFlags},
