@@ -27,6 +27,23 @@ func TestExampleConfigsAreValid(t *testing.T) {
 	}
 }
 
+// check-config recognises a hardware file (what a config's hardware:
+// points at) and checks it as one, instead of failing on its fields.
+func TestCheckConfigHardwareFile(t *testing.T) {
+	for _, f := range []string{"../../configs/rover-raspi.yaml", "../../configs/sim.yaml"} {
+		code, out, _ := runCmd(t, "check-config", f)
+		if code != 0 || !strings.Contains(out, f+": ok: a hardware file (") || !strings.Contains(out, "not a daemon config") {
+			t.Errorf("check-config %s: %d %s", f, code, out)
+		}
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "hw.yaml")
+	os.WriteFile(bad, []byte("adaptors: {board: {kind: sim}}\ndevices:\n  - {name: base, kind: diff_drive, left: {speed: \"11\", dir: \"13\"}, right: {speed: \"15\", dir: \"16\"}, max_linear: -1}\n"), 0o644)
+	if code, out, _ := runCmd(t, "check-config", bad); code != 1 || !strings.Contains(out, "hw.yaml: hardware file: ") {
+		t.Errorf("a bad hardware file: %d %s", code, out)
+	}
+}
+
 func TestBadConfigs(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "badhw.yaml"), []byte("adaptors: {board: {kind: sim}}\ndevices:\n  - {name: base, kind: diff_drive, left: {speed: \"11\", dir: \"13\"}, right: {speed: \"15\", dir: \"16\"}, max_linear: -1}\n"), 0o644)
