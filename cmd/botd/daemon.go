@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -31,14 +32,8 @@ import (
 // embedded default: the simulated rover, the embedded broker and the demo
 // mission.
 func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("botd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configFile := fs.String("config", "", "config file (default: the built-in simulated rover)")
-	broker := fs.String("broker", "", "broker URL, overriding the config (tcp://host:1883)")
-	robot := fs.String("robot", "", "robot id, overriding the config")
-	mission := fs.String("mission", "", "mission file to load and start, overriding the config")
-	stateDir := fs.String("state-dir", "", "state directory, overriding the config")
-	listen := fs.String("listen", "", "embedded broker address, overriding the config")
+	fs, f := daemonFlags(stderr)
+	configFile, broker, robot, mission, stateDir, listen := f.config, f.broker, f.robot, f.mission, f.stateDir, f.listen
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: botd [-config FILE] [-broker URL] [-robot ID] [-mission FILE] [-state-dir DIR] [-listen ADDR]")
 		fs.PrintDefaults()
@@ -86,10 +81,33 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	log := newLogger(cfg.Log, stderr)
 	slog.SetDefault(log) // Gobot logs through the standard logger
 	if err := serve(ctx, cfg, log, stdout); err != nil {
+		if errors.Is(err, errLocked) {
+			fmt.Fprintln(stderr, "botd: not started:", err)
+			return 1
+		}
 		log.Error("botd stopped", "err", err)
 		return 1
 	}
 	return 0
+}
+
+// daemonFlagValues are the daemon's flags.
+type daemonFlagValues struct {
+	config, broker, robot, mission, stateDir, listen *string
+}
+
+// daemonFlags defines the daemon's flags (botd -h lists them too).
+func daemonFlags(out io.Writer) (*flag.FlagSet, daemonFlagValues) {
+	fs := flag.NewFlagSet("botd", flag.ContinueOnError)
+	fs.SetOutput(out)
+	return fs, daemonFlagValues{
+		config:   fs.String("config", "", "config file (default: the built-in simulated rover)"),
+		broker:   fs.String("broker", "", "broker URL, overriding the config (tcp://host:1883); with none here or in the config, botd runs its embedded broker"),
+		robot:    fs.String("robot", "", "robot id, overriding the config"),
+		mission:  fs.String("mission", "", "mission file to load and start, overriding the config"),
+		stateDir: fs.String("state-dir", "", "state directory (journal, event outbox), overriding the config (default: $BOTD_STATE_DIR, else $XDG_STATE_HOME/botd/ROBOT, else ~/.local/state/botd/ROBOT)"),
+		listen:   fs.String("listen", "", "embedded broker address, overriding the config (default 127.0.0.1:1883)"),
+	}
 }
 
 func defaultConfig() (*Config, error) {
@@ -110,7 +128,12 @@ func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// resolveStateDir picks the state directory.
+// resolveStateDir picks the state directory: state_dir (or -state-dir),
+// else $BOTD_STATE_DIR, else a directory of the user's own:
+// $XDG_STATE_HOME/botd/ROBOT, ~/.local/state/botd/ROBOT, or, with no home,
+// botd-UID/ROBOT in the temporary directory. Two users never share one;
+// two daemons of one user with the same robot id would, and the lock
+// (lockStateDir) stops the second.
 func resolveStateDir(c *Config) (string, error) {
 	dir := c.StateDir
 	if dir == "" {
@@ -119,15 +142,15 @@ func resolveStateDir(c *Config) (string, error) {
 	if dir == "" {
 		base := os.Getenv("XDG_STATE_HOME")
 		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("no state directory: set state_dir or $BOTD_STATE_DIR")
+			if home, err := os.UserHomeDir(); err == nil && home != "" {
+				base = filepath.Join(home, ".local", "state")
+			} else {
+				base = filepath.Join(os.TempDir(), fmt.Sprintf("botd-%d", os.Getuid()))
 			}
-			base = filepath.Join(home, ".local", "state")
 		}
 		dir = filepath.Join(base, "botd", c.Robot)
 	}
-	return dir, os.MkdirAll(dir, 0o755)
+	return dir, os.MkdirAll(dir, 0o700)
 }
 
 // system is the assembled daemon.
@@ -143,6 +166,7 @@ type system struct {
 	broker *broker.Broker
 	url    string
 	clock  clockwork.Clock
+	lock   *stateLock
 	// mission is the configured mission, decoded, validated and ready to
 	// load (nil when the config names none).
 	mission   json.RawMessage
@@ -167,6 +191,15 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 			s.close()
 		}
 	}()
+	// The state directory first: a second daemon of the same robot must
+	// not touch its hardware either.
+	stateDir, err := resolveStateDir(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if s.lock, err = lockStateDir(stateDir, cfg.Robot, s.clock.Now()); err != nil {
+		return nil, err
+	}
 	hwData, hwName, err := cfg.hardwareYAML()
 	if err != nil {
 		return nil, fmt.Errorf("hardware: %w", err)
@@ -198,10 +231,6 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		if s.mission, s.missionID, err = configuredMission(cfg, s.reg, append(keys, cfg.Writable...)); err != nil {
 			return nil, err
 		}
-	}
-	stateDir, err := resolveStateDir(cfg)
-	if err != nil {
-		return nil, err
 	}
 	var verify func(protocol.Command, []byte) *protocol.ReplyError
 	if cfg.Security.RequireSignedMissions {
@@ -356,6 +385,9 @@ func (s *system) close() {
 	}
 	if s.broker != nil {
 		s.broker.Close()
+	}
+	if err := s.lock.Close(); err != nil {
+		s.log.Warn("releasing the state directory lock", "err", err)
 	}
 }
 

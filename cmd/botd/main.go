@@ -62,7 +62,7 @@ Usage:
   botd [-config FILE] [flags] run the daemon (default: simulated rover, embedded broker, demo mission)
   botd check FILE...        validate missions (botd JSON/YAML, Behavior3 JSON, BehaviorTree.CPP XML)
   botd sim [flags] FILE     run a mission headless on virtual time and print its trace
-  botd check-config FILE    validate a daemon config (hardware, world and mission included)
+  botd check-config FILE    validate a daemon config (hardware, world and mission included), or a hardware file
   botd export [-format btcpp|b3|botd] FILE
                             write a mission as BehaviorTree.CPP XML (Groot2), Behavior3 or botd JSON
   botd nodes [-format F]    print the node catalog (markdown, json, or btcpp: a TreeNodesModel for Groot2)
@@ -70,7 +70,12 @@ Usage:
                             open, read and (with -move) exercise every device, and report each
   botd version              print the version
 
-Run 'botd sim -h' for the simulator's flags.
+Daemon flags:
+`)
+	fs, _ := daemonFlags(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Run 'botd sim -h' for the simulator's flags, 'botd check -h' for check's.
 `)
 }
 

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +18,20 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = run(context.Background(), args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// botd -h lists every flag of the daemon.
+func TestHelpListsEveryFlag(t *testing.T) {
+	code, out, _ := runCmd(t, "-h")
+	if code != 0 {
+		t.Fatalf("botd -h: exit %d", code)
+	}
+	fs, _ := daemonFlags(io.Discard)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(out, "-"+f.Name+" ") {
+			t.Errorf("botd -h does not list -%s:\n%s", f.Name, out)
+		}
+	})
 }
 
 func TestCheck(t *testing.T) {
