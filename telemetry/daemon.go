@@ -339,19 +339,38 @@ func (d *Daemon) Run(ctx context.Context) error {
 	<-ctx.Done()
 	wg.Wait()
 
-	if err := estopConn.Close(); err != nil {
-		d.log.Warn("closing the e-stop connection", "err", err)
-	}
-
 	up := conn.IsUp()
 	if up {
 		d.publishState(conn)
 	}
-	if err := conn.Close(); err != nil {
-		d.log.Warn("closing the broker connection", "err", err)
-	} else if up {
+	closeErr := conn.Close() // OFFLINE (the goodbye), then a clean DISCONNECT: no will
+	// OFFLINE last: should the broker have taken the main connection's
+	// end for a broken one after all (its DISCONNECT lost), its
+	// CONNECTION_BROKEN came before this; the e-stop connection has no
+	// will, so nothing follows. It is the goodbye again, with its seq (a
+	// ground station sees a repeat, not a new state).
+	offline := false
+	if estopConn.IsUp() {
+		seq := d.seq.connection.Load()
+		if !up {
+			seq = d.seq.connection.Add(1) // no goodbye went out
+		}
+		msg := d.connectionMsg(protocol.ConnOffline, seq)
+		if err := estopConn.Publish(d.topics.Connection(), protocol.QoSRetained, true, msg); err != nil {
+			d.log.Warn("publishing OFFLINE on the e-stop connection", "err", err)
+		} else {
+			offline = true
+		}
+	}
+	if err := estopConn.Close(); err != nil {
+		d.log.Warn("closing the e-stop connection", "err", err)
+	}
+	switch {
+	case closeErr != nil && !offline:
+		d.log.Warn("closing the broker connection", "err", closeErr)
+	case up || offline:
 		d.log.Info("final state and OFFLINE published; disconnected")
-	} else {
+	default:
 		d.log.Warn("the broker link was down at shutdown: no OFFLINE published (the broker sends the last will)")
 	}
 	return nil

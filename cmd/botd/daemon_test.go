@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/broker"
 	"github.com/botd-project/botd/telemetry/ground"
@@ -502,4 +504,48 @@ func TestDaemonWithMosquittoClients(t *testing.T) {
 	waitText(`"id":"bad","ok":false,"error":{"code":"UNKNOWN_NODE_TYPE"`)
 	p.stop(t)
 	waitText(`"state":"OFFLINE"`)
+}
+
+// A clean stop (SIGINT) of botd with its embedded broker: OFFLINE is the
+// last word on the connection topic, never followed by a stale
+// CONNECTION_BROKEN, and the log says so. Twenty times in a row.
+func TestDaemonCleanStopOfflineLast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts botd twenty times")
+	}
+	for i := range 20 {
+		addr := freeAddr(t)
+		p := startDaemonProc(t, "-listen", addr, "-state-dir", t.TempDir(), "-robot", "rover-stop")
+		waitBroker(t, addr)
+		rec := mqtttest.NewRecorder(t, "tcp://"+addr, "botd/v1/rover-stop/connection")
+		mqtttest.Eventually(t, "ONLINE", func() bool {
+			for _, m := range rec.On("botd/v1/rover-stop/connection") {
+				if c, err := protocol.DecodeConnection(m.Payload); err == nil && c.State == protocol.ConnOnline {
+					return true
+				}
+			}
+			return false
+		})
+		p.cmd.Process.Signal(os.Interrupt)
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatalf("run %d: botd exit: %v\n%s", i, err, p.out.String())
+		}
+		var states []string
+		mqtttest.Eventually(t, "OFFLINE", func() bool {
+			states = states[:0]
+			for _, m := range rec.On("botd/v1/rover-stop/connection") {
+				if c, err := protocol.DecodeConnection(m.Payload); err == nil {
+					states = append(states, c.State)
+				}
+			}
+			return slices.Contains(states, protocol.ConnOffline)
+		})
+		first := slices.Index(states, protocol.ConnOffline)
+		if slices.Contains(states[first:], protocol.ConnBroken) || states[len(states)-1] != protocol.ConnOffline {
+			t.Fatalf("run %d: connection states %v: a stale last will after OFFLINE", i, states)
+		}
+		if !strings.Contains(p.out.String(), "final state and OFFLINE published; disconnected") {
+			t.Fatalf("run %d: the log does not say OFFLINE was published:\n%s", i, p.out.String())
+		}
+	}
 }

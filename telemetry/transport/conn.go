@@ -322,7 +322,11 @@ func (c *pahoConn) Close() error {
 			}
 		}
 		c.closed.Store(true)
-		c.client.Disconnect(250)
+		// DISCONNECT is what makes the broker discard the last will: wait
+		// until it is written (paho returns as soon as it is), not a fixed
+		// quarter second that a busy machine can overrun, closing the
+		// socket first and so firing the will after the goodbye.
+		c.client.Disconnect(uint(c.opts.PublishTimeout.Milliseconds()))
 		c.signal()
 	})
 	return err
