@@ -54,7 +54,7 @@ func TestFixturesConformance(t *testing.T) {
 				}
 				return
 			}
-			if code != 0 || out != "" {
+			if code != 0 || !checkedOK(out, path) {
 				t.Fatalf("check: exit %d\n%s%s", code, out, errOut)
 			}
 			accepted++

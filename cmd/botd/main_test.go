@@ -20,6 +20,21 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// checkedOK reports whether botd check's output says file is valid: its
+// "ok" line and nothing but warnings.
+func checkedOK(out, file string) bool {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[0], file+": ok (") {
+		return false
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, file+": warning: ") {
+			return false
+		}
+	}
+	return true
+}
+
 // botd -h lists every flag of the daemon.
 func TestHelpListsEveryFlag(t *testing.T) {
 	code, out, _ := runCmd(t, "-h")
