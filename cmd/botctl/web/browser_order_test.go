@@ -84,6 +84,40 @@ func TestBrowserAutoSelectInEitherOrder(t *testing.T) {
 	})
 }
 
+// The 53-node demo patrol in a laptop-sized window opens readable: at
+// least 60 % (fit to the width, deepest subtrees collapsed), and a
+// collapsed subtree opens with a click.
+func TestBrowserBigTreeReadable(t *testing.T) {
+	exe := findChromium()
+	if exe == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium): skipping the browser test")
+	}
+	root := repoRoot(t)
+	addr := freeAddr(t)
+	runBotd(t, root, addr) // the demo patrol
+	g := dialGround(t, addr)
+	waitOnline(t, g)
+	p := openDashboard(t, exe, g, addr)
+	if err := chromedp.Do(p.ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("the patrol tree", `document.getElementById('tree').dataset.nodes === '53' && document.querySelectorAll('#nodes g.node').length > 5`)
+	p.wait("a readable zoom with collapsed subtrees", `parseInt(document.getElementById('zoom').textContent) >= 60 &&
+		Number(document.getElementById('tree').dataset.collapsed) > 0`)
+	if got := p.eval(overlaps); got != "" {
+		t.Errorf("nodes overlap: %s", got)
+	}
+	before := p.eval(`String(document.querySelectorAll('#nodes g.node').length)`)
+	p.eval(`(() => { const f = document.querySelector('#nodes g.toggle.folded');
+		f.dispatchEvent(new MouseEvent('click', {bubbles: true})); return 'ok'; })()`)
+	p.wait("the subtree expanded", `String(document.querySelectorAll('#nodes g.node').length) !== '`+before+`'`)
+	if got := p.eval(overlaps); got != "" {
+		t.Errorf("nodes overlap after expanding: %s", got)
+	}
+	p.shot("dashboard-patrol-1280.png")
+	p.noProblems()
+}
+
 func missionWithID(t *testing.T, file string) json.RawMessage {
 	t.Helper()
 	b, err := os.ReadFile(file)

@@ -20,6 +20,10 @@
 
   const tree = new TreeView($('tree'), {
     onZoom: (k) => { $('zoom').textContent = Math.round(k * 100) + '%'; },
+    onLayout: (tv) => {
+      const h = tv.hiddenCount();
+      $('collapsed-info').textContent = h ? `· ${h} in collapsed subtrees (+ to expand)` : '';
+    },
     onSelect: (n, status) => logLocal('info', 'node', `#${n.index} ${n.type}${n.name ? ' "' + n.name + '"' : ''}: ${status}`, n.index),
   });
   const chart = new TickChart($('chart'));
@@ -46,6 +50,7 @@
     S.state = null; S.conn = ''; S.bb = null; S.eventIDs.clear(); S.problems = 0;
     renderFailure();
     tree.setTree(null);
+    $('collapsed-info').textContent = '';
     $('tree-empty').hidden = false;
     $('tree-empty').textContent = S.robot ? `Waiting for ${S.robot}'s tree…` : 'Select a robot.';
     $('tree-info').textContent = '';
@@ -512,6 +517,7 @@
   function layoutLabel() { $('btn-layout').textContent = tree.orientation === 'lr' ? '↕ top-down' : '↔ left-right'; }
   $('btn-layout').addEventListener('click', () => { tree.setOrientation(tree.orientation === 'lr' ? 'td' : 'lr'); layoutLabel(); });
   $('btn-fit').addEventListener('click', () => { tree.userMoved = false; tree.fit(); });
+  $('btn-expand').addEventListener('click', () => tree.expandAll());
   $('btn-zoom-in').addEventListener('click', () => tree.zoomCenter(1.25));
   $('btn-zoom-out').addEventListener('click', () => tree.zoomCenter(0.8));
   $('btn-log-clear').addEventListener('click', () => { $('log').textContent = ''; S.problems = 0; $('problem-count').textContent = ''; });

@@ -8,6 +8,10 @@
   const STATUS_CLASSES = Object.values(STATUS).map((s) => 'st-' + s);
   const NODE = { minW: 92, maxW: 270, hName: 44, hPlain: 30, padL: 15, padR: 10 };
   const GAP = { lr: { breadth: 10, depth: 34 }, td: { breadth: 14, depth: 40 } };
+  // Below this scale labels are hard to read: fit collapses subtrees
+  // (deepest first) until the tree fits at it, and otherwise shows the
+  // tree at it from the top left (pan to see the rest).
+  const MIN_SCALE = 0.6;
 
   function el(name, attrs, parent) {
     const e = document.createElementNS(SVGNS, name);
@@ -26,6 +30,7 @@
       this.orientation = 'lr';
       try { this.orientation = localStorage.getItem('botd.layout') === 'td' ? 'td' : 'lr'; } catch (e) { /* private mode */ }
       this.types = {};
+      this.collapsed = new Set(); // indexes of collapsed nodes
       this.clear();
       this.k = 1; this.tx = 0; this.ty = 0;
       this.userMoved = false;
@@ -50,6 +55,7 @@
       const nodes = Array.isArray(tree && tree.nodes) ? tree.nodes : [];
       const key = (tree && tree.mission) + '/' + (tree && tree.revision) + '/' + nodes.length;
       const same = key === this.key;
+      if (!same) { this.collapsed = new Set(); this.autoDone = false; }
       this.clear();
       this.key = key;
       this.mission = tree && tree.mission;
@@ -75,6 +81,7 @@
     }
 
     applyCategory(it) {
+      if (!it.g) return; // hidden under a collapsed node
       const cat = this.types[it.node.type];
       for (const c of ['composite', 'decorator', 'condition', 'action']) it.g.classList.toggle('cat-' + c, cat === c);
     }
@@ -83,6 +90,14 @@
       this.orientation = o === 'td' ? 'td' : 'lr';
       try { localStorage.setItem('botd.layout', this.orientation); } catch (e) { /* ignore */ }
       if (!this.nodes.length) return;
+      this.relayout();
+      this.userMoved = false;
+      this.fit();
+    }
+
+    // relayout lays the tree out again (orientation or collapsed nodes
+    // changed), keeping statuses and reasons.
+    relayout() {
       const statuses = new Map([...this.byIndex].map(([i, it]) => [i, it.status]));
       const reasons = new Map([...this.byIndex].filter(([, it]) => it.reason).map(([i, it]) => [i, it.reason]));
       const nodes = this.nodes;
@@ -92,9 +107,28 @@
       this.render();
       for (const [i, s] of statuses) this.setStatus(i, s);
       for (const [i, r] of reasons) this.setReason(i, r);
+      this.svg.dataset.collapsed = String(this.collapsed.size);
+      if (this.opts.onLayout) this.opts.onLayout(this);
+    }
+
+    // toggle collapses or expands the subtree under a node.
+    toggle(index) {
+      if (this.collapsed.has(index)) this.collapsed.delete(index); else this.collapsed.add(index);
+      this.autoDone = true; // the operator decides from now on
+      this.relayout();
+      if (!this.userMoved) this.fit();
+    }
+
+    expandAll() {
+      this.collapsed = new Set();
+      this.autoDone = true;
+      this.relayout();
       this.userMoved = false;
       this.fit();
     }
+
+    // hiddenCount is how many nodes collapsed subtrees hide.
+    hiddenCount() { let n = 0; for (const it of this.byIndex.values()) if (it.hidden) n++; return n; }
 
     // Text width of s in the given font, in SVG units.
     measure(s, font) {
@@ -139,20 +173,39 @@
         if (p && p !== it) p.kids.push(it); else roots.push(it);
       }
       const seen = new Set();
-      const order = [];
+      const all = [];
       const visit = (root) => {
         const stack = [[root, 0]];
         while (stack.length) {
           const [it, d] = stack.pop();
           if (seen.has(it)) continue;
-          seen.add(it); it.depth = d; order.push(it);
+          seen.add(it); it.depth = d; all.push(it);
           it.kids = it.kids.filter((k) => !seen.has(k));
           for (let i = it.kids.length - 1; i >= 0; i--) stack.push([it.kids[i], d + 1]);
         }
       };
       roots.forEach(visit);
       for (const it of items.values()) if (!seen.has(it)) { roots.push(it); visit(it); }
-      for (const it of order) it.kids = it.kids.filter((k) => k.depth === it.depth + 1);
+      for (const it of all) it.kids = it.kids.filter((k) => k.depth === it.depth + 1);
+      // Collapsed nodes keep their children (allKids, hidden counts) but
+      // are laid out as leaves; what is below them is not drawn.
+      for (let i = all.length - 1; i >= 0; i--) {
+        const it = all[i];
+        it.allKids = it.kids;
+        it.below = it.kids.reduce((n, k) => n + 1 + k.below, 0);
+      }
+      const order = [];
+      const hide = new Set();
+      for (const it of all) {
+        if (hide.has(it)) { it.hidden = true; for (const k of it.allKids) hide.add(k); continue; }
+        it.hidden = false;
+        order.push(it);
+        if (this.collapsed.has(it.node.index) && it.allKids.length) {
+          it.kids = [];
+          for (const k of it.allKids) hide.add(k);
+        }
+      }
+      this.maxDepth = all.reduce((m, it) => Math.max(m, it.depth), 0);
 
       const bsize = (it) => (td ? it.w : it.h);
       const dsize = (it) => (td ? it.h : it.w);
@@ -251,6 +304,19 @@
           const nm = el('text', { class: 'name', x: NODE.padL, y: 35 }, g);
           nm.textContent = it.name;
         }
+        if (it.allKids.length) {
+          const folded = this.collapsed.has(n.index);
+          const tx = td ? it.w / 2 : it.w, ty = td ? it.h : it.h / 2;
+          const tg = el('g', { class: 'toggle' + (folded ? ' folded' : ''), transform: `translate(${tx},${ty})` }, g);
+          tg.setAttribute('data-index', n.index);
+          el('circle', { r: folded ? 10 : 7 }, tg);
+          const tt = el('text', { 'text-anchor': 'middle', y: 4 }, tg);
+          tt.textContent = folded ? '+' + it.below : '−';
+          const tip = el('title', {}, tg);
+          tip.textContent = folded ? `expand: ${it.below} node${it.below === 1 ? '' : 's'} below` : 'collapse this subtree';
+          tg.addEventListener('click', (ev) => { ev.stopPropagation(); this.toggle(n.index); });
+          tg.addEventListener('dblclick', (ev) => ev.stopPropagation());
+        }
         it.title = el('title', {}, g);
         it.g = g;
         this.applyCategory(it);
@@ -262,6 +328,7 @@
     }
 
     updateTitle(it) {
+      if (!it.title) return;
       const n = it.node;
       it.title.textContent = `#${n.index} ${n.type}${n.name ? ' "' + n.name + '"' : ''}\nstatus: ${STATUS[it.status] || it.status}` +
         (it.reason ? `\nwhy: ${it.reason.message}${it.reason.code ? ' [' + it.reason.code + ']' : ''}` : '') +
@@ -274,15 +341,33 @@
       const it = this.byIndex.get(index);
       if (!it || !reason || typeof reason.message !== 'string') return false;
       it.reason = { message: reason.message, code: String(reason.code || ''), time: reason.time };
+      if (it.hidden && this.reveal(index)) return true; // reveal lays out again, reason included
+      if (!it.g) return true;
       it.g.classList.add('has-reason');
       it.g.setAttribute('data-reason', reason.message);
       this.updateTitle(it);
       return true;
     }
 
+    // reveal expands the collapsed nodes above index, so a node with
+    // something to say (a failure) is in view; it reports whether it did.
+    reveal(index) {
+      const parents = new Map(this.nodes.map((n) => [n.index, n.parent]));
+      let changed = false;
+      for (let p = parents.get(index), guard = 0; p !== undefined && p >= 0 && guard < this.nodes.length; p = parents.get(p), guard++) {
+        if (this.collapsed.delete(p)) changed = true;
+      }
+      if (changed) {
+        this.relayout();
+        if (!this.userMoved) this.fit();
+      }
+      return changed;
+    }
+
     clearReason(it) {
       if (!it.reason) return;
       it.reason = null;
+      if (!it.g) return;
       it.g.classList.remove('has-reason');
       it.g.removeAttribute('data-reason');
       this.updateTitle(it);
@@ -298,6 +383,7 @@
       const it = this.byIndex.get(index);
       if (!it || it.status === letter || !STATUS[letter]) return !!it && !!STATUS[letter];
       it.status = letter;
+      if (!it.g) { if (letter !== 'F' && letter !== 'E') it.reason = null; return true; } // hidden: kept for when it shows
       const cls = 'st-' + STATUS[letter];
       it.g.classList.remove(...STATUS_CLASSES);
       it.g.classList.add(cls);
@@ -323,15 +409,47 @@
       if (this.opts.onZoom) this.opts.onZoom(this.k);
     }
 
+    // fit shows the whole tree if it fits at a readable scale; else it
+    // fits the width (the rest is a pan away, from the top). A tree too
+    // wide even for that gets its deepest subtrees collapsed (once per
+    // tree: then the operator's toggles decide), and what still does not
+    // fit is shown at the minimum scale from the top left.
     fit() {
       const r = this.svg.getBoundingClientRect();
       if (!r.width || !r.height || !this.size.w) { this.apply(); return; }
       const m = 24;
-      const k = Math.min((r.width - 2 * m) / this.size.w, (r.height - 2 * m) / this.size.h, 1.25);
-      this.k = Math.max(k, 0.02);
-      this.tx = (r.width - this.size.w * this.k) / 2;
-      this.ty = (r.height - this.size.h * this.k) / 2;
+      const kw = () => Math.min((r.width - 2 * m) / this.size.w, 1.25);
+      if (kw() < MIN_SCALE && !this.autoDone) {
+        this.autoDone = true;
+        this.autoCollapse(() => kw() >= MIN_SCALE);
+      }
+      let k = Math.min(kw(), (r.height - 2 * m) / this.size.h);
+      if (k < MIN_SCALE) k = kw();
+      this.k = Math.max(k, MIN_SCALE);
+      const w = this.size.w * this.k, h = this.size.h * this.k;
+      this.tx = w <= r.width - 2 * m ? (r.width - w) / 2 : m;
+      this.ty = h <= r.height - 2 * m ? (r.height - h) / 2 : m;
+      const root = this.order && this.order[0];
+      if (h > r.height - 2 * m && root && this.orientation !== 'td') {
+        // Too tall: the root (half-way down in this layout) in the middle.
+        const want = r.height / 2 - (root.y + root.h / 2) * this.k;
+        this.ty = Math.min(m, Math.max(r.height - m - h, want));
+      }
       this.apply();
+    }
+
+    // autoCollapse collapses every subtree at depth d and below, from the
+    // deepest d up, until fits() (or only the root's children are left).
+    autoCollapse(fits) {
+      const base = new Set(this.collapsed);
+      for (let d = this.maxDepth - 1; d >= 1; d--) {
+        const next = new Set(base);
+        for (const it of this.byIndex.values()) if (it.depth >= d && it.allKids && it.allKids.length) next.add(it.node.index);
+        if (next.size === this.collapsed.size) continue;
+        this.collapsed = next;
+        this.relayout();
+        if (fits()) return;
+      }
     }
 
     zoomAt(factor, cx, cy) {
@@ -350,8 +468,9 @@
 
     // focus centres a node and flashes it.
     focus(index) {
+      if (this.byIndex.get(index) && this.byIndex.get(index).hidden) this.reveal(index);
       const it = this.byIndex.get(index);
-      if (!it) return false;
+      if (!it || !it.g) return false;
       const r = this.svg.getBoundingClientRect();
       if (this.k < 0.8) this.k = 0.8;
       this.tx = r.width / 2 - (it.x + it.w / 2) * this.k;
