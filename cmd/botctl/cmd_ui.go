@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/botd-project/botd/cmd/botctl/web"
 )
@@ -27,9 +29,12 @@ func (c *cli) ui(args []string) error {
 	}
 	defer g.Close()
 	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if !g.Conn().IsUp() {
-		fmt.Fprintf(c.stderr, "botctl ui: connecting to the broker at %s (the dashboard says when it is up)\n", c.broker)
+	// A moment for a broker that is there; the page waits for one that is not.
+	wctx, cancel := context.WithTimeout(c.ctx, min(2*time.Second, c.timeout))
+	if g.WaitUp(wctx) != nil && c.ctx.Err() == nil {
+		fmt.Fprintf(c.stderr, "botctl ui: no broker at %s yet: connecting, and again after every loss (the dashboard says when it is up)\n", c.broker)
 	}
+	cancel()
 	err = web.Serve(c.ctx, web.Options{Ground: g, Listen: c.listen, Robot: robot, Logger: log, Stdout: c.stdout, Broker: c.broker})
 	if err != nil && c.ctx.Err() == nil {
 		return fail(exitRefused, "%v", err)
