@@ -10,8 +10,13 @@
 // The files:
 //
 //   - main.go: run(), the command table, flag parsing, exit statuses;
-//   - cli.go: global flags, connecting, "is the robot online", sending;
-//   - cmd_*.go: one file per group of commands;
+//   - cli.go: global flags, connecting (dial: without waiting, for watch
+//     and ui), which robot (pickRobot: the named one, or the only one
+//     online), "is the robot online", sending;
+//   - cmd_*.go: one file per group of commands (cmd_events.go: the
+//     robot's kept events, then the live ones, through ground.History);
+//   - internal/quietterm: stops Bubble Tea's init from querying the
+//     terminal (a terminal that does not answer would swallow keys);
 //   - model.go: the live tree assembled from tree, keyframes and deltas,
 //     with status sequence gap detection (no I/O; tested without a broker);
 //   - watch.go: the bubbletea program of `botctl watch` (messages, keys);

@@ -14,7 +14,12 @@
 // looks at the robot and ends a while after the last one left. The hub
 // tracks the status sequence numbers and asks the robot for a keyframe
 // (state.request) when one is missing, so a page never shows a tree
-// coloured from a lost delta.
+// coloured from a lost delta. When it starts watching a robot it asks for
+// the events the robot keeps (events.request) and merges them with the
+// live ones (ground.History), so a tab opened late has the history. The
+// status frames carry the nodes' failure reasons; the page shows them on
+// the nodes and the state's last_failure in a panel. The dashboard starts
+// without a broker; the stream tells the page when the broker is up.
 //
 // What it must never do: crash or stop on a payload it does not expect
 // (it shows what could not be decoded instead), block the Ground's
