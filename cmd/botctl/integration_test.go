@@ -306,6 +306,24 @@ func TestIntegration(t *testing.T) {
 		expect(t, cmd("start", "--replace"), 0, `rover-1: mission "patrol" started`)
 	})
 
+	t.Run("failure reasons", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "dock.json")
+		os.WriteFile(file, []byte(`{"format": "botd/mission@1", "id": "5f0c7a52-3f0e-4d8e-9a59-1c1f7b0d2a11", "name": "dock-check", "main": "main",
+ "trees": {"main": {"type": "Sequence", "name": "go", "children": [{"type": "Log", "params": {"message": "checking the dock"}},
+   {"type": "Expr", "name": "dock in reach", "params": {"expr": "dock_distance < 2"}}]}}}`), 0o644)
+		expect(t, cmd("mission", "send", file, "--start", "--replace"), 0, `mission "dock-check" accepted and started`)
+		waitFor(t, 20*time.Second, "the mission's ERROR", func() bool {
+			return strings.Contains(cmd("status").stdout, "dock-check, revision 0, ERROR")
+		}, d)
+		expect(t, cmd("status"), 0, `MISSION_ERROR (dock in reach (Expr) /trees/main/children/1): expr: "dock_distance" is not set`,
+			`last failure  ERROR in dock-check at dock in reach (Expr) #2 /trees/main/children/1`)
+		expect(t, cmd("tree"), 0, `dock in reach (Expr)  ← expr: "dock_distance" is not set`)
+		r := cmd("events", "--for", "200ms")
+		expect(t, r, 0, `mission "dock-check" ended: ERROR at dock in reach (Expr): expr: "dock_distance" is not set`)
+		// The patrol again, for what follows.
+		expect(t, cmd("mission", "send", repoFile(t, "configs/missions/patrol.json"), "--start", "--replace"), 0, "started")
+	})
+
 	t.Run("robot offline", func(t *testing.T) {
 		r := cmd("pause", "rover-9")
 		expect(t, r, exitUnreachable, "robot rover-9 is offline or unknown", "robots heard: rover-1 (ONLINE)")
