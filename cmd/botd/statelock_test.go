@@ -55,8 +55,9 @@ func TestSecondDaemonRefusesTheSameStateDir(t *testing.T) {
 	if out := second.out.String(); !strings.Contains(out, "is in use by another botd") || !strings.Contains(out, "robot=rover-lock") {
 		t.Errorf("the second daemon does not say why:\n%s", out)
 	}
-	if s := r.lastState(); r.conn[len(r.conn)-1] != protocol.ConnOnline || s.Mode != protocol.ModeRunning {
-		r.waitFor(t, "the first daemon running on", func(r *groundRec) bool { return r.lastState().Mode == protocol.ModeRunning })
-	}
+	// The first daemon runs on, undisturbed (waitFor reads under the lock).
+	r.waitFor(t, "the first daemon online and running on", func(r *groundRec) bool {
+		return r.conn[len(r.conn)-1] == protocol.ConnOnline && r.lastState().Mode == protocol.ModeRunning
+	})
 	first.stop(t)
 }
