@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -365,11 +366,31 @@ func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writ
 		Gap:  func(from, to uint64) { p.Send(eventGapMsg{from, to}) },
 	}
 	defer hist.Close()
+	var asking, answered atomic.Bool
+	// Requests start from the Ground's callbacks: none once the view is
+	// closing (wg.Wait must not race a new one).
+	var reqMu sync.Mutex
+	closing := false
+	defer func() {
+		reqMu.Lock()
+		closing = true
+		reqMu.Unlock()
+	}()
 	requestHistory := func(robot string) {
+		reqMu.Lock()
+		defer reqMu.Unlock()
+		if closing {
+			return
+		}
+		asking.Store(true)
 		wg.Go(func() {
+			defer asking.Store(false)
 			rctx, rcancel := context.WithTimeout(ctx, c.timeout)
 			defer rcancel()
 			rep, err := g.RequestEvents(rctx, robot, hist)
+			if err == nil {
+				answered.Store(true)
+			}
 			if ctx.Err() == nil {
 				p.Send(historyMsg{rep, err})
 			}
@@ -381,10 +402,17 @@ func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writ
 		mu.Unlock()
 		return func() tea.Msg {
 			stop, err := g.Watch(robot, ground.RobotHandlers{
-				Connection: func(x protocol.ConnectionMsg) { p.Send(x) },
-				State:      func(x protocol.StateMsg) { p.Send(x) },
-				Tree:       func(x protocol.TreeMsg) { p.Send(x) },
-				Status:     func(x protocol.StatusMsg) { p.Send(x) },
+				Connection: func(x protocol.ConnectionMsg) {
+					p.Send(x)
+					// Watched before the broker or the robot was there:
+					// ask again now that it is.
+					if x.State == protocol.ConnOnline && !answered.Load() && !asking.Load() {
+						requestHistory(robot)
+					}
+				},
+				State:  func(x protocol.StateMsg) { p.Send(x) },
+				Tree:   func(x protocol.TreeMsg) { p.Send(x) },
+				Status: func(x protocol.StatusMsg) { p.Send(x) },
 				Event: func(x protocol.EventMsg) {
 					if hist.Add(x) {
 						requestHistory(robot)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -423,4 +424,36 @@ func TestHubEventHistory(t *testing.T) {
 	if fmt.Sprint(seqs) != "[4 5 6 7 8]" {
 		t.Fatalf("events %v, want 4 to 8 once each", seqs)
 	}
+}
+
+// A robot watched before it (or the broker) was there: the first history
+// request gets no answer; the robot coming online asks again.
+func TestHubHistoryAgainWhenTheRobotComes(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	var mu sync.Mutex
+	answer := false
+	f.reply = func(robot string, c protocol.Command) (protocol.Reply, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c.Op == protocol.OpEventsRequest && !answer {
+			return protocol.Reply{}, fmt.Errorf("no reply")
+		}
+		return protocol.Reply{ID: c.ID, OK: true, Result: map[string]any{"count": 0.0, "last_seq": 7.0, "boot": 1.0}}, nil
+	}
+	_, ts := newTestServer(t, f, nil)
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st.next("telemetry")
+	eventually(t, "the first request", func() bool { return f.count(protocol.OpEventsRequest) == 1 })
+	eventually(t, "its failure shown", func() bool {
+		_, body := get(t, ts.URL+"/api/robots/rover-1", nil)
+		return strings.Contains(body, `"error":"no reply"`)
+	})
+	mu.Lock()
+	answer = true
+	mu.Unlock()
+	f.h(t, "rover-1").Connection(protocol.ConnectionMsg{Header: hdr("rover-1", 2), State: protocol.ConnOnline})
+	eventually(t, "the history asked again and answered", func() bool {
+		_, body := get(t, ts.URL+"/api/robots/rover-1", nil)
+		return f.count(protocol.OpEventsRequest) == 2 && strings.Contains(body, `"history":{"count":0,"last_seq":7,"boot":1}`)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/ground"
@@ -32,6 +33,7 @@ type view struct {
 	events     []protocol.EventMsg
 	hist       *ground.History // orders and dedupes events; calls addEvent
 	history    *historyFrame
+	histAsking atomic.Bool // an events.request is out
 	metrics    []protocol.MetricsMsg
 	problems   []problemFrame
 	kfInflight bool
@@ -129,6 +131,11 @@ func (v *view) onConnection(m protocol.ConnectionMsg) {
 	defer v.mu.Unlock()
 	v.connection = &m
 	v.broadcast("connection", m)
+	// Watched before the broker or the robot was there: the history
+	// request got no answer; the robot is here now.
+	if m.State == protocol.ConnOnline && !v.histAsking.Load() && (v.history == nil || v.history.Error != "") {
+		v.requestHistory()
+	}
 }
 
 func (v *view) onFactsheet(m protocol.FactsheetMsg) {
@@ -274,7 +281,10 @@ func (v *view) eventGap(from, to uint64) {
 // requestHistory sends events.request for what follows the last event
 // shown: at the start of the watch, the robot's kept events; after a
 // gap, the missing ones. The tabs learn the answer (history frame).
+// With v.mu held or not: the flag is best effort (a second request only
+// repeats the first).
 func (v *view) requestHistory() {
+	v.histAsking.Store(true)
 	v.h.goBackground(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, historyTimeout)
 		defer cancel()
@@ -294,6 +304,7 @@ func (v *view) requestHistory() {
 		}
 		v.mu.Lock()
 		defer v.mu.Unlock()
+		v.histAsking.Store(false)
 		if v.history == nil || f.Error == "" {
 			v.history = &f
 			v.broadcast("history", f)
