@@ -274,7 +274,11 @@ func (r *Runner) apply(p *pending, now time.Time) protocol.Reply {
 		r.mu.Lock()
 		r.state.EStop = false
 		r.mu.Unlock()
-		r.emit(protocol.Event{Kind: "estop.released", Level: "warning", Message: "e-stop released; the mission stays paused until resumed"})
+		msg := "e-stop released; no mission is running"
+		if r.run != nil && isActive(r.run.status) {
+			msg = "e-stop released; the mission stays paused until resumed"
+		}
+		r.emit(protocol.Event{Kind: "estop.released", Level: "warning", Message: msg})
 		return ok(c, nil)
 	case protocol.OpStateRequest:
 		return ok(c, nil)
