@@ -33,14 +33,20 @@ func newParallel(b *Builder) Behavior {
 			b.Errorf(t.name, "%d counts back past the first of its %d children", t.v, n)
 		}
 	}
-	if n > 0 && p.success > n {
-		b.Errorf("success", "needs %d successes but has only %d children", p.success, n)
-	}
-	if n > 0 && p.failure > n {
-		b.Errorf("failure", "needs %d failures but has only %d children", p.failure, n)
-	}
+	checkThresholds(b, "success", p.success, "failure", p.failure, n)
 	p.done = ReserveSlice[Status](b, n)
 	return p
+}
+
+// checkThresholds refuses a success or failure count larger than the
+// number of children (both Parallel flavours).
+func checkThresholds(b *Builder, succName string, succ int, failName string, fail int, n int) {
+	if n > 0 && succ > n {
+		b.Errorf(succName, "needs %d successes but has only %d children", succ, n)
+	}
+	if n > 0 && fail > n {
+		b.Errorf(failName, "needs %d failures but has only %d children", fail, n)
+	}
 }
 
 func (p *parallel) Open(a *Agent, n *Node) { clear(p.done.Of(a, n)) }

@@ -40,12 +40,7 @@ var _ Opener = (*btParallel)(nil)
 func newBTParallel(b *Builder) Behavior {
 	n := len(b.Children())
 	p := &btParallel{success: threshold(b.Int("success_count"), n), failure: threshold(b.Int("failure_count"), n)}
-	if n > 0 && p.success > n {
-		b.Errorf("success_count", "needs %d successes but has only %d children", p.success, n)
-	}
-	if n > 0 && p.failure > n {
-		b.Errorf("failure_count", "needs %d failures but has only %d children", p.failure, n)
-	}
+	checkThresholds(b, "success_count", p.success, "failure_count", p.failure, n)
 	p.done = ReserveSlice[Status](b, n)
 	return p
 }
