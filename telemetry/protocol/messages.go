@@ -49,6 +49,25 @@ type FactsheetMsg struct {
 	NodeTypes []bt.TypeInfo `json:"node_types"` // bt.Registry.Catalog()
 	Devices   []Device      `json:"devices"`
 	Limits    Limits        `json:"limits"`
+	// Labels are the robot's configured labels (site, team, kind, ...),
+	// used by fleet selectors and the dashboard's filters.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Geofence is the robot's configured fence, when it has one.
+	Geofence *Geofence `json:"geofence,omitempty"`
+}
+
+// Geofence is a keep-in polygon with an optional altitude band. Frame
+// "local" gives Points as x/y metres in the robot's world frame; frame
+// "global" gives them as latitude/longitude degrees.
+type Geofence struct {
+	Frame  string       `json:"frame"`
+	Points [][2]float64 `json:"points"`
+	MinAlt *float64     `json:"min_alt,omitempty"`
+	MaxAlt *float64     `json:"max_alt,omitempty"`
+	// Margin (m) is how close to the edge a predicted breach trips.
+	Margin float64 `json:"margin,omitempty"`
+	// Action is what a breach runs: "hold", "return_home", "land" or "abort".
+	Action string `json:"action,omitempty"`
 }
 
 // Device is one configured device in the factsheet.
