@@ -369,6 +369,10 @@ func (g *Client) subscribeReplies(t protocol.Topics) error {
 // passes (when ctx has no deadline). A refused command is a reply with
 // OK false, not an error.
 func (g *Client) Send(ctx context.Context, robot string, c protocol.Command) (protocol.Reply, error) {
+	return g.send(ctx, robot, c, false)
+}
+
+func (g *Client) send(ctx context.Context, robot string, c protocol.Command, estopTopic bool) (protocol.Reply, error) {
 	t, err := protocol.NewTopics(g.cfg.Prefix, robot)
 	if err != nil {
 		return protocol.Reply{}, err
@@ -430,7 +434,11 @@ func (g *Client) Send(ctx context.Context, robot string, c protocol.Command) (pr
 		case <-resend.Chan():
 			if subscribed && g.conn.IsUp() {
 				sentOn = g.conn.Connects()
-				if err := g.conn.Publish(t.Cmd(), protocol.QoSReliable, false, payload); err != nil {
+				topic := t.Cmd()
+				if estopTopic {
+					topic = t.EStop()
+				}
+				if err := g.conn.Publish(topic, protocol.QoSReliable, false, payload); err != nil {
 					g.log.Debug("sending command", "robot", robot, "id", c.ID, "err", err)
 				}
 			}

@@ -77,6 +77,9 @@ type server struct {
 	index []byte
 	names map[string]bool // host names (besides IPs and localhost) a request may use
 	now   func() time.Time
+	// fleet is the summary of every robot (fleet.go).
+	fleet     *fleet
+	fleetStop func() error
 }
 
 // Handler returns the dashboard as an http.Handler, for tests
@@ -118,6 +121,7 @@ func newServer(opts Options, g station) (*server, error) {
 		now:   time.Now,
 	}
 	s.hub = newHub(g, s.log, s.now)
+	s.startFleet()
 	s.routes()
 	return s, nil
 }
@@ -141,6 +145,7 @@ func (s *server) routes() {
 	m.HandleFunc("GET /api/stream", s.stream)
 	m.HandleFunc("POST /api/robots/{robot}/commands/{command}", s.command)
 	m.HandleFunc("POST /api/robots/{robot}/mission", s.upload)
+	s.fleetRoutes(m)
 	s.mux = m
 }
 
@@ -168,6 +173,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Close ends the robot watches and waits for background requests.
 func (s *server) Close() error {
+	s.stopFleet()
 	s.hub.close()
 	return nil
 }

@@ -102,6 +102,8 @@ func (s *server) robotSnapshot(w http.ResponseWriter, r *http.Request) {
 // it carries only the robot list.
 func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 	robot := r.URL.Query().Get("robot")
+	// list=0: the page has the fleet stream (/api/fleet) for the list.
+	withList := r.URL.Query().Get("list") != "0"
 	if robot != "" {
 		if err := protocol.ValidRobotID(robot); err != nil {
 			writeError(w, http.StatusBadRequest, "BAD_ROBOT", err.Error())
@@ -136,10 +138,13 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 	buf.WriteString("retry: 2000\n\n")
 	broker := brokerFrame{URL: s.opts.Broker, Up: s.g.Up()}
 	add("hello", helloFrame{Robot: robot, Preselect: s.opts.Robot, Time: protocol.FormatTS(s.now()), Broker: broker})
-	lastRobots, _ := json.Marshal(summarize(s.g.Robots(), s.now()))
-	buf.WriteString("event: robots\ndata: ")
-	buf.Write(lastRobots)
-	buf.WriteString("\n\n")
+	var lastRobots []byte
+	if withList {
+		lastRobots, _ = json.Marshal(summarize(s.g.Robots(), s.now()))
+		buf.WriteString("event: robots\ndata: ")
+		buf.Write(lastRobots)
+		buf.WriteString("\n\n")
+	}
 	if !send() {
 		return
 	}
@@ -191,8 +196,11 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 				broker.Up = up
 				add("broker", broker)
 			}
-			list, _ := json.Marshal(summarize(s.g.Robots(), s.now()))
-			if !bytes.Equal(list, lastRobots) {
+			var list []byte
+			if withList {
+				list, _ = json.Marshal(summarize(s.g.Robots(), s.now()))
+			}
+			if withList && !bytes.Equal(list, lastRobots) {
 				lastRobots = list
 				buf.WriteString("event: robots\ndata: ")
 				buf.Write(list)
