@@ -526,7 +526,8 @@ func treeInfo(m *missions.Mission) *protocol.TreeInfo {
 		if n.Type != nil {
 			typ = n.Type.Name
 		}
-		ti.Nodes[i] = protocol.TreeNode{Index: n.Index, ID: n.ID, Type: typ, Name: n.Name, Parent: n.Parent, Path: n.Path}
+		ti.Nodes[i] = protocol.TreeNode{Index: n.Index, ID: n.ID, Type: typ, Name: n.Name, Parent: n.Parent, Path: n.Path,
+			Goal: nodeGoal(m.Doc, n.Path)}
 	}
 	return ti
 }

@@ -134,6 +134,19 @@ type TreeNode struct {
 	// Path is the JSON pointer of the node's definition in the mission
 	// document (/trees/main/children/2).
 	Path string `json:"path,omitempty"`
+	// Goal is where the node drives or flies to, when its params give
+	// literal coordinates (x and y, or lat and lon): the dashboard's map
+	// draws a mission's waypoints from it.
+	Goal *Goal `json:"goal,omitempty"`
+}
+
+// Goal is a node's target: Frame "local" gives X/Y in metres in the
+// robot's world frame; "global" gives X as longitude and Y as latitude
+// (degrees).
+type Goal struct {
+	Frame string  `json:"frame"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
 }
 
 // StatusUpdate carries node-status changes (Changes) or a full keyframe

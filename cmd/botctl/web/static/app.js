@@ -43,8 +43,11 @@
     if (how !== 'url' && location.pathname !== path) history.replaceState(null, '', path);
     resetRobotView();
     renderRobots();
+    window.dispatchEvent(new CustomEvent('botd:select', { detail: robot }));
     connect();
   }
+  // The fleet list and the map open a robot's tree with it.
+  window.botdSelect = (robot) => select(robot);
 
   function resetRobotView() {
     S.state = null; S.conn = ''; S.bb = null; S.eventIDs.clear(); S.problems = 0;
@@ -66,7 +69,11 @@
 
   function connect() {
     if (S.es) S.es.close();
-    const es = new EventSource('/api/stream' + (S.robot ? '?robot=' + encodeURIComponent(S.robot) : ''));
+    // With the fleet list (fleet.js) the list comes on its own stream.
+    const q = new URLSearchParams();
+    if (S.robot) q.set('robot', S.robot);
+    if (window.BotdFleet) q.set('list', '0');
+    const es = new EventSource('/api/stream' + (q.size ? '?' + q : ''));
     S.es = es;
     es.onopen = () => { if (es === S.es) setLink('live'); };
     es.onerror = () => { if (es === S.es) setLink('reconnecting…'); };
@@ -87,15 +94,7 @@
       if (!S.robot && d.preselect) select(d.preselect);
     });
     on('broker', setBroker);
-    on('robots', (list) => {
-      S.robots = Array.isArray(list) ? list : [];
-      renderRobots();
-      if (!S.robot && !S.autoPicked) {
-        const online = S.robots.filter((r) => r.online);
-        if (online.length === 1) { S.autoPicked = true; select(online[0].id); }
-      }
-      renderHeader();
-    });
+    on('robots', setRobots);
     on('fatal', (d) => problem('the dashboard cannot watch this robot: ' + (d && d.error)));
     on('connection', (d) => { S.conn = str(d.state); renderHeader(); });
     on('factsheet', (d) => {
@@ -107,6 +106,7 @@
     on('tree', (d) => {
       const nodes = Array.isArray(d.nodes) ? d.nodes : [];
       tree.setTree(d);
+      window.dispatchEvent(new CustomEvent('botd:tree', { detail: d }));
       $('tree-empty').hidden = nodes.length > 0;
       $('tree-empty').textContent = 'No mission is loaded on ' + S.robot + '.';
       $('tree-info').textContent = nodes.length ? `${nodes.length} nodes · rev ${d.revision}` : '';
@@ -159,6 +159,17 @@
     });
   }
 
+  function setRobots(list) {
+    S.robots = Array.isArray(list) ? list : [];
+    renderRobots();
+    if (!S.robot && !S.autoPicked) {
+      const online = S.robots.filter((r) => r.online);
+      if (online.length === 1) { S.autoPicked = true; select(online[0].id); }
+    }
+    renderHeader();
+  }
+  window.addEventListener('botd:robots', (ev) => setRobots(ev.detail));
+
   // setBroker shows the dashboard's own link to the broker.
   function setBroker(b) {
     if (!b || typeof b !== 'object') return;
@@ -182,6 +193,7 @@
   // what it shows changed, so a click is never lost to a redraw.
   const robotItems = new Map();
   function renderRobots() {
+    if (window.BotdFleet) { window.BotdFleet.setSelected(S.robot); return; } // fleet.js draws the list
     const ul = $('robots');
     $('robots-empty').hidden = S.robots.length > 0;
     $('robot-count').textContent = S.robots.length ? `(${S.robots.filter((r) => r.online).length}/${S.robots.length} online)` : '';

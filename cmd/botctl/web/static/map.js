@@ -1,0 +1,309 @@
+'use strict';
+// The fleet map: a plain <canvas> (nothing fetched, no tiles: it works on
+// a robot network without internet) drawing, in one world frame at a
+// time, every robot the list shows with a short trail, the robots'
+// geofences, and the waypoints of the selected robot's mission. Robots in
+// a local frame (x east, y north, metres) and robots with a latitude and
+// longitude cannot share axes: the frame selector picks which are drawn.
+// Drag to pan, wheel to zoom, double-click to fit; a click on a robot
+// opens its tree.
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const canvas = $('map');
+  const ctx = canvas.getContext('2d');
+  const MODE_COLORS = {
+    RUNNING: '#f5a524', PAUSED: '#c9a13b', IDLE: '#79b8ff', STARTING: '#58a6ff',
+    FAILSAFE: '#e07b39', ESTOP: '#ff3b3b',
+  };
+  const OFFLINE = '#596273';
+
+  const M = {
+    frame: '',           // 'local' or 'global'; '' until robots come
+    userFrame: false,
+    scale: 1,            // px per unit
+    ox: 0, oy: 0,        // canvas px of the world origin
+    userMoved: false,
+    drawn: [],           // [{id, x, y}] canvas px of the robots drawn (also the click targets)
+    waypoints: [],       // [{frame, x, y, name}] of the selected robot's mission
+    tree: null,
+  };
+
+  const fleet = () => window.BotdFleet;
+
+  // The global frame is drawn equirectangular around the robots' mean
+  // latitude: x = lon·cos(lat0), y = lat (degrees), so that shapes keep
+  // their proportions at the scale of a site.
+  let cosLat = 1;
+  function project(frame, x, y) {
+    return frame === 'global' ? [x * cosLat, y] : [x, y];
+  }
+  const toPx = (wx, wy) => [M.ox + wx * M.scale, M.oy - wy * M.scale];
+
+  function robotsInFrame() {
+    const out = [];
+    const f = fleet();
+    if (!f) return out;
+    for (const r of f.view()) if (r.pose && r.pose.f === M.frame) out.push(r);
+    return out;
+  }
+
+  function chooseFrame() {
+    const f = fleet();
+    if (!f) return;
+    const n = { local: 0, global: 0 };
+    for (const r of f.view()) if (r.pose && n[r.pose.f] !== undefined) n[r.pose.f]++;
+    const sel = $('map-frame');
+    sel.options[0].textContent = `local x/y (${n.local})`;
+    sel.options[1].textContent = `lat/lon (${n.global})`;
+    if (!M.userFrame) {
+      const want = n.global > n.local ? 'global' : 'local';
+      if (want !== M.frame) { M.frame = want; M.userMoved = false; }
+    }
+    sel.value = M.frame;
+    const lats = [];
+    if (M.frame === 'global') for (const r of robotsInFrame()) lats.push(r.pose.y);
+    if (lats.length) cosLat = Math.cos((lats.reduce((a, b) => a + b, 0) / lats.length) * Math.PI / 180) || 1;
+  }
+
+  function fences() {
+    const f = fleet();
+    const out = [];
+    if (!f) return out;
+    const used = new Set();
+    for (const r of f.view()) if (r.fence) used.add(r.fence);
+    for (const k of used) {
+      const g = f.fences.get(k);
+      if (g && g.frame === M.frame && Array.isArray(g.points)) out.push(g);
+    }
+    return out;
+  }
+
+  // fit frames the robots, fences and waypoints of the frame.
+  function fit() {
+    const pts = [];
+    for (const r of robotsInFrame()) {
+      pts.push(project(M.frame, r.pose.x, r.pose.y));
+      for (const p of r.trail || []) pts.push(project(M.frame, p[0], p[1]));
+    }
+    for (const g of fences()) for (const p of g.points) pts.push(M.frame === 'global' ? project('global', p[1], p[0]) : p);
+    for (const w of M.waypoints) if (w.frame === M.frame) pts.push(project(M.frame, w.x, w.y));
+    const W = canvas.width, H = canvas.height;
+    if (!pts.length) { M.scale = M.frame === 'global' ? 1e5 : 20; M.ox = W / 2; M.oy = H / 2; return; }
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (const [x, y] of pts) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
+    const minSpan = M.frame === 'global' ? 2e-4 : 2;
+    const sx = Math.max(x1 - x0, minSpan), sy = Math.max(y1 - y0, minSpan);
+    M.scale = Math.min((W - 40) / sx, (H - 40) / sy);
+    M.ox = W / 2 - ((x0 + x1) / 2) * M.scale;
+    M.oy = H / 2 + ((y0 + y1) / 2) * M.scale;
+  }
+
+  function sizeCanvas() {
+    const r = canvas.getBoundingClientRect();
+    const w = Math.max(100, Math.round(r.width)), h = Math.max(100, Math.round(r.height));
+    if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; return true; }
+    return false;
+  }
+
+  function draw() {
+    if (sizeCanvas()) M.userMoved = M.userMoved && true;
+    chooseFrame();
+    if (!M.userMoved) fit();
+    const W = canvas.width, H = canvas.height;
+    ctx.clearRect(0, 0, W, H);
+    ctx.fillStyle = '#0f141b';
+    ctx.fillRect(0, 0, W, H);
+    drawScale(W, H);
+
+    // fences
+    ctx.lineWidth = 1.5;
+    for (const g of fences()) {
+      ctx.strokeStyle = '#d05ce3';
+      ctx.setLineDash([6, 4]);
+      ctx.beginPath();
+      g.points.forEach((p, i) => {
+        const [wx, wy] = M.frame === 'global' ? project('global', p[1], p[0]) : p;
+        const [px, py] = toPx(wx, wy);
+        i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
+      });
+      ctx.closePath();
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+
+    // waypoints of the selected robot's mission
+    const wps = M.waypoints.filter((w) => w.frame === M.frame);
+    if (wps.length) {
+      ctx.strokeStyle = '#7ee0d0';
+      ctx.setLineDash([3, 3]);
+      ctx.beginPath();
+      wps.forEach((w, i) => {
+        const [px, py] = toPx(...project(M.frame, w.x, w.y));
+        i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
+      });
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.font = '10px sans-serif';
+      wps.forEach((w, i) => {
+        const [px, py] = toPx(...project(M.frame, w.x, w.y));
+        ctx.fillStyle = '#7ee0d0';
+        ctx.fillRect(px - 3.5, py - 3.5, 7, 7);
+        ctx.fillText(String(i + 1), px + 5, py - 5);
+      });
+    }
+
+    // trails, then robots (the selected one last, on top)
+    const selected = fleet() ? fleet().selected() : '';
+    const robots = robotsInFrame();
+    ctx.lineWidth = 1;
+    for (const r of robots) {
+      const t = r.trail || [];
+      if (t.length < 2) continue;
+      ctx.strokeStyle = color(r);
+      ctx.globalAlpha = 0.45;
+      ctx.beginPath();
+      t.forEach((p, i) => {
+        const [px, py] = toPx(...project(M.frame, p[0], p[1]));
+        i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
+      });
+      ctx.stroke();
+      ctx.globalAlpha = 1;
+    }
+    const drawn = [];
+    let sel = null;
+    for (const r of robots) {
+      const [px, py] = toPx(...project(M.frame, r.pose.x, r.pose.y));
+      drawn.push({ id: r.id, x: Math.round(px), y: Math.round(py) });
+      if (r.id === selected) { sel = [r, px, py]; continue; }
+      robot(r, px, py, false);
+    }
+    if (sel) robot(sel[0], sel[1], sel[2], true);
+    M.drawn = drawn;
+    canvas.dataset.drawn = String(drawn.length);
+    canvas.dataset.frame = M.frame;
+    $('map-info').textContent = robots.length ? '' : 'no robot reports a pose in this frame';
+  }
+
+  function color(r) {
+    if (r.link === 'offline') return OFFLINE;
+    if (r.estop) return MODE_COLORS.ESTOP;
+    return MODE_COLORS[r.mode] || '#dde3ec';
+  }
+
+  function robot(r, px, py, selected) {
+    const c = color(r);
+    ctx.beginPath();
+    ctx.arc(px, py, selected ? 6 : 4, 0, 2 * Math.PI);
+    if (r.link === 'online') { ctx.fillStyle = c; ctx.fill(); }
+    else { ctx.strokeStyle = c; ctx.lineWidth = 1.5; ctx.stroke(); }
+    if (typeof r.pose.h === 'number') {
+      ctx.strokeStyle = c;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      ctx.moveTo(px, py);
+      ctx.lineTo(px + Math.cos(r.pose.h) * 10, py - Math.sin(r.pose.h) * 10);
+      ctx.stroke();
+    }
+    if (selected) {
+      ctx.strokeStyle = '#58a6ff';
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.arc(px, py, 10, 0, 2 * Math.PI);
+      ctx.stroke();
+      ctx.fillStyle = '#dde3ec';
+      ctx.font = '11px sans-serif';
+      ctx.fillText(r.id, px + 12, py + 4);
+    }
+  }
+
+  // drawScale draws a scale bar of a round length.
+  function drawScale(W, H) {
+    const unitsPerPx = 1 / M.scale;
+    const metresPerUnit = M.frame === 'global' ? 111320 : 1;
+    const target = 80 * unitsPerPx * metresPerUnit;
+    const p = Math.pow(10, Math.floor(Math.log10(target)));
+    const len = [1, 2, 5, 10].map((k) => k * p).filter((v) => v <= target).pop() || p;
+    const px = len / metresPerUnit * M.scale;
+    ctx.strokeStyle = '#8a95a8';
+    ctx.fillStyle = '#8a95a8';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(10, H - 12); ctx.lineTo(10 + px, H - 12);
+    ctx.moveTo(10, H - 16); ctx.lineTo(10, H - 8);
+    ctx.moveTo(10 + px, H - 16); ctx.lineTo(10 + px, H - 8);
+    ctx.stroke();
+    ctx.font = '10px sans-serif';
+    ctx.fillText(len >= 1000 ? len / 1000 + ' km' : len + ' m', 14 + px, H - 9);
+  }
+
+  // ---- the selected robot's waypoints ----
+
+  // Waypoints are the goals of the mission's motion leaves, in tree
+  // order (the tree topic carries a node's goal when its params give
+  // literal coordinates).
+  function setTree(d) {
+    M.tree = d;
+    const out = [];
+    for (const n of (d && Array.isArray(d.nodes) ? d.nodes : [])) {
+      const g = n && n.goal;
+      if (g && typeof g.x === 'number' && typeof g.y === 'number') out.push({ frame: g.frame || 'local', x: g.x, y: g.y, name: n.name || n.type });
+    }
+    M.waypoints = out;
+    schedule();
+  }
+
+  // ---- interaction ----
+
+  let drag = null;
+  canvas.addEventListener('mousedown', (ev) => { drag = { x: ev.offsetX, y: ev.offsetY, ox: M.ox, oy: M.oy, moved: false }; });
+  window.addEventListener('mouseup', () => { drag = null; });
+  canvas.addEventListener('mousemove', (ev) => {
+    if (!drag) return;
+    const dx = ev.offsetX - drag.x, dy = ev.offsetY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+    if (drag.moved) { M.ox = drag.ox + dx; M.oy = drag.oy + dy; M.userMoved = true; schedule(); }
+  });
+  canvas.addEventListener('wheel', (ev) => {
+    ev.preventDefault();
+    const k = ev.deltaY < 0 ? 1.2 : 1 / 1.2;
+    M.ox = ev.offsetX - (ev.offsetX - M.ox) * k;
+    M.oy = ev.offsetY - (ev.offsetY - M.oy) * k;
+    M.scale *= k;
+    M.userMoved = true;
+    schedule();
+  }, { passive: false });
+  canvas.addEventListener('dblclick', () => { M.userMoved = false; schedule(); });
+  canvas.addEventListener('click', (ev) => {
+    if (drag && drag.moved) return;
+    const id = hit(ev.offsetX, ev.offsetY);
+    if (id && fleet()) { fleet().open(id); fleet().scrollTo(id); }
+  });
+  $('map-frame').addEventListener('change', (ev) => { M.frame = ev.target.value; M.userFrame = true; M.userMoved = false; schedule(); });
+  $('map-fit').addEventListener('click', () => { M.userMoved = false; schedule(); });
+
+  // hit is the robot drawn nearest to (x, y), within 10 px.
+  function hit(x, y) {
+    let best = '', bd = 100;
+    for (const d of M.drawn) {
+      const dd = (d.x - x) ** 2 + (d.y - y) ** 2;
+      if (dd <= bd) { bd = dd; best = d.id; }
+    }
+    return best;
+  }
+
+  let pending = false;
+  function schedule() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; try { draw(); } catch (e) { console.error(e); } });
+  }
+
+  if (fleet()) fleet().onChange(schedule);
+  window.addEventListener('resize', schedule);
+  window.addEventListener('botd:tree', (ev) => setTree(ev.detail));
+  window.addEventListener('botd:select', () => { M.waypoints = []; schedule(); });
+
+  // The test hook: the robots drawn, in canvas pixels.
+  window.BotdMap = { drawn: () => M.drawn.slice(), waypoints: () => M.waypoints.slice(), frame: () => M.frame, redraw: schedule };
+  schedule();
+})();
