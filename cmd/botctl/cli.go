@@ -38,6 +38,8 @@ type cli struct {
 	out                                               outFlag
 
 	now func() time.Time
+
+	robotsOpt robotsOptions // botctl robots (cmd_robots.go)
 }
 
 func newCLI(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cli {
@@ -219,7 +221,7 @@ func brokerAddr(b string) (string, error) {
 // settle waits for retained messages to arrive after connecting: until
 // done returns true, or the robot list stayed the same for a moment.
 func (c *cli) settle(g *ground.Client, done func([]ground.RobotInfo) bool) []ground.RobotInfo {
-	const quiet, most = 300 * time.Millisecond, 1500 * time.Millisecond
+	const quiet, most = 300 * time.Millisecond, 5 * time.Second
 	start := time.Now()
 	last, changed := -1, start
 	t := time.NewTicker(20 * time.Millisecond)
@@ -229,8 +231,19 @@ func (c *cli) settle(g *ground.Client, done func([]ground.RobotInfo) bool) []gro
 		if done != nil && done(rs) {
 			return rs
 		}
-		if len(rs) != last {
-			last, changed = len(rs), time.Now()
+		// Settled when no robot, connection or state is new for a moment
+		// (the retained messages of a big fleet take a while).
+		heard := len(rs)
+		for _, r := range rs {
+			if r.State != nil {
+				heard += 1 << 20
+			}
+			if r.Connection != "" {
+				heard += 1 << 40
+			}
+		}
+		if heard != last {
+			last, changed = heard, time.Now()
 		}
 		if time.Since(changed) >= quiet || time.Since(start) >= min(most, c.timeout) {
 			return rs

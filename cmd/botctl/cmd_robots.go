@@ -18,33 +18,69 @@ type robotJSON struct {
 	State      *protocol.StateMsg `json:"state"`
 	Version    string             `json:"version,omitempty"`
 	TreeNodes  *int               `json:"tree_nodes,omitempty"`
+	// Labels come from the factsheet, with --label, --labels or a label sort.
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
-// robots lists every robot heard on {prefix}/+/connection and state.
+// robots lists every robot heard on {prefix}/+/connection and state,
+// filtered and sorted as the flags say.
 func (c *cli) robots(args []string) error {
 	if len(args) > 0 {
 		return usageError("robots takes no arguments")
+	}
+	sel, err := c.robotsOpt.compile()
+	if err != nil {
+		return err
 	}
 	g, err := c.connect(false)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	rs := c.settle(g, nil)
-	if c.json {
-		out := make([]robotJSON, 0, len(rs))
-		for _, r := range rs {
-			out = append(out, robotJSON{ID: r.ID, Connection: r.Connection, LastSeen: r.LastSeen, State: r.State})
+	var facts *factsCollector
+	if sel.needLabels {
+		facts = &factsCollector{labels: map[string]map[string]string{}}
+		stop, err := g.WatchFleet(ground.FleetHandlers{Factsheet: facts.add})
+		if err != nil {
+			return fail(exitUnreachable, "subscribing to the factsheets: %v", err)
 		}
-		return c.printJSON(out)
+		defer stop()
 	}
-	if len(rs) == 0 {
+	all := c.settle(g, nil)
+	if facts != nil {
+		c.settleFacts(facts, all)
+	}
+	rows := make([]robotJSON, 0, len(all))
+	for _, r := range all {
+		row := robotJSON{ID: r.ID, Connection: r.Connection, LastSeen: r.LastSeen, State: r.State}
+		if facts != nil {
+			row.Labels = facts.get(r.ID)
+		}
+		if sel.match(row) {
+			rows = append(rows, row)
+		}
+	}
+	sel.sortRows(rows)
+	if c.json {
+		return c.printJSON(rows)
+	}
+	if len(all) == 0 {
 		fmt.Fprintf(c.stderr, "no robot heard on %s\n", protocol.RobotsFilter(c.prefix, protocol.LeafConnection))
 		return nil
 	}
+	if len(rows) < len(all) {
+		fmt.Fprintf(c.stderr, "%d of %d robots match\n", len(rows), len(all))
+	}
+	if len(rows) == 0 {
+		return nil
+	}
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ROBOT\tCONNECTION\tMODE\tMISSION\tBATTERY\tLINK\tLAST SEEN")
-	for _, r := range rs {
+	head := "ROBOT\tCONNECTION\tMODE\tMISSION\tBATTERY\tLINK\tLAST SEEN"
+	if c.robotsOpt.showLabels {
+		head += "\tLABELS"
+	}
+	fmt.Fprintln(w, head)
+	for _, r := range rows {
 		mode, mission, battery, link, seen := "-", "-", "-", "-", "-"
 		if s := r.State; s != nil {
 			mode = modeText(&s.State)
@@ -53,7 +89,11 @@ func (c *cli) robots(args []string) error {
 			link = linkText(s.Link)
 			seen = c.when(s.TS)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, orDash(r.Connection), mode, mission, battery, link, seen)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID, orDash(r.Connection), mode, mission, battery, link, seen)
+		if c.robotsOpt.showLabels {
+			fmt.Fprintf(w, "\t%s", labelsText(r.Labels))
+		}
+		fmt.Fprintln(w)
 	}
 	return w.Flush()
 }

@@ -43,7 +43,8 @@ type command struct {
 }
 
 var commands = []command{
-	{name: "robots", short: "list every robot heard on the broker", run: (*cli).robots},
+	{name: "robots", args: "[--mode M,...] [--label KEY=VALUE]... [--online] [--sort KEY] [--labels]",
+		short: "list every robot heard on the broker (filtered, sorted)", run: (*cli).robots, flags: robotsFlags},
 	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
 	{name: "mission", args: "send FILE [--robot R] [--start] [--replace] [--signature-file F | --key KEY]",
 		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
