@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,22 +147,26 @@ func TestBrowserFleet(t *testing.T) {
 	if exe == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium): skipping the browser test")
 	}
-	const n = 200
+	n := 200 // BOTD_FLEET_ROBOTS=1000 runs it with more
+	if v, err := strconv.Atoi(os.Getenv("BOTD_FLEET_ROBOTS")); err == nil && v >= 200 {
+		n = v
+	}
 	b := mqtttest.StartBroker(t, "")
 	fleet := newFakeFleet(t, b.URL(), n)
 	g := dialGround(t, b.Addr())
-	mqtttest.Eventually(t, "the ground to hear 200 robots", func() bool { return len(g.Robots()) == n })
+	mqtttest.Eventually(t, "the ground to hear every robot", func() bool { return len(g.Robots()) == n })
 
 	p := openDashboard(t, exe, g, b.Addr())
-	p.wait("the list of 200", `document.getElementById('robots-scroll').dataset.shown === '200' &&
-		document.getElementById('robot-count').textContent.includes('(200/200 online')`)
+	all := strconv.Itoa(n)
+	p.wait("the list of every robot", `document.getElementById('robots-scroll').dataset.shown === '`+all+`' &&
+		document.getElementById('robot-count').textContent.includes('(`+all+`/`+all+` online')`)
 	rows := p.evalInt(`document.querySelectorAll('#robots li.robot').length`)
 	if rows < 5 || rows > 60 {
-		t.Errorf("%d rows in the DOM for 200 robots: want only the visible ones (and a few more)", rows)
+		t.Errorf("%d rows in the DOM for %d robots: want only the visible ones (and a few more)", rows, n)
 	}
 	// Scrolling to the end shows the last robot, still with few rows.
 	p.eval(`(() => { const s = document.getElementById('robots-scroll'); s.scrollTop = s.scrollHeight; s.dispatchEvent(new Event('scroll')); return ''; })()`)
-	p.wait("the last row after scrolling", `!!document.querySelector('#robots li.robot[data-robot="fake-199"]')`)
+	p.wait("the last row after scrolling", `!!document.querySelector('#robots li.robot[data-robot="`+fakeID(n-1)+`"]')`)
 	if rows := p.evalInt(`document.querySelectorAll('#robots li.robot').length`); rows > 60 {
 		t.Errorf("%d rows in the DOM after scrolling", rows)
 	}
@@ -170,7 +175,7 @@ func TestBrowserFleet(t *testing.T) {
 	setFilter := `((id, v) => { const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event('change')); return s.value; })`
 	p.wait("the mode filter to offer PAUSED", `[...document.getElementById('f-mode').options].some((o) => o.value === 'PAUSED')`)
 	p.eval(setFilter + `('f-mode', 'PAUSED')`)
-	p.wait("50 paused robots", `document.getElementById('robots-scroll').dataset.shown === '50' &&
+	p.wait("the paused robots", `document.getElementById('robots-scroll').dataset.shown === '`+strconv.Itoa(n/4)+`' &&
 		[...document.querySelectorAll('#robots li.robot')].every((li) => li.dataset.mode === 'PAUSED')`)
 	p.eval(setFilter + `('f-label', 'site=north')`)
 	northPaused := 0
@@ -183,10 +188,10 @@ func TestBrowserFleet(t *testing.T) {
 		[...document.querySelectorAll('#robots li.robot')].every((li) => li.dataset.mode === 'PAUSED' && li.title.includes('site=north'))`)
 	p.eval(setFilter + `('f-mode', '')`)
 	p.eval(setFilter + `('f-label', '')`)
-	p.wait("the 200 again", `document.getElementById('robots-scroll').dataset.shown === '200'`)
+	p.wait("all again", `document.getElementById('robots-scroll').dataset.shown === '`+all+`'`)
 
 	// The map draws every robot, where it is: x east, y north (up).
-	p.wait("200 robots on the map", `window.BotdMap.drawn().length === 200 && window.BotdMap.frame() === 'local'`)
+	p.wait("every robot on the map", `window.BotdMap.drawn().length === `+all+` && window.BotdMap.frame() === 'local'`)
 	var drawn []struct {
 		ID string  `json:"id"`
 		X  float64 `json:"x"`
@@ -255,7 +260,8 @@ func TestBrowserFleet(t *testing.T) {
 		t.Errorf("e-stopped %d robots %v\nwant %d %v", len(got), got, len(want), want)
 	}
 	p.wait("a result on each row", `[...document.querySelectorAll('#robots li.robot')].every((li) => li.querySelector('.res.ok'))`)
-	p.shot("dashboard-fleet-200.png")
+	t.Logf("%d robots: list %s; map %s", n, p.eval(`JSON.stringify(window.BotdFleet.stats())`), p.eval(`JSON.stringify(window.BotdMap.stats())`))
+	p.shot(fmt.Sprintf("dashboard-fleet-%d.png", n))
 	p.noProblems()
 }
 

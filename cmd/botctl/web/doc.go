@@ -31,6 +31,9 @@
 // Files: server.go (options, routes, guards), hub.go (watches and
 // tabs), view.go (one robot's picture and its fan-out), status.go (status
 // tracking and gap detection), stream.go (SSE), commands.go and upload.go
-// (REST commands and mission upload), static/ (the page: app.js, tree.js
-// for the graph, chart.js for the tick chart).
+// (REST commands and mission upload), fleet.go and fleet_http.go (the
+// fleet summary of every robot, its stream GET /api/fleet and the
+// commands to a selection of robots), static/ (the page: app.js, tree.js
+// for the graph, chart.js for the tick chart, fleet.js for the
+// virtualized robot list, map.js for the canvas map).
 package web

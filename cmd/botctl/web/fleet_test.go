@@ -332,3 +332,22 @@ func BenchmarkFleet1000(b *testing.B) {
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "heapB/robot")
 	b.ReportMetric(float64(first), "firstframeB")
 }
+
+// GET /api/fleet sends every robot first, then only what changed.
+func TestFleetStream(t *testing.T) {
+	now := time.Now().Add(time.Hour) // never stale, however slow the machine
+	f := newFakeGround(fleetInfo("rover-1", protocol.ModeRunning, 90, now), fleetInfo("rover-2", protocol.ModeIdle, 40, now))
+	s, ts := newTestServer(t, f, nil)
+	s.fleet.every = 20 * time.Millisecond
+	st := openStream(t, ts.URL+"/api/fleet")
+	var fr fleetFrame
+	st.next("fleet").decode(t, &fr)
+	if !fr.Full || len(fr.Rows) != 2 || fr.Rows[0].ID != "rover-1" || fr.Rows[1].Mode != protocol.ModeIdle {
+		t.Fatalf("first frame %+v", fr)
+	}
+	f.setRobots(fleetInfo("rover-1", protocol.ModeRunning, 90, now), fleetInfo("rover-2", protocol.ModePaused, 40, now))
+	st.next("fleet").decode(t, &fr)
+	if fr.Full || len(fr.Rows) != 1 || fr.Rows[0].ID != "rover-2" || fr.Rows[0].Mode != protocol.ModePaused {
+		t.Fatalf("delta %+v", fr)
+	}
+}

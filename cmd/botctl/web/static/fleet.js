@@ -170,6 +170,7 @@
   }
 
   function render() {
+    const t0 = performance.now();
     refreshOptions();
     compute();
     renderList();
@@ -177,6 +178,8 @@
     for (const fn of listeners) {
       try { fn(); } catch (e) { console.error(e); }
     }
+    F.renderMs = performance.now() - t0;
+    F.maxRenderMs = Math.max(F.maxRenderMs || 0, F.renderMs);
   }
 
   const rowEls = new Map(); // id → {li, sig}
@@ -383,6 +386,8 @@
     setSelected(id) { if (id !== F.selected) { F.selected = id; schedule(); } },
     open,
     onChange(fn) { listeners.push(fn); },
+    // stats: the list's size and the cost of its last and slowest redraw.
+    stats: () => ({ rows: F.rows.size, shown: F.view.length, dom: $('robots').children.length, renderMs: F.renderMs, maxRenderMs: F.maxRenderMs }),
     // scrollTo brings a robot's row into view.
     scrollTo(id) {
       const i = F.view.findIndex((r) => r.id === id);

@@ -295,7 +295,13 @@
   function schedule() {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(() => { pending = false; try { draw(); } catch (e) { console.error(e); } });
+    requestAnimationFrame(() => {
+      pending = false;
+      const t0 = performance.now();
+      try { draw(); } catch (e) { console.error(e); }
+      M.drawMs = performance.now() - t0;
+      M.maxDrawMs = Math.max(M.maxDrawMs || 0, M.drawMs);
+    });
   }
 
   if (fleet()) fleet().onChange(schedule);
@@ -304,6 +310,7 @@
   window.addEventListener('botd:select', () => { M.waypoints = []; schedule(); });
 
   // The test hook: the robots drawn, in canvas pixels.
-  window.BotdMap = { drawn: () => M.drawn.slice(), waypoints: () => M.waypoints.slice(), frame: () => M.frame, redraw: schedule };
+  window.BotdMap = { drawn: () => M.drawn.slice(), waypoints: () => M.waypoints.slice(), frame: () => M.frame, redraw: schedule,
+    stats: () => ({ drawMs: M.drawMs, maxDrawMs: M.maxDrawMs }) };
   schedule();
 })();
