@@ -128,3 +128,68 @@ func TestRobotsThousand(t *testing.T) {
 	}
 	t.Logf("botctl robots, %d robots: %v; with --label (and their ~8 KiB factsheets): %v", n, plain.Round(time.Millisecond), labelled.Round(time.Millisecond))
 }
+
+// The selection of `botctl robots`: filters by mode, connection and
+// labels, sorts by a key with the id after it, refuses bad flags.
+func TestRobotSelection(t *testing.T) {
+	st := func(mode string, batt float64) *protocol.StateMsg {
+		return &protocol.StateMsg{State: protocol.State{Mode: mode, Battery: &protocol.BatteryState{Percent: batt}}}
+	}
+	rows := []robotJSON{
+		{ID: "c", Connection: protocol.ConnOnline, State: st("RUNNING", 50), Labels: map[string]string{"site": "north"}},
+		{ID: "a", Connection: protocol.ConnOffline, State: st("PAUSED", 80), Labels: map[string]string{"site": "north"}},
+		{ID: "b", Connection: protocol.ConnOnline, State: st("RUNNING", 50), Labels: map[string]string{"site": "south"}},
+		{ID: "d", Connection: protocol.ConnOnline},
+	}
+	pick := func(o robotsOptions) string {
+		t.Helper()
+		sel, err := o.compile()
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		var out []robotJSON
+		for _, r := range rows {
+			if sel.match(r) {
+				out = append(out, r)
+			}
+		}
+		sel.sortRows(out)
+		ids := ""
+		for _, r := range out {
+			ids += r.ID
+		}
+		return ids
+	}
+	for _, tc := range []struct {
+		o    robotsOptions
+		want string
+	}{
+		{robotsOptions{}, "abcd"},
+		{robotsOptions{modes: "running"}, "bc"},
+		{robotsOptions{modes: "running, paused", online: true}, "bc"},
+		{robotsOptions{labels: labelFlags{"site=north"}}, "ac"},
+		{robotsOptions{labels: labelFlags{"site=north"}, modes: "RUNNING"}, "c"},
+		{robotsOptions{labels: labelFlags{"site="}}, ""},
+		{robotsOptions{sort: "-battery"}, "abcd"},
+		{robotsOptions{sort: "battery"}, "dbca"},
+		{robotsOptions{sort: "label:site"}, "dacb"},
+		{robotsOptions{sort: "-label:site"}, "bacd"},
+		{robotsOptions{sort: "connection"}, "abcd"},
+	} {
+		if got := pick(tc.o); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.o, got, tc.want)
+		}
+	}
+	if sel, _ := (robotsOptions{sort: "label:site"}).compile(); !sel.needLabels {
+		t.Error("a label sort does not read the factsheets")
+	}
+	for _, o := range []robotsOptions{{modes: "FLYING"}, {sort: "weight"}, {sort: "label:"}} {
+		if _, err := o.compile(); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	var l labelFlags
+	if l.Set("site") == nil || l.Set("=x") == nil || l.Set("site=north") != nil {
+		t.Errorf("label flag checks: %v", l)
+	}
+}

@@ -28,8 +28,9 @@ type fakeFleet struct {
 
 	live []func(seq uint64) // publish a robot's state and blackboard
 
-	mu     sync.Mutex
-	estops []string // robots, in arrival order
+	replies sync.WaitGroup
+	mu      sync.Mutex
+	estops  []string // robots, in arrival order
 }
 
 var fakeModes = [...]string{protocol.ModeRunning, protocol.ModeIdle, protocol.ModePaused, protocol.ModeRunning}
@@ -99,14 +100,15 @@ func newFakeFleet(t *testing.T, url string, n int) *fakeFleet {
 			}
 		}
 	}()
-	t.Cleanup(func() { close(stop); <-done })
+	t.Cleanup(func() { close(stop); <-done; f.replies.Wait() }) // before the publisher closes
 	return f
 }
 
 func (f *fakeFleet) publish(topic string, retain bool, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		f.t.Fatal(err)
+		f.t.Errorf("encoding for %s: %v", topic, err) // not Fatal: also called from goroutines
+		return
 	}
 	if err := f.pub.Publish(topic, protocol.QoSReliable, retain, b); err != nil {
 		f.t.Errorf("publishing %s: %v", topic, err)
@@ -125,8 +127,10 @@ func (f *fakeFleet) onEStop(topic string, payload []byte) {
 	f.estops = append(f.estops, robot)
 	f.mu.Unlock()
 	tp, _ := protocol.NewTopics("", robot)
-	go f.publish(tp.Reply(), false, protocol.ReplyMsg{Header: protocol.Header{Robot: robot, Seq: 1, TS: protocol.FormatTS(time.Now())},
-		Reply: protocol.Reply{ID: c.ID, OK: true}})
+	f.replies.Go(func() {
+		f.publish(tp.Reply(), false, protocol.ReplyMsg{Header: protocol.Header{Robot: robot, Seq: 1, TS: protocol.FormatTS(time.Now())},
+			Reply: protocol.Reply{ID: c.ID, OK: true}})
+	})
 }
 
 func (f *fakeFleet) estopped() []string {

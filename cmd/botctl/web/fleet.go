@@ -150,7 +150,8 @@ type fleet struct {
 	robots func() []ground.RobotInfo
 	every  time.Duration
 
-	mu        sync.Mutex
+	refreshMu sync.Mutex // one refresh at a time; taken before mu
+	mu        sync.Mutex // guards the rest; held briefly (the MQTT client's goroutine takes it)
 	byID      map[string]*fleetRobot
 	order     []*fleetRobot // by id
 	sorted    bool
@@ -424,9 +425,16 @@ func (f *fleet) refresh(now time.Time, force bool) {
 	if !due {
 		return
 	}
+	f.refreshMu.Lock()
+	defer f.refreshMu.Unlock()
 	infos := f.robots() // outside f.mu: the Ground takes its own lock
+	type change struct {
+		r   *fleetRobot
+		row fleetRow
+		b   []byte
+	}
+	var changed []change
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	for _, in := range infos {
 		if r := f.get(in.ID); r != nil {
 			r.info = in
@@ -438,15 +446,24 @@ func (f *fleet) refresh(now time.Time, force bool) {
 	}
 	for _, r := range f.order {
 		row := r.build(now)
-		if r.json != nil && row.equal(&r.row) {
-			continue
+		if r.json == nil || !row.equal(&r.row) {
+			changed = append(changed, change{r: r, row: row})
 		}
-		b, err := json.Marshal(row)
-		if err != nil {
+	}
+	f.mu.Unlock()
+	// Encoded without f.mu, so the handlers are not held up; only this
+	// refresh writes rows (refreshMu).
+	for i := range changed {
+		changed[i].b, _ = json.Marshal(changed[i].row)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range changed {
+		if c.b == nil {
 			continue
 		}
 		f.ver++
-		r.row, r.json, r.ver = row, b, f.ver
+		c.r.row, c.r.json, c.r.ver = c.row, c.b, f.ver
 	}
 }
 

@@ -106,7 +106,7 @@
   }
 
   function draw() {
-    if (sizeCanvas()) M.userMoved = M.userMoved && true;
+    sizeCanvas();
     chooseFrame();
     if (!M.userMoved) fit();
     const W = canvas.width, H = canvas.height;
