@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -24,6 +25,10 @@ const (
 	// missing.
 	keyframeRetry   = 2 * time.Second
 	keyframeTimeout = 5 * time.Second
+	// maxViews bounds the robots watched at once (each a subscription,
+	// its events and metrics): a new one takes the place of a robot no
+	// tab looks at any more, or is refused.
+	maxViews = 64
 )
 
 // hub shares one Ground.Watch per robot among the tabs that look at it.
@@ -33,6 +38,7 @@ type hub struct {
 	now    func() time.Time
 	linger atomic.Int64 // time.Duration; tests shorten it
 	retry  atomic.Int64 // time.Duration
+	max    int          // maxViews; tests lower it before use
 
 	mu    sync.Mutex // guards views; taken before a view's mu, never after
 	views map[string]*view
@@ -48,7 +54,7 @@ type hub struct {
 
 func newHub(g station, log *slog.Logger, now func() time.Time) *hub {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &hub{g: g, log: log, now: now, views: map[string]*view{}, ctx: ctx, cancel: cancel}
+	h := &hub{g: g, log: log, now: now, views: map[string]*view{}, ctx: ctx, cancel: cancel, max: maxViews}
 	h.linger.Store(int64(lingerFor))
 	h.retry.Store(int64(keyframeRetry))
 	return h
@@ -87,6 +93,10 @@ func (h *hub) subscribe(ctx context.Context, robot string) (*subscriber, [][]byt
 		}
 		v := h.views[robot]
 		starter := v == nil
+		if starter && len(h.views) >= h.max && !h.evictIdle() {
+			h.mu.Unlock()
+			return nil, nil, fmt.Errorf("%w: %d robots are watched by open tabs already; close one", errTooManyWatched, len(h.views))
+		}
 		if starter {
 			v = newView(h, robot)
 			h.views[robot] = v
@@ -186,6 +196,41 @@ func (h *hub) unwatch(v *view) {
 	}
 	delete(h.views, v.id)
 	h.mu.Unlock()
+	h.stopView(v)
+}
+
+// errTooManyWatched refuses a robot beyond maxViews.
+var errTooManyWatched = errors.New("too many robots watched")
+
+// evictIdle ends the watch of one robot no tab looks at (it lingers), to
+// make room; h.mu held. It reports whether there was one.
+func (h *hub) evictIdle() bool {
+	for id, v := range h.views {
+		select {
+		case <-v.ready:
+		default:
+			continue // still starting
+		}
+		v.mu.Lock()
+		idle := len(v.subs) == 0 && v.linger != nil
+		if idle {
+			v.linger.Stop()
+			v.linger = nil
+		}
+		v.mu.Unlock()
+		if idle {
+			delete(h.views, id)
+			if !h.goBackground(func(context.Context) { h.stopView(v) }) {
+				h.stopView(v) // closing: close no longer sees it
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// stopView ends the watch of a view already out of h.views.
+func (h *hub) stopView(v *view) {
 	v.hist.Close()
 	// Under watchMu: a new Watch of the same robot either happened
 	// before (and this stop does nothing, the Ground knows it is not
