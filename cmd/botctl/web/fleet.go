@@ -27,6 +27,7 @@ import (
 const (
 	fleetEvery     = 500 * time.Millisecond // rows are rebuilt and sent at most this often
 	maxFleet       = 10000                  // robots tracked; more are counted in "over"
+	maxFleetID     = 128                    // bytes; a robot with a longer id is not tracked
 	maxLabels      = 32                     // labels kept per robot
 	maxLabelKey    = 63
 	maxLabelValue  = 128
@@ -180,7 +181,7 @@ func (f *fleet) get(id string) *fleetRobot {
 		f.over = len(f.overIDs)
 		return nil
 	}
-	if protocol.ValidRobotID(id) != nil {
+	if len(id) > maxFleetID || protocol.ValidRobotID(id) != nil {
 		return nil
 	}
 	r := &fleetRobot{id: id}

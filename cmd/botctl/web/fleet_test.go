@@ -180,12 +180,16 @@ func TestFleetBounds(t *testing.T) {
 	}
 	f.onFacts("r-1", ground.FleetFacts{Labels: labels, Geofence: &protocol.Geofence{Frame: "local", Points: pts}})
 	f.onFacts("r-2", ground.FleetFacts{Geofence: &protocol.Geofence{Frame: "mars", Points: pts[:3]}})
+	f.onFacts(strings.Repeat("x", maxFleetID+1), ground.FleetFacts{}) // not tracked
 	for i := range 100 {
 		f.onBlackboard("r-1", poseMsg(false, float64(i), 0, 0))
 	}
 	f.refresh(time.Now(), true)
 	var tab fleetTab
 	fr := decodeFleet(t, f.frame(&tab))
+	if fr.Total != 2 {
+		t.Fatalf("%d robots tracked, want r-1 and r-2 only", fr.Total)
+	}
 	r1 := fr.Rows[0]
 	if len(r1.Labels) != maxLabels || r1.Labels["v"] != "" {
 		t.Errorf("%d labels kept: %v", len(r1.Labels), r1.Labels)
