@@ -174,14 +174,14 @@ func (f *fleet) get(id string) *fleetRobot {
 	if r := f.byID[id]; r != nil {
 		return r
 	}
+	if len(id) > maxFleetID || protocol.ValidRobotID(id) != nil {
+		return nil
+	}
 	if len(f.byID) >= maxFleet {
 		if _, ok := f.overIDs[id]; !ok && len(f.overIDs) < maxFleet {
 			f.overIDs[id] = struct{}{}
 		}
 		f.over = len(f.overIDs)
-		return nil
-	}
-	if len(id) > maxFleetID || protocol.ValidRobotID(id) != nil {
 		return nil
 	}
 	r := &fleetRobot{id: id}
