@@ -160,7 +160,7 @@ func TestBrowserFleet(t *testing.T) {
 	g := dialGround(t, b.Addr())
 	mqtttest.Eventually(t, "the ground to hear every robot", func() bool { return len(g.Robots()) == n })
 
-	p := openDashboard(t, exe, g, b.Addr())
+	p := openDashboard(t, exe, g, b.Addr()) // the one place a dashboard login goes
 	all := strconv.Itoa(n)
 	p.wait("the list of every robot", `document.getElementById('robots-scroll').dataset.shown === '`+all+`' &&
 		document.getElementById('robot-count').textContent.includes('(`+all+`/`+all+` online')`)

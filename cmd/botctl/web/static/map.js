@@ -255,8 +255,9 @@
   // ---- interaction ----
 
   let drag = null;
+  let dragged = false; // the click that ends a drag opens nothing
   canvas.addEventListener('mousedown', (ev) => { drag = { x: ev.offsetX, y: ev.offsetY, ox: M.ox, oy: M.oy, moved: false }; });
-  window.addEventListener('mouseup', () => { drag = null; });
+  window.addEventListener('mouseup', () => { dragged = !!(drag && drag.moved); drag = null; });
   canvas.addEventListener('mousemove', (ev) => {
     if (!drag) return;
     const dx = ev.offsetX - drag.x, dy = ev.offsetY - drag.y;
@@ -274,7 +275,7 @@
   }, { passive: false });
   canvas.addEventListener('dblclick', () => { M.userMoved = false; schedule(); });
   canvas.addEventListener('click', (ev) => {
-    if (drag && drag.moved) return;
+    if (dragged) { dragged = false; return; }
     const id = hit(ev.offsetX, ev.offsetY);
     if (id && fleet()) { fleet().open(id); fleet().scrollTo(id); }
   });
