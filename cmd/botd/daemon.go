@@ -311,6 +311,9 @@ func (s *system) factsheet() protocol.FactsheetMsg {
 	return f
 }
 
+// testBuilt, set by tests only, sees the assembled daemon before it runs.
+var testBuilt func(*system)
+
 // serve runs the daemon until ctx is done, then shuts down in order: halt
 // the mission and make the robot safe, publish the final state and
 // OFFLINE, disconnect, stop the broker.
@@ -320,6 +323,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 		return err
 	}
 	defer s.close()
+	if testBuilt != nil {
+		testBuilt(s)
+	}
 	if err := s.robot.Start(ctx); err != nil {
 		return fmt.Errorf("starting the robot: %w", err)
 	}
