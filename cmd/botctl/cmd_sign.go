@@ -221,6 +221,9 @@ func (c *cli) keygen(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
 	line := id + ":" + base64.StdEncoding.EncodeToString(pub)
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
