@@ -375,3 +375,52 @@ func newSigningGround(t *testing.T, url string, sign func(string, *protocol.Comm
 	}
 	return g
 }
+
+// A damaged nonce store does not stop the daemon: it is kept aside, an
+// event says so, and a signed command issued before is refused while a
+// fresh one passes once the skew has passed.
+func TestDamagedNonceStoreAtStart(t *testing.T) {
+	dir, stateDir := t.TempDir(), t.TempDir()
+	_, opsKey, _ := ed25519.GenerateKey(rand.Reader)
+	addr := freeAddr(t)
+	cfgFile := filepath.Join(dir, "botd.yaml")
+	os.WriteFile(cfgFile, fmt.Appendf(nil, `robot: rover-1
+hardware: %s
+state_dir: %s
+failsafe: {require_gcs: false}
+security:
+  require_signed_missions: true
+  public_keys: ["ops:%s"]
+  clock_skew: 1s
+broker: {embedded: {listen: '%s'}}
+`, mustAbs(t, "../../configs/sim.yaml"), stateDir, base64.StdEncoding.EncodeToString(opsKey.Public().(ed25519.PublicKey)), addr), 0o644)
+	ops := &auth.Signer{KeyID: "ops", Key: opsKey}
+	early := protocol.Command{ID: uuid.NewString(), Op: protocol.OpEStopReset}
+	if err := ops.Sign("rover-1", &early); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stateDir, auth.NonceFile), []byte("00000000 {\"k\":\"ops\"\n"), 0o600)
+	startSignedDaemon(t, cfgFile, stateDir)
+	waitBroker(t, addr)
+	plain := newGround(t, "tcp://"+addr, "rover-1")
+	plain.waitFor(t, "the security.nonces_damaged event", func(r *groundRec) bool { return r.hasEvent("security.nonces_damaged") })
+	if _, err := os.Stat(filepath.Join(stateDir, auth.NonceFile+".corrupt")); err != nil {
+		t.Errorf("the damaged file was not kept: %v", err)
+	}
+	if rep := plain.send(t, "rover-1", early); rep.OK || rep.Error.Code != protocol.ErrReplayed {
+		t.Errorf("an envelope issued before the damage was found: %+v, want REPLAYED", rep.Error)
+	}
+	// botctl signs each try afresh: once the skew has passed, one passes.
+	waitUntil(t, "a fresh envelope accepted", func() bool {
+		c := protocol.Command{ID: uuid.NewString(), Op: protocol.OpEStopReset}
+		ops.Sign("rover-1", &c)
+		rep := plain.send(t, "rover-1", c)
+		if !rep.OK && rep.Error.Code != protocol.ErrReplayed {
+			t.Fatalf("a fresh envelope: %+v", rep.Error)
+		}
+		if !rep.OK {
+			time.Sleep(200 * time.Millisecond) // well under the command rate limit
+		}
+		return rep.OK
+	})
+}
