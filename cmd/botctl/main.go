@@ -47,7 +47,7 @@ var commands = []command{
 	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
 	{name: "mission", args: "send FILE [--robot R] [--start] [--replace] [--key KEY]",
 		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
-	{name: "start", args: "[ROBOT] [--mission ID] [--replace]", short: "start a stored mission (default: the current or last one)",
+	{name: "start", args: "[ROBOT] [--mission ID] [--replace] [--key KEY]", short: "start a stored mission (default: the current or last one)",
 		run: (*cli).start, flags: startFlags, ownsKey: true},
 	{name: "pause", args: "[ROBOT]", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
 	{name: "resume", args: "[ROBOT] [--key KEY]", short: "resume the paused mission from the root", run: control("mission.resume"),
