@@ -328,6 +328,12 @@ broker: {embedded: {listen: '%s'}}
 	}
 	accepted("a signed start", send(plain.g, startCmd))
 	modeIs(protocol.ModeRunning)
+	otherMission := withID(startCmd)
+	otherMission.MissionID = "9b2d1e63-4e1f-4c8b-8d22-6f3a9e7b5c12"
+	refused("the captured start for another mission", send(plain.g, otherMission), protocol.ErrBadSignature)
+	if s := state(); s.Mission == nil || s.Mission.ID != slotted {
+		t.Fatalf("the running mission changed: %+v", s.Mission)
+	}
 	d.stop()
 	plain.waitFor(t, "rover-1 offline", func(r *groundRec) bool {
 		return len(r.conn) > 0 && r.conn[len(r.conn)-1] == protocol.ConnOffline
