@@ -239,10 +239,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		return nil, err
 	}
 	s.nonces = nonces
-	var authorize func(protocol.Command, []byte) *protocol.ReplyError
-	if verifier != nil {
-		authorize = verifier.Check
-	}
+	authorize := authorizer(verifier, log.With("part", "auth"))
 	s.runner, err = runner.New(runner.Config{
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},

@@ -42,6 +42,22 @@ func commandAuth(cfg *Config, stateDir string, log *slog.Logger, now func() time
 	return v, nonces, nil
 }
 
+// authorizer is what telemetry calls for each command: the verifier's
+// check, with a log line for each refusal of an envelope (the command
+// rate limit bounds them).
+func authorizer(v *auth.Verifier, log *slog.Logger) func(protocol.Command, []byte) *protocol.ReplyError {
+	if v == nil {
+		return nil
+	}
+	return func(c protocol.Command, payload []byte) *protocol.ReplyError {
+		r := v.Check(c, payload)
+		if r != nil {
+			log.Warn("command refused: signed envelope", "op", c.Op, "id", c.ID, "code", r.Code, "reason", r.Message)
+		}
+		return r
+	}
+}
+
 // noncesDamagedEvent reports a nonce store found damaged at start.
 func noncesDamagedEvent(reason string) protocol.Event {
 	return protocol.Event{Kind: "security.nonces_damaged", Level: "error",
