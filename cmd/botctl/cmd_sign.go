@@ -301,5 +301,5 @@ func (c *cli) signCommand(robot string, cmd *protocol.Command) error {
 func signingFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.signKey, "key", "", "Ed25519 signing key file (botctl keygen); else $"+signingEnv)
 	fs.StringVar(&c.keyID, "key-id", "", "id of the signing key, as in the robot's security.public_keys (default: from KEY.pub)")
-	fs.DurationVar(&c.validFor, "valid-for", time.Minute, "how long the signed command stays valid (at most the robot's security.max_validity)")
+	fs.DurationVar(&c.validFor, "valid-for", time.Minute, "how long the signed command stays valid, 1m by default (at most the robot's security.max_validity)")
 }

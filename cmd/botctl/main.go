@@ -59,7 +59,7 @@ var commands = []command{
 	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
 	{name: "events", args: "[ROBOT] [--follow] [--for DURATION] [--no-history]", short: "print the events the robot keeps, then the new ones as they arrive",
 		run: (*cli).events, flags: eventsFlags},
-	{name: "sign", args: "FILE --key KEY [--out[=PATH]]", short: "write a detached signature of a mission file (robots check the envelope --key adds)",
+	{name: "sign", args: "FILE --key KEY [--out[=PATH]]", short: "write a detached signature of a mission file (for review; robots check what --key signs)",
 		run: (*cli).sign, flags: signFlags, ownsKey: true},
 	{name: "keygen", args: "--out FILE [--id ID]", short: "make an Ed25519 key pair for signed commands (FILE, FILE.pub)",
 		run: (*cli).keygen, flags: keygenFlags},
