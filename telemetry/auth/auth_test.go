@@ -447,9 +447,6 @@ func TestDamagedNonceStoreFailsSafe(t *testing.T) {
 // A write that fails leaves the command refused (not replayed), and the
 // store works again when the disk does.
 func TestNonceStoreWriteFailure(t *testing.T) {
-	if os.Getuid() == 0 {
-		t.Skip("root writes to read-only directories")
-	}
 	f := newFixture(t)
 	f.store.mu.Lock()
 	f.store.f.Close() // every write now fails
@@ -459,6 +456,9 @@ func TestNonceStoreWriteFailure(t *testing.T) {
 	}
 	if code := f.check(f.signed("ops", "rover-1", start("m1"))); code != "" {
 		t.Fatalf("the next envelope (the store rewrites its file): %q", code)
+	}
+	if os.Getuid() == 0 {
+		return // root writes to read-only directories
 	}
 	os.Chmod(f.dir, 0o500)
 	defer os.Chmod(f.dir, 0o700)
