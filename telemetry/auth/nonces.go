@@ -295,7 +295,7 @@ func (s *NonceStore) Use(kid, nonce string, iat int64) error {
 			return &replayError{fmt.Sprintf("the envelope was issued more than %s before the newest one of key %q", s.cfg.Window, kid)}
 		}
 		if _, seen := k.seen[nonce]; seen {
-			return &replayError{"this envelope was used already (its nonce is known)"}
+			return &replayError{"this envelope was used already (its nonce is known); if this is a retry, the first try was taken: check the robot's state"}
 		}
 	}
 	if s.broken || s.f == nil {
