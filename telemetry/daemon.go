@@ -31,8 +31,13 @@ type DaemonConfig struct {
 	StateDir string
 	Outbox   OutboxConfig // bounds; Dir is ignored
 
-	Source    Source
-	Commands  CommandHandler
+	Source   Source
+	Commands CommandHandler
+	// Authorize checks a command's signed envelope (payload is its JSON
+	// text) before it goes to Commands; a non-nil error is the reply and
+	// the command does nothing. It runs on the command intake goroutine,
+	// never on the e-stop path. Nil accepts every command.
+	Authorize func(c protocol.Command, payload []byte) *protocol.ReplyError
 	Factsheet protocol.FactsheetMsg // header and zero telemetry limits are filled in
 
 	TelemetryHz   float64       // status deltas and blackboard [10]

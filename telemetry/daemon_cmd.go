@@ -79,7 +79,8 @@ func (d *Daemon) tooLarge(size int) protocol.Reply {
 // handle checks a command in this order: size; JSON syntax, duplicate
 // keys and nesting; id; member types; op; repeated id (the same command
 // gets the same reply again and nothing is done twice, another command
-// under a used id gets ID_REUSED); rate; ts. Then state.request is served
+// under a used id gets ID_REUSED); rate; ts; the signed envelope
+// (Authorize). Then state.request is served
 // here and every command goes to Commands.Do. An e-stop skips every check
 // after the JSON (see engage). Only replies of commands that reached
 // Commands.Do are kept for repeats: a refusal did nothing, so a resend is
@@ -139,6 +140,11 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 		if d.cfg.FutureSkew > 0 && ts.Sub(now) > d.cfg.FutureSkew {
 			return refuse(c.ID, protocol.ErrStaleCommand, "/ts", "command sent at %s is more than %s ahead of the robot's clock (%s)",
 				c.TS, d.cfg.FutureSkew, protocol.FormatTS(now))
+		}
+	}
+	if d.cfg.Authorize != nil {
+		if rerr := d.cfg.Authorize(c, in.payload); rerr != nil {
+			return protocol.Reply{ID: c.ID, Error: rerr}
 		}
 	}
 	if c.Op == protocol.OpStateRequest {

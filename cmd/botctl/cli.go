@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
@@ -32,10 +33,14 @@ type cli struct {
 	json                   bool
 
 	// Command flags (each command registers the ones it takes).
-	robot, signKey, keyID, sigFile, missionID, listen string
-	startNow, replace, follow, noHistory              bool
-	forDur                                            time.Duration
-	out                                               outFlag
+	robot, signKey, keyID, missionID, listen, keyOut string
+	startNow, replace, follow, noHistory             bool
+	forDur, validFor                                 time.Duration
+	out                                              outFlag
+
+	// signer signs the commands robots may require an envelope for
+	// (loadSigner); nil: commands go unsigned.
+	signer *auth.Signer
 
 	now func() time.Time
 
@@ -109,8 +114,12 @@ func (c *cli) groundConfig(presence bool) ground.Config {
 			o.PasswordEnv = "BOTCTL_MQTT_PASSWORD"
 		}
 	}
-	return ground.Config{GCS: c.gcsID(), Prefix: c.prefix, Conn: o, Presence: presence,
+	cfg := ground.Config{GCS: c.gcsID(), Prefix: c.prefix, Conn: o, Presence: presence,
 		ReplyTimeout: c.timeout, ResendEvery: 2 * time.Second}
+	if c.signer != nil {
+		cfg.Sign = c.signCommand
+	}
+	return cfg
 }
 
 // dial opens a ground station without waiting for the broker: it
@@ -130,6 +139,9 @@ func (c *cli) dial(presence bool) (*ground.Client, error) {
 			return nil, err
 		}
 	}
+	if err := c.loadSigner(); err != nil {
+		return nil, err
+	}
 	g, err := ground.New(c.groundConfig(presence))
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
@@ -147,6 +159,9 @@ func (c *cli) connect(presence bool) (*ground.Client, error) {
 	brokers := c.brokers()
 	if len(brokers) == 0 {
 		return nil, usageError("--broker is empty")
+	}
+	if err := c.loadSigner(); err != nil {
+		return nil, err
 	}
 	if err := c.probe(brokers); err != nil {
 		var ee *exitError

@@ -38,6 +38,7 @@ func control(op string) func(c *cli, args []string) error {
 func startFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.missionID, "mission", "", "id of a stored mission (default: the robot's current or last mission)")
 	fs.BoolVar(&c.replace, "replace", false, "replace the running mission")
+	signingFlags(c, fs)
 }
 
 // start starts a stored mission, by default the robot's current or last.

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,9 +22,7 @@ func missionFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.robot, "robot", "", "the robot to send the mission to (default: the only robot online)")
 	fs.BoolVar(&c.startNow, "start", false, "start the mission once accepted")
 	fs.BoolVar(&c.replace, "replace", false, "replace the running mission (halted first)")
-	fs.StringVar(&c.sigFile, "signature-file", "", "file holding the mission's signature (botctl sign --out)")
-	fs.StringVar(&c.signKey, "key", "", "sign with this Ed25519 private key file (base64 seed or key)")
-	fs.StringVar(&c.keyID, "key-id", "", "id of the signing key, as in the robot's security.public_keys")
+	signingFlags(c, fs)
 }
 
 // sendJSON is `mission send --json` output.
@@ -55,9 +52,6 @@ func (c *cli) mission(args []string) error {
 	if _, err := robotArg(named); err != nil {
 		return err
 	}
-	if c.sigFile != "" && c.signKey != "" {
-		return usageError("give --signature-file or --key, not both")
-	}
 	mf, err := c.readMission(file)
 	if err != nil {
 		return err
@@ -65,9 +59,6 @@ func (c *cli) mission(args []string) error {
 	generated := false
 	payload := mf.payload()
 	if mf.doc.ID == "" {
-		if c.sigFile != "" {
-			return fail(exitUsage, "%s has no mission id, so no signature can match it: sign it with botctl sign %s --key KEY, which adds one", file, file)
-		}
 		mf.doc.ID = uuid.NewString()
 		generated = true
 		js, err := mf.doc.JSON()
@@ -78,23 +69,9 @@ func (c *cli) mission(args []string) error {
 		fmt.Fprintf(c.stderr, "note: %s has no mission id; sending it as %s (add \"id\": %q to the file to update this mission later)\n",
 			file, mf.doc.ID, mf.doc.ID)
 	}
-	cmd := protocol.Command{Op: protocol.OpMissionLoad, Mission: payload, Start: c.startNow, Replace: c.replace, KeyID: c.keyID}
-	switch {
-	case c.signKey != "":
-		key, err := missions.LoadPrivateKey(c.signKey)
-		if err != nil {
-			return fail(exitUsage, "signing key: %v", err)
-		}
-		if cmd.Signature, err = missions.SignDocument(key, mf.doc); err != nil {
-			return fail(exitRefused, "%s: %v", file, err)
-		}
-	case c.sigFile != "":
-		sig, err := os.ReadFile(c.sigFile)
-		if err != nil {
-			return fail(exitUsage, "signature: %v", err)
-		}
-		cmd.Signature = strings.TrimSpace(string(sig))
-	}
+	// With a signing key (--key, $BOTCTL_SIGNING_KEY) the ground client
+	// adds the signed envelope.
+	cmd := protocol.Command{Op: protocol.OpMissionLoad, Mission: payload, Start: c.startNow, Replace: c.replace}
 
 	g, info, err := c.connectOnline(named)
 	if err != nil {

@@ -12,10 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/telemetry/auth"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 func signFlags(c *cli, fs *flag.FlagSet) {
@@ -25,6 +28,7 @@ func signFlags(c *cli, fs *flag.FlagSet) {
 
 func keygenFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.keyID, "id", "", "key id for the robot's config (default: the file name)")
+	fs.StringVar(&c.keyOut, "out", "", "the private key file to write (or give it as the argument)")
 }
 
 // signJSON is `sign --json` output.
@@ -198,10 +202,14 @@ func insertYAMLID(data []byte, id string) []byte {
 // keygen writes a new key pair: FILE (the private seed, mode 0600) and
 // FILE.pub ("id:base64", the line for the robot's security.public_keys).
 func (c *cli) keygen(args []string) error {
-	if len(args) != 1 {
-		return usageError("keygen takes the private key file to write")
+	file := c.keyOut
+	switch {
+	case file != "" && len(args) == 0:
+	case file == "" && len(args) == 1:
+		file = args[0]
+	default:
+		return usageError("keygen takes the private key file to write: --out FILE (or FILE)")
 	}
-	file := args[0]
 	id := c.keyID
 	if id == "" {
 		id = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
@@ -212,6 +220,9 @@ func (c *cli) keygen(args []string) error {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fail(exitUsage, "%v", err)
 	}
 	line := id + ":" + base64.StdEncoding.EncodeToString(pub)
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -231,7 +242,64 @@ func (c *cli) keygen(args []string) error {
 	if c.json {
 		return c.printJSON(map[string]string{"private_key_file": file, "public_key_file": file + ".pub", "public_key": line})
 	}
-	fmt.Fprintf(c.stdout, "private key: %s (keep it secret)\npublic key:  %s (also in %s)\n\nOn the robot (botd config):\n  security:\n    require_signed_missions: true\n    public_keys: [%q]\n",
-		file, line, file+".pub", line)
+	fmt.Fprintf(c.stdout, "private key: %s (keep it secret)\npublic key:  %s (also in %s)\n\nOn the robot (botd config):\n  security:\n    require_signed_missions: true\n    public_keys: [%q]\n\nOn the ground station: botctl --key %s ... (or export %s=%s)\n",
+		file, line, file+".pub", line, file, signingEnv, file)
 	return nil
+}
+
+// signingEnv names the signing key file when no --key is given: the
+// operator's botctl configuration for robots that require signed
+// commands.
+const signingEnv = "BOTCTL_SIGNING_KEY"
+
+// loadSigner reads the signing key (--key, else $BOTCTL_SIGNING_KEY) once;
+// without either, commands go unsigned. The key id is --key-id, else the
+// id in FILE.pub (botctl keygen writes it), else the file's name without
+// its extension.
+func (c *cli) loadSigner() error {
+	if c.signer != nil {
+		return nil
+	}
+	file := c.signKey
+	if file == "" {
+		file = os.Getenv(signingEnv)
+	}
+	if file == "" {
+		return nil
+	}
+	key, err := missions.LoadPrivateKey(file)
+	if err != nil {
+		return fail(exitUsage, "signing key: %v", err)
+	}
+	id := c.keyID
+	if id == "" {
+		if line, err := os.ReadFile(file + ".pub"); err == nil {
+			if pid, pub, err := missions.ParsePublicKey(string(line)); err == nil && pub.Equal(key.Public()) {
+				id = pid
+			}
+		}
+	}
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if !auth.ValidKeyID(id) {
+		return usageError("key id %q: want 1 to %d letters, digits or _ . : - (--key-id)", id, auth.MaxKeyID)
+	}
+	c.signer = &auth.Signer{KeyID: id, Key: key, Validity: c.validFor, Now: c.now}
+	return nil
+}
+
+// signCommand signs the commands a robot may require an envelope for.
+func (c *cli) signCommand(robot string, cmd *protocol.Command) error {
+	if c.signer == nil || !auth.Signed[cmd.Op] {
+		return nil
+	}
+	return c.signer.Sign(robot, cmd)
+}
+
+// signingFlags are --key and --key-id of the commands that sign.
+func signingFlags(c *cli, fs *flag.FlagSet) {
+	fs.StringVar(&c.signKey, "key", "", "Ed25519 signing key file (botctl keygen); else $"+signingEnv)
+	fs.StringVar(&c.keyID, "key-id", "", "id of the signing key, as in the robot's security.public_keys (default: from KEY.pub)")
+	fs.DurationVar(&c.validFor, "valid-for", time.Minute, "how long the signed command stays valid, 1m by default (at most the robot's security.max_validity)")
 }

@@ -12,6 +12,7 @@ import (
 
 func uiFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address the dashboard serves on")
+	signingFlags(c, fs)
 }
 
 // ui serves the web dashboard until interrupted. The ground station stays

@@ -478,12 +478,15 @@ func testUI(t *testing.T, d *daemon) {
 	}
 }
 
-// testSigned runs a second robot that requires signed missions, on the
-// first one's broker; then stops it and sees it offline.
+// testSigned runs a second robot that requires signed commands, on the
+// first one's broker: botctl with a key loads and starts a mission and
+// releases an e-stop; without a key it is refused; pause and estop need
+// none; the key can come from $BOTCTL_SIGNING_KEY. Then it stops the
+// robot and sees it offline.
 func testSigned(t *testing.T, first *daemon) {
 	dir := t.TempDir()
 	key := filepath.Join(dir, "ops.key")
-	expect(t, botctl(t, "keygen", key), 0, "public key:")
+	expect(t, botctl(t, "keygen", "--out", key), 0, "public key:", "botctl --key "+key)
 	pub, _ := os.ReadFile(key + ".pub")
 	cfg := filepath.Join(dir, "signed.yaml")
 	os.WriteFile(cfg, fmt.Appendf(nil, `robot: rover-s
@@ -499,28 +502,85 @@ security:
 	b := []string{"--broker", d.url, "--timeout", "15s"}
 	cmd := func(args ...string) result { t.Helper(); return botctl(t, append(args, b...)...) }
 
-	hello, _ := os.ReadFile(repoFile(t, "configs/missions/hello.json"))
-	signed := filepath.Join(dir, "hello.json")
-	os.WriteFile(signed, hello, 0o644)
-	r := cmd("sign", signed, "--key", key, "--out")
-	expect(t, r, 0, "had no mission id; added", "signature written to "+signed+".sig")
-	expect(t, cmd("mission", "send", signed, "--robot", "rover-s", "--signature-file", signed+".sig", "--start"), 0,
-		`rover-s: mission "hello" accepted and started`)
-	// Signing on the fly with --key works too (same content: unchanged).
-	expect(t, cmd("mission", "send", signed, "--robot", "rover-s", "--key", key), 0, "already stored")
-
-	unsigned := filepath.Join(dir, "unsigned.json")
-	os.WriteFile(unsigned, hello, 0o644)
-	expect(t, cmd("mission", "send", unsigned, "--robot", "rover-s", "--start"), 1, "rover-s refused", "SIGNATURE_REQUIRED")
-	// A signature of other content does not match.
-	tampered := filepath.Join(dir, "tampered.json")
-	data, _ := os.ReadFile(signed)
-	os.WriteFile(tampered, bytes.Replace(data, []byte(`"revision": 0`), []byte(`"revision": 1`), 1), 0o644)
-	expect(t, cmd("mission", "send", tampered, "--robot", "rover-s", "--signature-file", signed+".sig"), 1, "BAD_SIGNATURE")
+	hello, _ := os.ReadFile(repoFile(t, "configs/missions/patrol.json"))
+	file := filepath.Join(dir, "patrol.json")
+	os.WriteFile(file, hello, 0o644)
+	expect(t, cmd("mission", "send", file, "--robot", "rover-s", "--start"), 1, "rover-s refused", "SIGNATURE_REQUIRED")
+	expect(t, cmd("mission", "send", file, "--robot", "rover-s", "--key", key, "--start"), 0, "accepted and started")
+	modeIs(t, d, "rover-s", protocol.ModeRunning)
+	expect(t, cmd("pause", "rover-s"), 0, "mission paused")
+	expect(t, cmd("resume", "rover-s"), 1, "SIGNATURE_REQUIRED")
+	expect(t, cmd("resume", "rover-s", "--key", key), 0, "mission resumed")
+	expect(t, cmd("estop", "rover-s"), 0, "E-STOP")
+	modeIs(t, d, "rover-s", protocol.ModeEStop)
+	expect(t, cmd("estop-reset", "rover-s"), 1, "SIGNATURE_REQUIRED")
+	t.Setenv("BOTCTL_SIGNING_KEY", key)
+	expect(t, cmd("estop-reset", "rover-s"), 0, "e-stop released")
+	expect(t, cmd("start", "rover-s", "--replace"), 0, "started")
+	expect(t, cmd("abort", "rover-s"), 0, "mission aborted")
+	t.Run("dashboard", func(t *testing.T) { testSignedUI(t, d, key, hello) })
 
 	d.stop(t)
 	expect(t, cmd("status", "rover-s"), exitUnreachable, "robot rover-s is offline (OFFLINE")
 	expect(t, cmd("pause", "rover-s"), exitUnreachable, "robot rover-s is offline (OFFLINE")
+}
+
+// testSignedUI: the dashboard signs with its operator's key, server side:
+// an upload that starts a mission, an e-stop (unsigned) and its reset.
+func testSignedUI(t *testing.T, d *daemon, key string, mission []byte) {
+	t.Setenv("BOTCTL_SIGNING_KEY", "") // the key is --key's
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := freeAddr(t)
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"ui", "rover-s", "--listen", addr, "--broker", d.url, "--key", key}, strings.NewReader(""), out, errb)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Error("ui did not stop when cancelled")
+		}
+	}()
+	waitFor(t, 20*time.Second, "the dashboard answering", func() bool {
+		resp, err := http.Get("http://" + addr + "/api/robots")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil
+	}, d)
+	post := func(path string, body []byte) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Botctl", "1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var res map[string]any
+		json.NewDecoder(resp.Body).Decode(&res)
+		return res
+	}
+	body, _ := json.Marshal(map[string]any{"mission": string(mission), "start": true, "replace": true})
+	if res := post("/api/robots/rover-s/mission", body); res["ok"] != true {
+		t.Fatalf("upload and start through the dashboard: %v\n%s", res, errb.String())
+	}
+	modeIs(t, d, "rover-s", protocol.ModeRunning)
+	if res := post("/api/robots/rover-s/commands/estop", nil); res["ok"] != true {
+		t.Fatalf("estop through the dashboard: %v", res)
+	}
+	modeIs(t, d, "rover-s", protocol.ModeEStop)
+	if res := post("/api/robots/rover-s/commands/estop-reset", nil); res["ok"] != true {
+		t.Fatalf("estop-reset through the dashboard: %v", res)
+	}
+	if res := post("/api/robots/rover-s/commands/abort", nil); res["ok"] != true {
+		t.Fatalf("abort through the dashboard: %v", res)
+	}
 }
 
 // syncBuffer is a bytes.Buffer safe for one writer and many readers.

@@ -46,24 +46,26 @@ var commands = []command{
 	{name: "robots", args: "[--mode M,...] [--label KEY=VALUE]... [--online] [--sort KEY] [--labels]",
 		short: "list every robot heard on the broker (filtered, sorted)", run: (*cli).robots, flags: robotsFlags},
 	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
-	{name: "mission", args: "send FILE [--robot R] [--start] [--replace] [--signature-file F | --key KEY]",
+	{name: "mission", args: "send FILE [--robot R] [--start] [--replace] [--key KEY]",
 		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
-	{name: "start", args: "[ROBOT] [--mission ID] [--replace]", short: "start a stored mission (default: the current or last one)",
-		run: (*cli).start, flags: startFlags},
+	{name: "start", args: "[ROBOT] [--mission ID] [--replace] [--key KEY]", short: "start a stored mission (default: the current or last one)",
+		run: (*cli).start, flags: startFlags, ownsKey: true},
 	{name: "pause", args: "[ROBOT]", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
-	{name: "resume", args: "[ROBOT]", short: "resume the paused mission from the root", run: control("mission.resume")},
+	{name: "resume", args: "[ROBOT] [--key KEY]", short: "resume the paused mission from the root", run: control("mission.resume"),
+		flags: signingFlags, ownsKey: true},
 	{name: "abort", args: "[ROBOT]", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
 	{name: "estop", args: "[ROBOT]", short: "emergency stop: nothing moves until estop-reset", run: control("estop")},
-	{name: "estop-reset", args: "[ROBOT]", short: "release the e-stop (a running mission stays paused until resumed)", run: control("estop.reset")},
+	{name: "estop-reset", args: "[ROBOT] [--key KEY]", short: "release the e-stop (a running mission stays paused until resumed)", run: control("estop.reset"),
+		flags: signingFlags, ownsKey: true},
 	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
 	{name: "events", args: "[ROBOT] [--follow] [--for DURATION] [--no-history]", short: "print the events the robot keeps, then the new ones as they arrive",
 		run: (*cli).events, flags: eventsFlags},
-	{name: "sign", args: "FILE --key KEY [--out[=PATH]]", short: "sign a mission with an Ed25519 key",
+	{name: "sign", args: "FILE --key KEY [--out[=PATH]]", short: "write a detached signature of a mission file (for review; robots check what --key signs)",
 		run: (*cli).sign, flags: signFlags, ownsKey: true},
-	{name: "keygen", args: "FILE [--id ID]", short: "make an Ed25519 key pair for mission signing (FILE, FILE.pub)",
+	{name: "keygen", args: "--out FILE [--id ID]", short: "make an Ed25519 key pair for signed commands (FILE, FILE.pub)",
 		run: (*cli).keygen, flags: keygenFlags},
 	{name: "watch", args: "[ROBOT]", short: "live terminal view of a robot's tree (default: the only robot online)", run: (*cli).watch},
-	{name: "ui", args: "[--listen ADDR] [ROBOT]", short: "web dashboard", run: (*cli).ui, flags: uiFlags},
+	{name: "ui", args: "[--listen ADDR] [--key KEY] [ROBOT]", short: "web dashboard", run: (*cli).ui, flags: uiFlags, ownsKey: true},
 }
 
 // run is the whole program as a function; it returns the exit status.
@@ -208,11 +210,16 @@ Flags (anywhere on the line):
   --password-file FILE  broker password (first line); else $BOTCTL_MQTT_PASSWORD
   --ca FILE             CA certificate for TLS (ssl://, wss://)
   --cert FILE --key FILE  TLS client certificate and key (also --tls-cert, --tls-key;
-                        for mission send and sign, --key is the signing key: use --tls-key)
+                        for mission send, start, resume, estop-reset, ui and sign, --key is
+                        the signing key: use --tls-key)
   --prefix PREFIX       topic prefix (default botd/v1)
   --gcs ID              ground-station id (default botctl-<hostname>)
   --timeout DURATION    how long to wait for the broker and for replies (default 10s)
   --json                machine-readable output
+
+Signed commands: a robot with security.require_signed_missions takes mission send,
+start, resume and estop-reset only signed: give --key FILE (botctl keygen) or set
+$BOTCTL_SIGNING_KEY; pause, abort and estop never need a key.
 
 Exit status: 0 done/accepted, 1 refused, 2 usage, 3 broker unreachable, robot offline or no reply.
 A command that acts on one robot takes the only robot online when none is named.

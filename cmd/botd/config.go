@@ -18,6 +18,7 @@ import (
 
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/runner"
+	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -111,10 +112,18 @@ type FailsafeSection struct {
 	EStopButton string `yaml:"estop_button"`
 }
 
-// SecurityConfig holds mission signing.
+// SecurityConfig holds command signing: with RequireSignedMissions every
+// command that can move the robot or change its mission needs a signed
+// envelope (PROTOCOL.md, "Signed commands").
 type SecurityConfig struct {
 	RequireSignedMissions bool     `yaml:"require_signed_missions"`
 	PublicKeys            []string `yaml:"public_keys"` // "id:base64"
+	// RevokedKeys are key ids or base64 public keys that sign nothing.
+	RevokedKeys []string `yaml:"revoked_keys"`
+	// MaxValidity refuses envelopes valid for longer [10m].
+	MaxValidity time.Duration `yaml:"max_validity"`
+	// ClockSkew is how far a ground station's clock may be off [30s].
+	ClockSkew time.Duration `yaml:"clock_skew"`
 }
 
 // MetricsConfig enables the Prometheus endpoint.
@@ -239,10 +248,29 @@ func (c *Config) validate() error {
 	if c.Security.RequireSignedMissions && len(c.Security.PublicKeys) == 0 {
 		bad("security.public_keys", "require_signed_missions needs at least one key")
 	}
+	keyIDs := map[string]bool{}
 	for i, k := range c.Security.PublicKeys {
-		if _, _, err := missions.ParsePublicKey(k); err != nil {
+		id, _, err := missions.ParsePublicKey(k)
+		switch {
+		case err != nil:
 			bad(fmt.Sprintf("security.public_keys[%d]", i), "%v", err)
+		case !auth.ValidKeyID(id):
+			bad(fmt.Sprintf("security.public_keys[%d]", i), "key id %q: want 1 to %d letters, digits or _ . : -", id, auth.MaxKeyID)
+		case keyIDs[id]:
+			bad(fmt.Sprintf("security.public_keys[%d]", i), "key id %q is given twice", id)
 		}
+		keyIDs[id] = true
+	}
+	for i, k := range c.Security.RevokedKeys {
+		if strings.TrimSpace(k) == "" {
+			bad(fmt.Sprintf("security.revoked_keys[%d]", i), "empty: want a key id or a base64 public key")
+		}
+	}
+	if c.Security.MaxValidity < 0 {
+		bad("security.max_validity", "%s: want a positive duration", c.Security.MaxValidity)
+	}
+	if c.Security.ClockSkew < 0 {
+		bad("security.clock_skew", "%s: want a positive duration", c.Security.ClockSkew)
 	}
 	for i, k := range c.Writable {
 		if k == "" || strings.ContainsAny(k, " {}") {

@@ -59,6 +59,8 @@ func TestBadConfigs(t *testing.T) {
 		{"bad hardware", "robot: r\nhardware: badhw.yaml\n", []string{"badhw.yaml", "devices[0].max_linear"}},
 		{"mission over the limits", "robot: r\nhardware: " + filepath.Join(mustAbs(t, "../../configs"), "sim.yaml") + "\nmission: bad-mission.json\n", []string{"/trees/m/params/linear"}},
 		{"broker without scheme", "robot: r\nhardware: sim.yaml\nbroker: {url: localhost:1883}\n", []string{"broker.url"}},
+		{"signing keys", "robot: r\nhardware: sim.yaml\nsecurity: {require_signed_missions: true, public_keys: ['a b:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', 'ops:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', 'ops:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='], revoked_keys: [' '], max_validity: -1s, clock_skew: -1s}\n",
+			[]string{"security.public_keys[0]", "security.public_keys[2]: key id \"ops\" is given twice", "security.revoked_keys[0]", "security.max_validity", "security.clock_skew"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")

@@ -23,6 +23,7 @@ import (
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry"
+	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/broker"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
@@ -167,6 +168,7 @@ type system struct {
 	url    string
 	clock  clockwork.Clock
 	lock   *stateLock
+	nonces *auth.NonceStore
 	// mission is the configured mission, decoded, validated and ready to
 	// load (nil when the config names none).
 	mission   json.RawMessage
@@ -232,21 +234,18 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 			return nil, err
 		}
 	}
-	var verify func(protocol.Command, []byte) *protocol.ReplyError
-	if cfg.Security.RequireSignedMissions {
-		ring := missions.Keyring{}
-		for _, k := range cfg.Security.PublicKeys {
-			id, pub, _ := missions.ParsePublicKey(k)
-			ring[id] = pub
-		}
-		verify = runner.SignedOnly(ring)
+	verifier, nonces, err := commandAuth(cfg, stateDir, log, s.clock.Now)
+	if err != nil {
+		return nil, err
 	}
+	s.nonces = nonces
+	authorize := authorizer(verifier, log.With("part", "auth"))
 	s.runner, err = runner.New(runner.Config{
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
-		Verify: verify, Events: events.emit, Logger: log, Clock: s.clock,
+		Events: events.emit, Logger: log, Clock: s.clock,
 	})
 	if err != nil {
 		return nil, err
@@ -268,7 +267,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		Conn: transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
 			Username: cfg.Broker.Username, PasswordFile: cfg.Broker.PasswordFile, PasswordEnv: "BOTD_MQTT_PASSWORD",
 			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile},
-		StateDir: stateDir, Source: s.runner, Commands: s.runner, Factsheet: s.factsheet(),
+		StateDir: stateDir, Source: s.runner, Commands: s.runner, Authorize: authorize, Factsheet: s.factsheet(),
 		TelemetryHz: cfg.Telemetry.StatusHz, KeyframeEvery: cfg.Telemetry.KeyframeEvery, MaxPayload: cfg.Telemetry.MaxPayload,
 		CommandRate: cfg.Telemetry.CommandRate, CommandBurst: cfg.Telemetry.CommandBurst, StaleAfter: cfg.Telemetry.StaleAfter,
 		StatusMaxHz: cfg.Telemetry.StatusMaxHz, BlackboardHz: cfg.Telemetry.BlackboardHz, BlackboardFullEvery: cfg.Telemetry.BlackboardFullEvery,
@@ -279,6 +278,9 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		return nil, err
 	}
 	events.set(s.tele.EventSink())
+	if nonces != nil && nonces.Damaged() != "" {
+		events.emit(noncesDamagedEvent(nonces.Damaged()))
+	}
 	return s, nil
 }
 
@@ -306,6 +308,9 @@ func (s *system) factsheet() protocol.FactsheetMsg {
 	return f
 }
 
+// testBuilt, set by tests only, sees the assembled daemon before it runs.
+var testBuilt func(*system)
+
 // serve runs the daemon until ctx is done, then shuts down in order: halt
 // the mission and make the robot safe, publish the final state and
 // OFFLINE, disconnect, stop the broker.
@@ -315,6 +320,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 		return err
 	}
 	defer s.close()
+	if testBuilt != nil {
+		testBuilt(s)
+	}
 	if err := s.robot.Start(ctx); err != nil {
 		return fmt.Errorf("starting the robot: %w", err)
 	}
@@ -385,6 +393,11 @@ func (s *system) close() {
 	}
 	if s.broker != nil {
 		s.broker.Close()
+	}
+	if s.nonces != nil {
+		if err := s.nonces.Close(); err != nil {
+			s.log.Warn("closing the nonce store", "err", err)
+		}
 	}
 	if err := s.lock.Close(); err != nil {
 		s.log.Warn("releasing the state directory lock", "err", err)

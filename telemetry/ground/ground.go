@@ -41,6 +41,10 @@ type Config struct {
 	Queue  int
 	Logger *slog.Logger
 	Clock  clockwork.Clock // [the real clock]
+	// Sign, when set, is called once per Send, after the command's id and
+	// ts are set and before it is encoded; it may set c.Auth (a robot
+	// that requires signed commands needs it). An error fails the Send.
+	Sign func(robot string, c *protocol.Command) error
 }
 
 // RobotInfo is what a ground station knows of a robot it heard of.
@@ -385,6 +389,11 @@ func (g *Client) send(ctx context.Context, robot string, c protocol.Command, est
 	}
 	if c.TS == "" {
 		c.TS = protocol.FormatTS(g.cfg.Clock.Now())
+	}
+	if g.cfg.Sign != nil && c.Auth == nil {
+		if err := g.cfg.Sign(robot, &c); err != nil {
+			return protocol.Reply{}, fmt.Errorf("ground: signing %s: %w", c.Op, err)
+		}
 	}
 	payload, err := json.Marshal(c)
 	if err != nil {

@@ -218,6 +218,18 @@ type Command struct {
 	Seq       uint64          `json:"seq,omitempty"`       // events.ack
 	Signature string          `json:"signature,omitempty"`
 	KeyID     string          `json:"key_id,omitempty"`
+	// Auth is the signed envelope that authorises a command that can
+	// move the robot or change its mission (PROTOCOL.md, "Signed
+	// commands").
+	Auth *CommandAuth `json:"auth,omitempty"`
+}
+
+// CommandAuth is a command's signed envelope: Env is the envelope, a JSON
+// object as a string, exactly the bytes that were signed (after a fixed
+// prefix); Sig is the base64 Ed25519 signature.
+type CommandAuth struct {
+	Env string `json:"env"`
+	Sig string `json:"sig"`
 }
 
 // Command ops.
@@ -276,6 +288,9 @@ const (
 	ErrNotAllowedInMode  = "NOT_ALLOWED_IN_MODE"
 	ErrSignatureRequired = "SIGNATURE_REQUIRED"
 	ErrBadSignature      = "BAD_SIGNATURE"
+	ErrReplayed          = "REPLAYED"    // the envelope's nonce was used already
+	ErrExpired           = "EXPIRED"     // the envelope is expired, not yet valid, or valid for too long
+	ErrWrongRobot        = "WRONG_ROBOT" // the envelope names another robot
 	ErrTooLarge          = "TOO_LARGE"
 	ErrRateLimited       = "RATE_LIMITED"
 	ErrBusy              = "BUSY"      // the command queue is full: send it again later, same id
