@@ -33,10 +33,10 @@ func TestFenceDistance(t *testing.T) {
 	}{
 		{sq, 0, 0, 5},
 		{sq, 4, 0, 1},
-		{sq, 5, 0, 0},    // on an edge
-		{sq, 5, 5, 0},    // on a corner
-		{sq, 6, 0, -1},   // outside, beside an edge
-		{sq, 8, 9, -5},   // outside, nearest a corner (3-4-5)
+		{sq, 5, 0, 0},  // on an edge
+		{sq, 5, 5, 0},  // on a corner
+		{sq, 6, 0, -1}, // outside, beside an edge
+		{sq, 8, 9, -5}, // outside, nearest a corner (3-4-5)
 		{sq, -5.5, 0, -.5},
 		{u, 1.5, 8, 1.5}, // in the left arm
 		{u, 5, 8, -2},    // in the notch: outside, 2 m from either arm
