@@ -81,6 +81,9 @@ func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 			}
 		}
 		m, err := missions.Load(doc, r.loadOptions())
+		if err == nil && r.cfg.CheckMission != nil {
+			err = r.cfg.CheckMission(m)
+		}
 		if err != nil {
 			return protocol.Reply{ID: c.ID, Error: problemsError(err)}
 		}
@@ -371,6 +374,9 @@ func (r *Runner) applyStart(c protocol.Command, s *stored, replace bool, now tim
 	case mode == protocol.ModeFailsafe:
 		return refuse(c, protocol.ErrNotAllowedInMode, "a failsafe is active ("+r.fs.reason+")", "")
 	}
+	if why := r.fenceRefusal(); why != "" {
+		return refuse(c, protocol.ErrNotAllowedInMode, why, "")
+	}
 	if r.run != nil && isActive(r.run.status) && !replace {
 		return refuse(c, protocol.ErrOtherMission, fmt.Sprintf("mission %q is %s; send replace: true to replace it", r.run.s.m.Doc.Name, r.run.status), "")
 	}
@@ -400,6 +406,9 @@ func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
 	case protocol.ModePaused:
 	default:
 		return refuse(c, protocol.ErrNotAllowedInMode, "resume is not possible in mode "+mode, "")
+	}
+	if why := r.fenceRefusal(); why != "" {
+		return refuse(c, protocol.ErrNotAllowedInMode, why, "")
 	}
 	r.mode.To(protocol.ModeRunning, r, &r.modeMem, now.UnixNano())
 	r.requested = protocol.ModeRunning
