@@ -38,9 +38,9 @@ type Config struct {
 	Failsafe  FailsafeSection `yaml:"failsafe"`
 	// Geofence is a keep-in fence the failsafe supervisor enforces.
 	Geofence *drivers.GeofenceConfig `yaml:"geofence"`
-	Security  SecurityConfig  `yaml:"security"`
-	Metrics   MetricsConfig   `yaml:"metrics"`
-	Log       LogConfig       `yaml:"log"`
+	Security SecurityConfig          `yaml:"security"`
+	Metrics  MetricsConfig           `yaml:"metrics"`
+	Log      LogConfig               `yaml:"log"`
 
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
