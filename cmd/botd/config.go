@@ -36,11 +36,12 @@ type Config struct {
 	Mission   string          `yaml:"mission"`
 	Writable  []string        `yaml:"writable"`
 	Failsafe  FailsafeSection `yaml:"failsafe"`
+	Security  SecurityConfig  `yaml:"security"`
+	Metrics   MetricsConfig   `yaml:"metrics"`
+	Log       LogConfig       `yaml:"log"`
+
 	// Geofence is a keep-in fence the failsafe supervisor enforces.
 	Geofence *drivers.GeofenceConfig `yaml:"geofence"`
-	Security SecurityConfig          `yaml:"security"`
-	Metrics  MetricsConfig           `yaml:"metrics"`
-	Log      LogConfig               `yaml:"log"`
 
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
