@@ -543,6 +543,11 @@ func (r *Robot) FenceActions() []FenceActions {
 			out = append(out, fa)
 		}
 	}
+	for _, d := range r.devices {
+		if d.kind == KindTello && d.act != nil {
+			out = append(out, telloFence{r, d.act})
+		}
+	}
 	if len(out) == 0 && len(r.DevicesOfKind(KindDiffDrive)) > 0 {
 		out = append(out, roverFence{r})
 	}
