@@ -54,7 +54,7 @@ func (r *Runner) superviseFence(now time.Time, trip func(why, act string)) (prot
 	st := g.Check(now)
 	r.fence = st
 	if !st.Trip {
-		r.fs.fenceTripped = false
+		r.fs.fenceTripped, r.fs.fenceActPending = false, false
 		return protocol.StateError{}, false
 	}
 	act := ActionHold
@@ -70,6 +70,12 @@ func (r *Runner) superviseFence(now time.Time, trip func(why, act string)) (prot
 		e = protocol.StateError{Code: CodeGeofenceBreach, Level: "ERROR", Message: fmt.Sprintf("outside the geofence by %.2f m at (%.2f, %.2f)", -st.Clearance, st.X, st.Y)}
 	default:
 		e = protocol.StateError{Code: CodeGeofenceBreach, Level: "ERROR", Message: fmt.Sprintf("about to leave the geofence: %.2f m inside at %.2f m/s", st.Clearance, st.Speed)}
+	}
+	if st.NoPose && (r.run == nil || !isActive(r.run.status)) {
+		// No position and no mission (the daemon starting, a pose source
+		// not up yet): nothing to stop; the state says it and no mission
+		// may start. A mission running when the position goes is reported.
+		return e, true
 	}
 	if !r.fs.fenceTripped {
 		r.fs.fenceTripped = true

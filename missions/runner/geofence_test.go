@@ -128,3 +128,25 @@ func TestRunnerTickWithFenceAllocatesNothing(t *testing.T) {
 		t.Fatalf("%v allocations per tick", allocs)
 	}
 }
+
+// Before the first position (a daemon starting) the fence reports GEOFENCE_NO_POSE and no
+// mission starts, without a breach event: nothing moves to stop.
+func TestRunnerGeofenceNoPoseAtStart(t *testing.T) {
+	g := &scriptedFence{st: FenceStatus{Trip: true, NoPose: true, Alt: math.NaN(), Action: "hold"}}
+	tr := startRunner(t, "", func(c *Config) { c.Geofence = g })
+	s := tr.waitFor("the no-pose error", func(s protocol.State) bool { return len(s.Errors) > 0 })
+	if s.Errors[0].Code != CodeGeofenceNoPose {
+		t.Fatalf("errors %+v", s.Errors)
+	}
+	rep := tr.do(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(0, waitLong), Start: true})
+	if rep.OK || rep.Error.Code != protocol.ErrNotAllowedInMode || !strings.Contains(rep.Error.Message, "no fresh position") {
+		t.Fatalf("start without a position: %+v", rep)
+	}
+	g.set(inside())
+	tr.waitFor("the error to clear", func(s protocol.State) bool { return len(s.Errors) == 0 })
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionStart, MissionID: missionID})
+	tr.waitMode(protocol.ModeRunning)
+	if n := tr.events.count("geofence.breach"); n != 0 || len(g.acted()) != 0 {
+		t.Fatalf("%d breach events, actions %v", n, g.acted())
+	}
+}
