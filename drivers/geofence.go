@@ -265,16 +265,15 @@ func collinearOverlap(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
 		return false
 	}
 	// the shared corner is where they meet; they overlap when the directions away from it agree
-	var px, py, u1x, u1y, u2x, u2y float64
+	var u1x, u1y, u2x, u2y float64
 	switch {
 	case bx == cx && by == cy:
-		px, py, u1x, u1y, u2x, u2y = bx, by, ax-bx, ay-by, dx-bx, dy-by
+		u1x, u1y, u2x, u2y = ax-bx, ay-by, dx-bx, dy-by
 	case dx == ax && dy == ay:
-		px, py, u1x, u1y, u2x, u2y = ax, ay, bx-ax, by-ay, cx-ax, cy-ay
+		u1x, u1y, u2x, u2y = bx-ax, by-ay, cx-ax, cy-ay
 	default:
 		return false
 	}
-	_, _ = px, py
 	return u1x*u2x+u1y*u2y > 0
 }
 
