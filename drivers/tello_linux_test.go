@@ -48,6 +48,12 @@ func startFakeTello(t *testing.T) *fakeTello {
 	if err != nil {
 		t.Skipf("the Tello's command port 127.0.0.1:8889 is taken (gobot's driver fixes it): %v", err)
 	}
+	if v, err := net.ListenUDP("udp", &net.UDPAddr{Port: telloVideoPort}); err != nil {
+		c.Close()
+		t.Skipf("UDP port %d, where gobot's tello driver takes the video, is taken: %v", telloVideoPort, err)
+	} else {
+		v.Close()
+	}
 	f := &fakeTello{t: t, conn: c, ids: map[uint16]int{}, battery: 87, done: make(chan struct{})}
 	var wg sync.WaitGroup
 	wg.Add(2)

@@ -73,7 +73,9 @@ func TestDaemonGeofenceStopsTheRover(t *testing.T) {
 	}
 	r.mu.Unlock()
 	x, _ := ev.Data["x"].(float64)
-	if x <= 0.5 || x >= 1.5 || ev.Data["action"] != "hold" || ev.Data["outside"] != false {
+	// the fence's edge is at x = 1.5, the margin's at 1.2: at 0.3 m/s with 0.5 s of reaction
+	// the fence trips 0.45 m from the edge, before the margin
+	if x <= 0.5 || x > 1.2 || ev.Data["action"] != "hold" || ev.Data["outside"] != false {
 		t.Fatalf("breach event %+v", ev)
 	}
 	// stopped inside: the failsafe clears, the mission waits paused for the operator
@@ -101,9 +103,11 @@ func TestDaemonGeofenceStopsTheRover(t *testing.T) {
 	r.mu.Lock()
 	ev = breaches(r)[1]
 	r.mu.Unlock()
-	if x2, _ := ev.Data["x"].(float64); x2 < x || x2 >= 1.5 || ev.Data["outside"] != false {
+	x2, _ := ev.Data["x"].(float64)
+	if x2 < x || x2 >= 1.5 || ev.Data["outside"] != false {
 		t.Fatalf("second breach %+v (first at x=%v)", ev, x)
 	}
+	t.Logf("tripped at x = %.3f m, again after the resume at x = %.3f m (edge 1.5, margin line 1.2)", x, x2)
 	mqtttest.Eventually(t, "the factsheet with the fence", func() bool {
 		for _, m := range rec.On("botd/v1/fence-1/factsheet") {
 			var f protocol.FactsheetMsg
