@@ -705,6 +705,9 @@ func (r *Runner) prepareInject(p *pending) (protocol.Reply, bool) {
 		if len(c.Tree) == 0 || json.Unmarshal(c.Tree, def) != nil || def.Type == "" {
 			return refuse(c, protocol.ErrValidation, "tree must be a tree name of the mission or a node definition", "/tree"), true
 		}
+		if rep, bad := r.checkInjected(c, def); bad {
+			return rep, true
+		}
 		trees := map[string]*bt.NodeDef{"injected": def}
 		for k, v := range doc.Trees {
 			if k != "injected" {
@@ -739,4 +742,27 @@ func (r *Runner) applyInject(p *pending) protocol.Reply {
 	r.emit(protocol.Event{Kind: "mission.injected", Level: "info", Mission: run.s.m.Doc.ID, Revision: run.s.m.Doc.Revision,
 		Message: fmt.Sprintf("slot %q will run the new tree (%d nodes) the next time it opens", c.Slot, p.slot.Len())})
 	return ok(c, map[string]any{"slot": c.Slot, "nodes": p.slot.Len()})
+}
+
+// checkInjected applies CheckMission to an injected node definition (the
+// mission's own trees were checked when it was loaded); the problems are
+// located under /tree.
+func (r *Runner) checkInjected(c protocol.Command, def *bt.NodeDef) (protocol.Reply, bool) {
+	if r.cfg.CheckMission == nil {
+		return protocol.Reply{}, false
+	}
+	err := r.cfg.CheckMission(&missions.Mission{Doc: &missions.Document{Trees: map[string]*bt.NodeDef{"injected": def}}})
+	if err == nil {
+		return protocol.Reply{}, false
+	}
+	var ps bt.Problems
+	if errors.As(err, &ps) {
+		moved := make(bt.Problems, len(ps))
+		for i, p := range ps {
+			p.Path = "/tree" + strings.TrimPrefix(p.Path, "/trees/injected")
+			moved[i] = p
+		}
+		err = moved
+	}
+	return protocol.Reply{ID: c.ID, Error: problemsError(err)}, true
 }

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -102,6 +104,43 @@ func TestRunnerCheckMission(t *testing.T) {
 	}
 }
 
+// farLogs is a CheckMission that refuses every Log whose message is "far" (a stand-in for a
+// target outside the fence).
+func farLogs(m *missions.Mission) error {
+	var ps bt.Problems
+	var walk func(n *bt.NodeDef, path string)
+	walk = func(n *bt.NodeDef, path string) {
+		if n.Type == "Log" && n.Params["message"] == "far" {
+			ps = append(ps, bt.Problem{Path: path + "/params/message", Code: protocol.ErrValidation, Message: "outside"})
+		}
+		for i, c := range n.Children {
+			walk(c, fmt.Sprintf("%s/children/%d", path, i))
+		}
+	}
+	for name, n := range m.Doc.Trees {
+		walk(n, "/trees/"+name)
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	return nil
+}
+
+// An injected node definition is checked too, located under /tree.
+func TestRunnerCheckMissionInject(t *testing.T) {
+	tr := startRunner(t, "", func(c *Config) { c.CheckMission = farLogs })
+	doc := json.RawMessage(fmt.Sprintf(`{"format":"botd/mission@1","id":%q,"name":"m","main":"main",
+		"trees":{"main":{"type":"Repeater","params":{"count":-1},"children":[{"type":"DynamicSubTree","params":{"slot":"job","default":"idle"}}]},
+		"idle":{"type":"Wait","params":{"ms":10}}}}`, missionID))
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: doc, Start: true})
+	rep := tr.do(protocol.Command{Op: protocol.OpMissionInject, Slot: "job",
+		Tree: json.RawMessage(`{"type":"Sequence","children":[{"type":"Log","params":{"message":"near"}},{"type":"Log","params":{"message":"far"}}]}`)})
+	if rep.OK || rep.Error.Path != "/tree/children/1/params/message" {
+		t.Fatalf("inject: %+v", rep)
+	}
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionInject, Slot: "job", Tree: json.RawMessage(`{"type":"Log","params":{"message":"near"}}`)})
+}
+
 // The fence check adds nothing to a tick's allocations while inside.
 func TestRunnerTickWithFenceAllocatesNothing(t *testing.T) {
 	hw := &fakeHW{readings: map[string]float64{"battery.percent": 90}}
@@ -148,5 +187,18 @@ func TestRunnerGeofenceNoPoseAtStart(t *testing.T) {
 	tr.waitMode(protocol.ModeRunning)
 	if n := tr.events.count("geofence.breach"); n != 0 || len(g.acted()) != 0 {
 		t.Fatalf("%d breach events, actions %v", n, g.acted())
+	}
+}
+
+// A mission stored before the fence was configured, and leaving it, is dropped at start.
+func TestRunnerCheckMissionStored(t *testing.T) {
+	dir := t.TempDir()
+	far := mission(0, `{"type":"Log","params":{"message":"far"}}`)
+	tr := startRunner(t, dir, nil)
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: far})
+	tr.stop()
+	tr = startRunner(t, dir, func(c *Config) { c.CheckMission = farLogs })
+	if rep := tr.do(protocol.Command{Op: protocol.OpMissionStart, MissionID: missionID}); rep.OK || rep.Error.Code != protocol.ErrNoMission {
+		t.Fatalf("start of a stored mission leaving the fence: %+v", rep)
 	}
 }

@@ -242,6 +242,9 @@ func New(cfg Config) (*Runner, error) {
 	r.journalCorrupt = st.corrupt
 	for id, doc := range st.docs {
 		m, err := missions.Load(doc, r.loadOptions())
+		if err == nil && cfg.CheckMission != nil {
+			err = cfg.CheckMission(m) // a geofence configured since it was stored
+		}
 		if err != nil {
 			r.log.Warn("stored mission no longer loads; dropped", "mission", id, "err", err)
 			continue
