@@ -144,3 +144,18 @@ func TestGeofenceConfigAndCheck(t *testing.T) {
 		t.Fatalf("check of a mission inside: %d %q %q", code, out.String(), errb.String())
 	}
 }
+
+// The example Tello hardware file is a valid hardware file, and the Tello mission of
+// docs/UAV.md checks against it (and not against the default rover).
+func TestTelloExample(t *testing.T) {
+	code, out, _ := runCmd(t, "check-config", "../../configs/tello.yaml")
+	if code != 0 || !strings.Contains(out, "1 devices: drone (tello)") {
+		t.Fatalf("check-config tello.yaml: %d %s", code, out)
+	}
+	if code, out, _ := runCmd(t, "check", "-hardware", "../../configs/tello.yaml", "testdata/tello-hop.yaml"); code != 0 {
+		t.Fatalf("check the Tello mission: %d %s", code, out)
+	}
+	if code, out, _ := runCmd(t, "check", "testdata/tello-hop.yaml"); code != 1 || !strings.Contains(out, "TelloTakeoff") {
+		t.Fatalf("the Tello mission on the rover: %d %s", code, out)
+	}
+}
