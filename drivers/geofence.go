@@ -532,9 +532,10 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 func (c FenceCheck) Moving() bool { return c.Speed >= minMovingSpeed }
 
 // FenceActions returns what carries out a geofence breach: the devices that implement
-// FenceActions (a flying vehicle), or else, on a robot with a diff drive, the rover's own:
-// Hold stops the drives; ReturnHome and Land hold as well (a rover does not drive home on its
-// own yet: it stops where the fence tripped).
+// FenceActions (a flying vehicle) and each Tello (hover, or land: it has no home of its own);
+// or else, on a robot with a diff drive, the rover's own: Hold stops the drives; ReturnHome
+// and Land hold as well (a rover does not drive home on its own yet: it stops where the fence
+// tripped).
 func (r *Robot) FenceActions() []FenceActions {
 	var out []FenceActions
 	for _, d := range r.Devices() {
