@@ -47,7 +47,15 @@ func TestDaemonGeofenceStopsTheRover(t *testing.T) {
 	url := "tcp://" + addr
 	rec := mqtttest.NewRecorder(t, url, "botd/v1/fence-1/factsheet")
 	r := newGround(t, url, "fence-1")
-	r.waitFor(t, "idle", func(r *groundRec) bool { return r.lastState().Mode == protocol.ModeIdle })
+	r.waitFor(t, "idle, with a position", func(r *groundRec) bool {
+		s := r.lastState()
+		for _, e := range s.Errors {
+			if e.Code == "GEOFENCE_NO_POSE" {
+				return false
+			}
+		}
+		return s.Mode == protocol.ModeIdle
+	})
 
 	// refused at load: a target outside, located
 	far := json.RawMessage(`{"format":"botd/mission@1","id":"7c1d6d0e-0b54-4c83-a4c2-2f7a2c7f3f11","name":"far","main":"main",
