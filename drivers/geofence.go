@@ -538,8 +538,8 @@ func (c FenceCheck) Moving() bool { return c.Speed >= minMovingSpeed }
 // tripped).
 func (r *Robot) FenceActions() []FenceActions {
 	var out []FenceActions
-	for _, d := range r.Devices() {
-		if fa, ok := d.(FenceActions); ok {
+	for _, d := range r.devices {
+		if fa := fenceActionsOf(d); fa != nil {
 			out = append(out, fa)
 		}
 	}
@@ -585,3 +585,23 @@ func (f roverFence) ReturnHome() error { return f.Hold() }
 
 // Land holds: a rover is on the ground.
 func (f roverFence) Land() error { return f.Hold() }
+
+// fenceActionsOf finds FenceActions on a device: the device, its actuator's implementation or
+// one of its Gobot drivers, whichever a kind chose to give the methods to.
+func fenceActionsOf(d *device) FenceActions {
+	var x any = d
+	if fa, ok := x.(FenceActions); ok {
+		return fa
+	}
+	if d.act != nil {
+		if fa, ok := d.act.impl.(FenceActions); ok {
+			return fa
+		}
+	}
+	for _, drv := range d.drivers {
+		if fa, ok := drv.(FenceActions); ok {
+			return fa
+		}
+	}
+	return nil
+}

@@ -325,3 +325,27 @@ func FuzzGeofence(f *testing.F) {
 		_ = fence.CheckTrees(map[string]*bt.NodeDef{"main": {Type: "MoveTo", Params: map[string]any{"x": x, "y": y}}})
 	})
 }
+
+// A device kind gives FenceActions to its actuator's implementation (or its driver, or the
+// device): the robot finds it there.
+type vehicleImpl struct {
+	actuatorImpl
+	calls []string
+}
+
+func (v *vehicleImpl) Hold() error       { v.calls = append(v.calls, "hold"); return nil }
+func (v *vehicleImpl) ReturnHome() error { v.calls = append(v.calls, "home"); return nil }
+func (v *vehicleImpl) Land() error       { v.calls = append(v.calls, "land"); return nil }
+
+func TestFenceActionsFound(t *testing.T) {
+	v := &vehicleImpl{}
+	d := &device{name: "uav", kind: "vehicle", act: &actuator{impl: v}}
+	r := &Robot{devices: []*device{d, {name: "led", kind: KindLED}}}
+	fa := r.FenceActions()
+	if len(fa) != 1 || fa[0].ReturnHome() != nil || len(v.calls) != 1 || v.calls[0] != "home" {
+		t.Fatalf("fence actions %v, calls %v", fa, v.calls)
+	}
+	if fa := (&Robot{devices: []*device{{name: "led", kind: KindLED}}}).FenceActions(); len(fa) != 0 {
+		t.Fatalf("a robot that moves nothing: %v", fa)
+	}
+}
