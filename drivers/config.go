@@ -116,7 +116,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // ConfigErrors), or nil.
 func (c *Config) Validate() error {
 	v := &validator{}
-	if len(c.Adaptors) == 0 {
+	if len(c.Adaptors) == 0 && c.needsBoard() {
 		v.errorf("adaptors", "at least one board is needed (e.g. board: {kind: sim})")
 	}
 	sims := 0
@@ -379,4 +379,21 @@ func (v *validator) within(path string, x, lo, hi float64) bool {
 		return false
 	}
 	return true
+}
+
+// needsBoard: the config has no device, or one wired to a board (a config of devices that are
+// wired to none, like a Tello, needs no board).
+func (c *Config) needsBoard() bool {
+	if len(c.Devices) == 0 {
+		return true
+	}
+	for _, d := range c.Devices {
+		if d == nil {
+			continue
+		}
+		if k, ok := kindByName(d.Kind); !ok || !k.boardless {
+			return true
+		}
+	}
+	return false
 }

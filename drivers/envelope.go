@@ -17,8 +17,10 @@ import (
 //	led:                            mode (ledOff, ledOn, ledBlink); b = blink Hz, t0 = blink start (ns)
 //	relay, buzzer, digital_out:     a = logical level, 0 or 1
 //	pwm_out:                        a = duty cycle, 0..1
+//	tello:                          mode (sticks, takeoff, land, flip); a, b, c, d = forward, right, up, yaw sticks; t0 = request id
 type command struct {
 	a, b float64
+	c, d float64
 	mode uint8
 	t0   int64
 }
@@ -215,13 +217,30 @@ func (e *envelope) safeAll() error {
 	return errors.Join(errs...)
 }
 
+// eStopper is an actuator whose e-stop differs from its safe state: a drone's safe state is
+// hover, its e-stop is landing.
+type eStopper interface{ eStopState() command }
+
 // eStop engages the gate first, so no command gets through from this moment, then writes the
-// safe states.
+// safe states (and an e-stopper's e-stop state).
 func (e *envelope) eStop(reason string) error {
 	e.mu.Lock()
 	e.estop, e.reason = true, reason
 	e.mu.Unlock()
-	return e.safeAll()
+	err := e.safeAll()
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	now := e.now()
+	for _, act := range e.acts {
+		if s, ok := act.impl.(eStopper); ok && act.ready {
+			werr := guard(func() error { return act.impl.write(s.eStopState(), now, true) })
+			e.noteWrite(act, owner{}, werr, now)
+			if werr != nil {
+				err = errors.Join(err, fmt.Errorf("%s: e-stop: %w", act.dev.name, werr))
+			}
+		}
+	}
+	return err
 }
 
 func (e *envelope) releaseEStop() {

@@ -47,6 +47,7 @@ var kindTable = map[string]kindInfo{
 	KindOdometry:   {KindOdometry, false, func() DeviceSpec { return &OdometryConfig{} }, false},
 	KindMQTTPose:   {KindMQTTPose, false, func() DeviceSpec { return &MQTTPoseConfig{} }, true},
 	KindGPS:        {KindGPS, false, func() DeviceSpec { return &GPSConfig{} }, false},
+	KindTello:      {KindTello, true, func() DeviceSpec { return &TelloConfig{} }, true},
 }
 
 func kindByName(name string) (kindInfo, bool) {

@@ -34,6 +34,11 @@ func Register(reg *bt.Registry, cfg *Config) {
 	} {
 		reg.Register(t)
 	}
+	if cfg != nil && len(cfg.DevicesOfKind(KindTello)) > 0 {
+		for _, t := range telloTypes(l) {
+			reg.Register(t)
+		}
+	}
 }
 
 // limits are what Register reads from the config.

@@ -305,6 +305,12 @@ func (r *Robot) start(ctx context.Context, tolerant bool) (map[*device]error, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if d.act != nil { // a device that is both (a drone): its drivers started above
+			if failed[d] != nil {
+				d.sens.left = true
+			}
+			continue
+		}
 		ok, err := begin(d)
 		if !ok {
 			if !tolerant {

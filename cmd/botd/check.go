@@ -25,10 +25,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	subst := fs.String("substitute", "", substituteUsage)
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves missions may use (default: the simulated rover)")
+	cfgFile := fs.String("config", "", "daemon config: its hardware's device leaves, and its geofence, which the missions' targets must keep inside (instead of -hardware)")
 	var libs libFlag
 	fs.Var(&libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-lib DIR|FILE]... [-hardware FILE] FILE...")
+		fmt.Fprintln(stderr, "usage: botd check [-substitute RULES] [-lib DIR|FILE]... [-hardware FILE | -config FILE] FILE...")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -44,7 +45,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd check:", err)
 		return 2
 	}
-	hw, err := loadHardware(*hwFile)
+	if *hwFile != "" && *cfgFile != "" {
+		fmt.Fprintln(stderr, "botd check: -hardware and -config both name the hardware: give one")
+		return 2
+	}
+	hw, fence, err := checkTarget(*hwFile, *cfgFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "botd check:", err)
 		return 2
@@ -67,6 +72,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		prefix := f + ": "
 		m, err := loadFile(f, reg, hw, subs, lib)
+		if err == nil && fence != nil {
+			err = fenceMissionCheck(fence)(m)
+		}
 		if err != nil {
 			bad = true
 			printProblems(stdout, prefix, err, types)
@@ -90,6 +98,29 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// checkTarget is the robot missions are checked for: a hardware file, or
+// a daemon config's hardware and geofence, or the simulated rover.
+func checkTarget(hwFile, cfgFile string) (*drivers.Config, *drivers.Fence, error) {
+	if cfgFile == "" {
+		hw, err := loadHardware(hwFile)
+		return hw, nil, err
+	}
+	cfg, err := loadConfig(cfgFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, name, err := cfg.hardwareYAML()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: hardware: %w", cfg.source, err)
+	}
+	hw, err := drivers.ParseConfig(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
+	}
+	fence, err := compileFence(cfg, hw)
+	return hw, fence, err
 }
 
 // printProblems prints one line per problem ("path: message").

@@ -60,7 +60,7 @@ func isHardwareFile(data []byte) bool {
 	if !adaptors && !devices {
 		return false
 	}
-	for _, k := range []string{"robot", "hardware", "broker", "mission", "tick", "telemetry", "state_dir", "failsafe"} {
+	for _, k := range []string{"robot", "hardware", "broker", "mission", "tick", "telemetry", "state_dir", "failsafe", "geofence"} {
 		if _, ok := top[k]; ok {
 			return false
 		}
@@ -105,10 +105,14 @@ func checkConfig(cfg *Config) error {
 			return fmt.Errorf("%s: %w", cfg.source, err)
 		}
 	}
+	fence, err := compileFence(cfg, hw)
+	if err != nil {
+		return err
+	}
 	if cfg.Mission != "" {
 		reg := bt.NewRegistry()
 		drivers.Register(reg, hw)
-		if _, _, err := configuredMission(cfg, reg, append(hw.SensorKeys(), cfg.Writable...)); err != nil {
+		if _, _, err := configuredMission(cfg, reg, append(hw.SensorKeys(), cfg.Writable...), fence); err != nil {
 			return err
 		}
 	}

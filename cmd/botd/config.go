@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry/auth"
@@ -39,6 +40,9 @@ type Config struct {
 	Security  SecurityConfig  `yaml:"security"`
 	Metrics   MetricsConfig   `yaml:"metrics"`
 	Log       LogConfig       `yaml:"log"`
+
+	// Geofence is a keep-in fence the failsafe supervisor enforces.
+	Geofence *drivers.GeofenceConfig `yaml:"geofence"`
 
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
@@ -244,6 +248,11 @@ func (c *Config) validate() error {
 	}
 	if c.Failsafe.BatteryCritical > 0 && c.Failsafe.BatteryLow > 0 && c.Failsafe.BatteryCritical > c.Failsafe.BatteryLow {
 		bad("failsafe", "battery_critical %v is above battery_low %v", c.Failsafe.BatteryCritical, c.Failsafe.BatteryLow)
+	}
+	if c.Geofence != nil {
+		if err := c.Geofence.Validate("geofence"); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.Security.RequireSignedMissions && len(c.Security.PublicKeys) == 0 {
 		bad("security.public_keys", "require_signed_missions needs at least one key")

@@ -173,6 +173,7 @@ type system struct {
 	// load (nil when the config names none).
 	mission   json.RawMessage
 	missionID string
+	fence     *drivers.Fence
 }
 
 // The runner is what telemetry reads and commands.
@@ -229,8 +230,11 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	for _, d := range s.robot.Devices() {
 		keys = append(keys, d.Keys()...)
 	}
+	if s.fence, err = compileFence(cfg, s.hw); err != nil {
+		return nil, err
+	}
 	if cfg.Mission != "" {
-		if s.mission, s.missionID, err = configuredMission(cfg, s.reg, append(keys, cfg.Writable...)); err != nil {
+		if s.mission, s.missionID, err = configuredMission(cfg, s.reg, append(keys, cfg.Writable...), s.fence); err != nil {
 			return nil, err
 		}
 	}
@@ -240,13 +244,14 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	}
 	s.nonces = nonces
 	authorize := authorizer(verifier, log.With("part", "auth"))
-	s.runner, err = runner.New(runner.Config{
+	s.runner, err = runner.New(withFence(runner.Config{
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
 		Events: events.emit, Logger: log, Clock: s.clock,
-	})
+		CheckMission: fenceMissionCheck(s.fence),
+	}, s.fence, s.robot))
 	if err != nil {
 		return nil, err
 	}
@@ -305,6 +310,7 @@ func (s *system) factsheet() protocol.FactsheetMsg {
 	for _, d := range s.robot.Devices() {
 		f.Devices = append(f.Devices, protocol.Device{Name: d.Name(), Kind: d.Kind()})
 	}
+	f.Geofence = fenceWire(s.fence)
 	return f
 }
 
@@ -422,12 +428,15 @@ func stepWorld(ctx context.Context, w *sim.World) {
 
 // configuredMission reads, decodes and validates the config's mission
 // against the robot's node types and keys, and returns it ready to load.
-func configuredMission(cfg *Config, reg *bt.Registry, keys []string) (_ json.RawMessage, id string, _ error) {
+func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *drivers.Fence) (_ json.RawMessage, id string, _ error) {
 	data, err := cfg.readRelative(cfg.Mission)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission: %w", cfg.source, err)
 	}
 	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Limits: cfg.Limits.Limits})
+	if err == nil && fence != nil {
+		err = fenceMissionCheck(fence)(m)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
 	}

@@ -81,6 +81,9 @@ func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 			}
 		}
 		m, err := missions.Load(doc, r.loadOptions())
+		if err == nil && r.cfg.CheckMission != nil {
+			err = r.cfg.CheckMission(m)
+		}
 		if err != nil {
 			return protocol.Reply{ID: c.ID, Error: problemsError(err)}
 		}
@@ -371,6 +374,9 @@ func (r *Runner) applyStart(c protocol.Command, s *stored, replace bool, now tim
 	case mode == protocol.ModeFailsafe:
 		return refuse(c, protocol.ErrNotAllowedInMode, "a failsafe is active ("+r.fs.reason+")", "")
 	}
+	if why := r.fenceRefusal(); why != "" {
+		return refuse(c, protocol.ErrNotAllowedInMode, why, "")
+	}
 	if r.run != nil && isActive(r.run.status) && !replace {
 		return refuse(c, protocol.ErrOtherMission, fmt.Sprintf("mission %q is %s; send replace: true to replace it", r.run.s.m.Doc.Name, r.run.status), "")
 	}
@@ -400,6 +406,9 @@ func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
 	case protocol.ModePaused:
 	default:
 		return refuse(c, protocol.ErrNotAllowedInMode, "resume is not possible in mode "+mode, "")
+	}
+	if why := r.fenceRefusal(); why != "" {
+		return refuse(c, protocol.ErrNotAllowedInMode, why, "")
 	}
 	r.mode.To(protocol.ModeRunning, r, &r.modeMem, now.UnixNano())
 	r.requested = protocol.ModeRunning
@@ -696,6 +705,9 @@ func (r *Runner) prepareInject(p *pending) (protocol.Reply, bool) {
 		if len(c.Tree) == 0 || json.Unmarshal(c.Tree, def) != nil || def.Type == "" {
 			return refuse(c, protocol.ErrValidation, "tree must be a tree name of the mission or a node definition", "/tree"), true
 		}
+		if rep, bad := r.checkInjected(c, def); bad {
+			return rep, true
+		}
 		trees := map[string]*bt.NodeDef{"injected": def}
 		for k, v := range doc.Trees {
 			if k != "injected" {
@@ -730,4 +742,27 @@ func (r *Runner) applyInject(p *pending) protocol.Reply {
 	r.emit(protocol.Event{Kind: "mission.injected", Level: "info", Mission: run.s.m.Doc.ID, Revision: run.s.m.Doc.Revision,
 		Message: fmt.Sprintf("slot %q will run the new tree (%d nodes) the next time it opens", c.Slot, p.slot.Len())})
 	return ok(c, map[string]any{"slot": c.Slot, "nodes": p.slot.Len()})
+}
+
+// checkInjected applies CheckMission to an injected node definition (the
+// mission's own trees were checked when it was loaded); the problems are
+// located under /tree.
+func (r *Runner) checkInjected(c protocol.Command, def *bt.NodeDef) (protocol.Reply, bool) {
+	if r.cfg.CheckMission == nil {
+		return protocol.Reply{}, false
+	}
+	err := r.cfg.CheckMission(&missions.Mission{Doc: &missions.Document{Trees: map[string]*bt.NodeDef{"injected": def}}})
+	if err == nil {
+		return protocol.Reply{}, false
+	}
+	var ps bt.Problems
+	if errors.As(err, &ps) {
+		moved := make(bt.Problems, len(ps))
+		for i, p := range ps {
+			p.Path = "/tree" + strings.TrimPrefix(p.Path, "/trees/injected")
+			moved[i] = p
+		}
+		err = moved
+	}
+	return protocol.Reply{ID: c.ID, Error: problemsError(err)}, true
 }

@@ -80,6 +80,9 @@ type failsafe struct {
 	reason, action string
 	linkDownSince  time.Time
 	lowWarned      bool
+	// fenceTripped: the geofence trips now (its breach was reported);
+	// fenceActPending: its vehicle action has not run yet.
+	fenceTripped, fenceActPending bool
 }
 
 // supervise runs once per tick, before the mission: link loss, battery,
@@ -101,6 +104,9 @@ func (r *Runner) supervise(now time.Time) {
 		errs = append(errs, e)
 	}
 	r.mu.Unlock()
+	if e, ok := r.superviseFence(now, trip); ok {
+		errs = append(errs, e)
+	}
 	up := link.Broker && (!cfg.RequireGCS || link.GCSOnline)
 	switch {
 	case up:

@@ -83,6 +83,9 @@ func (r *Runner) enterFailsafe(_ *fsm.Memory) {
 		Message: fmt.Sprintf("failsafe %s: %s", r.fs.reason, r.fs.action), Data: map[string]any{"reason": r.fs.reason, "action": r.fs.action}})
 	run.agent.HaltAll()
 	r.safe()
+	if r.fs.reason == fenceReason {
+		r.fenceAct(r.fence.Action)
+	}
 	switch r.fs.action {
 	case ActionAbort:
 		r.pendingAbort, r.abortWhy = true, fmt.Sprintf("failsafe %s: its action is abort", r.fs.reason)

@@ -80,6 +80,13 @@ type Config struct {
 	MaxStored      int
 	MaxStoredBytes int
 	Failsafe       FailsafeConfig
+	// Geofence, when set, is checked once per tick before the mission: a
+	// breach halts it and runs the fence's action (geofence.go).
+	Geofence Geofence
+	// CheckMission, when set, checks a mission beyond its document and
+	// tree (its targets against the geofence) when it is loaded; the
+	// problems (bt.Problems) refuse it.
+	CheckMission func(*missions.Mission) error
 	// Verify checks a mission.load command's signature; nil accepts all.
 	Verify func(c protocol.Command, doc []byte) *protocol.ReplyError
 	Events func(protocol.Event)
@@ -151,6 +158,8 @@ type Runner struct {
 	// ends the run after the mode machine stepped.
 	pendingAbort bool
 	abortWhy     string
+	// fence is the latest geofence check.
+	fence FenceStatus
 
 	// Read by other goroutines.
 	mu    sync.Mutex
@@ -233,6 +242,9 @@ func New(cfg Config) (*Runner, error) {
 	r.journalCorrupt = st.corrupt
 	for id, doc := range st.docs {
 		m, err := missions.Load(doc, r.loadOptions())
+		if err == nil && cfg.CheckMission != nil {
+			err = cfg.CheckMission(m) // a geofence configured since it was stored
+		}
 		if err != nil {
 			r.log.Warn("stored mission no longer loads; dropped", "mission", id, "err", err)
 			continue

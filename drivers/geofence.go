@@ -1,0 +1,607 @@
+package drivers
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// GeofenceConfig is a keep-in fence: a polygon the robot must stay inside, optionally an
+// altitude band, a margin, and what a breach does. It is the geofence section of the daemon's
+// config; Validate checks it on its own, Compile resolves it against the hardware (the GPS
+// origin, the pose keys).
+//
+//	geofence:
+//	  frame: local                  # local: points are [x, y] metres; global: [lat, lon] degrees
+//	  points: [[-5, -5], [5, -5], [5, 5], [-5, 5]]
+//	  margin: 1                     # m: a breach predicted this close to the edge trips
+//	  action: hold                  # hold | return_home | land | abort
+type GeofenceConfig struct {
+	// Frame is "local" (Points are x/y metres in the pose's frame) or "global" (Points are
+	// latitude/longitude degrees, WGS84).
+	Frame string `yaml:"frame"`
+	// Points are the polygon's corners in order (either way round), at least 3, at most
+	// MaxFencePoints; the last joins the first. The edges may not cross each other.
+	Points [][2]float64 `yaml:"points"`
+	// Origin is where the local frame's (0, 0) is, for a global fence (default: the gps
+	// device's origin, the frame its pose is in).
+	Origin *GeoPoint `yaml:"origin,omitempty"`
+	// MinAlt and MaxAlt bound the altitude read from AltKey, m.
+	MinAlt *float64 `yaml:"min_alt,omitempty"`
+	MaxAlt *float64 `yaml:"max_alt,omitempty"`
+	// Margin is how close to the edge (or to an altitude bound) the robot may come, m
+	// (default 1): a position, or the position one reaction time ahead at the current speed,
+	// within the margin trips the fence.
+	Margin *float64 `yaml:"margin,omitempty"`
+	// Action is what a breach does: hold (default), return_home, land or abort.
+	Action string `yaml:"action,omitempty"`
+	// PoseKey is the blackboard prefix of the position the fence watches: PoseKey.x and
+	// PoseKey.y (default: the gps device's key, else "pose").
+	PoseKey string `yaml:"pose_key,omitempty"`
+	// AltKey is the key holding the altitude, m (needed with min_alt or max_alt).
+	AltKey string `yaml:"alt_key,omitempty"`
+	// ReactionMs is how far ahead a breach is predicted at the current speed, ms (default
+	// 500: the time the robot needs to notice and stop).
+	ReactionMs float64 `yaml:"reaction_ms,omitempty"`
+	// StaleMs: a position older than this is lost, which trips the fence too (default 1000).
+	StaleMs float64 `yaml:"stale_ms,omitempty"`
+}
+
+// Fence actions.
+const (
+	FenceHold       = "hold"
+	FenceReturnHome = "return_home"
+	FenceLand       = "land"
+	FenceAbort      = "abort"
+)
+
+// MaxFencePoints bounds a fence's corners (the self-intersection check is quadratic).
+const MaxFencePoints = 1000
+
+// FenceActions is what a vehicle does on a geofence breach. A device that can fly or drive
+// home implements it; the daemon finds it with a type assertion on Robot.Devices(). A rover's
+// diff drive gets it from Robot.FenceActions.
+type FenceActions interface {
+	Hold() error
+	ReturnHome() error
+	Land() error
+}
+
+// SetDefaults fills in the zero fields.
+func (g *GeofenceConfig) SetDefaults() {
+	if g.Margin == nil {
+		m := 1.0
+		g.Margin = &m
+	}
+	if g.Action == "" {
+		g.Action = FenceHold
+	}
+	if g.ReactionMs == 0 {
+		g.ReactionMs = 500
+	}
+	if g.StaleMs == 0 {
+		g.StaleMs = 1000
+	}
+}
+
+// Validate fills in the defaults and reports every problem under path ("geofence"): a frame
+// other than local or global, fewer than 3 or more than MaxFencePoints corners, a corner out of
+// range, a polygon of no area or whose edges cross, min_alt above max_alt, an unknown action.
+func (g *GeofenceConfig) Validate(path string) error {
+	g.SetDefaults()
+	v := &validator{}
+	g.validate(v, path)
+	return v.errs.err()
+}
+
+func (g *GeofenceConfig) validate(v *validator, path string) {
+	global := false
+	switch g.Frame {
+	case "local":
+	case "global":
+		global = true
+	case "":
+		v.errorf(path+".frame", "missing: local (points are [x, y] metres) or global ([lat, lon] degrees)")
+	default:
+		v.errorf(path+".frame", "%q is not local or global", g.Frame)
+	}
+	n := len(g.Points)
+	switch {
+	case n < 3:
+		v.errorf(path+".points", "a fence needs at least 3 corners (got %d)", n)
+	case n > MaxFencePoints:
+		v.errorf(path+".points", "%d corners: at most %d", n, MaxFencePoints)
+	}
+	ok := n >= 3 && n <= MaxFencePoints
+	for i, p := range g.Points {
+		at := fmt.Sprintf("%s.points[%d]", path, i)
+		switch {
+		case math.IsNaN(p[0]) || math.IsNaN(p[1]) || math.IsInf(p[0], 0) || math.IsInf(p[1], 0):
+			v.errorf(at, "not a finite point: %v", p)
+			ok = false
+		case global && (p[0] < -90 || p[0] > 90):
+			v.errorf(at, "latitude %v is outside [-90, 90]", p[0])
+			ok = false
+		case global && (p[1] < -180 || p[1] > 180):
+			v.errorf(at, "longitude %v is outside [-180, 180]", p[1])
+			ok = false
+		case !global && (math.Abs(p[0]) > 1e7 || math.Abs(p[1]) > 1e7):
+			v.errorf(at, "%v is more than 10000 km from the origin", p)
+			ok = false
+		}
+	}
+	if o := g.Origin; o != nil {
+		v.within(path+".origin.lat", o.Lat, -89, 89)
+		v.within(path+".origin.lon", o.Lon, -180, 180)
+		if !global {
+			v.errorf(path+".origin", "only a global fence takes an origin (a local fence is in the pose's frame)")
+		}
+	}
+	if ok && g.Frame != "" {
+		xs, ys := make([]float64, n), make([]float64, n)
+		for i, p := range g.Points {
+			xs[i], ys[i] = p[0], p[1]
+			if global { // the shape's checks in a plane (degrees, longitude scaled), near enough
+				xs[i], ys[i] = p[1]*math.Cos(g.Points[0][0]*math.Pi/180), p[0]
+			}
+		}
+		if msg, at := polygonProblem(xs, ys); msg != "" {
+			p := path + ".points"
+			if at >= 0 {
+				p = fmt.Sprintf("%s.points[%d]", path, at)
+			}
+			v.errorf(p, "%s", msg)
+		}
+	}
+	for _, a := range []struct {
+		name string
+		x    *float64
+	}{{"min_alt", g.MinAlt}, {"max_alt", g.MaxAlt}} {
+		if a.x != nil && (math.IsNaN(*a.x) || math.Abs(*a.x) > 1e5) {
+			v.errorf(path+"."+a.name, "must be a height within ±100 km (got %v)", *a.x)
+		}
+	}
+	if g.MinAlt != nil && g.MaxAlt != nil && !(*g.MinAlt < *g.MaxAlt) {
+		v.errorf(path+".min_alt", "min_alt %v is not below max_alt %v", *g.MinAlt, *g.MaxAlt)
+	}
+	if (g.MinAlt != nil || g.MaxAlt != nil) && g.AltKey == "" {
+		v.errorf(path+".alt_key", "min_alt and max_alt need the key the altitude is read from (e.g. alt_key: tello.height)")
+	}
+	if g.Margin != nil {
+		v.within(path+".margin", *g.Margin, 0, 1000)
+	}
+	switch g.Action {
+	case FenceHold, FenceReturnHome, FenceLand, FenceAbort:
+	default:
+		v.errorf(path+".action", "%q is not hold, return_home, land or abort", g.Action)
+	}
+	v.within(path+".reaction_ms", g.ReactionMs, 0, 10_000)
+	if v.positive(path+".stale_ms", g.StaleMs) && g.StaleMs > 60_000 {
+		v.errorf(path+".stale_ms", "must be at most 60000 (got %v)", g.StaleMs)
+	}
+	for _, k := range []struct{ name, key string }{{"pose_key", g.PoseKey}, {"alt_key", g.AltKey}} {
+		if k.key != "" {
+			if msg := checkKeyName(k.key); msg != "" {
+				v.errorf(path+"."+k.name, "%s", msg)
+			}
+		}
+	}
+}
+
+// polygonProblem says what makes a polygon unusable as a fence (and at which corner, or -1):
+// repeated corners, no area, edges that cross or touch other than at their shared corner.
+func polygonProblem(xs, ys []float64) (string, int) {
+	n := len(xs)
+	scale := 0.0
+	for i := range xs {
+		scale = math.Max(scale, math.Max(math.Abs(xs[i]), math.Abs(ys[i])))
+	}
+	eps := 1e-12 * math.Max(scale, 1)
+	for i := 0; i < n; i++ {
+		j := (i + 1) % n
+		if math.Abs(xs[i]-xs[j]) <= eps && math.Abs(ys[i]-ys[j]) <= eps {
+			return fmt.Sprintf("repeats corner %d: a fence's corners must differ from the next", i), j
+		}
+	}
+	for i := 0; i < n; i++ {
+		i2 := (i + 1) % n
+		for j := i + 1; j < n; j++ {
+			j2 := (j + 1) % n
+			if j == i2 || j2 == i { // neighbours share a corner
+				if collinearOverlap(xs[i], ys[i], xs[i2], ys[i2], xs[j], ys[j], xs[j2], ys[j2]) {
+					return fmt.Sprintf("edges %d and %d fold back onto each other", i, j), j
+				}
+				continue
+			}
+			if segmentsTouch(xs[i], ys[i], xs[i2], ys[i2], xs[j], ys[j], xs[j2], ys[j2]) {
+				return fmt.Sprintf("edge %d (corners %d-%d) crosses edge %d (corners %d-%d): the polygon intersects itself", i, i, i2, j, j, j2), j
+			}
+		}
+	}
+	area := 0.0
+	for i := 0; i < n; i++ {
+		j := (i + 1) % n
+		area += xs[i]*ys[j] - xs[j]*ys[i]
+	}
+	if math.Abs(area)/2 <= eps*math.Max(scale, 1) {
+		return "the polygon has no area (its corners are on one line)", -1
+	}
+	return "", -1
+}
+
+func orient(ax, ay, bx, by, cx, cy float64) float64 { return (bx-ax)*(cy-ay) - (by-ay)*(cx-ax) }
+
+func sign(x float64) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+// onSegment: c, collinear with a-b, lies within its bounding box.
+func onSegment(ax, ay, bx, by, cx, cy float64) bool {
+	return math.Min(ax, bx) <= cx && cx <= math.Max(ax, bx) && math.Min(ay, by) <= cy && cy <= math.Max(ay, by)
+}
+
+// segmentsTouch reports whether segments a-b and c-d share any point.
+func segmentsTouch(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
+	d1 := sign(orient(cx, cy, dx, dy, ax, ay))
+	d2 := sign(orient(cx, cy, dx, dy, bx, by))
+	d3 := sign(orient(ax, ay, bx, by, cx, cy))
+	d4 := sign(orient(ax, ay, bx, by, dx, dy))
+	if d1*d2 < 0 && d3*d4 < 0 {
+		return true
+	}
+	return d1 == 0 && onSegment(cx, cy, dx, dy, ax, ay) || d2 == 0 && onSegment(cx, cy, dx, dy, bx, by) ||
+		d3 == 0 && onSegment(ax, ay, bx, by, cx, cy) || d4 == 0 && onSegment(ax, ay, bx, by, dx, dy)
+}
+
+// collinearOverlap: two edges sharing a corner lie on one line and go back over each other.
+func collinearOverlap(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
+	if orient(ax, ay, bx, by, cx, cy) != 0 || orient(ax, ay, bx, by, dx, dy) != 0 {
+		return false
+	}
+	// the shared corner is where they meet; they overlap when the directions away from it agree
+	var u1x, u1y, u2x, u2y float64
+	switch {
+	case bx == cx && by == cy:
+		u1x, u1y, u2x, u2y = ax-bx, ay-by, dx-bx, dy-by
+	case dx == ax && dy == ay:
+		u1x, u1y, u2x, u2y = bx-ax, by-ay, cx-ax, cy-ay
+	default:
+		return false
+	}
+	return u1x*u2x+u1y*u2y > 0
+}
+
+// Fence is a validated fence in the local frame, ready to check positions against. Distance
+// and the Monitor's Check cost O(corners) and allocate nothing.
+type Fence struct {
+	cfg        GeofenceConfig
+	xs, ys     []float64 // corners, local metres
+	origin     *GeoPoint // for a global fence and global mission targets
+	minAlt     float64   // -Inf: none
+	maxAlt     float64   // +Inf: none
+	margin     float64
+	reactionNs float64
+	staleNs    int64
+	poseKey    string
+	altKey     string
+}
+
+// CompileFence resolves a validated fence against the hardware: the origin of a global fence
+// (its own, else the only gps device's) and the pose key (its own, else the only gps device's
+// key, else "pose"). Errors are located under path.
+func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
+	if err := g.Validate(path); err != nil {
+		return nil, err
+	}
+	v := &validator{}
+	var gps *GPSConfig
+	if hw != nil {
+		if ds := hw.DevicesOfKind(KindGPS); len(ds) == 1 {
+			gps, _ = specOf[*GPSConfig](ds[0])
+		}
+	}
+	f := &Fence{cfg: *g, margin: *g.Margin, reactionNs: g.ReactionMs * 1e6, staleNs: int64(g.StaleMs * 1e6),
+		minAlt: math.Inf(-1), maxAlt: math.Inf(1), altKey: g.AltKey, poseKey: g.PoseKey}
+	if g.MinAlt != nil {
+		f.minAlt = *g.MinAlt
+	}
+	if g.MaxAlt != nil {
+		f.maxAlt = *g.MaxAlt
+	}
+	f.origin = g.Origin
+	if f.origin == nil && gps != nil {
+		f.origin = gps.Origin
+	}
+	if f.poseKey == "" {
+		f.poseKey = "pose"
+		if gps != nil {
+			f.poseKey = gps.Key
+		}
+	}
+	if g.Frame == "global" && f.origin == nil {
+		v.errorf(path+".origin", "a global fence needs the local frame's origin: give origin: {lat: ..., lon: ...}, or configure one gps device")
+	}
+	if hw != nil {
+		keys := map[string]bool{}
+		for _, k := range hw.SensorKeys() {
+			keys[k] = true
+		}
+		if !keys[f.poseKey+".x"] || !keys[f.poseKey+".y"] {
+			v.errorf(path+".pose_key", "no device writes %s.x and %s.y (configure a pose source: odometry, gps, mqtt_pose, or name its key)", f.poseKey, f.poseKey)
+		}
+		if f.altKey != "" && !keys[f.altKey] {
+			v.errorf(path+".alt_key", "no device writes %s", f.altKey)
+		}
+	}
+	if err := v.errs.err(); err != nil {
+		return nil, err
+	}
+	n := len(g.Points)
+	f.xs, f.ys = make([]float64, n), make([]float64, n)
+	for i, p := range g.Points {
+		if g.Frame == "global" {
+			f.xs[i], f.ys[i] = f.origin.toLocal(p[0], p[1])
+		} else {
+			f.xs[i], f.ys[i] = p[0], p[1]
+		}
+	}
+	return f, nil
+}
+
+// Config returns the fence's configuration (defaults filled in).
+func (f *Fence) Config() GeofenceConfig { return f.cfg }
+
+// PoseKey and AltKey are the keys the fence reads (AltKey "" for none).
+func (f *Fence) PoseKey() string { return f.poseKey }
+func (f *Fence) AltKey() string  { return f.altKey }
+
+// Margin is the configured margin, m.
+func (f *Fence) Margin() float64 { return f.margin }
+
+// Corners returns the polygon in the local frame.
+func (f *Fence) Corners() (xs, ys []float64) { return f.xs, f.ys }
+
+// Distance is the signed horizontal distance from (x, y) to the fence's edge, m: positive
+// inside, negative outside, 0 on the edge. O(corners), no allocation.
+func (f *Fence) Distance(x, y float64) float64 {
+	xs, ys := f.xs, f.ys
+	n := len(xs)
+	inside := false
+	best := math.Inf(1)
+	j := n - 1
+	for i := 0; i < n; i++ {
+		xi, yi, xj, yj := xs[i], ys[i], xs[j], ys[j]
+		if (yi > y) != (yj > y) && x < (xj-xi)*(y-yi)/(yj-yi)+xi {
+			inside = !inside
+		}
+		// squared distance to the edge j-i
+		dx, dy := xi-xj, yi-yj
+		t := 0.0
+		if l := dx*dx + dy*dy; l > 0 {
+			t = math.Max(0, math.Min(1, ((x-xj)*dx+(y-yj)*dy)/l))
+		}
+		ex, ey := xj+t*dx-x, yj+t*dy-y
+		if d := ex*ex + ey*ey; d < best {
+			best = d
+		}
+		j = i
+	}
+	d := math.Sqrt(best)
+	if !inside {
+		return -d
+	}
+	return d
+}
+
+// Clearance is the signed distance to the fence in three dimensions: the horizontal distance,
+// or the distance to an altitude bound when that is smaller (alt is ignored without bounds).
+func (f *Fence) Clearance(x, y, alt float64) float64 {
+	d := f.Distance(x, y)
+	if !math.IsInf(f.minAlt, -1) {
+		d = math.Min(d, alt-f.minAlt)
+	}
+	if !math.IsInf(f.maxAlt, 1) {
+		d = math.Min(d, f.maxAlt-alt)
+	}
+	return d
+}
+
+// HasAlt reports whether the fence bounds the altitude.
+func (f *Fence) HasAlt() bool { return !math.IsInf(f.minAlt, -1) || !math.IsInf(f.maxAlt, 1) }
+
+// Wire returns the fence as the factsheet carries it.
+func (f *Fence) Wire() (frame string, points [][2]float64, minAlt, maxAlt *float64, margin float64, action string) {
+	pts := make([][2]float64, len(f.cfg.Points))
+	copy(pts, f.cfg.Points)
+	return f.cfg.Frame, pts, f.cfg.MinAlt, f.cfg.MaxAlt, f.margin, f.cfg.Action
+}
+
+// FenceState is a fence check's verdict.
+type FenceState uint8
+
+const (
+	// FenceInside: inside, clear of the margin at the current speed.
+	FenceInside FenceState = iota
+	// FenceNear: inside, but within the margin now or one reaction time ahead.
+	FenceNear
+	// FenceOutside: outside the polygon or the altitude band.
+	FenceOutside
+	// FenceNoPose: no position, or one older than stale_ms.
+	FenceNoPose
+)
+
+var fenceStateNames = [...]string{"inside", "near", "outside", "no_pose"}
+
+func (s FenceState) String() string { return fenceStateNames[s] }
+
+// FenceCheck is one check of the robot's position.
+type FenceCheck struct {
+	State FenceState
+	// X, Y (m, local frame) and Alt (m, NaN without an altitude key) are the position checked.
+	X, Y, Alt float64
+	// Clearance is the signed distance to the fence, m (negative: outside by that much).
+	Clearance float64
+	// Speed is the speed estimated from the last two positions, m/s.
+	Speed float64
+	// Age is how old the position is (FenceNoPose: since the last one, or -1 for none).
+	Age time.Duration
+}
+
+// FenceMonitor checks a robot's position against a fence, once per tick. Check is O(corners)
+// and allocates nothing; it is used from one goroutine.
+type FenceMonitor struct {
+	f          *Fence
+	read       func(key string) (float64, time.Time, bool)
+	xKey, yKey string
+	// the last position, to estimate the speed
+	lastAt     int64
+	lx, ly, la float64
+	speed      float64
+}
+
+// NewFenceMonitor watches the position that read returns (Robot.Reading).
+func NewFenceMonitor(f *Fence, read func(key string) (float64, time.Time, bool)) *FenceMonitor {
+	return &FenceMonitor{f: f, read: read, xKey: f.poseKey + ".x", yKey: f.poseKey + ".y"}
+}
+
+// Fence is the monitored fence.
+func (m *FenceMonitor) Fence() *Fence { return m.f }
+
+// minMovingSpeed: below this a robot counts as stopped (noise of a standing pose).
+const minMovingSpeed = 0.05
+
+// Check reads the position and judges it at now.
+func (m *FenceMonitor) Check(now time.Time) FenceCheck {
+	f := m.f
+	x, at, ok1 := m.read(m.xKey)
+	y, at2, ok2 := m.read(m.yKey)
+	c := FenceCheck{X: x, Y: y, Alt: math.NaN(), Age: -1}
+	if !ok1 || !ok2 || math.IsNaN(x) || math.IsNaN(y) {
+		c.State = FenceNoPose
+		return c
+	}
+	if at2.Before(at) {
+		at = at2
+	}
+	c.Age = now.Sub(at)
+	if c.Age.Nanoseconds() > f.staleNs {
+		c.State = FenceNoPose
+		return c
+	}
+	alt := 0.0
+	if f.altKey != "" {
+		a, aat, ok := m.read(f.altKey)
+		if !ok || math.IsNaN(a) || now.Sub(aat).Nanoseconds() > f.staleNs {
+			c.State = FenceNoPose
+			return c
+		}
+		alt, c.Alt = a, a
+	}
+	ts := at.UnixNano()
+	if m.lastAt != 0 && ts > m.lastAt {
+		dt := float64(ts-m.lastAt) / 1e9
+		dz := 0.0
+		if f.altKey != "" {
+			dz = alt - m.la
+		}
+		m.speed = math.Sqrt((x-m.lx)*(x-m.lx)+(y-m.ly)*(y-m.ly)+dz*dz) / dt
+	}
+	if ts != m.lastAt {
+		m.lastAt, m.lx, m.ly, m.la = ts, x, y, alt
+	}
+	c.Speed = m.speed
+	c.Clearance = f.Clearance(x, y, alt)
+	switch {
+	case c.Clearance < 0:
+		c.State = FenceOutside
+	case c.Clearance-m.speed*f.reactionNs/1e9 < f.margin && (m.speed >= minMovingSpeed || c.Clearance < f.margin):
+		c.State = FenceNear
+	default:
+		c.State = FenceInside
+	}
+	return c
+}
+
+// Moving reports whether the last check found the robot moving.
+func (c FenceCheck) Moving() bool { return c.Speed >= minMovingSpeed }
+
+// FenceActions returns what carries out a geofence breach: the devices that implement
+// FenceActions (a flying vehicle) and each Tello (hover, or land: it has no home of its own);
+// or else, on a robot with a diff drive, the rover's own: Hold stops the drives; ReturnHome
+// and Land hold as well (a rover does not drive home on its own yet: it stops where the fence
+// tripped).
+func (r *Robot) FenceActions() []FenceActions {
+	var out []FenceActions
+	for _, d := range r.devices {
+		if fa := fenceActionsOf(d); fa != nil {
+			out = append(out, fa)
+		}
+	}
+	for _, d := range r.devices {
+		if d.kind == KindTello && d.act != nil {
+			out = append(out, telloFence{r, d.act})
+		}
+	}
+	if len(out) == 0 && len(r.DevicesOfKind(KindDiffDrive)) > 0 {
+		out = append(out, roverFence{r})
+	}
+	return out
+}
+
+// DevicesOfKind returns the robot's devices of a kind, in configuration order.
+func (r *Robot) DevicesOfKind(kind string) []Device {
+	var out []Device
+	for _, d := range r.devices {
+		if d.kind == kind {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// roverFence is a rover's answer to a breach: stop the drives.
+type roverFence struct{ r *Robot }
+
+func (f roverFence) Hold() error {
+	for _, d := range f.r.devices {
+		if d.kind == KindDiffDrive && d.act != nil {
+			if err := f.r.env.command(d.act, owner{}, d.act.impl.safe(), false); err != nil && err != ErrEStopped {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ReturnHome holds: a rover stops where the fence tripped (driving home needs a planner that
+// keeps inside the fence, which botd does not have).
+func (f roverFence) ReturnHome() error { return f.Hold() }
+
+// Land holds: a rover is on the ground.
+func (f roverFence) Land() error { return f.Hold() }
+
+// fenceActionsOf finds FenceActions on a device: the device, its actuator's implementation or
+// one of its Gobot drivers, whichever a kind chose to give the methods to.
+func fenceActionsOf(d *device) FenceActions {
+	var x any = d
+	if fa, ok := x.(FenceActions); ok {
+		return fa
+	}
+	if d.act != nil {
+		if fa, ok := d.act.impl.(FenceActions); ok {
+			return fa
+		}
+	}
+	for _, drv := range d.drivers {
+		if fa, ok := drv.(FenceActions); ok {
+			return fa
+		}
+	}
+	return nil
+}
