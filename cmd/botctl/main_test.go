@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/missions/runner"
-	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // result is one run of botctl.
@@ -128,7 +126,7 @@ func TestKeygenSignAndID(t *testing.T) {
 	if err != nil || id != "ops" {
 		t.Fatalf("public key %q: %v", pubLine, err)
 	}
-	verify := runner.SignedOnly(missions.Keyring{id: pub})
+	ring := missions.Keyring{id: pub}
 
 	for _, c := range []struct{ name, text, keep string }{
 		{"m.json", "{\n  \"format\": \"botd/mission@1\",\n  \"name\": \"m\",\n  \"revision\": 0,\n  \"main\": \"main\",\n  \"trees\": {\"main\": {\"type\": \"Wait\", \"params\": {\"ms\": 5}}}\n}\n", "\n  \"format\""},
@@ -149,8 +147,8 @@ func TestKeygenSignAndID(t *testing.T) {
 			t.Fatalf("%s after sign: id %q, %v", c.name, doc.ID, err)
 		}
 		sig := strings.TrimSpace(r.stdout)
-		if rerr := verify(protocol.Command{Signature: sig}, data); rerr != nil {
-			t.Errorf("%s: the signature does not verify: %v", c.name, rerr.Message)
+		if field, err := ring.VerifyDocument("", sig, data); err != nil {
+			t.Errorf("%s: the signature does not verify: %s: %v", c.name, field, err)
 		}
 		// Signing again keeps the id and gives the same signature.
 		r2 := botctl(t, "sign", file, "--key", key, "--out")

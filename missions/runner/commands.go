@@ -75,11 +75,6 @@ func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 		if rerr != nil {
 			return protocol.Reply{ID: c.ID, Error: rerr}
 		}
-		if r.cfg.Verify != nil {
-			if rerr := r.cfg.Verify(c, doc); rerr != nil {
-				return protocol.Reply{ID: c.ID, Error: rerr}
-			}
-		}
 		m, err := missions.Load(doc, r.loadOptions())
 		if err == nil && r.cfg.CheckMission != nil {
 			err = r.cfg.CheckMission(m)

@@ -16,5 +16,5 @@
 // Files: runner.go (the loop), commands.go (commands, applied between
 // ticks), mode.go (the mode machine), failsafe.go, journal.go, source.go
 // (what telemetry reads), statusboard.go (node-status deltas),
-// tickstats.go (jitter and overruns), verify.go (signed missions).
+// tickstats.go (jitter and overruns).
 package runner

@@ -87,8 +87,6 @@ type Config struct {
 	// tree (its targets against the geofence) when it is loaded; the
 	// problems (bt.Problems) refuse it.
 	CheckMission func(*missions.Mission) error
-	// Verify checks a mission.load command's signature; nil accepts all.
-	Verify func(c protocol.Command, doc []byte) *protocol.ReplyError
 	Events func(protocol.Event)
 	Logger *slog.Logger
 	// Clock is the one clock of the tick loop, the failsafes and the

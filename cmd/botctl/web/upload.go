@@ -21,12 +21,10 @@ import (
 
 // uploadRequest is a mission upload, whatever the body's form.
 type uploadRequest struct {
-	doc       []byte
-	filename  string
-	start     bool
-	replace   bool
-	signature string
-	keyID     string
+	doc      []byte
+	filename string
+	start    bool
+	replace  bool
 }
 
 // uploadInfo tells the page what was sent.
@@ -49,14 +47,15 @@ var errTooLarge = fmt.Errorf("the mission is larger than %d bytes", missions.Max
 // document of the body, which is one of
 //
 //   - multipart/form-data with a file part "mission" (or "file") and
-//     optional fields start, replace, signature, key_id;
+//     optional fields start and replace;
 //   - application/json {"mission": <document object or text>, "start",
-//     "replace", "filename", "signature", "key_id"};
+//     "replace", "filename"};
 //   - the document itself (YAML, XML, JSON or plain text), with start and
 //     replace as query parameters.
 //
 // start defaults to true, replace to false. A document without an id gets
-// a new one (unless it is signed: the signature covers the id).
+// a new one. On a robot that requires signed commands, the dashboard signs
+// the command (not the document) with its operator's key.
 func (s *server) upload(w http.ResponseWriter, r *http.Request) {
 	robot := r.PathValue("robot")
 	if err := protocol.ValidRobotID(robot); err != nil {
@@ -74,7 +73,7 @@ func (s *server) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	doc, info := prepareMission(u)
 	c := protocol.Command{Op: protocol.OpMissionLoad, Mission: missionJSON(doc),
-		Start: u.start, Replace: u.replace, Signature: u.signature, KeyID: u.keyID}
+		Start: u.start, Replace: u.replace}
 	s.send(w, r, robot, c, info)
 }
 
@@ -141,7 +140,7 @@ func (u *uploadRequest) readMultipart(body io.Reader, boundary string) error {
 			if u.doc, err = readLimited(part, missions.MaxDocumentBytes); err != nil {
 				return err
 			}
-		case "start", "replace", "signature", "key_id", "filename":
+		case "start", "replace", "filename":
 			b, err := readLimited(part, 8<<10)
 			if err != nil {
 				return fmt.Errorf("field %s: %w", name, err)
@@ -150,7 +149,7 @@ func (u *uploadRequest) readMultipart(body io.Reader, boundary string) error {
 				return err
 			}
 		default:
-			return fmt.Errorf("unknown field %q: want mission, start, replace, signature, key_id", name)
+			return fmt.Errorf("unknown field %q: want mission, start, replace", name)
 		}
 	}
 	if !found {
@@ -172,10 +171,6 @@ func (u *uploadRequest) setField(name, value string) error {
 		} else {
 			u.replace = b
 		}
-	case "signature":
-		u.signature = value
-	case "key_id":
-		u.keyID = value
 	case "filename":
 		u.filename = value
 	}
@@ -184,12 +179,10 @@ func (u *uploadRequest) setField(name, value string) error {
 
 func (u *uploadRequest) readJSON(body io.Reader) error {
 	var j struct {
-		Mission   json.RawMessage `json:"mission"`
-		Start     *bool           `json:"start"`
-		Replace   bool            `json:"replace"`
-		Filename  string          `json:"filename"`
-		Signature string          `json:"signature"`
-		KeyID     string          `json:"key_id"`
+		Mission  json.RawMessage `json:"mission"`
+		Start    *bool           `json:"start"`
+		Replace  bool            `json:"replace"`
+		Filename string          `json:"filename"`
 	}
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
@@ -220,7 +213,7 @@ func (u *uploadRequest) readJSON(body io.Reader) error {
 	if j.Start != nil {
 		u.start = *j.Start
 	}
-	u.replace, u.filename, u.signature, u.keyID = j.Replace, j.Filename, j.Signature, j.KeyID
+	u.replace, u.filename = j.Replace, j.Filename
 	return nil
 }
 
@@ -236,9 +229,6 @@ func (u *uploadRequest) readRaw(body io.Reader, r *http.Request) error {
 				return err
 			}
 		}
-	}
-	if sig := r.Header.Get("X-Mission-Signature"); sig != "" {
-		u.signature = sig
 	}
 	return nil
 }
@@ -280,7 +270,7 @@ func prepareMission(u uploadRequest) ([]byte, *uploadInfo) {
 		return u.doc, info
 	}
 	info.MissionID = d.ID
-	if d.ID != "" || u.signature != "" {
+	if d.ID != "" {
 		return u.doc, info
 	}
 	d.ID = uuid.NewString()

@@ -97,7 +97,6 @@ func TestUpload(t *testing.T) {
 		wantName    string
 		filename    string
 		format      string
-		signature   string
 	}{
 		{
 			name: "multipart with defaults", start: true, filled: true, wantName: "hello", filename: "hello.json", format: "json",
@@ -135,7 +134,7 @@ func TestUpload(t *testing.T) {
 			},
 		},
 		{
-			name: "raw YAML, signed: the id is not touched", contentType: "application/yaml", start: true, wantID: "", wantName: "tiny", format: "yaml", signature: "c2ln",
+			name: "raw YAML", contentType: "application/yaml", start: true, filled: true, wantName: "tiny", format: "yaml",
 			body: func() (string, io.Reader) { return "", strings.NewReader(timersYAML) },
 		},
 	} {
@@ -145,11 +144,7 @@ func TestUpload(t *testing.T) {
 			if tc.contentType != "" {
 				ct = tc.contentType
 			}
-			status, res := post(t, url+tc.query, ct, body, func(r *http.Request) {
-				if tc.signature != "" {
-					r.Header.Set("X-Mission-Signature", tc.signature)
-				}
-			})
+			status, res := post(t, url+tc.query, ct, body, nil)
 			if status != 200 || !res.OK {
 				t.Fatalf("%d %+v", status, res)
 			}
@@ -158,7 +153,7 @@ func TestUpload(t *testing.T) {
 				t.Fatalf("sent %+v", sent)
 			}
 			c := sent[0].Cmd
-			if c.Start != tc.start || c.Replace != tc.replace || c.Signature != tc.signature {
+			if c.Start != tc.start || c.Replace != tc.replace || c.Signature != "" {
 				t.Fatalf("start %v replace %v signature %q", c.Start, c.Replace, c.Signature)
 			}
 			d, _ := sentDocument(t, c)
