@@ -237,6 +237,20 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 	if props, ok := o.m["properties"].(*object); ok {
 		n.Params = b3Params(normalizeMap(props, ptr(path, "properties"), ps), name)
 	}
+	// Editors before 0.3 kept the built-in nodes' settings (milliseconds,
+	// maxLoop, ...) in "parameters".
+	if params, ok := o.m["parameters"].(*object); ok {
+		for k, v := range b3Params(normalizeMap(params, ptr(path, "parameters"), ps), name) {
+			if _, dup := n.Params[k]; dup {
+				ps.invalid(ptr(ptr(path, "parameters"), k), "%q is both a parameter and a property", k)
+				continue
+			}
+			if n.Params == nil {
+				n.Params = map[string]any{}
+			}
+			n.Params[k] = v
+		}
+	}
 	n.Children = w.children(o, path, depth)
 	sub, subTitle := w.subtree(name, o.str("category"))
 	if sub != "" {

@@ -157,13 +157,17 @@ func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem 
 	}
 	l.stack = append(l.stack, file)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
+	unnamed := 0
 	for _, e := range root.kids {
 		switch e.name {
 		case "BehaviorTree":
 			id := e.attr("ID")
+			if id == "" {
+				// BT.CPP names it so (XMLParser::loadFromXML).
+				id = "BehaviorTree_" + strconv.Itoa(unnamed)
+				unnamed++
+			}
 			switch {
-			case id == "":
-				ps.invalid("", "%s: <BehaviorTree> without an ID", at(e.line))
 			case l.trees[id] != nil:
 				prev := "this file"
 				if f := l.trees[id].file; f != "" {
@@ -296,7 +300,7 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		case strings.HasPrefix(k, "_"):
 			c.ps.invalid(ptr(path, "params"), "%s: <%s %s=...>: attribute not supported (botd reads _autoremap on a SubTree, "+
 				"the pre- and post-conditions _failureIf, _successIf, _skipIf, _while, _onSuccess, _onFailure, _onHalted, _post, "+
-				"and ignores _uid and _fullpath)", c.at(e.line), e.name, k)
+				"and ignores the editors' _uid, _fullpath, _description, _collapsed, _favorite, _external and _hardcoded)", c.at(e.line), e.name, k)
 		case k == "ID" && skipID:
 		case k == "name":
 			n.Name = a.Value
@@ -305,6 +309,10 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 			raw[k] = "{" + a.Value + "}"
 		default:
 			raw[k] = a.Value
+			// BT.CPP reads "{key}" with spaces around it as the key.
+			if t := strings.Trim(a.Value, " "); t != a.Value && len(t) > 2 && t[0] == '{' && t[len(t)-1] == '}' {
+				raw[k] = t
+			}
 		}
 	}
 	var params map[string]any
@@ -340,7 +348,10 @@ var btcppConditions = map[string]string{
 
 // btcppMetadata are the underscore attributes BT.CPP and Groot2 write as
 // bookkeeping, which change nothing.
-var btcppMetadata = map[string]bool{"_uid": true, "_fullpath": true, "_fullPath": true}
+var btcppMetadata = map[string]bool{
+	"_uid": true, "_fullpath": true, "_fullPath": true, "_description": true, "_collapsed": true, "_favorite": true,
+	"_external": true, "_hardcoded": true, // MoveIt Pro's editor
+}
 
 // mapBTCPP turns a BT.CPP node type and its ports into botd's, typing the
 // attribute values by the botd parameters they become.
