@@ -39,6 +39,10 @@ type Config struct {
 	Metrics   MetricsConfig   `yaml:"metrics"`
 	Log       LogConfig       `yaml:"log"`
 
+	// Substitute holds substitution rules for a simulated robot (see
+	// config_substitute.go).
+	Substitute []string `yaml:"substitute"`
+
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
 	// source names the file for messages.
@@ -256,6 +260,9 @@ func (c *Config) validate() error {
 	}
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q is not text or json", c.Log.Format)
+	}
+	if _, err := c.substitutions(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Hardware.Kind == 0 {
 		bad("hardware", "missing: name a hardware file (e.g. sim.yaml) or give adaptors and devices inline")

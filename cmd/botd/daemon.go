@@ -208,6 +208,10 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
+	if err := cfg.checkSubstitutionsSim(s.hw); err != nil {
+		return nil, err
+	}
+	subs, _ := cfg.substitutions() // validated with the config
 	for _, a := range s.hw.Adaptors {
 		if a.Kind == drivers.BoardSim && s.world == nil {
 			if s.world, err = loadWorld(cfg); err != nil {
@@ -246,7 +250,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
-		Verify: verify, Events: events.emit, Logger: log, Clock: s.clock,
+		Verify: verify, Events: events.emit, Logger: log, Clock: s.clock, Substitutions: subs,
 	})
 	if err != nil {
 		return nil, err
@@ -414,7 +418,9 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string) (_ json.Raw
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission: %w", cfg.source, err)
 	}
-	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Limits: cfg.Limits.Limits})
+	subs, _ := cfg.substitutions() // validated with the config
+	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
+		Limits: cfg.Limits.Limits, Substitutions: subs})
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
 	}
