@@ -328,3 +328,25 @@ func TestPrePostRoundTrip(t *testing.T) {
 		t.Errorf("round trip differs:\n%s\n%s", a, b)
 	}
 }
+
+// BT.CPP's Parallel and ParallelAll with skipped children: Parallel.Issue593
+// of gtest_parallel.cpp, and every child skipped.
+func TestSkippedParallel(t *testing.T) {
+	r := runBTCPP(t, btcppDoc(`<Sequence><Script code="test := true"/><Parallel failure_count="1" success_count="-1">`+
+		test("A_", `_skipIf="test == true"`)+`<Sleep msec="100"/></Parallel></Sequence>`), withCounters(nil))
+	wantStatus(t, "Issue593", r.whileRunning(), bt.Success)
+	r.wantKeys("A_", "0")
+	// With success_count -1 BT.CPP's Parallel counts skipped children as
+	// successes, so it succeeds even when all skip; ParallelAll skips.
+	for p, allSkipped := range map[string]bt.Status{"Parallel": bt.Success, "ParallelAll": bt.Skipped} {
+		r = runBTCPP(t, btcppDoc(`<Sequence><AlwaysSuccess/><`+p+`>`+test("A_", `_skipIf="true"`)+test("B_", `_skipIf="true"`)+
+			`</`+p+`></Sequence>`), withCounters(nil))
+		wantStatus(t, p+" all skipped", r.whileRunning(), bt.Success)
+		r.wantKeys("A_", "0", "B_", "0")
+		r = runBTCPP(t, btcppDoc(`<`+p+`>`+test("A_", `_skipIf="true"`)+test("B_", `_skipIf="true"`)+`</`+p+`>`), withCounters(nil))
+		wantStatus(t, p+" with every child skipped", r.tick(), allSkipped)
+		r = runBTCPP(t, btcppDoc(`<`+p+`>`+test("A_", `_skipIf="true"`)+test("B_", "")+`</`+p+`>`), withCounters(nil))
+		wantStatus(t, p+" one skipped, one succeeds", r.whileRunning(), bt.Success)
+		r.wantKeys("A_", "0", "B_", "1")
+	}
+}
