@@ -207,9 +207,18 @@ func (t *Tree) SkipProblems() Problems {
 			may[i] = true
 		}
 	}
-	if len(t.nodes) > 0 && may[0] && t.parent == nil {
-		ps = append(ps, Problem{Path: t.nodes[0].Path, Code: CodeValidation, Message: fmt.Sprintf(
-			"the root may return SKIPPED (%s), but a mission ends with SUCCESS, FAILURE or ERROR", t.skipCause(0, may))})
+	if len(t.nodes) > 0 && may[0] {
+		what := "the root may return SKIPPED (%s), but a mission ends with SUCCESS, FAILURE or ERROR"
+		if t.parent != nil {
+			what = "the root may return SKIPPED (%s), which DynamicSubTree does not handle"
+		}
+		ps = append(ps, Problem{Path: t.nodes[0].Path, Code: CodeValidation, Message: fmt.Sprintf(what, t.skipCause(0, may))})
+	}
+	// The default trees of DynamicSubTree nodes, compiled with this one.
+	for i := range t.nodes {
+		if d, ok := t.nodes[i].b.(*dynamic); ok && d.def != nil {
+			ps = append(ps, d.def.SkipProblems()...)
+		}
 	}
 	return ps
 }
