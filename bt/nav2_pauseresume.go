@@ -6,7 +6,7 @@ package bt
 // operator or another node writes them).
 
 var pauseResumeType = NodeType{
-	Name: "PauseResumeController", Kind: Composite, MinChildren: 1, MaxChildren: 4, SkipsPass: true,
+	Name: "PauseResumeController", Kind: Composite, MinChildren: 1, MaxChildren: 4, SkipsAbsorb: true,
 	Doc: "As in Nav2, its services read as blackboard keys: a write to the key `pause_service_name` requests a pause, one to " +
 		"`resume_service_name` a resume (a pause is refused when paused, a resume unless paused, as Nav2's services answer). " +
 		"It starts RESUMED, ticking its first child; SUCCESS when that child succeeds. A pause request halts the running child " +

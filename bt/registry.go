@@ -62,6 +62,9 @@ type NodeType struct {
 	// that may return SKIPPED under any other type is refused (see
 	// Tree.SkipProblems).
 	SkipsPass bool
+	// SkipsAbsorb marks the types that handle a child's SKIPPED as BT.CPP
+	// does without ever returning SKIPPED because of it (a loop goes on).
+	SkipsAbsorb bool
 
 	// trusted marks the engine's own leaves, whose calls need no panic
 	// guard of their own (Agent.Tick still recovers as a last resort).

@@ -197,7 +197,7 @@ func (t *Tree) SkipProblems() Problems {
 		all := len(n.Children) > 0
 		for _, c := range n.Children {
 			all = all && may[c]
-			if may[c] && !n.Type.SkipsPass {
+			if may[c] && !n.Type.SkipsPass && !n.Type.SkipsAbsorb {
 				ps = append(ps, Problem{Path: t.nodes[c].Path, Code: CodeValidation, Message: fmt.Sprintf(
 					"%s may return SKIPPED (%s), which its parent %s does not handle; put it under a Sequence, Fallback or another "+
 						"node that does (see MISSIONS.md)", t.nodes[c].Type.Name, t.skipCause(c, may), n.Type.Name)})

@@ -21,8 +21,12 @@ func TestSkipProblems(t *testing.T) {
 		t.Errorf("handled: %v", ps)
 	}
 	// Under a parent that does not handle it.
-	wantProblems(t, compile(nd("Sequence", "", nil, nd("Succeed", "", nil), nd("Timeout", "", kv{"msec": 5}, skip()))).SkipProblems(),
-		"/trees/main/children/1/children/0", "which its parent Timeout does not handle")
+	wantProblems(t, compile(nd("Sequence", "", nil, nd("Succeed", "", nil), nd("IfThenElse", "", nil, skip(), nd("Succeed", "", nil)))).SkipProblems(),
+		"/trees/main/children/1/children/0", "which its parent IfThenElse does not handle")
+	// A parent that absorbs it (KeepRunningUntilFailure goes on running).
+	if ps := compile(nd("Sequence", "", nil, nd("Succeed", "", nil), nd("KeepRunningUntilFailure", "", nil, skip()))).SkipProblems(); len(ps) != 0 {
+		t.Errorf("absorbed: %v", ps)
+	}
 	// The root.
 	wantProblems(t, compile(nd("Sequence", "", nil, skip())).SkipProblems(), "/trees/main", "the root may return SKIPPED")
 	// A DynamicSubTree's default tree.

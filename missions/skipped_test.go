@@ -276,9 +276,9 @@ func TestPostConditions(t *testing.T) {
 func TestSkippedRefused(t *testing.T) {
 	for _, c := range []struct{ name, xml, path, msg string }{
 		{"root", btcppDoc(`<Sequence><AlwaysSuccess _skipIf="skip"/></Sequence>`), "/trees/MainTree", "the root may return SKIPPED"},
-		{"parent", btcppDoc(`<Sequence><AlwaysSuccess/><Timeout msec="10"><AlwaysSuccess _skipIf="skip"/></Timeout></Sequence>`),
-			"/trees/MainTree/children/1/children/0", "which its parent Timeout does not handle"},
-		{"RunOnce", btcppDoc(`<Sequence><AlwaysSuccess/><KeepRunningUntilFailure><RunOnce><AlwaysSuccess/></RunOnce></KeepRunningUntilFailure></Sequence>`),
+		{"parent", btcppDoc(`<Sequence><AlwaysSuccess/><IfThenElse><AlwaysSuccess _skipIf="skip"/><AlwaysSuccess/></IfThenElse></Sequence>`),
+			"/trees/MainTree/children/1/children/0", "which its parent IfThenElse does not handle"},
+		{"RunOnce", btcppDoc(`<Sequence><AlwaysSuccess/><WhileDoElse><RunOnce><AlwaysSuccess/></RunOnce><AlwaysSuccess/></WhileDoElse></Sequence>`),
 			"/trees/MainTree/children/1/children/0", "RunOnce may return SKIPPED"},
 		{"attribute", btcppDoc(`<AlwaysSuccess _onTick="x=1"/>`), "/trees/MainTree/params", "_onTick"},
 	} {
