@@ -58,6 +58,13 @@ var (
 	b3Decorators = map[string]string{"ForceSuccess": "Succeeder", "ForceFailure": "Failer"}
 )
 
+// b3NodeKeys are the members of a Behavior3 0.3 node: read, or the
+// editor's layout and documentation (display, description).
+var b3NodeKeys = map[string]bool{
+	"id": true, "name": true, "category": true, "title": true, "description": true, "display": true,
+	"properties": true, "parameters": true, "children": true, "child": true,
+}
+
 type b3Tree struct {
 	o    *object
 	path string // JSON pointer in the input
@@ -228,6 +235,11 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 	if depth >= ps.lim.Depth {
 		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", ps.lim.Depth)
 		return nil
+	}
+	for _, k := range o.keys {
+		if !b3NodeKeys[k] {
+			ps.invalid(ptr(path, k), "unknown member %q of a Behavior3 node", k)
+		}
 	}
 	name, ok := o.m["name"].(string)
 	if !ok || name == "" {

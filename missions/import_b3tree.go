@@ -279,6 +279,13 @@ func (imp *b3TreeImporter) drain() {
 	}
 }
 
+// b3TreeFileKeys are the members of a tree file: the root, and the
+// editor's declarations, which carry no behaviour.
+var b3TreeFileKeys = map[string]bool{
+	"version": true, "name": true, "desc": true, "prefix": true, "export": true, "group": true, "import": true,
+	"vars": true, "custom": true, "root": true, "firstid": true, "$override": true,
+}
+
 // tree converts one tree file's root under key; label prefixes the
 // paths of problems in a file other than the one decoded.
 func (imp *b3TreeImporter) tree(key string, o *object, label string) {
@@ -287,6 +294,16 @@ func (imp *b3TreeImporter) tree(key string, o *object, label string) {
 	base := label + "/root"
 	if label == "" {
 		base = "/root"
+	}
+	for _, k := range o.keys {
+		if !b3TreeFileKeys[k] {
+			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file", k)
+		}
+	}
+	// $override changes the nodes of subtrees (their args, input, output,
+	// disabled) from the including tree: not read yet, so refused.
+	if ov, ok := o.m["$override"].(*object); ok && len(ov.keys) > 0 {
+		imp.ps.invalid(label+ptr("", "$override"), "overrides of subtree nodes are not supported; edit the subtree file instead")
 	}
 	imp.trees[key] = imp.node(root, base, 0)
 }
