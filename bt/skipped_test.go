@@ -48,4 +48,8 @@ func TestSkippedStatus(t *testing.T) {
 	if _, err := ParseStatus("SKIPPED"); err == nil {
 		t.Error("ParseStatus read SKIPPED")
 	}
+	var st Status
+	if b, _ := Skipped.MarshalText(); st.UnmarshalText(b) != nil || st != Skipped {
+		t.Errorf("SKIPPED does not read back: %v", st)
+	}
 }

@@ -60,8 +60,13 @@ func ParseStatus(v string) (Status, error) {
 // MarshalText writes the status name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText reads a status name.
+// UnmarshalText reads a status name (SKIPPED too: what MarshalText
+// writes reads back).
 func (s *Status) UnmarshalText(b []byte) error {
+	if string(b) == "SKIPPED" {
+		*s = Skipped
+		return nil
+	}
 	v, err := ParseStatus(string(b))
 	if err != nil {
 		return err
