@@ -350,3 +350,26 @@ func TestSkippedParallel(t *testing.T) {
 		r.wantKeys("A_", "0", "B_", "1")
 	}
 }
+
+// SkipUnlessUpdated: BT.CPP's gtest_updates.cpp (EntryUpdates.*). Its
+// UpdateTwice writes A twice within one tick, which botd counts as one
+// write (MISSIONS.md: writes are told apart by their time stamp), so it is
+// not ported.
+func TestEntryUpdates(t *testing.T) {
+	check := `<BehaviorTree ID="Check"><Sequence><Fallback><WasEntryUpdated entry="A"/>` + test("A_", "") + `</Fallback>` +
+		`<SkipUnlessUpdated entry="A">` + test("B_", "") + `</SkipUnlessUpdated></Sequence></BehaviorTree>`
+	doc := func(main string) string {
+		return `<root BTCPP_format="4" main_tree_to_execute="Main"><BehaviorTree ID="Main">` + main + `</BehaviorTree>` + check + `</root>`
+	}
+	for _, c := range []struct{ name, main, a, b string }{
+		{"NoEntry", `<Sequence><SubTree ID="Check" _autoremap="true"/></Sequence>`, "1", "0"},
+		{"Initialized", `<Sequence><Script code="A:=1;B:=1"/><SubTree ID="Check" _autoremap="true"/></Sequence>`, "0", "1"},
+		{"UpdateOnce", `<Sequence><Script code="A:=1"/><Repeat num_cycles="2"><SubTree ID="Check" _autoremap="true"/></Repeat></Sequence>`, "1", "1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runBTCPP(t, doc(c.main), withCounters(nil))
+			wantStatus(t, "status", r.whileRunning(), bt.Success)
+			r.wantKeys("A_", c.a, "B_", c.b)
+		})
+	}
+}
