@@ -1,7 +1,7 @@
 package bt
 
 var keepRunningType = NodeType{
-	Name: "KeepRunningUntilFailure", Kind: Decorator,
+	Name: "KeepRunningUntilFailure", Kind: Decorator, SkipsAbsorb: true,
 	Doc: "As in BehaviorTree.CPP: RUNNING while the child runs or succeeds (a child that succeeded starts again at the next tick); " +
 		"FAILURE when the child fails.",
 	New: func(*Builder) Behavior { return keepRunning{} },
@@ -11,7 +11,7 @@ type keepRunning struct{}
 
 func (keepRunning) Tick(a *Agent, n *Node) Status {
 	switch st := a.Exec(n.Children[0]); st {
-	case Success:
+	case Success, Skipped: // BT.CPP: anything but FAILURE keeps it running
 		return Running
 	default:
 		return st

@@ -253,5 +253,8 @@ func (r *Registry) CompileSlotTree(parent *Tree, slot string, spec *Spec) (*Tree
 		return nil, err
 	}
 	t.attach(parent, slot)
+	if ps := t.SkipProblems(); len(ps) > 0 {
+		return nil, ps
+	}
 	return t, nil
 }

@@ -9,7 +9,7 @@ var entryUpdatedType = NodeType{
 }
 
 var waitValueUpdateType = NodeType{
-	Name: "WaitValueUpdate", Kind: Decorator,
+	Name: "WaitValueUpdate", Kind: Decorator, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: RUNNING until blackboard key `entry` is written (as WasEntryUpdated tells), then ticks the child " +
 		"until it completes and returns its status.",
 	Params: []Param{{Name: "entry", Type: TString, Required: true, Doc: "the key to watch (\"key\" or \"{key}\")"}},
@@ -27,7 +27,12 @@ type seenMem struct {
 type entryUpdated struct {
 	entry Slot
 	seen  Mem[seenMem]
+	// otherwise is the decorator's status while the key is not updated:
+	// RUNNING (WaitValueUpdate) or SKIPPED (SkipUnlessUpdated).
+	otherwise Status
 }
+
+func (e *entryUpdated) maySkip() bool { return e.otherwise == Skipped }
 
 // updated reports a write since the last call and remembers it.
 func (e *entryUpdated) updated(a *Agent, n *Node) bool {
@@ -53,6 +58,9 @@ func (e *entryUpdated) Tick(a *Agent, n *Node) Status {
 	}
 	child := n.Children[0]
 	if !a.IsOpen(child) && !e.updated(a, n) {
+		if e.otherwise == Skipped {
+			return Skipped
+		}
 		return Running
 	}
 	return a.Exec(child)

@@ -52,7 +52,7 @@ type heldMem struct{ last uint64 }
 func (a *Agent) heldStatus(n *Node, m *heldMem) bool {
 	prev, last := Status(a.state[n.Index]&stStatus), m.last
 	m.last = a.ticks
-	if prev == Idle || last == 0 || (last != a.ticks && last+1 != a.ticks) {
+	if prev == Idle || prev == Skipped || last == 0 || (last != a.ticks && last+1 != a.ticks) {
 		return false
 	}
 	p := n.Parent

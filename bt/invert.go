@@ -1,19 +1,19 @@
 package bt
 
 var inverterType = NodeType{
-	Name: "Inverter", Kind: Decorator,
+	Name: "Inverter", Kind: Decorator, SkipsPass: true,
 	Doc: "SUCCESS and FAILURE swap; RUNNING and ERROR pass through.",
 	New: func(*Builder) Behavior { return &mapStatus{Success: Failure, Failure: Success} },
 }
 
 var succeederType = NodeType{
-	Name: "Succeeder", Aliases: []string{"ForceSuccess"}, Kind: Decorator,
+	Name: "Succeeder", Aliases: []string{"ForceSuccess"}, Kind: Decorator, SkipsPass: true,
 	Doc: "FAILURE becomes SUCCESS; RUNNING and ERROR pass through.",
 	New: func(*Builder) Behavior { return &mapStatus{Success: Success, Failure: Success} },
 }
 
 var failerType = NodeType{
-	Name: "Failer", Aliases: []string{"ForceFailure"}, Kind: Decorator,
+	Name: "Failer", Aliases: []string{"ForceFailure"}, Kind: Decorator, SkipsPass: true,
 	Doc: "SUCCESS becomes FAILURE; RUNNING and ERROR pass through.",
 	New: func(*Builder) Behavior { return &mapStatus{Success: Failure, Failure: Failure} },
 }

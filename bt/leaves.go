@@ -38,7 +38,7 @@ func (constant) Halt(*Agent, *Node)          {}
 func (c constant) Tick(*Agent, *Node) Status { return Status(c) }
 
 var subTreeType = NodeType{
-	Name: "SubTree", Kind: Decorator, MinChildren: -1, MaxChildren: -1,
+	Name: "SubTree", Kind: Decorator, SkipsPass: true, MinChildren: -1, MaxChildren: -1,
 	Doc: "Runs another tree of the mission. In the compiled tree the SubTree node has one child, the root of the referenced tree, " +
 		"and passes its status through. Each occurrence has its own nodes; recursion is a load error. With `autoremap` (the default) " +
 		"the subtree shares the caller's blackboard; without it (BehaviorTree.CPP's default) it has its own, and every other " +

@@ -24,7 +24,7 @@ const (
 
 func loopType(name string, kind loopKind) NodeType {
 	return NodeType{
-		Name: name, Kind: Decorator,
+		Name: name, Kind: Decorator, SkipsAbsorb: true,
 		Doc: "As in BehaviorTree.CPP: takes the next element of `queue` (a list written \"1;2;3\", or \"{key}\" holding a list or " +
 			"such a string), writes it to `value` and ticks the child, once per tick while elements remain (RUNNING); FAILURE when " +
 			"the child fails; `if_empty` (SUCCESS) once the queue is exhausted. A queue read from the blackboard is read by position " +
@@ -32,7 +32,7 @@ func loopType(name string, kind loopKind) NodeType {
 		Params: []Param{
 			{Name: "queue", Type: TAny, Required: true, Doc: "the elements: \"a;b;c\", a list, or \"{key}\""},
 			{Name: "value", Type: TString, Doc: "key the current element is written to (\"{key}\")"},
-			{Name: "if_empty", Type: TEnum, Enum: statusEnum, Default: "SUCCESS", Doc: "status once the queue is empty"},
+			{Name: "if_empty", Type: TEnum, Enum: elseEnum, Default: "SUCCESS", Doc: "status once the queue is empty"},
 		},
 		New: func(b *Builder) Behavior { return newLoop(b, kind) },
 	}
@@ -174,6 +174,10 @@ func (l *loop) next(a *Agent, pos int32) (v Value, ok bool, err error) {
 	}
 	return Value{}, false, fmt.Errorf("%q is not a list", a.BB.Key(l.from).Name)
 }
+
+// maySkip: if_empty may be SKIPPED (a skipped child makes it RUNNING, as
+// in BT.CPP).
+func (l *loop) maySkip() bool { return l.ifEmpty == Skipped }
 
 func (l *loop) Tick(a *Agent, n *Node) Status {
 	m := l.mem.Of(a, n)

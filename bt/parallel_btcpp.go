@@ -1,7 +1,7 @@
 package bt
 
 var btParallelType = NodeType{
-	Name: "ParallelNode", Kind: Composite,
+	Name: "ParallelNode", Kind: Composite, SkipsPass: true,
 	Doc: "BehaviorTree.CPP's Parallel (imported from XML `Parallel`): each tick, ticks in order the children that have not completed " +
 		"in this activation, and after each one checks: SUCCESS once `success_count` children succeeded; FAILURE once `failure_count` " +
 		"failed or too few can still succeed. Children not ticked yet in that tick are not ticked. Negative counts count from the number " +
@@ -14,7 +14,7 @@ var btParallelType = NodeType{
 }
 
 var parallelAllType = NodeType{
-	Name: "ParallelAll", Kind: Composite,
+	Name: "ParallelAll", Kind: Composite, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: ticks every child that has not completed, on every tick, until all have completed; then FAILURE " +
 		"if at least `max_failures` failed, else SUCCESS. A negative `max_failures` counts from the number of children (-1: all).",
 	Params: []Param{{Name: "max_failures", Type: TInt, Default: 1.0, Doc: "failures that fail the node; -1: all children"}},
@@ -32,14 +32,17 @@ func threshold(t, children int) int {
 
 type btParallel struct {
 	success, failure int
-	done             MemSlice[Status] // each child's completion in this activation
+	// allSucceed: success_count was negative, so skipped children count
+	// towards it (BT.CPP).
+	allSucceed bool
+	done       MemSlice[Status] // each child's completion in this activation
 }
 
 var _ Opener = (*btParallel)(nil)
 
 func newBTParallel(b *Builder) Behavior {
 	n := len(b.Children())
-	p := &btParallel{success: threshold(b.Int("success_count"), n), failure: threshold(b.Int("failure_count"), n)}
+	p := &btParallel{success: threshold(b.Int("success_count"), n), failure: threshold(b.Int("failure_count"), n), allSucceed: b.Int("success_count") < 0}
 	checkThresholds(b, "success_count", p.success, "failure_count", p.failure, n)
 	p.done = ReserveSlice[Status](b, n)
 	return p
@@ -58,6 +61,7 @@ func (p *btParallel) Tick(a *Agent, n *Node) Status {
 			fail++
 		}
 	}
+	skipped := 0 // in this tick, as BT.CPP counts them
 	for i, c := range n.Children {
 		if done[i] == Idle {
 			switch st := a.Exec(c); st {
@@ -67,16 +71,21 @@ func (p *btParallel) Tick(a *Agent, n *Node) Status {
 			case Failure:
 				done[i] = st
 				fail++
+			case Skipped:
+				skipped++
 			case Error:
 				return Error
 			}
 		}
-		if succ >= p.success {
+		if succ >= p.success || (p.allSucceed && succ+skipped >= p.success) {
 			return Success
 		}
 		if len(n.Children)-fail < p.success || fail == p.failure {
 			return Failure
 		}
+	}
+	if skipped == len(n.Children) {
+		return Skipped
 	}
 	return Running
 }
@@ -101,12 +110,14 @@ func (p *parallelAll) Open(a *Agent, n *Node) { clear(p.done.Of(a, n)) }
 
 func (p *parallelAll) Tick(a *Agent, n *Node) Status {
 	done := p.done.Of(a, n)
-	completed, fail := 0, 0
+	completed, fail, skipped := 0, 0, 0
 	for i, c := range n.Children {
 		if done[i] == Idle {
 			switch st := a.Exec(c); st {
 			case Success, Failure:
 				done[i] = st
+			case Skipped:
+				skipped++
 			case Error:
 				return Error
 			}
@@ -119,7 +130,9 @@ func (p *parallelAll) Tick(a *Agent, n *Node) Status {
 		}
 	}
 	switch {
-	case completed < len(n.Children):
+	case skipped == len(n.Children):
+		return Skipped
+	case completed+skipped < len(n.Children):
 		return Running
 	case fail >= p.failures:
 		return Failure

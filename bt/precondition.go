@@ -1,16 +1,18 @@
 package bt
 
-// statusEnum are the statuses a BT.CPP port may name (SKIPPED has no botd
-// equivalent).
+// statusEnum are the statuses a BT.CPP port may name.
 var statusEnum = []string{"SUCCESS", "FAILURE", "RUNNING"}
 
+// elseEnum are the statuses Precondition's else may name.
+var elseEnum = []string{"SUCCESS", "FAILURE", "RUNNING", "SKIPPED"}
+
 var preconditionType = NodeType{
-	Name: "Precondition", Kind: Decorator,
+	Name: "Precondition", Kind: Decorator, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: evaluates the script `if` (see Script); when true ticks the child, and keeps ticking it without " +
 		"evaluating `if` again until it completes; when false returns `else` without ticking the child.",
 	Params: []Param{
 		{Name: "if", Type: TExpr, Required: true, Doc: "the condition (a script whose last statement is a boolean)"},
-		{Name: "else", Type: TEnum, Enum: statusEnum, Default: "FAILURE", Doc: "status when the condition is false"},
+		{Name: "else", Type: TEnum, Enum: elseEnum, Default: "FAILURE", Doc: "status when the condition is false"},
 	},
 	New: func(b *Builder) Behavior {
 		p := &precondition{cond: b.scriptParam("if"), running: Reserve[bool](b)}
@@ -23,6 +25,9 @@ var preconditionType = NodeType{
 func enumStatus(b *Builder, name string) Status {
 	raw, _ := b.Raw(name)
 	s, _ := raw.(string)
+	if s == "SKIPPED" {
+		return Skipped
+	}
 	st, err := ParseStatus(s)
 	if err != nil || len(s) == 1 {
 		return Failure
@@ -37,6 +42,8 @@ type precondition struct {
 }
 
 var _ Opener = (*precondition)(nil)
+
+func (p *precondition) maySkip() bool { return p.otherwise == Skipped }
 
 // Open forgets a child that was halted: the condition is evaluated again.
 // (BT.CPP keeps the flag across a halt and would tick the child without

@@ -56,6 +56,15 @@ type NodeType struct {
 	// Builder.Children in the same order. A node of such a type takes no
 	// written children.
 	Synthesize func(b *Builder) []Synth
+	// SkipsPass marks the types that handle a child's SKIPPED as
+	// BehaviorTree.CPP does (the child counts as not ticked) and return
+	// SKIPPED themselves only when every child they ticked skipped. A child
+	// that may return SKIPPED under any other type is refused (see
+	// Tree.SkipProblems).
+	SkipsPass bool
+	// SkipsAbsorb marks the types that handle a child's SKIPPED as BT.CPP
+	// does without ever returning SKIPPED because of it (a loop goes on).
+	SkipsAbsorb bool
 
 	// trusted marks the engine's own leaves, whose calls need no panic
 	// guard of their own (Agent.Tick still recovers as a last resort).

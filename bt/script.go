@@ -79,7 +79,7 @@ func compileScript(src string, resolve func(string) Slot) (script, error) {
 				body = name + " " + op[:1] + " (" + rhs + ")"
 			}
 		}
-		prog, err := compileExpr(rootRefs(body), key)
+		prog, err := compileExpr(rootRefs(body), key, scriptOptions...)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %s", stmt, firstLine(err.Error()))
 		}

@@ -1,23 +1,38 @@
 package bt
 
 var seqWithMemoryType = NodeType{
-	Name: "SequenceWithMemory", Aliases: []string{"SequenceStar"}, Kind: Composite,
+	Name: "SequenceWithMemory", Aliases: []string{"SequenceStar"}, Kind: Composite, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: ticks the children in order, resuming at the child it stopped at; a FAILURE (or a halt) does not " +
 		"rewind it, so the next activation starts again at the child that failed. It rewinds to the first child only when all have succeeded.",
-	New: func(b *Builder) Behavior { return seqWithMemory{at: Reserve[int](b)} },
+	New: func(b *Builder) Behavior { return seqWithMemory{mem: Reserve[memMem](b)} },
 }
 
-// seqWithMemory keeps the child to resume at across activations.
-type seqWithMemory struct{ at Mem[int] }
+// seqWithMemory keeps the child to resume at across activations (the
+// count of skipped children is per activation).
+type seqWithMemory struct{ mem Mem[memMem] }
+
+var _ Opener = seqWithMemory{}
+
+func (s seqWithMemory) Open(a *Agent, n *Node) { s.mem.Of(a, n).skipped = 0 }
 
 func (s seqWithMemory) Tick(a *Agent, n *Node) Status {
-	at := s.at.Of(a, n)
-	for *at < len(n.Children) {
-		if st := a.Exec(n.Children[*at]); st != Success {
+	m := s.mem.Of(a, n)
+	for m.resume < len(n.Children) {
+		st := a.Exec(n.Children[m.resume])
+		switch st {
+		case Success:
+		case Skipped:
+			m.skipped++
+		default:
 			return st
 		}
-		*at++
+		m.resume++
 	}
-	*at = 0
+	m.resume = 0
+	if m.skipped == len(n.Children) {
+		m.skipped = 0
+		return Skipped
+	}
+	m.skipped = 0
 	return Success
 }

@@ -114,10 +114,30 @@ func (c *compiler) substitution(def *NodeDef, path string, known bool) *Substitu
 // PassThrough over the child (a leaf for several children is reported by
 // the child count check).
 func (c *compiler) substitute(r *Substitution, def *NodeDef) (string, map[string]any) {
-	if nt, ok := c.reg.Lookup(r.With.Type); ok && nt.Kind == Leaf && len(def.Children) == 1 {
+	nt, ok := c.reg.Lookup(r.With.Type)
+	if ok && nt.Kind == Leaf && len(def.Children) == 1 {
 		return "PassThrough", nil
 	}
+	if ok && len(def.Children) > 1 {
+		// BT.CPP instantiates the children of a control node substituted
+		// by a test node but never attaches them: the stand-in runs alone.
+		if st, constant := standInStatus[nt.Name]; constant {
+			return "StandIn", map[string]any{"status": st}
+		}
+	}
 	return r.With.Type, r.With.Params
+}
+
+// standInStatus are the constant leaves a control node may be stood in
+// for by, and the status the StandIn returns.
+var standInStatus = map[string]string{"Succeed": "SUCCESS", "Fail": "FAILURE", "Running": "RUNNING"}
+
+var standInType = NodeType{
+	Name: "StandIn", Kind: Composite, MinChildren: 1, MaxChildren: -1,
+	Doc: "Stands in for a control node botd does not know, substituted by Succeed, Fail or Running: returns `status` without ticking " +
+		"its children, as BehaviorTree.CPP does with a control node substituted by a test node (its children are built, never ticked).",
+	Params: []Param{{Name: "status", Type: TEnum, Enum: statusEnum, Required: true, Doc: "the status it returns"}},
+	New:    func(b *Builder) Behavior { return constant(enumStatus(b, "status")) },
 }
 
 var passThroughType = NodeType{

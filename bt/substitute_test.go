@@ -94,10 +94,21 @@ func TestSubstitutions(t *testing.T) {
 			}
 		})
 	}
-	// A leaf cannot stand in for a node with several children.
-	_, err := reg.Compile(subSpec(nd("Sequence", "", nil, nd("Mystery", "", nil, sc("a", "S"), sc("b", "S"))), sub("*", "Succeed", nil)))
+	// Succeed, Fail or Running stand in for a node with several children
+	// as a StandIn returning that status without ticking them (as BT.CPP
+	// does); another leaf cannot.
+	h := newHarness(t, nd("Sequence", "", nil, nd("Mystery", "", nil, sc("a", "S"), sc("b", "S"))), func(s *Spec) {
+		s.Substitutions = []Substitution{sub("*", "Fail", nil)}
+	})
+	if got := h.run(1); got != "F" {
+		t.Errorf("StandIn for Fail: %s", got)
+	}
+	if h.counts("a") != (counts{}) || h.counts("b") != (counts{}) {
+		t.Errorf("a StandIn ticked its children: %v %v", h.counts("a"), h.counts("b"))
+	}
+	_, err := reg.Compile(subSpec(nd("Sequence", "", nil, nd("Mystery", "", nil, sc("a", "S"), sc("b", "S"))), sub("*", "Stub", kv{"script": "Success"})))
 	ps, _ := err.(Problems)
-	wantProblems(t, ps, "/trees/main/children/0/children", "Succeed is a leaf and takes no children, got 2")
+	wantProblems(t, ps, "/trees/main/children/0/children", "Stub is a leaf and takes no children, got 2")
 	// An unknown stand-in is reported.
 	_, err = reg.Compile(subSpec(nd("Mystery", "", nil), sub("Mystery", "Nope", nil)))
 	ps, _ = err.(Problems)

@@ -15,7 +15,7 @@ var switchTypes = func() []NodeType {
 			params = append(params, Param{Name: "case_" + strconv.Itoa(i), Type: TAny, Doc: "value selecting child " + strconv.Itoa(i)})
 		}
 		out = append(out, NodeType{
-			Name: "Switch" + strconv.Itoa(cases), Kind: Composite, MinChildren: cases + 1, MaxChildren: cases + 1,
+			Name: "Switch" + strconv.Itoa(cases), Kind: Composite, MinChildren: cases + 1, MaxChildren: cases + 1, SkipsPass: true,
 			Doc: "As in BehaviorTree.CPP: on every tick ticks the child of the first `case_i` equal to `variable` (compared as strings, " +
 				"or as numbers when both read as numbers), else the last child (the default), and returns its status. A child no longer " +
 				"selected is halted (at the end of the tick, by botd's halt rule). A missing `variable` selects the default.",

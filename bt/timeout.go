@@ -1,7 +1,7 @@
 package bt
 
 var timeoutType = NodeType{
-	Name: "Timeout", Kind: Decorator,
+	Name: "Timeout", Kind: Decorator, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: ticks the child; if the child is still running once `msec` have passed since the node opened, " +
 		"returns FAILURE without ticking it (the child is halted). `msec` 0 sets no limit.",
 	Params: []Param{{Name: "msec", Aliases: []string{"ms"}, Type: TNumber, Required: true, Min: Float(0), Unit: "ms", Doc: "time limit; 0: none"}},

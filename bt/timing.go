@@ -8,7 +8,7 @@ var maxTimeType = NodeType{
 }
 
 var delayType = NodeType{
-	Name: "Delay", Kind: Decorator,
+	Name: "Delay", Kind: Decorator, SkipsPass: true,
 	Doc:    "RUNNING for `ms` after it opens, then ticks the child.",
 	Params: []Param{{Name: "ms", Aliases: []string{"delay_msec", "milliseconds"}, Type: TNumber, Required: true, Min: Float(0), Unit: "ms", Doc: "delay"}},
 	New:    func(b *Builder) Behavior { return &delay{newTimer(b)} },

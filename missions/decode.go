@@ -61,6 +61,12 @@ func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, 
 		if !ok {
 			return nil, ps
 		}
+		if o, ok := v.(*object); ok && isB3Tree(o) {
+			return decodeB3Tree(o, file, false, ps), ps
+		}
+		if o, ok := v.(*object); ok && isB3Workspace(o) {
+			return decodeB3Tree(o, file, true, ps), ps
+		}
 		if o, ok := v.(*object); ok && isB3(o) {
 			return decodeB3(o, ps), ps
 		}

@@ -110,6 +110,33 @@ var btcppBuiltinNames = map[string]bool{
 type btcppExporter struct {
 	reg   *bt.Registry
 	model map[string]*btcppModel // declared node types by XML name
+	// conds are the attributes of a PrePost being folded into the node
+	// written next (BT.CPP's _skipIf, _while, ...).
+	conds [][2]string
+}
+
+// btcppCondAttr is the attribute each PrePost parameter is written as.
+var btcppCondAttr = func() map[string]string {
+	m := map[string]string{}
+	for a, p := range btcppConditions {
+		m[p] = a
+	}
+	return m
+}()
+
+// foldable reports whether a PrePost node can be written as attributes
+// of its child: one child that is not a PrePost itself, string scripts
+// for known conditions only.
+func foldable(n *bt.NodeDef) bool {
+	if n.Type != "PrePost" || len(n.Children) != 1 || n.Children[0] == nil || n.Children[0].Type == "PrePost" || n.Name != "" || n.ID != "" {
+		return false
+	}
+	for k, v := range n.Params {
+		if _, ok := v.(string); !ok || btcppCondAttr[k] == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // btcppModel is one entry of the TreeNodesModel.
@@ -123,6 +150,14 @@ func (e *btcppExporter) node(b *bytes.Buffer, n *bt.NodeDef, depth int) error {
 	if n == nil {
 		return fmt.Errorf("a null node")
 	}
+	if foldable(n) {
+		for _, k := range sortedParamKeys(n.Params) {
+			e.conds = append(e.conds, [2]string{btcppCondAttr[k], n.Params[k].(string)})
+		}
+		return e.node(b, n.Children[0], depth)
+	}
+	conds := e.conds
+	e.conds = nil
 	indent := strings.Repeat("  ", depth)
 	nt, known := e.reg.Lookup(n.Type)
 	typeName := n.Type
@@ -167,7 +202,12 @@ func (e *btcppExporter) node(b *bytes.Buffer, n *bt.NodeDef, depth int) error {
 		}
 		attrs = append(attrs, [2]string{port, v})
 	}
-	attrs = append(attrs, out.extra...)
+	for _, x := range out.extra {
+		if _, given := n.Params[x[0]]; !given {
+			attrs = append(attrs, x)
+		}
+	}
+	attrs = append(attrs, conds...)
 	if !btcppBuiltinNames[out.name] {
 		e.declare(out, nt, known, n)
 	}

@@ -58,6 +58,13 @@ var (
 	b3Decorators = map[string]string{"ForceSuccess": "Succeeder", "ForceFailure": "Failer"}
 )
 
+// b3NodeKeys are the members of a Behavior3 0.3 node: read, or the
+// editor's layout and documentation (display, description).
+var b3NodeKeys = map[string]bool{
+	"id": true, "name": true, "category": true, "title": true, "description": true, "display": true,
+	"properties": true, "parameters": true, "children": true, "child": true,
+}
+
 type b3Tree struct {
 	o    *object
 	path string // JSON pointer in the input
@@ -229,6 +236,11 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", ps.lim.Depth)
 		return nil
 	}
+	for _, k := range o.keys {
+		if !b3NodeKeys[k] {
+			ps.invalid(ptr(path, k), "unknown member %q of a Behavior3 node", k)
+		}
+	}
 	name, ok := o.m["name"].(string)
 	if !ok || name == "" {
 		ps.invalid(ptr(path, "name"), "want the node's type name, got %s", describe(o.m["name"]))
@@ -236,6 +248,20 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 	n := &bt.NodeDef{Type: name}
 	if props, ok := o.m["properties"].(*object); ok {
 		n.Params = b3Params(normalizeMap(props, ptr(path, "properties"), ps), name)
+	}
+	// Editors before 0.3 kept the built-in nodes' settings (milliseconds,
+	// maxLoop, ...) in "parameters".
+	if params, ok := o.m["parameters"].(*object); ok {
+		for k, v := range b3Params(normalizeMap(params, ptr(path, "parameters"), ps), name) {
+			if _, dup := n.Params[k]; dup {
+				ps.invalid(ptr(ptr(path, "parameters"), k), "%q is both a parameter and a property", k)
+				continue
+			}
+			if n.Params == nil {
+				n.Params = map[string]any{}
+			}
+			n.Params[k] = v
+		}
 	}
 	n.Children = w.children(o, path, depth)
 	sub, subTitle := w.subtree(name, o.str("category"))

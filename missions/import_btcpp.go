@@ -157,13 +157,17 @@ func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem 
 	}
 	l.stack = append(l.stack, file)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
+	unnamed := 0
 	for _, e := range root.kids {
 		switch e.name {
 		case "BehaviorTree":
 			id := e.attr("ID")
+			if id == "" {
+				// BT.CPP names it so (XMLParser::loadFromXML).
+				id = "BehaviorTree_" + strconv.Itoa(unnamed)
+				unnamed++
+			}
 			switch {
-			case id == "":
-				ps.invalid("", "%s: <BehaviorTree> without an ID", at(e.line))
 			case l.trees[id] != nil:
 				prev := "this file"
 				if f := l.trees[id].file; f != "" {
@@ -261,8 +265,8 @@ func (c *btcppConv) at(line int) string {
 	return fmt.Sprintf("line %d", line)
 }
 
-func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
-	n := &bt.NodeDef{Type: e.name}
+func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
+	n = &bt.NodeDef{Type: e.name}
 	raw := map[string]string{}
 	skipID, subtree := false, false
 	switch {
@@ -279,13 +283,24 @@ func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 		raw["tree"] = e.name
 	}
 	autoremap := false
+	var pp map[string]any
 	for _, a := range e.attrs {
 		k := a.Name.Local
 		switch {
 		case a.Name.Space != "" || k == "xmlns":
 		case subtree && (k == "_autoremap" || k == "__autoremap" || k == "__shared_blackboard"):
 			autoremap = attrValue(a.Value) == true || a.Value == "1"
+		case btcppConditions[k] != "":
+			if pp == nil {
+				pp = map[string]any{}
+			}
+			pp[btcppConditions[k]] = a.Value
+		case btcppMetadata[k]:
+			// Groot2's and BT.CPP's own bookkeeping: no behaviour.
 		case strings.HasPrefix(k, "_"):
+			c.ps.invalid(ptr(path, "params"), "%s: <%s %s=...>: attribute not supported (botd reads _autoremap on a SubTree, "+
+				"the pre- and post-conditions _failureIf, _successIf, _skipIf, _while, _onSuccess, _onFailure, _onHalted, _post, "+
+				"and ignores the editors' _uid, _fullpath, _description, _collapsed, _favorite, _external and _hardcoded)", c.at(e.line), e.name, k)
 		case k == "ID" && skipID:
 		case k == "name":
 			n.Name = a.Value
@@ -294,6 +309,10 @@ func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 			raw[k] = "{" + a.Value + "}"
 		default:
 			raw[k] = a.Value
+			// BT.CPP reads "{key}" with spaces around it as the key.
+			if t := strings.Trim(a.Value, " "); t != a.Value && len(t) > 2 && t[0] == '{' && t[len(t)-1] == '}' {
+				raw[k] = t
+			}
 		}
 	}
 	var params map[string]any
@@ -307,10 +326,31 @@ func (c *btcppConv) node(e *xmlElem, path string) *bt.NodeDef {
 	if len(params) > 0 {
 		n.Params = params
 	}
+	if pp != nil {
+		// The node runs under a PrePost decorator holding its conditions;
+		// ExportBTCPP writes them back as attributes.
+		w := &bt.NodeDef{Type: "PrePost", Params: pp, Children: []*bt.NodeDef{n}}
+		path = ptr(ptr(path, "children"), 0)
+		defer func() { n = w }()
+	}
 	for i, k := range e.kids {
 		n.Children = append(n.Children, c.node(k, ptr(ptr(path, "children"), i)))
 	}
 	return n
+}
+
+// btcppConditions are BT.CPP's pre- and post-condition attributes and the
+// PrePost parameters they become.
+var btcppConditions = map[string]string{
+	"_failureIf": "failure_if", "_successIf": "success_if", "_skipIf": "skip_if", "_while": "while",
+	"_onSuccess": "on_success", "_onFailure": "on_failure", "_onHalted": "on_halted", "_post": "post",
+}
+
+// btcppMetadata are the underscore attributes BT.CPP and Groot2 write as
+// bookkeeping, which change nothing.
+var btcppMetadata = map[string]bool{
+	"_uid": true, "_fullpath": true, "_fullPath": true, "_description": true, "_collapsed": true, "_favorite": true,
+	"_external": true, "_hardcoded": true, // MoveIt Pro's editor
 }
 
 // mapBTCPP turns a BT.CPP node type and its ports into botd's, typing the
@@ -338,11 +378,10 @@ func (c *btcppConv) mapBTCPP(typ string, raw map[string]string, path string, lin
 	}
 	switch typ {
 	case "RunOnce":
-		if v, ok := raw["then_skip"]; !ok || attrValue(v) == true {
-			c.ps.invalid(ptr(path, "params"), "%s: RunOnce skips (returns SKIPPED, which botd has no status for) "+
-				"unless then_skip=\"false\"; write then_skip=\"false\" to repeat the child's status instead", c.at(line))
+		// BT.CPP's default is to skip; botd's to repeat the status.
+		if _, ok := raw["then_skip"]; !ok {
+			raw["then_skip"] = "true"
 		}
-		delete(raw, "then_skip")
 	case "Set":
 		// BT.CPP names the output key with or without braces.
 		if k, ok := bt.RefKey(raw["key"]); ok {

@@ -58,6 +58,10 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 		reg = defaultRegistry()
 	}
 	tree, err := reg.Compile(d.Spec(opts))
+	if err == nil {
+		// SKIPPED where nothing would honour it (bt.Tree.SkipProblems).
+		ps.list = append(ps.list, tree.SkipProblems()...)
+	}
 	if err != nil {
 		var cps bt.Problems
 		if !errors.As(err, &cps) {

@@ -30,7 +30,7 @@ func (e *xmlElem) attr(name string) string {
 
 // parseXML reads the document's root element.
 func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec := xml.NewDecoder(bytes.NewReader(escapeAttrValues(data)))
 	var root *xmlElem
 	var stack []*xmlElem
 	count := 0

@@ -100,6 +100,9 @@ func checkConfig(cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
 	}
+	if err := cfg.checkSubstitutionsSim(hw); err != nil {
+		return err
+	}
 	if cfg.World != "" {
 		if _, err := loadWorld(cfg); err != nil {
 			return fmt.Errorf("%s: %w", cfg.source, err)

@@ -43,6 +43,9 @@ type Config struct {
 
 	// Geofence is a keep-in fence the failsafe supervisor enforces.
 	Geofence *drivers.GeofenceConfig `yaml:"geofence"`
+	// Substitute holds substitution rules for a simulated robot (see
+	// config_substitute.go).
+	Substitute []string `yaml:"substitute"`
 
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
@@ -293,6 +296,9 @@ func (c *Config) validate() error {
 	}
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q is not text or json", c.Log.Format)
+	}
+	if _, err := c.substitutions(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Hardware.Kind == 0 {
 		bad("hardware", "missing: name a hardware file (e.g. sim.yaml) or give adaptors and devices inline")

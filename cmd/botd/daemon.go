@@ -211,6 +211,10 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
+	if err := cfg.checkSubstitutionsSim(s.hw); err != nil {
+		return nil, err
+	}
+	subs, _ := cfg.substitutions() // validated with the config
 	for _, a := range s.hw.Adaptors {
 		if a.Kind == drivers.BoardSim && s.world == nil {
 			if s.world, err = loadWorld(cfg); err != nil {
@@ -249,7 +253,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
-		Events: events.emit, Logger: log, Clock: s.clock,
+		Events: events.emit, Logger: log, Clock: s.clock, Substitutions: subs,
 		CheckMission: fenceMissionCheck(s.fence),
 	}, s.fence, s.robot))
 	if err != nil {
@@ -433,7 +437,9 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *driv
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission: %w", cfg.source, err)
 	}
-	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Limits: cfg.Limits.Limits})
+	subs, _ := cfg.substitutions() // validated with the config
+	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
+		Limits: cfg.Limits.Limits, Substitutions: subs})
 	if err == nil && fence != nil {
 		err = fenceMissionCheck(fence)(m)
 	}

@@ -17,13 +17,13 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "btcpp", "output format: btcpp (BehaviorTree.CPP v4 XML), b3 (Behavior3 Editor project) or botd (JSON)")
+	format := fs.String("format", "btcpp", "output format: btcpp (BehaviorTree.CPP v4 XML), b3 (Behavior3 Editor 0.3 project), b3tree (the current Behavior3 editor's tree file) or botd (JSON)")
 	outFile := fs.String("o", "", "write to FILE instead of stdout")
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves the model declares (default: the simulated rover)")
 	var libs libFlag
 	fs.Var(&libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|botd] [-lib DIR|FILE]... [-o OUT] FILE")
+		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|b3tree|botd] [-lib DIR|FILE]... [-o OUT] FILE")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -35,9 +35,9 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch *format {
-	case "btcpp", "b3", "botd":
+	case "btcpp", "b3", "b3tree", "botd":
 	default:
-		fmt.Fprintf(stderr, "botd export: unknown format %q (want btcpp, b3 or botd)\n", *format)
+		fmt.Fprintf(stderr, "botd export: unknown format %q (want btcpp, b3, b3tree or botd)\n", *format)
 		return 2
 	}
 	hw, err := loadHardware(*hwFile)
@@ -61,6 +61,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		out, err = missions.ExportBTCPP(d, newRegistry(hw))
 	case "b3":
 		out, err = missions.ExportB3(d)
+	case "b3tree":
+		out, err = missions.ExportB3Tree(d)
 	default:
 		out, err = d.JSON()
 	}

@@ -75,6 +75,9 @@ type Config struct {
 	// Limits bound every mission document and compiled tree (zero
 	// fields: missions.DefaultLimits).
 	Limits missions.Limits
+	// Substitutions stand scripted nodes in for others in every mission
+	// (a simulated robot's config; botd refuses them on real hardware).
+	Substitutions missions.Substitutions
 	// MaxStored and MaxStoredBytes bound the missions kept: past either,
 	// the oldest that is not running is dropped, with an event [32, 16 MiB].
 	MaxStored      int
@@ -256,7 +259,8 @@ func New(cfg Config) (*Runner, error) {
 }
 
 func (r *Runner) loadOptions() missions.Options {
-	return missions.Options{Registry: r.cfg.Registry, Keys: r.keys(), MinTickHz: r.cfg.MinTickHz, MaxTickHz: r.cfg.MaxTickHz, Limits: r.cfg.Limits}
+	return missions.Options{Registry: r.cfg.Registry, Keys: r.keys(), MinTickHz: r.cfg.MinTickHz, MaxTickHz: r.cfg.MaxTickHz, Limits: r.cfg.Limits,
+		Substitutions: r.cfg.Substitutions}
 }
 
 func (r *Runner) keys() []string {

@@ -1,0 +1,199 @@
+package missions
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// The public corpus (testdata/corpus, its sources and licenses in the
+// README there): every BehaviorTree.CPP, Nav2, MoveIt Pro and Behavior3
+// file is loaded with '*=Succeed', run to its end (at most 100 ticks),
+// and round-tripped through the export of its format to the same
+// document and compiled tree. testdata/corpus/results.txt holds the
+// outcome of every file (`go test -run TestCorpus -update` rewrites it);
+// the test fails when an outcome changes. The README there explains the
+// failures.
+
+const corpusDir = "testdata/corpus"
+
+// corpusFile is one corpus file and how it is read.
+type corpusFile struct {
+	path  string // relative to corpusDir
+	group string // btcpp, b3tree (the current Behavior3 editor), b3 (0.3)
+	lib   string // directory of trees its SubTrees may call ("" none)
+}
+
+func corpusFiles(t *testing.T) []corpusFile {
+	var out []corpusFile
+	add := func(pattern, group string, lib bool) {
+		paths, err := filepath.Glob(filepath.Join(corpusDir, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			rel, _ := filepath.Rel(corpusDir, p)
+			f := corpusFile{path: filepath.ToSlash(rel), group: group}
+			if lib {
+				f.lib = filepath.Dir(p)
+			}
+			out = append(out, f)
+		}
+	}
+	add("btcpp/*.xml", "btcpp", false)
+	add("btcpp-tests/*.xml", "btcpp", false)
+	add("nav2/*.xml", "btcpp", false)
+	add("moveit-pro/*/*.xml", "btcpp", true)
+	add("behavior3editor/workspace.b3-workspace", "b3tree", false)
+	add("behavior3editor/*/*.json", "b3tree", false)
+	add("behavior3editor/workdir/sub/*.json", "b3tree", false)
+	add("behavior3editor-2020/workspace.json", "b3tree", false)
+	add("behavior3editor-2020/workdir/*.json", "b3tree", false)
+	add("behavior3-ts/*.b3-workspace", "b3tree", false)
+	add("behavior3-ts/*.json", "b3tree", false)
+	add("b3-classic/*.json", "b3", false)
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+}
+
+// corpusOutcome loads, runs and round-trips one file; "" when it passes,
+// else the first reason it does not.
+func corpusOutcome(t *testing.T, f corpusFile, subs Substitutions) string {
+	path := filepath.Join(corpusDir, filepath.FromSlash(f.path))
+	opts := Options{Substitutions: subs}
+	if f.lib != "" {
+		lib, err := LoadLibrary([]string{f.lib}, Limits{})
+		if err != nil {
+			return "library: " + firstProblem(err)
+		}
+		opts.Library = lib
+	}
+	m, err := LoadFile(path, opts)
+	if err != nil {
+		return "load: " + firstProblem(err)
+	}
+	if st := runToEnd(t, m); st == bt.Error {
+		return "run: ERROR"
+	}
+	var out []byte
+	switch f.group {
+	case "btcpp":
+		out, err = ExportBTCPP(m.Doc, nil)
+	case "b3tree":
+		out, err = ExportB3Tree(m.Doc)
+	default:
+		out, err = ExportB3(m.Doc)
+	}
+	if err != nil {
+		return "export: " + err.Error()
+	}
+	readAs := path
+	if ws := strings.HasSuffix(path, ".b3-workspace") || filepath.Base(path) == "workspace.json"; ws {
+		// The export is the main tree's file.
+		readAs = filepath.Join(b3WorkspaceDir(path, true), filepath.FromSlash(m.Doc.Main))
+	}
+	d2, ps := decodeFile(out, readAs, opts.Library, Limits{})
+	if err := ps.err(); err != nil {
+		return "export reads back: " + firstProblem(err)
+	}
+	opts.Library.use(d2)
+	if f.group == "b3tree" {
+		// A tree file holds one tree: compare the main tree and those it calls.
+		if !reflect.DeepEqual(m.Doc.Trees[m.Doc.Main], d2.Trees[d2.Main]) {
+			return "export reads back as another tree"
+		}
+	} else if !reflect.DeepEqual(m.Doc.Trees, d2.Trees) || m.Doc.Main != d2.Main {
+		return "export reads back as another document"
+	}
+	m2, err := d2.Compile(opts)
+	if err != nil {
+		return "export compiles: " + firstProblem(err)
+	}
+	if a, b := treeTable(m.Tree), treeTable(m2.Tree); a != b {
+		return "export compiles to another tree"
+	}
+	return ""
+}
+
+func treeTable(t *bt.Tree) string {
+	var b strings.Builder
+	for i := 0; i < t.Len(); i++ {
+		n := t.Node(i)
+		b.WriteString(strings.Join([]string{n.ID, n.Type.Name, n.Name, n.Path}, " ") + "\n")
+	}
+	return b.String()
+}
+
+func firstProblem(err error) string {
+	line, _, _ := strings.Cut(problemLines(err), "\n")
+	return line
+}
+
+func TestCorpus(t *testing.T) {
+	if _, err := os.Stat(corpusDir); err != nil {
+		t.Fatal(err)
+	}
+	subs := starSucceed(t)
+	var b strings.Builder
+	total, ok := map[string]int{}, map[string]int{}
+	for _, f := range corpusFiles(t) {
+		why := corpusOutcome(t, f, subs)
+		total[f.group]++
+		if why == "" {
+			ok[f.group]++
+			why = "ok"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", f.path, why)
+	}
+	groups := sortedKeys(total)
+	fmt.Fprintln(&b)
+	for _, g := range groups {
+		fmt.Fprintf(&b, "%s: %d of %d accepted (%.1f %%)\n", g, ok[g], total[g], 100*float64(ok[g])/float64(total[g]))
+	}
+	resultsPath := filepath.Join(corpusDir, "results.txt")
+	if *update {
+		if err := os.WriteFile(resultsPath, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(resultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("corpus outcomes changed (go test -run TestCorpus -update to accept):\n%s", lineDiff(string(want), got))
+	}
+	for _, g := range groups {
+		t.Logf("%s: %d of %d files accepted", g, ok[g], total[g])
+	}
+}
+
+// lineDiff lists the lines only one side has.
+func lineDiff(want, got string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	w, g := in(want), in(got)
+	var b strings.Builder
+	for _, l := range strings.Split(want, "\n") {
+		if !g[l] {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if !w[l] {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
+}

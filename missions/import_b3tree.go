@@ -1,0 +1,406 @@
+package missions
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// The Behavior3 editor's current format (behavior3editor 1.x, whose files
+// behavior3-ts and behavior3lua run): one tree per file,
+//
+//	{"version", "name", "desc", "root": node, "vars", "import", "group",
+//	 "export", "firstid", "custom", "$override"}
+//	node: {"id", "name", "desc", "args", "input", "output", "children",
+//	       "path", "disabled", "debug"}
+//
+// and a workspace file (*.b3-workspace, formerly workspace.json)
+// {"files": [{"path", "desc"}], "settings"} listing the tree files,
+// relative to it. A node's name is its type, desc its label, args its
+// parameters; input and output (blackboard variable names) are kept as
+// the parameters input and output. A node with a path runs the tree of
+// that file (relative to the workspace: the nearest directory above the
+// file holding a *.b3-workspace, else the file's own directory): it
+// becomes a SubTree of the tree named by the path. A disabled node is left
+// out, as behavior3-ts builds the tree without it.
+
+// b3TreeAliases are the behavior3-ts node names whose meaning is botd's
+// node's exactly. behavior3-ts resumes a running tree at the running node,
+// so its Sequence and Selector are botd's memory composites.
+var b3TreeAliases = map[string]string{
+	"Sequence": "MemSequence", "Selector": "MemPriority",
+	"Invert": "Inverter", "Not": "Inverter",
+	"AlwaysSuccess": "Succeeder", "AlwaysFailure": "Failer", "AlwaysFail": "Failer",
+	"JustSuccess": "Succeed", "JustFailure": "Fail",
+}
+
+// b3TreeBuiltins are behavior3-ts's built-in node names. Those botd also
+// has with another meaning (Wait counts the context's time unit, Check
+// evaluates an expression, ...) are imported as "Behavior3.<name>": an
+// unknown type, for a substitution to stand in for, and written back
+// without the prefix. botd's own types of those names are written
+// "botd.<name>", which reads back as botd's.
+var b3TreeBuiltins = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`Calculate Concat GetField JustFailure JustSuccess Let Log Math Now Push RandomIndex SetField
+		WaitForEvent Wait IfElse Parallel Race Selector Sequence Switch Watchdog Check Includes IsNull NotNull AlwaysFailure
+		AlwaysRunning AlwaysSuccess Assert Delay Filter ForEach Invert Listen Once Repeat RetryUntilFailure RetryUntilSuccess Timeout`) {
+		b3TreeBuiltins[n] = true
+	}
+}
+
+// b3TreeImportName is the botd type of a Behavior3 node name.
+func b3TreeImportName(name string) string {
+	if to, ok := b3TreeAliases[name]; ok {
+		return to
+	}
+	if t, ok := strings.CutPrefix(name, "botd."); ok {
+		return t
+	}
+	if b3TreeBuiltins[name] {
+		if _, known := defaultRegistry().Lookup(name); known {
+			return "Behavior3." + name
+		}
+	}
+	return name
+}
+
+// b3TreeNodeKeys are the members of a node the importer reads or knows to
+// carry no behaviour (debug is the editor's breakpoint flag; $-members
+// are the editor's bookkeeping).
+var b3TreeNodeKeys = map[string]bool{
+	"id": true, "name": true, "desc": true, "args": true, "input": true, "output": true, "children": true,
+	"path": true, "disabled": true, "debug": true, "$id": true, "$mtime": true, "$size": true, "$status": true,
+}
+
+// isB3Tree reports whether o is a tree file of the current editor.
+func isB3Tree(o *object) bool {
+	r, ok := o.m["root"].(*object)
+	if !ok {
+		return false
+	}
+	_, named := r.get("name")
+	_, nodes := o.get("nodes")
+	return named && !nodes
+}
+
+// isB3Workspace reports whether o is the editor's workspace file: the
+// current {"files": [...]} or the 2020 desktop editor's workspace.json
+// {"workdir", "nodeConfPath", "isRelative"}, whose trees are every .json
+// file under workdir.
+func isB3Workspace(o *object) bool {
+	if _, ok := o.m["workdir"].(string); ok {
+		_, conf := o.get("nodeConfPath")
+		return conf
+	}
+	files, ok := o.m["files"].([]any)
+	if !ok {
+		return false
+	}
+	_, root := o.get("root")
+	_, trees := o.get("trees")
+	return !root && !trees && (len(files) == 0 || isObject(files[0]))
+}
+
+// maxB3Files bounds the tree files one import reads.
+const maxB3Files = 256
+
+type b3TreeImporter struct {
+	ps    *problems
+	dir   string // the workspace directory; "" when files cannot be read
+	read  func(string) ([]byte, error)
+	trees map[string]*bt.NodeDef
+	order []string
+	used  map[string]bool // trees run by another tree's node
+	// pending are the tree files still to read, with the node that asked.
+	pending []b3Pending
+	bytes   int
+}
+
+type b3Pending struct{ key, from string }
+
+// decodeB3Tree imports a tree file (workspace false) or a workspace.
+func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Document {
+	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{}}
+	if file != "" {
+		imp.read = os.ReadFile
+		imp.dir = b3WorkspaceDir(file, workspace)
+	}
+	d := &Document{Format: Format}
+	if workspace {
+		files, _ := o.m["files"].([]any)
+		if imp.read == nil {
+			ps.invalid("", "a workspace's tree files are read only for a file read from disk (botd check FILE, botd sim FILE)")
+			return nil
+		}
+		if wd, ok := o.m["workdir"].(string); ok {
+			files = b3WorkdirFiles(imp.dir, wd, ps)
+		}
+		for i, f := range files {
+			fo, ok := f.(*object)
+			p := fo.str("path")
+			if !ok || p == "" {
+				ps.invalid(ptr(ptr("/files", i), "path"), "want the path of a tree file, got %s", describe(f))
+				continue
+			}
+			imp.want(filepath.ToSlash(p), ptr(ptr("/files", i), "path"))
+		}
+		if len(files) == 0 {
+			ps.invalid("/files", "the workspace lists no tree files")
+		}
+	} else {
+		key := "main"
+		if file != "" && imp.dir != "" {
+			if rel, err := filepath.Rel(imp.dir, file); err == nil {
+				key = filepath.ToSlash(rel)
+			}
+		}
+		imp.tree(key, o, "")
+		d.Name = o.str("name")
+	}
+	imp.drain()
+	if len(imp.order) == 0 {
+		return nil
+	}
+	d.Trees = imp.trees
+	d.Main = imp.order[0]
+	if workspace {
+		for _, k := range imp.order {
+			if !imp.used[k] {
+				d.Main = k
+				break
+			}
+		}
+		d.Name = strings.TrimSuffix(filepath.Base(d.Main), filepath.Ext(d.Main))
+	}
+	return d
+}
+
+// b3WorkdirFiles lists the .json files under a 2020 workspace's workdir
+// as the "files" entries of a current workspace.
+func b3WorkdirFiles(dir, workdir string, ps *problems) []any {
+	var out []any
+	root := filepath.Join(dir, filepath.FromSlash(workdir))
+	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.IsDir() && strings.HasSuffix(p, ".json") && len(out) <= maxB3Files {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, &object{keys: []string{"path"}, m: map[string]any{"path": filepath.ToSlash(rel)}})
+		}
+		return nil
+	})
+	if err != nil {
+		ps.invalid("/workdir", "%v", err)
+	}
+	return out
+}
+
+// b3WorkspaceDir is the directory tree paths are relative to.
+func b3WorkspaceDir(file string, workspace bool) string {
+	dir := filepath.Dir(file)
+	if workspace {
+		return dir
+	}
+	for d := dir; ; {
+		if m, _ := filepath.Glob(filepath.Join(d, "*.b3-workspace")); len(m) > 0 {
+			return d
+		}
+		if _, err := os.Stat(filepath.Join(d, "workspace.json")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
+}
+
+// want queues the tree file key (a path relative to the workspace).
+func (imp *b3TreeImporter) want(key, from string) {
+	if _, ok := imp.trees[key]; ok {
+		return
+	}
+	for _, p := range imp.pending {
+		if p.key == key {
+			return
+		}
+	}
+	imp.pending = append(imp.pending, b3Pending{key, from})
+}
+
+// drain reads the queued tree files (breadth first, each once).
+func (imp *b3TreeImporter) drain() {
+	ps := imp.ps
+	for len(imp.pending) > 0 {
+		p := imp.pending[0]
+		imp.pending = imp.pending[1:]
+		if _, done := imp.trees[p.key]; done {
+			continue
+		}
+		if imp.read == nil {
+			ps.invalid(p.from, "the tree file %q is read only for a file read from disk (botd check FILE, botd sim FILE)", p.key)
+			imp.trees[p.key] = nil
+			continue
+		}
+		if len(imp.order) >= maxB3Files {
+			ps.add(p.from, CodeTooLarge, "more than %d tree files", maxB3Files)
+			return
+		}
+		data, err := imp.read(filepath.Join(imp.dir, filepath.FromSlash(p.key)))
+		if err != nil {
+			ps.invalid(p.from, "tree file %q: %v", p.key, err)
+			imp.trees[p.key] = nil
+			continue
+		}
+		if imp.bytes += len(data); imp.bytes > ps.lim.DocumentBytes {
+			ps.add(p.from, CodeTooLarge, "the tree files come to more than %d bytes", ps.lim.DocumentBytes)
+			return
+		}
+		fps := &problems{lim: ps.lim}
+		v, ok := parseJSON(data, fps)
+		o, isObj := v.(*object)
+		if !ok || !isObj || !isB3Tree(o) {
+			msg := "not a Behavior3 tree file"
+			if len(fps.list) > 0 {
+				msg = fps.list[0].Message
+			}
+			ps.invalid(p.from, "tree file %q: %s", p.key, msg)
+			imp.trees[p.key] = nil
+			continue
+		}
+		imp.tree(p.key, o, p.key+": ")
+	}
+}
+
+// b3TreeFileKeys are the members of a tree file: the root, and the
+// editor's declarations, which carry no behaviour.
+var b3TreeFileKeys = map[string]bool{
+	"version": true, "name": true, "desc": true, "prefix": true, "export": true, "group": true, "import": true,
+	"vars": true, "custom": true, "root": true, "firstid": true, "$override": true,
+}
+
+// tree converts one tree file's root under key; label prefixes the
+// paths of problems in a file other than the one decoded.
+func (imp *b3TreeImporter) tree(key string, o *object, label string) {
+	imp.order = append(imp.order, key)
+	root, _ := o.m["root"].(*object)
+	base := label + "/root"
+	if label == "" {
+		base = "/root"
+	}
+	for _, k := range o.keys {
+		if !b3TreeFileKeys[k] {
+			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file", k)
+		}
+	}
+	// $override changes the nodes of subtrees (their args, input, output,
+	// disabled) from the including tree: not read yet, so refused.
+	if ov, ok := o.m["$override"].(*object); ok && len(ov.keys) > 0 {
+		imp.ps.invalid(label+ptr("", "$override"), "overrides of subtree nodes are not supported; edit the subtree file instead")
+	}
+	imp.trees[key] = imp.node(root, base, 0)
+}
+
+func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
+	ps := imp.ps
+	if depth >= ps.lim.Depth {
+		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", ps.lim.Depth)
+		return nil
+	}
+	for _, k := range o.keys {
+		if !b3TreeNodeKeys[k] {
+			ps.invalid(ptr(path, k), "unknown member %q of a Behavior3 node", k)
+		}
+	}
+	name, _ := o.m["name"].(string)
+	if name == "" {
+		ps.invalid(ptr(path, "name"), "want the node's type name, got %s", describe(o.m["name"]))
+	}
+	n := &bt.NodeDef{Type: name, Name: strings.TrimSpace(o.str("desc"))}
+	n.Type = b3TreeImportName(name)
+	if args, ok := o.m["args"].(*object); ok {
+		n.Params = normalizeMap(args, ptr(path, "args"), ps)
+	} else if a, ok := o.get("args"); ok && a != nil {
+		ps.invalid(ptr(path, "args"), "want an object, got %s", describe(a))
+	}
+	for _, io := range []string{"input", "output"} {
+		v, ok := o.get(io)
+		if !ok {
+			continue
+		}
+		l, isL := normalize(v, ptr(path, io), ps).([]any)
+		if !isL {
+			ps.invalid(ptr(path, io), "want a list of variable names, got %s", describe(v))
+			continue
+		}
+		if len(l) == 0 {
+			continue
+		}
+		if n.Params == nil {
+			n.Params = map[string]any{}
+		}
+		if _, taken := n.Params[io]; taken {
+			ps.invalid(ptr(path, io), "the node has an argument named %q too", io)
+			continue
+		}
+		n.Params[io] = l
+	}
+	if p, ok := o.get("path"); ok && p != "" {
+		key, isS := p.(string)
+		if !isS {
+			ps.invalid(ptr(path, "path"), "want a tree file's path, got %s", describe(p))
+			return n
+		}
+		if kids, ok := o.m["children"].([]any); ok && len(kids) > 0 {
+			ps.invalid(ptr(path, "children"), "a node with a path runs that tree file and takes no children")
+		}
+		key = filepath.ToSlash(filepath.Clean(filepath.FromSlash(key)))
+		imp.used[key] = true
+		imp.want(key, ptr(path, "path"))
+		return &bt.NodeDef{Type: "SubTree", Name: n.Name, Params: map[string]any{"tree": key}}
+	}
+	if v, ok := o.get("children"); ok {
+		kids, isL := v.([]any)
+		if !isL {
+			ps.invalid(ptr(path, "children"), "want a list of nodes, got %s", describe(v))
+		}
+		for i, k := range kids {
+			kp := ptr(ptr(path, "children"), i)
+			ko, ok := k.(*object)
+			if !ok {
+				ps.invalid(kp, "want a node object, got %s", describe(k))
+				continue
+			}
+			if b, _ := ko.m["disabled"].(bool); b {
+				continue
+			}
+			if c := imp.node(ko, kp, depth+1); c != nil {
+				n.Children = append(n.Children, c)
+			}
+		}
+	}
+	return n
+}
+
+// b3TreeExportNames are b3TreeAliases read right to left.
+var b3TreeExportNames = func() map[string]string {
+	m := map[string]string{}
+	keys := make([]string, 0, len(b3TreeAliases))
+	for k := range b3TreeAliases {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := m[b3TreeAliases[k]]; !ok && k != "Not" && k != "AlwaysFail" {
+			m[b3TreeAliases[k]] = k
+		}
+	}
+	return m
+}()

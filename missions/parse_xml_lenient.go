@@ -1,0 +1,77 @@
+package missions
+
+import (
+	"bytes"
+	"regexp"
+)
+
+// BehaviorTree.CPP reads its XML with tinyxml2, which takes a bare '&' or
+// '<' inside an attribute value as the character itself; scripts use
+// both (`_skipIf="A < 2 && B"`). escapeAttrValues escapes them before
+// the strict decoder sees the document, leaving everything else (and the
+// line numbers) as it was.
+
+// entityRef matches a character or entity reference at the start.
+var entityRef = regexp.MustCompile(`^&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9._-]*);`)
+
+// escapeAttrValues returns data with '<' and lone '&' in quoted attribute
+// values escaped (data itself when there are none).
+func escapeAttrValues(data []byte) []byte {
+	var out []byte
+	from := 0 // data[from:i] not yet copied to out
+	put := func(i int, s string) {
+		if out == nil {
+			out = make([]byte, 0, len(data)+64)
+		}
+		out = append(append(out, data[from:i]...), s...)
+		from = i + 1
+	}
+	inTag := false
+	var quote byte
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case quote != 0:
+			switch {
+			case c == quote:
+				quote = 0
+			case c == '<':
+				put(i, "&lt;")
+			case c == '&' && !entityRef.Match(data[i:]):
+				put(i, "&amp;")
+			}
+		case inTag:
+			switch c {
+			case '"', '\'':
+				quote = c
+			case '>':
+				inTag = false
+			}
+		case c == '<':
+			end := ""
+			switch rest := data[i:]; {
+			case bytes.HasPrefix(rest, []byte("<!--")):
+				end = "-->"
+			case bytes.HasPrefix(rest, []byte("<![CDATA[")):
+				end = "]]>"
+			case bytes.HasPrefix(rest, []byte("<?")):
+				end = "?>"
+			case bytes.HasPrefix(rest, []byte("<!")):
+				end = ">"
+			default:
+				inTag = true
+				continue
+			}
+			j := bytes.Index(data[i+1:], []byte(end))
+			if j < 0 {
+				i = len(data) // unterminated: the decoder reports it
+			} else {
+				i += j + len(end)
+			}
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[from:]...)
+}
