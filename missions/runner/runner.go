@@ -90,8 +90,8 @@ type Config struct {
 	// tree (its targets against the geofence) when it is loaded; the
 	// problems (bt.Problems) refuse it.
 	CheckMission func(*missions.Mission) error
-	Events func(protocol.Event)
-	Logger *slog.Logger
+	Events       func(protocol.Event)
+	Logger       *slog.Logger
 	// Clock is the one clock of the tick loop, the failsafes and the
 	// journal [the real clock]; tests give a fake one.
 	Clock clockwork.Clock
