@@ -59,10 +59,9 @@ type Agent struct {
 
 	tree  *Tree
 	nodes []Node // tree.nodes, one load less on the tick path
-	// The tree's hot arrays, for the same reason (fast.go).
-	hot    []hotNode
-	kids   []int32
-	checks []fastCheck
+	// The tree's hot arrays and the node states, read without bounds
+	// checks by the fast path (fast.go).
+	hotp, kidsp, checksp, statep unsafe.Pointer
 	block  []uint64
 	open   []uint64 // a bit per open node, for fast range scans
 	// state is a byte per node: the last status (low 3 bits), stOpen, and
@@ -98,8 +97,8 @@ const (
 // NewAgent makes an agent for t with its memory in one allocation and the
 // mission's initial blackboard written at time now (clock nanoseconds).
 func NewAgent(t *Tree, id int, now int64) *Agent {
-	a := &Agent{ID: id, tree: t, nodes: t.nodes, hot: t.hot, kids: t.kids, checks: t.checks,
-		stored: t.eval == StoredState, general: t.eval == StoredState, entered: -1}
+	a := &Agent{ID: id, tree: t, nodes: t.nodes, stored: t.eval == StoredState, general: t.eval == StoredState, entered: -1}
+	a.hotp, a.kidsp, a.checksp = unsafe.Pointer(unsafe.SliceData(t.hot)), unsafe.Pointer(unsafe.SliceData(t.kids)), unsafe.Pointer(unsafe.SliceData(t.checks))
 	l := t.layout
 	a.block = make([]uint64, l.total)
 	a.open = a.block[0:l.bitWords:l.bitWords]
@@ -111,6 +110,7 @@ func NewAgent(t *Tree, id int, now int64) *Agent {
 	if l.nodeCount+l.keyCount > 0 {
 		bytes := unsafe.Slice((*byte)(unsafe.Pointer(&a.block[l.bytesOff])), l.nodeCount+l.keyCount)
 		a.state = bytes[:l.nodeCount:l.nodeCount]
+		a.statep = unsafe.Pointer(unsafe.SliceData(a.state))
 		if l.keyCount > 0 {
 			a.BB.kind = unsafe.Slice((*ValueKind)(unsafe.Pointer(&bytes[l.nodeCount])), l.keyCount)
 		}

@@ -1,6 +1,9 @@
 package bt
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // The fast path: what a tick does for the common case, an agent in
 // reactive evaluation with no observer. It gives the same statuses, node
@@ -120,12 +123,56 @@ func (t *Tree) buildHot() {
 			h.op = opGeneric // a user's type with a built-in's behavior: keep its guard
 		}
 	}
+	t.checkHot()
+}
+
+// The fast path reads the hot arrays without bounds checks: the indexes
+// it uses come from the compiled tree (a node's children, its entry in a
+// leaf's array), which buildHot lays out and checks (checkHot), never from
+// input at run time.
+
+func (a *Agent) hotAt(i int32) *hotNode {
+	return (*hotNode)(unsafe.Add(a.hotp, uintptr(i)*unsafe.Sizeof(hotNode{})))
+}
+
+func (a *Agent) stateAt(i int32) *uint8 { return (*uint8)(unsafe.Add(a.statep, uintptr(i))) }
+
+func (a *Agent) kidAt(k int32) int32 { return *(*int32)(unsafe.Add(a.kidsp, uintptr(k)*4)) }
+
+func (a *Agent) checkAt(k int32) *fastCheck {
+	return (*fastCheck)(unsafe.Add(a.checksp, uintptr(k)*unsafe.Sizeof(fastCheck{})))
+}
+
+// checkHot panics unless every index the fast path follows is in range (a
+// bug in buildHot; never the mission's doing).
+func (t *Tree) checkHot() {
+	n := int32(len(t.nodes))
+	for i, h := range t.hot {
+		bad := h.end <= int32(i) || h.end > n || int(h.kids)+int(h.nkids) > len(t.kids)
+		for _, c := range t.kids[h.kids : int(h.kids)+int(h.nkids)] {
+			bad = bad || c <= int32(i) || c >= h.end
+		}
+		switch h.op {
+		case opCheckNum:
+			bad = bad || int(h.arg) >= len(t.checks) || int(t.checks[h.arg].key) >= len(t.keys) || t.checks[h.arg].key < 0
+		case opSet:
+			bad = bad || int(h.arg) >= len(t.sets)
+		case opWait:
+			bad = bad || int(h.arg) >= len(t.waits) || int(t.waits[h.arg].mem) >= t.words
+		case opMemSequence:
+			bad = bad || int(h.arg) >= t.words
+		}
+		if bad {
+			panic(fmt.Sprintf("bt: the fast path's layout of node %d is inconsistent", i))
+		}
+	}
 }
 
 // run is Exec's fast path (see the top of this file).
 func (a *Agent) run(i int32) Status {
-	h := &a.hot[i]
-	s0 := a.state[i]
+	h := a.hotAt(i)
+	sp := a.stateAt(i)
+	s0 := *sp
 	opening := s0&stOpen == 0
 	var st Status
 	switch h.op {
@@ -134,7 +181,7 @@ func (a *Agent) run(i int32) Status {
 			// A leaf with no lifecycle that completes at once: the only
 			// write is its state byte.
 			st = a.checkNum(i, h.arg)
-			a.state[i] = uint8(st) | a.epoch
+			*sp = uint8(st) | a.epoch
 			return st
 		}
 		st = a.checkNum(i, h.arg)
@@ -155,12 +202,11 @@ func (a *Agent) run(i int32) Status {
 			j = *resume
 		}
 		st = cont
-		kids := a.kids[h.kids : h.kids+int32(h.nkids)]
-		for ; j < len(kids); j++ {
-			c := kids[j]
-			if hc := &a.hot[c]; hc.op == opCheckNum && a.state[c]&stOpen == 0 {
+		for n := int(h.nkids); j < n; j++ {
+			c := a.kidAt(h.kids + int32(j))
+			if hc, sc := a.hotAt(c), a.stateAt(c); hc.op == opCheckNum && *sc&stOpen == 0 {
 				// A closed numeric Check, the commonest child, in line.
-				ck := &a.checks[hc.arg]
+				ck := a.checkAt(hc.arg)
 				if a.BB.kind[ck.key] == KindNumber {
 					l := a.BB.num[ck.key]
 					var lt, eq, gt uint8
@@ -177,7 +223,7 @@ func (a *Agent) run(i int32) Status {
 				} else {
 					st = a.checkOther(c)
 				}
-				a.state[c] = uint8(st) | a.epoch
+				*sc = uint8(st) | a.epoch
 			} else {
 				st = a.run(c)
 			}
@@ -213,7 +259,7 @@ func (a *Agent) run(i int32) Status {
 		return a.runGeneric(i, h, s0, opening)
 	}
 	if st == Running {
-		a.state[i] = uint8(st) | stOpen | a.epoch
+		*sp = uint8(st) | stOpen | a.epoch
 		if opening {
 			a.open[i>>6] |= 1 << (uint(i) & 63)
 		}
@@ -225,12 +271,12 @@ func (a *Agent) run(i int32) Status {
 		// (every child it ran completed): only a node that was open can
 		// have descendants to halt (a Priority child preempted).
 		if lo, hi := i+1, h.end; hi > lo && a.anyOpen(lo, hi) {
-			a.state[i] = uint8(st) | stOpen | a.epoch // as the general path has it while descendants halt
+			*sp = uint8(st) | stOpen | a.epoch // as the general path has it while descendants halt
 			a.haltRange(lo, hi)
 		}
 		a.open[i>>6] &^= 1 << (uint(i) & 63)
 	}
-	a.state[i] = uint8(st) | a.epoch
+	*sp = uint8(st) | a.epoch
 	return st
 }
 
@@ -286,7 +332,7 @@ func (a *Agent) runGeneric(i int32, h *hotNode, s0 uint8, opening bool) Status {
 // checkNum is Check with a numeric constant (see check.Tick), without a
 // branch on the comparison.
 func (a *Agent) checkNum(i, arg int32) Status {
-	c := &a.checks[arg]
+	c := a.checkAt(arg)
 	if a.BB.kind[c.key] != KindNumber {
 		return a.checkOther(i)
 	}
