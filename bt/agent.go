@@ -62,8 +62,8 @@ type Agent struct {
 	// The tree's hot arrays and the node states, read without bounds
 	// checks by the fast path (fast.go).
 	hotp, kidsp, checksp, statep unsafe.Pointer
-	block  []uint64
-	open   []uint64 // a bit per open node, for fast range scans
+	block                        []uint64
+	open                         []uint64 // a bit per open node, for fast range scans
 	// state is a byte per node: the last status (low 3 bits), stOpen, and
 	// the parity of the last tick that reached it (stEpoch).
 	state []uint8
