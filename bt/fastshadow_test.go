@@ -2,6 +2,8 @@ package bt
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -179,3 +181,107 @@ type fakeTB struct {
 func (f *fakeTB) Helper()               {}
 func (f *fakeTB) Errorf(string, ...any) { f.failed = true }
 func (f *fakeTB) Fatal(...any)          { f.failed = true }
+
+// Random trees of the built-ins the fast path runs in line (Sequence,
+// Priority, MemSequence, numeric Check, Set, Wait) mixed with others
+// (Parallel, Inverter, MemPriority, Checks it does not take, Scripted
+// leaves that run, fail and panic, a panicking composite), ticked while
+// the blackboard changes under them (numbers, NaN, booleans, strings,
+// deleted keys): the shadow compares the fast path with the general path
+// after every tick.
+func TestFastPathRandomTrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{"k0", "k1", "k2", "k3"}
+	ops := []string{"<", "<=", ">", ">=", "==", "!="}
+	num := func() float64 { return float64(rng.IntN(4)) }
+	var gen func(depth int) *NodeDef
+	gen = func(depth int) *NodeDef {
+		k := keys[rng.IntN(len(keys))]
+		if depth == 0 || rng.IntN(3) == 0 {
+			switch rng.IntN(10) {
+			case 0, 1, 2:
+				return nd("Check", "", kv{"key": k, "op": ops[rng.IntN(len(ops))], "value": num()})
+			case 3:
+				return nd("Check", "", kv{"key": k, "op": ops[rng.IntN(len(ops))], "value": num(), "max_age_ms": 20})
+			case 4:
+				return nd("Check", "", kv{"key": k, "op": "==", "other_key": keys[rng.IntN(len(keys))]})
+			case 5:
+				if rng.IntN(2) == 0 {
+					return nd("Set", "", kv{"key": k, "value": num()})
+				}
+				return nd("Set", "", kv{"key": k, "value": "{" + keys[rng.IntN(len(keys))] + "}"})
+			case 6:
+				if rng.IntN(3) == 0 {
+					return nd("Wait", "", kv{"ms": "{" + k + "}"})
+				}
+				return nd("Wait", "", kv{"ms": []int{0, 10, 30}[rng.IntN(3)]})
+			case 7, 8:
+				script := make([]byte, 1+rng.IntN(4))
+				for i := range script {
+					script[i] = "SSFFRRRE"[rng.IntN(8)]
+				}
+				if rng.IntN(20) == 0 {
+					script[len(script)-1] = 'P'
+				}
+				return sc("", string(script))
+			default:
+				return nd([]string{"Succeed", "Fail", "Running"}[rng.IntN(3)], "", nil)
+			}
+		}
+		n := 1 + rng.IntN(4)
+		var children []*NodeDef
+		for range n {
+			children = append(children, gen(depth-1))
+		}
+		switch rng.IntN(12) {
+		case 0, 1, 2:
+			return nd("Sequence", "", nil, children...)
+		case 3, 4, 5:
+			return nd("Priority", "", nil, children...)
+		case 6, 7:
+			return nd("MemSequence", "", nil, children...)
+		case 8:
+			return nd("MemPriority", "", nil, children...)
+		case 9:
+			return nd("Parallel", "", kv{"success": -1, "failure": 1}, children...)
+		case 10:
+			return nd("Inverter", "", nil, children[0])
+		default:
+			if rng.IntN(4) == 0 {
+				return nd("Panicky", "", nil, children...)
+			}
+			return nd("Sequence", "", nil, children...)
+		}
+	}
+	compared := 0
+	for tree := range 300 {
+		def := gen(4)
+		h := newHarness(t, def, withKeys(keys...), withBB(kv{"k0": 1.0, "k1": 2.0, "k2": 0.0, "k3": 3.0}))
+		if h.shadow == nil {
+			t.Fatalf("tree %d: no shadow", tree)
+		}
+		for range 40 {
+			for _, k := range keys {
+				s, _ := h.tree.Slot(k)
+				switch rng.IntN(12) {
+				case 0:
+					h.a.BB.Set(s, NumberValue(math.NaN()))
+				case 1:
+					h.a.BB.Set(s, BoolValue(rng.IntN(2) == 0))
+				case 2:
+					h.a.BB.Set(s, StringValue("x"))
+				case 3:
+					h.a.BB.Delete(s)
+				case 4, 5, 6:
+					h.a.BB.Set(s, NumberValue(num()))
+				}
+			}
+			h.tick()
+			compared++
+		}
+		if t.Failed() {
+			t.Fatalf("tree %d differs: %+v", tree, def)
+		}
+	}
+	t.Logf("%d ticks compared", compared)
+}
