@@ -7,9 +7,10 @@ import (
 
 // The fast path: what a tick does for the common case, an agent in
 // reactive evaluation with no observer. It gives the same statuses, node
-// states, halts and blackboard writes as Exec's general path (the
-// differential test TestFastPathMatchesGeneralPath compares them node by
-// node, tick by tick), with less work per visit:
+// states, halts, lifecycle calls, messages and blackboard writes as
+// Exec's general path (every harness test, and TestFastPathRandomTrees,
+// compares the two tick by tick: fastshadow_test.go), with less work per
+// visit:
 //
 //   - the hot data of a node (opcode, flags, end of its subtree, where its
 //     children are, its parameters) is a 16-byte hotNode in one array, the
@@ -21,7 +22,9 @@ import (
 //   - a built-in node's state byte is written once per visit (the general
 //     path marks a node open before it ticks, so that a panic recovery can
 //     halt it; the fast path finds those nodes from the innermost node
-//     that is not built in instead, see Agent.markEntered).
+//     that is not built in instead, see Agent.markEntered);
+//   - a leaf that is not built in still runs under its own recover, as on
+//     the general path: its panic becomes its ERROR and the tick goes on.
 
 // hotNode is the part of a node the fast path reads on every visit.
 type hotNode struct {
