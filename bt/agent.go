@@ -59,8 +59,11 @@ type Agent struct {
 
 	tree  *Tree
 	nodes []Node // tree.nodes, one load less on the tick path
-	block []uint64
-	open  []uint64 // a bit per open node, for fast range scans
+	// The tree's hot arrays and the node states, read without bounds
+	// checks by the fast path (fast.go).
+	hotp, kidsp, checksp, statep unsafe.Pointer
+	block                        []uint64
+	open                         []uint64 // a bit per open node, for fast range scans
 	// state is a byte per node: the last status (low 3 bits), stOpen, and
 	// the parity of the last tick that reached it (stEpoch).
 	state []uint8
@@ -73,6 +76,12 @@ type Agent struct {
 	// stored is set for stored-state evaluation: completed nodes keep
 	// their status (stStored) until the root completes.
 	stored bool
+	// general is set when Exec takes the general path (an observer is
+	// attached, or stored-state evaluation); else it takes the fast path.
+	general bool
+	// entered is the innermost node being ticked that is not built in, or
+	// -1 (see markEntered).
+	entered int32
 	// ext holds pointers the memory block cannot (DynamicSubTree's child
 	// agents, injections); nil until a node needs it.
 	ext *agentExt
@@ -88,7 +97,8 @@ const (
 // NewAgent makes an agent for t with its memory in one allocation and the
 // mission's initial blackboard written at time now (clock nanoseconds).
 func NewAgent(t *Tree, id int, now int64) *Agent {
-	a := &Agent{ID: id, tree: t, nodes: t.nodes, stored: t.eval == StoredState}
+	a := &Agent{ID: id, tree: t, nodes: t.nodes, stored: t.eval == StoredState, general: t.eval == StoredState, entered: -1}
+	a.hotp, a.kidsp, a.checksp = unsafe.Pointer(unsafe.SliceData(t.hot)), unsafe.Pointer(unsafe.SliceData(t.kids)), unsafe.Pointer(unsafe.SliceData(t.checks))
 	l := t.layout
 	a.block = make([]uint64, l.total)
 	a.open = a.block[0:l.bitWords:l.bitWords]
@@ -100,6 +110,7 @@ func NewAgent(t *Tree, id int, now int64) *Agent {
 	if l.nodeCount+l.keyCount > 0 {
 		bytes := unsafe.Slice((*byte)(unsafe.Pointer(&a.block[l.bytesOff])), l.nodeCount+l.keyCount)
 		a.state = bytes[:l.nodeCount:l.nodeCount]
+		a.statep = unsafe.Pointer(unsafe.SliceData(a.state))
 		if l.keyCount > 0 {
 			a.BB.kind = unsafe.Slice((*ValueKind)(unsafe.Pointer(&bytes[l.nodeCount])), l.keyCount)
 		}
@@ -121,7 +132,10 @@ func (a *Agent) initBlackboard(now int64) {
 func (a *Agent) Tree() *Tree { return a.tree }
 
 // SetObserver attaches an observer (nil detaches).
-func (a *Agent) SetObserver(o Observer) { a.obs = o }
+func (a *Agent) SetObserver(o Observer) {
+	a.obs = o
+	a.general = o != nil || a.stored
+}
 
 // Observer returns the attached observer.
 func (a *Agent) Observer() Observer { return a.obs }
@@ -167,11 +181,13 @@ func (a *Agent) Tick(now int64) (st Status) {
 	a.now, a.BB.now = now, now
 	a.ticks++
 	a.epoch ^= stEpoch
+	a.entered = -1
 	defer func() {
 		if r := recover(); r != nil {
 			// A node other than a leaf panicked: the tree's state is not
 			// trustworthy, so stop everything it had started.
 			a.Emit(0, "error", fmt.Sprintf("panic in tick: %v", r))
+			a.markEntered()
 			a.syncOpenBits()
 			a.HaltAll()
 			st = Error
@@ -189,7 +205,11 @@ func (a *Agent) Tick(now int64) (st Status) {
 			}
 		}
 	}
-	st = a.Exec(0)
+	if a.general {
+		st = a.execGeneral(0)
+	} else {
+		st = a.run(0)
+	}
 	if st == Running {
 		a.haltUnreached()
 	} else if a.stored {
@@ -245,6 +265,14 @@ func (a *Agent) unstore(lo, hi int32) {
 // halts its open descendants (deepest first) and closes it. Composites and
 // decorators call Exec on their children.
 func (a *Agent) Exec(i int32) Status {
+	if a.general {
+		return a.execGeneral(i)
+	}
+	return a.run(i)
+}
+
+// execGeneral is Exec with an observer or in stored-state evaluation.
+func (a *Agent) execGeneral(i int32) Status {
 	if a.stored && a.state[i]&stStored != 0 {
 		return Status(a.state[i] & stStatus)
 	}
@@ -271,9 +299,11 @@ func (a *Agent) Exec(i int32) Status {
 		// per visit is a measurable share of a tick.
 		switch n.op {
 		case opSequence:
-			st = tickSequence(a, n)
+			st = generalSequence(a, n)
 		case opPriority:
-			st = tickPriority(a, n)
+			st = generalPriority(a, n)
+		case opMemSequence:
+			st = generalMemSequence(a, n)
 		case opCheck:
 			st = n.b.(*check).Tick(a, n)
 		default:
@@ -311,6 +341,38 @@ func (a *Agent) Exec(i int32) Status {
 		}
 	}
 	return st
+}
+
+// generalSequence is Sequence's Tick on the general path.
+func generalSequence(a *Agent, n *Node) Status {
+	for _, c := range n.Children {
+		if st := a.execGeneral(c); st != Success {
+			return st
+		}
+	}
+	return Success
+}
+
+// generalPriority is Priority's Tick on the general path.
+func generalPriority(a *Agent, n *Node) Status {
+	for _, c := range n.Children {
+		if st := a.execGeneral(c); st != Failure {
+			return st
+		}
+	}
+	return Failure
+}
+
+// generalMemSequence is MemSequence's Tick on the general path.
+func generalMemSequence(a *Agent, n *Node) Status {
+	resume := n.b.(memSequence).resume.Of(a, n)
+	for i := *resume; i < len(n.Children); i++ {
+		if st := a.execGeneral(n.Children[i]); st != Success {
+			*resume = i
+			return st
+		}
+	}
+	return Success
 }
 
 // tickGuarded runs a leaf's open and tick, turning a panic into ERROR.

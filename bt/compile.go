@@ -640,6 +640,12 @@ func (n *Node) setBehavior(b Behavior) {
 		n.op = opPriority
 	case *check:
 		n.op = opCheck
+	case memSequence:
+		n.op = opMemSequence
+	case *set:
+		n.op = opSet
+	case *wait:
+		n.op = opWait
 	}
 	n.open, _ = b.(Opener)
 	n.close, _ = b.(Closer)

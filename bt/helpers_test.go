@@ -411,6 +411,8 @@ type harness struct {
 	sink *sinkRec
 	step int64 // ns
 	now  int64
+	// shadow ticks the fast path beside the agent (fastshadow_test.go).
+	shadow *shadow
 }
 
 const ms = int64(1e6) // one millisecond in clock nanoseconds
@@ -429,6 +431,7 @@ func harnessFor(tb testing.TB, t *Tree, id int) *harness {
 	h.a.Sink = h.sink
 	h.rec = newRecorder(tb, t)
 	h.a.SetObserver(h.rec)
+	h.shadow = newShadow(t)
 	return h
 }
 
@@ -437,7 +440,13 @@ func harnessFor(tb testing.TB, t *Tree, id int) *harness {
 func (h *harness) tick() Status {
 	h.tb.Helper()
 	h.now += h.step
+	if h.shadow != nil {
+		h.shadow.before(h.a)
+	}
 	st := h.a.Tick(h.now)
+	if h.shadow != nil {
+		h.shadow.after(h.tb, h.a, h.now, st)
+	}
 	checkOpenUnderOpen(h.tb, h.a, st)
 	return st
 }

@@ -93,6 +93,10 @@ const (
 	opSequence
 	opPriority
 	opCheck
+	opMemSequence
+	opSet
+	opWait
+	opCheckNum // in hotNode only: a Check with a numeric constant
 )
 
 // Tree is a compiled, immutable behavior tree shared by any number of
@@ -109,6 +113,13 @@ type Tree struct {
 	// monitors lists the Monitor nodes (evaluated first in stored-state).
 	monitors []monitorRef
 	layout   layout
+
+	// The fast path's arrays (fast.go), built with the layout.
+	hot    []hotNode
+	kids   []int32
+	checks []fastCheck
+	sets   []set
+	waits  []fastWait
 
 	// DynamicSubTree support (childtree.go); empty for other trees.
 	slots     []*slotState // injection slots, by first appearance
@@ -145,6 +156,7 @@ func (t *Tree) computeLayout() {
 	l.bytesOff = l.tsOff + k
 	l.total = l.bytesOff + (n+k+7)/8
 	t.layout = l
+	t.buildHot()
 }
 
 // Len returns the number of nodes.

@@ -372,7 +372,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 	}
 	if n, err := newNotifier(s.runner.State, log); err != nil {
 		log.Warn("systemd", "err", err)
-	} else {
+	} else if n != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); n.run(ctx) }()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
@@ -27,7 +28,12 @@ type notifier struct {
 	poll     time.Duration
 }
 
+// newNotifier returns nil outside systemd (no NOTIFY_SOCKET): nothing
+// would listen, so nothing polls the runner's state.
 func newNotifier(state func() protocol.State, log *slog.Logger) (*notifier, error) {
+	if os.Getenv("NOTIFY_SOCKET") == "" {
+		return nil, nil
+	}
 	n := &notifier{state: state, log: log, poll: 50 * time.Millisecond,
 		notify: func(s string) (bool, error) { return daemon.SdNotify(false, s) }}
 	iv, err := daemon.SdWatchdogEnabled(false)
@@ -61,6 +67,14 @@ func (n *notifier) run(ctx context.Context) {
 				lastCount = s.Tick.Count
 				if _, err := n.notify(daemon.SdNotifyReady + "\nSTATUS=ticking, broker connected"); err != nil {
 					n.log.Warn("systemd notify", "err", err)
+				}
+				if n.interval <= 0 {
+					// No watchdog: nothing more to say until the end.
+					t.Stop()
+				} else {
+					// Ready: a poll every quarter interval keeps the
+					// pings at half of it.
+					t.Reset(max(n.poll, n.interval/4))
 				}
 				continue
 			}

@@ -117,3 +117,13 @@ func TestDaemonNotifiesSystemd(t *testing.T) {
 	p.stop(t)
 	_ = os.Getpid
 }
+
+// Outside systemd (no NOTIFY_SOCKET) there is no notifier: nothing polls
+// the runner's state for nobody.
+func TestNoNotifierOutsideSystemd(t *testing.T) {
+	t.Setenv("NOTIFY_SOCKET", "")
+	n, err := newNotifier(func() protocol.State { t.Fatal("state read"); return protocol.State{} }, slog.New(slog.DiscardHandler))
+	if err != nil || n != nil {
+		t.Fatalf("newNotifier without NOTIFY_SOCKET = %v, %v; want nil, nil", n, err)
+	}
+}

@@ -2,7 +2,7 @@ package runner
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -117,6 +117,8 @@ func (s *TickStats) Summary(hz float64) protocol.TickSummary {
 	d := s.durations.samples()
 	out := protocol.TickSummary{Hz: hz, Count: s.count, LastUs: s.lastUs, MaxUs: s.maxUs, Overruns: s.overruns, InARow: s.inARow}
 	s.mu.Unlock()
+	slices.Sort(j)
+	slices.Sort(d)
 	out.JitterP50Us = percentile(j, 50)
 	out.JitterP99Us = percentile(j, 99)
 	out.JitterMaxUs = percentile(j, 100)
@@ -124,13 +126,12 @@ func (s *TickStats) Summary(hz float64) protocol.TickSummary {
 	return out
 }
 
-// percentile returns the p-th percentile (nearest rank) of v; v is sorted
-// in place.
+// percentile returns the p-th percentile (nearest rank) of v, which is
+// sorted.
 func percentile(v []int64, p float64) int64 {
 	if len(v) == 0 {
 		return 0
 	}
-	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
 	k := int(math.Ceil(p/100*float64(len(v)))) - 1
 	if k < 0 {
 		k = 0

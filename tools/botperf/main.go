@@ -72,7 +72,7 @@ func main() {
 	}
 	spinFor = 0
 
-	fmt.Println("\n| broker | tick / telemetry rate | status messages | latency p50 | p99 | max | telemetry bytes/s |")
+	fmt.Println("\n| broker | tick / telemetry rate | status messages with a change | latency p50 | p99 | max | telemetry bytes/s |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
 	for _, tel := range []float64{10, 20} {
 		res := measure(ref, 20, tel, d, "")
@@ -107,7 +107,8 @@ type result struct {
 	ticks, overruns uint64
 	p50, p99, max   int64
 	lat             []time.Duration
-	msgs            int
+	msgs            int // status messages with a change
+	keyframes       int // periodic keyframes (not latencies unless they carry a change)
 	bytesPerSec     float64
 }
 
@@ -119,7 +120,7 @@ func (r result) printLatency(broker string, hz, tel float64) {
 		}
 		return r.lat[min(len(r.lat)-1, int(p/100*float64(len(r.lat))))]
 	}
-	fmt.Printf("| %s | %v / %v Hz | %d | %.1f ms | %.1f ms | %.1f ms | %.0f |\n", broker, hz, tel, r.msgs,
+	fmt.Printf("| %s | %v / %v Hz | %d (+%d keyframes) | %.1f ms | %.1f ms | %.1f ms | %.0f |\n", broker, hz, tel, r.msgs, r.keyframes,
 		ms(q(50)), ms(q(99)), ms(q(100)), r.bytesPerSec)
 }
 
@@ -217,19 +218,43 @@ func measure(ref []byte, hz, telHz float64, d time.Duration, brokerURL string) r
 		log.Fatal(err)
 	}
 	defer counter.Close()
+	// known is every node's status letter as the messages so far give it.
+	var known []byte
 	g.Watch(robot, ground.RobotHandlers{Status: func(m protocol.StatusMsg) {
 		now := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		// A keyframe is the periodic full copy (every 5 s): its tick_ts
+		// is the last tick's, whether anything changed then or not, so
+		// its age is not a latency. It counts only when it carries a
+		// change no delta has (taken between a tick and that tick's
+		// delta).
+		carries := len(m.Changes) > 0
+		if m.Keyframe != "" {
+			carries = known != nil && m.Keyframe != string(known)
+			known = []byte(m.Keyframe)
+		} else {
+			for _, c := range m.Changes {
+				if c.Node >= 0 && int(c.Node) < len(known) {
+					known[c.Node] = c.Status
+				}
+			}
+		}
 		if !measuring.Load() || m.TickTS == "" {
+			return
+		}
+		if m.Keyframe != "" {
+			res.keyframes++
+		}
+		if !carries {
 			return
 		}
 		t, err := protocol.ParseTS(m.TickTS)
 		if err != nil {
 			return
 		}
-		mu.Lock()
 		res.lat = append(res.lat, now.Sub(t))
 		res.msgs++
-		mu.Unlock()
 	}})
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	g.WaitUp(wctx)
