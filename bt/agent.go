@@ -365,7 +365,7 @@ func generalPriority(a *Agent, n *Node) Status {
 
 // generalMemSequence is MemSequence's Tick on the general path.
 func generalMemSequence(a *Agent, n *Node) Status {
-	resume := n.b.(memSequence).resume.Of(a, n)
+	resume := &n.b.(memSequence).mem.Of(a, n).resume
 	for i := *resume; i < len(n.Children); i++ {
 		if st := a.execGeneral(n.Children[i]); st != Success {
 			*resume = i

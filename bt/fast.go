@@ -73,6 +73,22 @@ type fastWait struct {
 
 // buildHot lays out the hot arrays from the nodes (after compilation).
 func (t *Tree) buildHot() {
+	// A Sequence, Priority or MemSequence with a child that may return
+	// SKIPPED counts its skipped children (its Tick does, BT.CPP's
+	// skipped_count_): it goes through its Tick on both paths.
+	may := t.maySkip()
+	for i := range t.nodes {
+		n := &t.nodes[i]
+		switch n.op {
+		case opSequence, opPriority, opMemSequence:
+			for _, c := range n.Children {
+				if may[c] {
+					n.op = opGeneric
+					break
+				}
+			}
+		}
+	}
 	t.hot = make([]hotNode, len(t.nodes))
 	t.kids = t.kids[:0]
 	t.checks, t.sets, t.waits = nil, nil, nil
@@ -104,7 +120,7 @@ func (t *Tree) buildHot() {
 		switch b := n.b.(type) {
 		case memSequence:
 			if h.op == opMemSequence {
-				h.arg = n.mem + b.resume.off
+				h.arg = n.mem + b.mem.off // memMem.resume, its first word
 			}
 		case *check:
 			if b.other == NoSlot && !b.hasAge && b.value.k == KindNumber && !n.guard {

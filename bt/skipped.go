@@ -184,27 +184,19 @@ var skipUnlessUpdatedType = NodeType{
 // BehaviorTree.CPP does, or as the root (a mission ends with SUCCESS,
 // FAILURE or ERROR). Each problem is located at the node's path.
 func (t *Tree) SkipProblems() Problems {
-	may := make([]bool, len(t.nodes))
+	may := t.maySkip()
 	var ps Problems
 	for i := len(t.nodes) - 1; i >= 0; i-- {
 		n := &t.nodes[i]
-		if s, ok := n.b.(skipSource); ok && s.maySkip() {
-			may[i] = true
-		}
 		if n.Type == nil {
 			continue
 		}
-		all := len(n.Children) > 0
 		for _, c := range n.Children {
-			all = all && may[c]
 			if may[c] && !n.Type.SkipsPass && !n.Type.SkipsAbsorb {
 				ps = append(ps, Problem{Path: t.nodes[c].Path, Code: CodeValidation, Message: fmt.Sprintf(
 					"%s may return SKIPPED (%s), which its parent %s does not handle; put it under a Sequence, Fallback or another "+
 						"node that does (see MISSIONS.md)", t.nodes[c].Type.Name, t.skipCause(c, may), n.Type.Name)})
 			}
-		}
-		if all && n.Type.SkipsPass {
-			may[i] = true
 		}
 	}
 	if len(t.nodes) > 0 && may[0] {
@@ -221,6 +213,29 @@ func (t *Tree) SkipProblems() Problems {
 		}
 	}
 	return ps
+}
+
+// maySkip tells, per node, whether it may return SKIPPED: a source of it,
+// or a node passing SKIPPED on whose every child may.
+func (t *Tree) maySkip() []bool {
+	may := make([]bool, len(t.nodes))
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		n := &t.nodes[i]
+		if s, ok := n.b.(skipSource); ok && s.maySkip() {
+			may[i] = true
+		}
+		if n.Type == nil || !n.Type.SkipsPass || len(n.Children) == 0 {
+			continue
+		}
+		all := true
+		for _, c := range n.Children {
+			all = all && may[c]
+		}
+		if all {
+			may[i] = true
+		}
+	}
+	return may
 }
 
 // skipCause names what makes node i skip: the first source found below it.
