@@ -209,7 +209,8 @@ Flags (anywhere on the line):
   --cert FILE --key FILE  TLS client certificate and key (also --tls-cert, --tls-key;
                         for mission send and sign, --key is the signing key: use --tls-key)
   --prefix PREFIX       topic prefix (default botd/v1)
-  --gcs ID              ground-station id (default botctl-<hostname>)
+  --gcs NAME            ground-station name (default: the broker user name, else
+                        the host name); each process is botd-gcs-NAME-<random>
   --timeout DURATION    how long to wait for the broker and for replies (default 10s)
   --json                machine-readable output
 
