@@ -39,6 +39,7 @@ type cli struct {
 	startNow, replace, follow, noHistory              bool
 	forDur                                            time.Duration
 	out                                               outFlag
+	uiOpt                                             uiOpts
 
 	now func() time.Time
 }

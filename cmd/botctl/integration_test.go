@@ -467,6 +467,31 @@ func testUI(t *testing.T, d *daemon) {
 	if status != http.StatusOK {
 		t.Errorf("GET /: %d", status)
 	}
+	// The token is printed in the login URL; it buys a session, and
+	// nothing of the API answers without one.
+	m := regexp.MustCompile(`/login\?next=\S*#token=([0-9a-f]{32})`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no login URL with a token printed: %q", out.String())
+	}
+	if resp, err := http.Get("http://" + addr + "/api/robots"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the API without a session: %v %v", resp.Status, err)
+	} else {
+		resp.Body.Close()
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/login", strings.NewReader(`{"token":"`+m[1]+`"}`))
+	req.Header.Set("X-Botctl", "1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 1 {
+		t.Fatalf("login with the printed token: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	req, _ = http.NewRequest(http.MethodGet, "http://"+addr+"/api/robots", nil)
+	req.AddCookie(resp.Cookies()[0])
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the API with the session: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	cancel()
 	select {
 	case code := <-done:
