@@ -36,7 +36,7 @@ type supervisor struct {
 	args       []string // the daemon's arguments
 	watchdog   time.Duration
 	abortAfter time.Duration
-	restartSec time.Duration
+	restartDelay time.Duration
 	maxStarts  int
 
 	sock *net.UnixConn
@@ -99,7 +99,7 @@ func newSupervisor(t *testing.T, args ...string) *supervisor {
 	}
 	s := &supervisor{t: t, args: args,
 		watchdog:   parse("WatchdogSec"),
-		restartSec: parse("RestartSec"),
+		restartDelay: parse("RestartSec"),
 		// systemd waits TimeoutAbortSec (the unit's TimeoutStopSec) for
 		// the watchdog signal to end the service; a stopped process cannot
 		// act on it, so the test waits less.
@@ -239,7 +239,7 @@ func (s *supervisor) run() {
 		if stopping || !failed {
 			return
 		}
-		time.Sleep(s.restartSec)
+		time.Sleep(s.restartDelay)
 	}
 }
 
