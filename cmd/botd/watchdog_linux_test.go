@@ -32,12 +32,12 @@ import (
 // after RestartSec. It is a test double for systemd, not a replacement:
 // CI machines have no systemd to run the unit under.
 type supervisor struct {
-	t          *testing.T
-	args       []string // the daemon's arguments
-	watchdog   time.Duration
-	abortAfter time.Duration
+	t            *testing.T
+	args         []string // the daemon's arguments
+	watchdog     time.Duration
+	abortAfter   time.Duration
 	restartDelay time.Duration
-	maxStarts  int
+	maxStarts    int
 
 	sock *net.UnixConn
 	path string
@@ -98,7 +98,7 @@ func newSupervisor(t *testing.T, args ...string) *supervisor {
 		return d
 	}
 	s := &supervisor{t: t, args: args,
-		watchdog:   parse("WatchdogSec"),
+		watchdog:     parse("WatchdogSec"),
 		restartDelay: parse("RestartSec"),
 		// systemd waits TimeoutAbortSec (the unit's TimeoutStopSec) for
 		// the watchdog signal to end the service; a stopped process cannot
