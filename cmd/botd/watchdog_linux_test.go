@@ -29,8 +29,8 @@ import (
 // it; when WatchdogSec passes without one, the service gets the watchdog
 // signal (SIGABRT) and, TimeoutAbortSec later, SIGKILL; a service that
 // failed (a watchdog timeout, a signal, a non-zero exit) is started again
-// after RestartSec. It is a test double for systemd, not a replacement:
-// CI machines have no systemd to run the unit under.
+// after RestartSec. It stands in for systemd where there is none to run
+// the unit under (a container, a CI job); it is not a replacement.
 type supervisor struct {
 	t            *testing.T
 	args         []string // the daemon's arguments
