@@ -62,7 +62,7 @@ var commands = []command{
 	{name: "keygen", args: "FILE [--id ID]", short: "make an Ed25519 key pair for mission signing (FILE, FILE.pub)",
 		run: (*cli).keygen, flags: keygenFlags},
 	{name: "watch", args: "[ROBOT]", short: "live terminal view of a robot's tree (default: the only robot online)", run: (*cli).watch},
-	{name: "ui", args: "[--listen ADDR] [ROBOT]", short: "web dashboard", run: (*cli).ui, flags: uiFlags},
+	{name: "ui", args: "[--listen ADDR] [--token-file FILE] [--https-cert FILE --https-key FILE] [ROBOT]", short: "web dashboard (log in with the URL it prints)", run: (*cli).ui, flags: uiFlags},
 }
 
 // run is the whole program as a function; it returns the exit status.
