@@ -289,6 +289,45 @@ func (rc *rawClient) got(topic, substr string) bool {
 	return false
 }
 
+// retainedPresence returns the presence messages the broker keeps, as a
+// robot (rover-2-estop, whose ACL reads presence) gets them when it
+// subscribes. The broker sends them at once, before anything published
+// after the subscription; so once a marker an operator sends to the
+// probe's own cmd topic has arrived, they all have.
+func (fb *fleetBroker) retainedPresence(t *testing.T) []probeMsg {
+	t.Helper()
+	probe, err := fb.dialRaw(t, fb.robots, "rover-2-estop", fleetPassword("rover-2-estop"), "botd-probe", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer probe.c.Disconnect(100)
+	probe.sub(t, "botd/v1/gcs/+/state", "botd/v1/rover-2-estop/cmd")
+	marker := "marker-" + uuid.NewString()
+	op, err := fb.dialRaw(t, fb.operators, "bob", fleetPassword("bob"), "botd-gcs-bob-marker", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.c.Disconnect(100)
+	op.pub(t, "botd/v1/rover-2-estop/cmd", false, marker)
+	waitCond(t, "the marker after the retained presences", func() bool { return probe.got("botd/v1/rover-2-estop/cmd", marker) })
+	var out []probeMsg
+	for _, m := range probe.all() {
+		if strings.HasPrefix(m.topic, "botd/v1/gcs/") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func has(msgs []probeMsg, topic, substr string) bool {
+	for _, m := range msgs {
+		if m.topic == topic && strings.Contains(m.payload, substr) {
+			return true
+		}
+	}
+	return false
+}
+
 func (rc *rawClient) all() []probeMsg {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -469,15 +508,11 @@ func TestFleetBrokerACL(t *testing.T) {
 		bob.pub(t, "botd/v1/gcs/botd-gcs-ghost-2/state", true, `{"online":true,"gcs":"ghost"}`)
 		// A fresh reader of presence (robots read it) gets what is
 		// retained: alice's presence, and nothing forged.
-		probe, err := fb.dialRaw(t, fb.robots, "rover-2-estop", fleetPassword("rover-2-estop"), "botd-probe", false)
-		if err != nil {
-			t.Fatal(err)
+		kept := fb.retainedPresence(t)
+		if !has(kept, "botd/v1/gcs/"+aliceID+"/state", `"online":true`) {
+			t.Errorf("alice's presence is not retained (or was overwritten): %+v", kept)
 		}
-		probe.sub(t, "botd/v1/gcs/+/state", "botd/v1/rover-2-estop/cmd") // the second SUBACK follows every retained message of the first
-		if !probe.got("botd/v1/gcs/"+aliceID+"/state", `"online":true`) {
-			t.Errorf("alice's presence is not retained (or was overwritten): %+v", probe.all())
-		}
-		for _, m := range probe.all() {
+		for _, m := range kept {
 			if strings.Contains(m.payload, "ghost") || strings.Contains(m.payload, "forged") || strings.Contains(m.topic, "rover-2") {
 				t.Errorf("forged presence retained: %s %s", m.topic, m.payload)
 			}
@@ -508,18 +543,9 @@ func TestFleetBrokerACL(t *testing.T) {
 		if id2 == aliceID {
 			t.Fatal("two processes got one id")
 		}
-		readPresence := func() *rawClient {
-			probe, err := fb.dialRaw(t, fb.robots, "rover-2-estop", fleetPassword("rover-2-estop"), "botd-probe", false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			probe.sub(t, "botd/v1/gcs/+/state", "botd/v1/rover-2-estop/cmd")
-			probe.c.Disconnect(100)
-			return probe
-		}
 		waitCond(t, "both presences retained", func() bool {
-			p := readPresence()
-			return p.got("botd/v1/gcs/"+aliceID+"/state", `"online":true`) && p.got("botd/v1/gcs/"+id2+"/state", `"online":true`)
+			p := fb.retainedPresence(t)
+			return has(p, "botd/v1/gcs/"+aliceID+"/state", `"online":true`) && has(p, "botd/v1/gcs/"+id2+"/state", `"online":true`)
 		})
 		if err := g2.Close(); err != nil {
 			t.Fatal(err)
@@ -527,9 +553,11 @@ func TestFleetBrokerACL(t *testing.T) {
 		// The one that quit is cleared; the other one stays online, and
 		// the robot still has its operator link.
 		waitCond(t, "the closed process's presence cleared", func() bool {
-			p := readPresence()
-			return !p.got("botd/v1/gcs/"+id2+"/state", "") && p.got("botd/v1/gcs/"+aliceID+"/state", `"online":true`)
+			return !has(fb.retainedPresence(t), "botd/v1/gcs/"+id2+"/state", "")
 		})
+		if p := fb.retainedPresence(t); !has(p, "botd/v1/gcs/"+aliceID+"/state", `"online":true`) {
+			t.Errorf("the other process's presence went with it: %+v", p)
+		}
 		undisturbed(t)
 		r.mu.Lock()
 		if s := r.lastState(); !s.Link.GCSOnline {
