@@ -36,6 +36,9 @@ func (c *cli) uiToken() (token string, shown bool, err error) {
 		}
 		return hex.EncodeToString(b[:]), true, nil
 	}
+	if st, err := os.Stat(c.uiOpt.tokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
+		return "", false, usageError("--token-file %s is readable by other users (%v): chmod 600 it", c.uiOpt.tokenFile, st.Mode().Perm())
+	}
 	data, err := os.ReadFile(c.uiOpt.tokenFile)
 	if err != nil {
 		return "", false, usageError("--token-file: %v", err)
