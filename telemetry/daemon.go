@@ -27,6 +27,11 @@ type DaemonConfig struct {
 	// client id [botd-{robot}], last will, birth and goodbye messages,
 	// subscriptions and NoResend itself.
 	Conn transport.Options
+	// EStopUsername is the broker user name of the e-stop connection
+	// [Conn.Username], with the same password. A broker that binds client
+	// ids to user names (mosquitto's use_username_as_clientid) needs a
+	// user of its own for each of the robot's two connections.
+	EStopUsername string
 	// StateDir holds the event outbox (StateDir/outbox).
 	StateDir string
 	Outbox   OutboxConfig // bounds; Dir is ignored
@@ -451,7 +456,12 @@ func (d *Daemon) onPresence(topic string, payload []byte) {
 		connects = conn.Connects()
 	}
 	d.presenceMu.Lock()
-	d.presence[gcs] = presence{online: online, connect: connects}
+	if online {
+		d.presence[gcs] = presence{online: online, connect: connects}
+	} else {
+		// Ground stations have an id per process: forget the ones gone.
+		delete(d.presence, gcs)
+	}
 	d.presenceMu.Unlock()
 	select {
 	case d.presenceCh <- struct{}{}:

@@ -44,11 +44,15 @@ type estopOrder struct {
 }
 
 // estopConnOptions are the options of the e-stop connection: the main
-// connection's broker, credentials and TLS, its own client id, the estop
+// connection's broker, credentials and TLS (under EStopUsername when
+// set), its own client id, the estop
 // topic only, and no will, birth or goodbye.
 func (d *Daemon) estopConnOptions() transport.Options {
 	o := d.cfg.Conn
 	o.ClientID += "-estop"
+	if d.cfg.EStopUsername != "" {
+		o.Username = d.cfg.EStopUsername
+	}
 	o.Subscriptions = []transport.Subscription{{Filter: d.topics.EStop(), QoS: protocol.QoSReliable, Handler: d.onEStop}}
 	o.Will, o.Birth, o.Goodbye = nil, nil, nil
 	o.NoResend = nil

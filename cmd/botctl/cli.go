@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -29,6 +31,7 @@ type cli struct {
 	username, passwordFile string
 	ca, cert, tlsKey       string
 	prefix, gcs            string
+	procID                 string // gcsID, made once
 	timeout                time.Duration
 	json                   bool
 
@@ -37,6 +40,7 @@ type cli struct {
 	startNow, replace, follow, noHistory             bool
 	forDur, validFor                                 time.Duration
 	out                                              outFlag
+	uiOpt                                            uiOpts
 
 	// signer signs the commands robots may require an envelope for
 	// (loadSigner); nil: commands go unsigned.
@@ -73,23 +77,38 @@ func (c *cli) globalFlags(fs *flag.FlagSet, ownsKey bool) {
 		fs.StringVar(&c.tlsKey, "key", c.tlsKey, "client key file (TLS)")
 	}
 	fs.StringVar(&c.prefix, "prefix", c.prefix, "topic prefix (default botd/v1)")
-	fs.StringVar(&c.gcs, "gcs", c.gcs, "ground-station id (default botctl-<hostname>)")
+	fs.StringVar(&c.gcs, "gcs", c.gcs, "ground-station name (default: the broker user name, else the host name); each process adds a random suffix")
 	fs.DurationVar(&c.timeout, "timeout", c.timeout, "how long to wait for the broker and replies")
 	fs.BoolVar(&c.json, "json", c.json, "machine-readable output")
 }
 
 var notIDChars = regexp.MustCompile(`[^A-Za-z0-9_.:-]+`)
 
-// gcsID is --gcs or botctl-<hostname>.
+// gcsID is this process's ground-station id, botd-gcs-<name>-<random>:
+// name is --gcs, else the broker user name, else the host name. The
+// random part gives every botctl process a presence of its own (quitting
+// watch does not mark a dashboard offline); the id is also the MQTT client
+// id, which deploy/mosquitto requires to start with "botd-" and binds the
+// presence topic to.
 func (c *cli) gcsID() string {
-	if c.gcs != "" {
-		return c.gcs
+	if c.procID != "" {
+		return c.procID
 	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "local"
+	name := c.gcs
+	if name == "" {
+		name = notIDChars.ReplaceAllString(c.username, "-")
 	}
-	return "botctl-" + notIDChars.ReplaceAllString(host, "-")
+	if name == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "local"
+		}
+		name = notIDChars.ReplaceAllString(host, "-")
+	}
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	c.procID = "botd-gcs-" + name + "-" + hex.EncodeToString(r[:])
+	return c.procID
 }
 
 func (c *cli) brokers() []string {
@@ -114,6 +133,7 @@ func (c *cli) groundConfig(presence bool) ground.Config {
 			o.PasswordEnv = "BOTCTL_MQTT_PASSWORD"
 		}
 	}
+	o.ClientID = c.gcsID()
 	cfg := ground.Config{GCS: c.gcsID(), Prefix: c.prefix, Conn: o, Presence: presence,
 		ReplyTimeout: c.timeout, ResendEvery: 2 * time.Second}
 	if c.signer != nil {

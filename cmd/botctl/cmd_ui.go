@@ -2,17 +2,66 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/botd-project/botd/cmd/botctl/web"
 )
 
+// uiOpts are botctl ui's own flags.
+type uiOpts struct {
+	tokenFile, httpsCert, httpsKey string
+}
+
 func uiFlags(c *cli, fs *flag.FlagSet) {
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address the dashboard serves on")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address the dashboard serves on (other than loopback: only with --https-cert and --https-key)")
 	signingFlags(c, fs)
+	fs.StringVar(&c.uiOpt.tokenFile, "token-file", "", "file holding the login token (first line, at least 16 characters); default: a random token, printed")
+	fs.StringVar(&c.uiOpt.httpsCert, "https-cert", "", "serve HTTPS with this certificate (PEM)")
+	fs.StringVar(&c.uiOpt.httpsKey, "https-key", "", "the key of --https-cert (PEM)")
+}
+
+// uiToken is the dashboard's login token: the first line of --token-file,
+// or a random one (shown is true: print it).
+func (c *cli) uiToken() (token string, shown bool, err error) {
+	if c.uiOpt.tokenFile == "" {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", false, err
+		}
+		return hex.EncodeToString(b[:]), true, nil
+	}
+	if st, err := os.Stat(c.uiOpt.tokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
+		return "", false, usageError("--token-file %s is readable by other users (%v): chmod 600 it", c.uiOpt.tokenFile, st.Mode().Perm())
+	}
+	data, err := os.ReadFile(c.uiOpt.tokenFile)
+	if err != nil {
+		return "", false, usageError("--token-file: %v", err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	line = strings.TrimSpace(line)
+	if len(line) < web.MinTokenLen {
+		return "", false, usageError("--token-file %s: the token must be at least %d characters", c.uiOpt.tokenFile, web.MinTokenLen)
+	}
+	return line, false, nil
+}
+
+// uiCheck refuses what the dashboard must not start with: TLS files
+// half given, or an address other machines reach without TLS.
+func (c *cli) uiCheck() error {
+	if (c.uiOpt.httpsCert == "") != (c.uiOpt.httpsKey == "") {
+		return usageError("--https-cert and --https-key go together")
+	}
+	if err := web.CheckListen(c.listen, c.uiOpt.httpsCert != ""); err != nil {
+		return usageError("%s (--https-cert, --https-key)", strings.TrimPrefix(err.Error(), "web: "))
+	}
+	return nil
 }
 
 // ui serves the web dashboard until interrupted. The ground station stays
@@ -21,6 +70,13 @@ func uiFlags(c *cli, fs *flag.FlagSet) {
 // connecting, and the robots appear when it is up.
 func (c *cli) ui(args []string) error {
 	robot, err := robotArg(args)
+	if err != nil {
+		return err
+	}
+	if err := c.uiCheck(); err != nil {
+		return err
+	}
+	token, shown, err := c.uiToken()
 	if err != nil {
 		return err
 	}
@@ -36,7 +92,8 @@ func (c *cli) ui(args []string) error {
 		fmt.Fprintf(c.stderr, "botctl ui: no broker at %s yet: connecting, and again after every loss (the dashboard says when it is up)\n", c.broker)
 	}
 	cancel()
-	err = web.Serve(c.ctx, web.Options{Ground: g, Listen: c.listen, Robot: robot, Logger: log, Stdout: c.stdout, Broker: c.broker})
+	err = web.Serve(c.ctx, web.Options{Ground: g, Listen: c.listen, Robot: robot, Logger: log, Stdout: c.stdout, Broker: c.broker,
+		Token: token, ShowToken: shown, TLSCert: c.uiOpt.httpsCert, TLSKey: c.uiOpt.httpsKey})
 	if err != nil && c.ctx.Err() == nil {
 		return fail(exitRefused, "%v", err)
 	}

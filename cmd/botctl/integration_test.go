@@ -467,6 +467,25 @@ func testUI(t *testing.T, d *daemon) {
 	if status != http.StatusOK {
 		t.Errorf("GET /: %d", status)
 	}
+	// The token is printed in the login URL; it buys a session, and
+	// nothing of the API answers without one.
+	m := regexp.MustCompile(`/login\?next=\S*#token=([0-9a-f]{32})`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no login URL with a token printed: %q", out.String())
+	}
+	if resp, err := http.Get("http://" + addr + "/api/robots"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the API without a session: %v %v", resp.Status, err)
+	} else {
+		resp.Body.Close()
+	}
+	session := uiLogin(t, addr, m[1])
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/api/robots", nil)
+	req.AddCookie(session)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the API with the session: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	cancel()
 	select {
 	case code := <-done:
@@ -476,6 +495,19 @@ func testUI(t *testing.T, d *daemon) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("ui did not stop when cancelled")
 	}
+}
+
+// uiLogin exchanges the dashboard's login token for its session cookie.
+func uiLogin(t *testing.T, addr, token string) *http.Cookie {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/login", strings.NewReader(`{"token":"`+token+`"}`))
+	req.Header.Set("X-Botctl", "1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 1 {
+		t.Fatalf("login with the printed token: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	return resp.Cookies()[0]
 }
 
 // testSigned runs a second robot that requires signed commands, on the
@@ -552,11 +584,17 @@ func testSignedUI(t *testing.T, d *daemon, key string, mission []byte) {
 		}
 		return err == nil
 	}, d)
+	m := regexp.MustCompile(`#token=([0-9a-f]{32})`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no login URL with a token printed: %q", out.String())
+	}
+	session := uiLogin(t, addr, m[1])
 	post := func(path string, body []byte) map[string]any {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+path, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Botctl", "1")
+		req.AddCookie(session)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -65,7 +65,7 @@ var commands = []command{
 	{name: "keygen", args: "--out FILE [--id ID]", short: "make an Ed25519 key pair for signed commands (FILE, FILE.pub)",
 		run: (*cli).keygen, flags: keygenFlags},
 	{name: "watch", args: "[ROBOT]", short: "live terminal view of a robot's tree (default: the only robot online)", run: (*cli).watch},
-	{name: "ui", args: "[--listen ADDR] [--key KEY] [ROBOT]", short: "web dashboard", run: (*cli).ui, flags: uiFlags, ownsKey: true},
+	{name: "ui", args: "[--listen ADDR] [--token-file FILE] [--https-cert FILE --https-key FILE] [--key KEY] [ROBOT]", short: "web dashboard (log in with the URL it prints)", run: (*cli).ui, flags: uiFlags, ownsKey: true},
 }
 
 // run is the whole program as a function; it returns the exit status.
@@ -213,7 +213,8 @@ Flags (anywhere on the line):
                         for mission send, start, resume, estop-reset, ui and sign, --key is
                         the signing key: use --tls-key)
   --prefix PREFIX       topic prefix (default botd/v1)
-  --gcs ID              ground-station id (default botctl-<hostname>)
+  --gcs NAME            ground-station name (default: the broker user name, else
+                        the host name); each process is botd-gcs-NAME-<random>
   --timeout DURATION    how long to wait for the broker and for replies (default 10s)
   --json                machine-readable output
 

@@ -65,15 +65,18 @@ type TickConfig struct {
 
 // BrokerConfig says which broker to use; with no URL botd starts its own.
 type BrokerConfig struct {
-	URL          string         `yaml:"url"`
-	ClientID     string         `yaml:"client_id"`
-	Username     string         `yaml:"username"`
-	PasswordFile string         `yaml:"password_file"`
-	CAFile       string         `yaml:"ca_file"`
-	CertFile     string         `yaml:"cert_file"`
-	KeyFile      string         `yaml:"key_file"`
-	TopicPrefix  string         `yaml:"topic_prefix"`
-	Embedded     EmbeddedBroker `yaml:"embedded"`
+	URL      string `yaml:"url"`
+	ClientID string `yaml:"client_id"`
+	Username string `yaml:"username"`
+	// EStopUsername is the user of the e-stop connection [username], with
+	// the same password (deploy/mosquitto binds client ids to users).
+	EStopUsername string         `yaml:"estop_username"`
+	PasswordFile  string         `yaml:"password_file"`
+	CAFile        string         `yaml:"ca_file"`
+	CertFile      string         `yaml:"cert_file"`
+	KeyFile       string         `yaml:"key_file"`
+	TopicPrefix   string         `yaml:"topic_prefix"`
+	Embedded      EmbeddedBroker `yaml:"embedded"`
 }
 
 // EmbeddedBroker configures the broker botd starts when no URL is given.

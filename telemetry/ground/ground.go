@@ -22,15 +22,23 @@ import (
 
 // Config configures a ground station.
 type Config struct {
-	GCS    string // ground station id
+	// GCS is this ground station's id: its presence topic. Give every
+	// process its own (botctl: botd-gcs-{user}-{random}), so that one
+	// quitting does not mark another offline.
+	GCS    string
 	Prefix string // [DefaultPrefix]
 	// Conn holds broker URLs, credentials and TLS; the client id defaults
-	// to botctl-{gcs}-{random} so several botctl runs can coexist.
+	// to botctl-{gcs}-{random} so several botctl runs can coexist. A broker
+	// that lets a client write presence only under its own client id
+	// (deploy/mosquitto) needs ClientID == GCS.
 	Conn transport.Options
 	// Presence publishes {"online": true} (retained) on every connect,
-	// with {"online": false} as last will and on Close. Only for a station
-	// that stays connected (watch, dashboard): robots treat it as their
-	// operator link.
+	// with {"online": false} as last will; Close clears it (an empty
+	// retained message, which robots read as offline), so that the
+	// presences of processes long gone do not pile up on the broker (an
+	// MQTT 3.1.1 will cannot be empty). Only for a station that stays
+	// connected (watch, dashboard): robots treat it as their operator
+	// link.
 	Presence bool
 	// ReplyTimeout bounds Send when its context has no deadline [10 s].
 	ReplyTimeout time.Duration
@@ -152,7 +160,7 @@ func New(cfg Config) (*Client, error) {
 			return transport.Message{Topic: topic, Payload: g.presence(true), QoS: protocol.QoSRetained, Retain: true}
 		}
 		o.Goodbye = func() transport.Message {
-			return transport.Message{Topic: topic, Payload: g.presence(false), QoS: protocol.QoSRetained, Retain: true}
+			return transport.Message{Topic: topic, Payload: []byte{}, QoS: protocol.QoSRetained, Retain: true}
 		}
 	}
 	conn, err := transport.Dial(o)
@@ -456,7 +464,7 @@ func (g *Client) send(ctx context.Context, robot string, c protocol.Command, est
 	}
 }
 
-// Close publishes offline presence (with Presence), disconnects and stops
+// Close clears its presence (with Presence), disconnects and stops
 // the callbacks.
 func (g *Client) Close() error {
 	var err error

@@ -186,7 +186,7 @@ type page struct {
 
 func openDashboard(t *testing.T, exe string, g *ground.Client, addr string) *page {
 	t.Helper()
-	h, err := Handler(Options{Ground: g, Broker: "tcp://" + addr})
+	h, err := Handler(Options{Ground: g, Broker: "tcp://" + addr, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,9 +194,10 @@ func openDashboard(t *testing.T, exe string, g *ground.Client, addr string) *pag
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { _ = h.(interface{ Close() error }).Close() })
 	p := &page{t: t, ctx: browser(t, exe), dir: artifactsDir(t, repoRoot(t))}
-	if err := chromedp.Do(p.ctx, chromedp.EmulateViewport(1600, 1000), chromedp.Navigate(srv.URL+"/")); err != nil {
+	if err := chromedp.Do(p.ctx, chromedp.EmulateViewport(1600, 1000)); err != nil {
 		t.Fatalf("opening the dashboard: %v", err)
 	}
+	logIn(t, p.ctx, srv.URL)
 	return p
 }
 

@@ -250,7 +250,7 @@ func TestBrowserDashboard(t *testing.T) {
 	addr := startBotd(t, root)
 	g := connectGround(t, addr)
 
-	h, err := Handler(Options{Ground: g})
+	h, err := Handler(Options{Ground: g, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,10 +328,12 @@ func TestBrowserDashboard(t *testing.T) {
 		}
 	}
 
-	// With one robot online, the page opens on it.
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1600, 1000), chromedp.Navigate(srv.URL+"/")); err != nil {
+	// Logged in by the URL botctl ui prints; with one robot online, the
+	// page opens on it.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1600, 1000)); err != nil {
 		t.Fatalf("opening the dashboard: %v", err)
 	}
+	logIn(t, ctx, srv.URL)
 	wait("the page to open rover-1", `location.pathname === '/robot/rover-1' && document.getElementById('robot-name').textContent === 'rover-1'`, 20*time.Second)
 	wait("the robot list", `document.querySelector('#robots li.robot[data-robot="rover-1"][data-online="yes"]') !== null`, 20*time.Second)
 

@@ -26,9 +26,12 @@
 // callbacks on a slow browser (a tab that falls behind is disconnected and
 // reconnects with a fresh snapshot), or accept a command from another web
 // site (POSTs need a same-origin request with the X-Botctl header, and the
-// Host must be this machine's, against DNS rebinding).
+// Host must be this machine's, against DNS rebinding), or answer anyone
+// without a session: the API and the stream need the session cookie a
+// browser gets at /login for the token botctl ui printed (auth.go), and
+// off loopback the dashboard serves only HTTPS.
 //
-// Files: server.go (options, routes, guards), hub.go (watches and
+// Files: server.go (options, routes, guards), auth.go (the login), hub.go (watches and
 // tabs), view.go (one robot's picture and its fan-out), status.go (status
 // tracking and gap detection), stream.go (SSE), commands.go and upload.go
 // (REST commands and mission upload), fleet.go and fleet_http.go (the

@@ -149,7 +149,7 @@ func hdr(robot string, seq uint64) protocol.Header {
 // newTestServer serves the dashboard over a fake ground.
 func newTestServer(t *testing.T, f *fakeGround, edit func(*Options)) (*server, *httptest.Server) {
 	t.Helper()
-	opts := Options{Logger: slog.New(slog.DiscardHandler)}
+	opts := Options{Logger: slog.New(slog.DiscardHandler), Token: testToken}
 	if edit != nil {
 		edit(&opts)
 	}
@@ -157,7 +157,7 @@ func newTestServer(t *testing.T, f *fakeGround, edit func(*Options)) (*server, *
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s)
+	ts := httptest.NewServer(loggedIn(t, s))
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { _ = s.Close() }) // first: ends the streams
 	return s, ts
@@ -184,10 +184,13 @@ type stream struct {
 	done   chan struct{}
 }
 
-func openStream(t *testing.T, url string) *stream {
+func openStream(t *testing.T, url string, cookies ...*http.Cookie) *stream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()
@@ -309,3 +312,29 @@ func post(t *testing.T, url, contentType string, body io.Reader, edit func(*http
 }
 
 var errNoReplyForTest = errors.New("no reply for the test")
+
+// testToken is the login token of the test servers.
+const testToken = "test-token-0123456789abcdef"
+
+// loggedIn logs in to s once, through its login API, and hands every
+// request that carries no cookie to s with that session: the tests of
+// the API and the stream run as a logged-in page does.
+func loggedIn(t testing.TB, s *server) http.Handler {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/api/login", strings.NewReader(`{"token":"`+testToken+`"}`))
+	req.Header.Set("X-Botctl", "1")
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	cookies := rec.Result().Cookies()
+	if rec.Code != http.StatusOK || len(cookies) != 1 {
+		t.Fatalf("login: %d %s", rec.Code, rec.Body.String())
+	}
+	session := cookies[0]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Cookie") == "" {
+			r.AddCookie(&http.Cookie{Name: session.Name, Value: session.Value})
+		}
+		s.ServeHTTP(w, r)
+	})
+}

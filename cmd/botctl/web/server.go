@@ -39,6 +39,32 @@ type Options struct {
 	Stdout io.Writer
 	// Broker names the broker on the page (optional).
 	Broker string
+	// Token is the login secret (required, at least MinTokenLen bytes):
+	// a browser exchanges it for a session cookie at /login.
+	Token string
+	// ShowToken puts the token in the printed URL (#token=, which the
+	// login page submits by itself); off when the user has it in a file.
+	ShowToken bool
+	// TLSCert and TLSKey serve HTTPS; required when Listen is not a
+	// loopback address.
+	TLSCert, TLSKey string
+}
+
+// CheckListen refuses to serve on an address other machines can reach
+// without TLS: the session cookie and the token would cross the network
+// in the clear.
+func CheckListen(listen string, tls bool) error {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("web: listen address %q: %w", listen, err)
+	}
+	if tls || host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("web: %s is reachable from other machines: serve it with TLS (a certificate and its key) or listen on 127.0.0.1", listen)
 }
 
 // station is what the dashboard uses of a *ground.Client; tests put a
@@ -80,6 +106,7 @@ type server struct {
 	// fleet is the summary of every robot (fleet.go).
 	fleet     *fleet
 	fleetStop func() error
+	auth      *sessions
 }
 
 // Handler returns the dashboard as an http.Handler, for tests
@@ -108,6 +135,12 @@ func newServer(opts Options, g station) (*server, error) {
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen
 	}
+	if len(opts.Token) < MinTokenLen {
+		return nil, fmt.Errorf("web: the login token must be at least %d characters", MinTokenLen)
+	}
+	if (opts.TLSCert == "") != (opts.TLSKey == "") {
+		return nil, errors.New("web: a TLS certificate and its key go together")
+	}
 	index, err := staticFiles.ReadFile("static/index.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: embedded page: %w", err)
@@ -120,6 +153,7 @@ func newServer(opts Options, g station) (*server, error) {
 		names: allowedNames(opts.Listen),
 		now:   time.Now,
 	}
+	s.auth = newSessions(opts.Token, func() time.Time { return s.now() })
 	s.hub = newHub(g, s.log, s.now)
 	s.startFleet()
 	s.routes()
@@ -140,6 +174,9 @@ func (s *server) routes() {
 		w.Header().Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	})
+	m.HandleFunc("GET /login", s.loginPage)
+	m.HandleFunc("POST /api/login", s.login)
+	m.HandleFunc("POST /api/logout", s.logout)
 	m.HandleFunc("GET /api/robots", s.listRobots)
 	m.HandleFunc("GET /api/robots/{robot}", s.robotSnapshot)
 	m.HandleFunc("GET /api/stream", s.stream)
@@ -167,6 +204,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusForbidden, "CROSS_SITE", msg)
 			return
 		}
+	}
+	if !s.authorize(w, r) {
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
@@ -270,6 +310,12 @@ func Serve(ctx context.Context, opts Options) error {
 	if opts.Ground == nil {
 		return errors.New("web: Options.Ground is nil")
 	}
+	if opts.Listen == "" {
+		opts.Listen = DefaultListen
+	}
+	if err := CheckListen(opts.Listen, opts.TLSCert != ""); err != nil {
+		return err
+	}
 	s, err := newServer(opts, opts.Ground)
 	if err != nil {
 		return err
@@ -291,11 +337,26 @@ func (s *server) serve(ctx context.Context) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	fmt.Fprintf(s.opts.Stdout, "botctl ui: dashboard on %s\n", dashboardURL(ln.Addr(), s.opts.Robot))
-	s.log.Info("dashboard listening", "addr", ln.Addr().String())
+	tls := s.opts.TLSCert != ""
+	u := dashboardURL(ln.Addr(), s.opts.Robot, tls)
+	login := strings.TrimSuffix(dashboardURL(ln.Addr(), "", tls), "/") + "/login"
+	if s.opts.Robot != "" {
+		login += "?next=" + url.QueryEscape("/robot/"+url.PathEscape(s.opts.Robot))
+	}
+	if s.opts.ShowToken {
+		login += "#token=" + url.QueryEscape(s.opts.Token)
+	}
+	fmt.Fprintf(s.opts.Stdout, "botctl ui: dashboard on %s\nbotctl ui: log in at %s\n", u, login)
+	s.log.Info("dashboard listening", "addr", ln.Addr().String(), "tls", tls)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if tls {
+			errc <- srv.ServeTLS(ln, s.opts.TLSCert, s.opts.TLSKey)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("web: %w", err)
@@ -313,15 +374,19 @@ func (s *server) serve(ctx context.Context) error {
 
 // dashboardURL is the URL to print: an unspecified listen address is
 // reachable as localhost.
-func dashboardURL(a net.Addr, robot string) string {
+func dashboardURL(a net.Addr, robot string, tls bool) string {
+	scheme := "http://"
+	if tls {
+		scheme = "https://"
+	}
 	host, port, err := net.SplitHostPort(a.String())
 	if err != nil {
-		return "http://" + a.String() + "/"
+		return scheme + a.String() + "/"
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	u := "http://" + net.JoinHostPort(host, port) + "/"
+	u := scheme + net.JoinHostPort(host, port) + "/"
 	if robot != "" {
 		u += "robot/" + url.PathEscape(robot)
 	}

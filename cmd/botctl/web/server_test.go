@@ -278,7 +278,7 @@ func TestServe(t *testing.T) {
 	f := newFakeGround(online("rover-1", nil))
 	var out bytes.Buffer
 	var outMu sync.Mutex
-	s, err := newServer(Options{Listen: "127.0.0.1:0", Robot: "rover-1", Stdout: writerFunc(func(p []byte) (int, error) {
+	s, err := newServer(Options{Listen: "127.0.0.1:0", Robot: "rover-1", Token: testToken, ShowToken: true, Stdout: writerFunc(func(p []byte) (int, error) {
 		outMu.Lock()
 		defer outMu.Unlock()
 		return out.Write(p)
@@ -297,12 +297,19 @@ func TestServe(t *testing.T) {
 		url = m
 		return m != ""
 	})
-	if res, _ := get(t, url, nil); res.StatusCode != 200 {
+	base := strings.TrimSuffix(url, "robot/rover-1")
+	outMu.Lock()
+	printed := out.String()
+	outMu.Unlock()
+	if want := base + "login?next=%2Frobot%2Frover-1#token=" + testToken; !strings.Contains(printed, want) {
+		t.Fatalf("botctl ui printed %q, want the login URL %s", printed, want)
+	}
+	session := loginCookie(t, base)
+	if res, _ := get(t, url, func(r *http.Request) { r.AddCookie(session) }); res.StatusCode != 200 {
 		t.Fatalf("GET %s: %s", url, res.Status)
 	}
 	// An open stream must not hold the shutdown up.
-	base := strings.TrimSuffix(url, "robot/rover-1")
-	st := openStream(t, base+"api/stream?robot=rover-1")
+	st := openStream(t, base+"api/stream?robot=rover-1", session)
 	st.next("telemetry")
 	cancel()
 	select {
@@ -326,7 +333,7 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func TestServeCannotListen(t *testing.T) {
-	s, err := newServer(Options{Listen: "127.0.0.1:-1"}, newFakeGround())
+	s, err := newServer(Options{Listen: "127.0.0.1:-1", Token: testToken}, newFakeGround())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -311,18 +311,19 @@ func FuzzUpload(f *testing.F) {
 	f.Add("multipart/form-data; boundary=b", []byte("--b\r\nContent-Disposition: form-data; name=\"mission\"\r\n\r\n{}\r\n--b--\r\n"))
 	f.Add("", []byte{0xff, '{'})
 	fg := newFakeGround(online("rover-1", nil))
-	s, err := newServer(Options{}, fg)
+	s, err := newServer(Options{Token: testToken}, fg)
 	if err != nil {
 		f.Fatal(err)
 	}
 	defer s.Close()
+	h := loggedIn(f, s)
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		req := httptest.NewRequest(http.MethodPost, "/api/robots/rover-1/mission", bytes.NewReader(body))
 		req.Host = "127.0.0.1:8080"
 		req.Header.Set("Content-Type", contentType)
 		req.Header.Set("X-Botctl", "1")
 		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, req)
+		h.ServeHTTP(rec, req)
 		switch rec.Code {
 		case 200, 400, 413, 415:
 		default:

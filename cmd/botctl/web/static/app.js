@@ -67,6 +67,10 @@
     renderHeader();
   }
 
+  function toLogin() {
+    location.assign('/login?next=' + encodeURIComponent(location.pathname + location.search));
+  }
+
   function connect() {
     if (S.es) S.es.close();
     // With the fleet list (fleet.js) the list comes on its own stream.
@@ -76,7 +80,15 @@
     const es = new EventSource('/api/stream' + (q.size ? '?' + q : ''));
     S.es = es;
     es.onopen = () => { if (es === S.es) setLink('live'); };
-    es.onerror = () => { if (es === S.es) setLink('reconnecting…'); };
+    es.onerror = () => {
+      if (es !== S.es) return;
+      setLink('reconnecting…');
+      // A stream refused for want of a session is not retried by the
+      // browser: ask whether that is why.
+      if (es.readyState === EventSource.CLOSED) {
+        fetch('/api/robots', { credentials: 'same-origin' }).then((r) => { if (r.status === 401) toLogin(); }, () => {});
+      }
+    };
     const on = (name, fn) => es.addEventListener(name, (ev) => {
       if (es !== S.es) return;
       let data;
@@ -420,6 +432,7 @@
 
   async function post(url, body, headers) {
     const res = await fetch(url, { method: 'POST', body, headers: Object.assign({ 'X-Botctl': '1' }, headers || {}), credentials: 'same-origin' });
+    if (res.status === 401) toLogin(); // the session ended (botctl ui restarted, or it expired)
     const text = await res.text();
     let data;
     try { data = JSON.parse(text); } catch (e) {
