@@ -163,6 +163,8 @@ func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 		err = r.buildMQTTPose(d, s)
 	case *GPSConfig:
 		err = r.buildGPS(d, s)
+	case *MAVLinkVehicleConfig:
+		err = r.buildVehicle(d, s)
 	default:
 		err = fmt.Errorf("kind %q cannot be built", dc.Kind)
 	}

@@ -116,7 +116,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // ConfigErrors), or nil.
 func (c *Config) Validate() error {
 	v := &validator{}
-	if len(c.Adaptors) == 0 {
+	if len(c.Adaptors) == 0 && c.needsBoard() {
 		v.errorf("adaptors", "at least one board is needed (e.g. board: {kind: sim})")
 	}
 	sims := 0
@@ -174,6 +174,23 @@ func (c *Config) Validate() error {
 	c.checkLinks(v)
 	c.checkWiring(v)
 	return v.errs.err()
+}
+
+// needsBoard: some device is wired to a board (or there are no devices at all); a robot whose
+// devices bring their own link (a mavlink_vehicle) needs none.
+func (c *Config) needsBoard() bool {
+	if len(c.Devices) == 0 {
+		return true
+	}
+	for _, d := range c.Devices {
+		if d == nil {
+			continue
+		}
+		if k, ok := kindByName(d.Kind); !ok || !k.boardless {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Config) checkDevice(v *validator, path string, d *DeviceConfig, names map[string]string) {

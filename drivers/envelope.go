@@ -189,9 +189,17 @@ func (e *envelope) noteWrite(act *actuator, o owner, err error, now time.Time) {
 	}
 }
 
+// estopper is an actuator whose e-stop is more than its safe state (a flying vehicle lands).
+type estopper interface {
+	eStop(now time.Time) error
+}
+
 // safeAll forgets every command and owner and writes every ready actuator's safe state at once,
 // whatever it was before (mission end, abort, e-stop, start, close).
-func (e *envelope) safeAll() error {
+func (e *envelope) safeAll() error { return e.safeAllFor(false) }
+
+// safeAllFor is safeAll; for an e-stop, an estopper does its e-stop instead.
+func (e *envelope) safeAllFor(estop bool) error {
 	e.mu.Lock()
 	for _, act := range e.acts {
 		act.want = act.impl.safe()
@@ -206,7 +214,12 @@ func (e *envelope) safeAll() error {
 		if !act.ready {
 			continue
 		}
-		err := guard(func() error { return act.impl.write(act.impl.safe(), now, true) })
+		err := guard(func() error {
+			if es, ok := act.impl.(estopper); ok && estop {
+				return es.eStop(now)
+			}
+			return act.impl.write(act.impl.safe(), now, true)
+		})
 		e.noteWrite(act, owner{}, err, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: safe state: %w", act.dev.name, err))
@@ -221,7 +234,7 @@ func (e *envelope) eStop(reason string) error {
 	e.mu.Lock()
 	e.estop, e.reason = true, reason
 	e.mu.Unlock()
-	return e.safeAll()
+	return e.safeAllFor(true)
 }
 
 func (e *envelope) releaseEStop() {

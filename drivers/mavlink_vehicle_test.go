@@ -1,0 +1,371 @@
+package drivers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// uavRig is a robot with one mavlink_vehicle connected to a fake autopilot, in real time.
+type uavRig struct {
+	t      *testing.T
+	ap     *fakePX4
+	robot  *Robot
+	v      *Vehicle
+	events chan Event
+}
+
+func newUAVRig(t *testing.T, extra string) *uavRig {
+	t.Helper()
+	skipOffLinux(t)
+	ap := newFakePX4(t)
+	cfg := parse(t, fmt.Sprintf(`
+devices:
+  - {name: uav, kind: mavlink_vehicle, connection: %q, heartbeat_hz: 10, heartbeat_timeout_ms: 600, ack_timeout_ms: 300 %s}
+`, ap.addr(), extra))
+	g := &uavRig{t: t, ap: ap, events: make(chan Event, 256)}
+	r, err := Build(cfg, Options{Name: "drone", Logger: quiet, Events: func(e Event) {
+		select {
+		case g.events <- e:
+		default:
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	g.robot = r
+	g.v, _ = r.Vehicle("uav")
+	g.waitFor("the vehicle's heartbeat", func() bool { return g.v.LinkUp() })
+	return g
+}
+
+// waitFor polls cond until it holds; the bound only catches a hang.
+func (g *uavRig) waitFor(what string, cond func() bool) {
+	g.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			g.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (g *uavRig) state() vehicleState {
+	st, _ := g.v.snapshot()
+	return st
+}
+
+// fly ticks tree at 50 Hz until it completes.
+func (g *uavRig) fly(tree *bt.Tree) (bt.Status, *sink, *bt.Agent) {
+	g.t.Helper()
+	a := bt.NewAgent(tree, 0, time.Now().UnixNano())
+	s := &sink{}
+	a.Env, a.Sink = g.robot, s
+	bind := g.robot.Bind(tree)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		bind.Snapshot(&a.BB)
+		st := a.Tick(time.Now().UnixNano())
+		if err := g.robot.Apply(); err != nil {
+			g.t.Fatal(err)
+		}
+		if st != bt.Running {
+			return st, s, a
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	g.t.Fatalf("the tree still runs after 30 s; %s; state %+v; messages:\n%s", g.v.detail(), g.state(), s)
+	return bt.Running, s, a
+}
+
+func TestVehicleFliesArmTakeoffGoToLand(t *testing.T) {
+	g := newUAVRig(t, "")
+	tree := compileTree(t, g.robot.Config(), nd("SequenceWithMemory", "", nil,
+		nd("GpsFix", "", nil),
+		nd("Arm", "", nil),
+		nd("Armed", "", nil),
+		nd("Takeoff", "", kv{"alt": 10.0}),
+		nd("InAir", "", nil),
+		nd("GoTo", "", kv{"x": 30.0, "y": -20.0, "alt": 15.0, "radius": 0.5, "speed": 5.0}),
+		nd("Yaw", "", kv{"heading_deg": 90.0}),
+		nd("Land", "", nil),
+	))
+	st, s, _ := g.fly(tree)
+	if st != bt.Success {
+		t.Fatalf("mission ended %s:\n%s", st, s)
+	}
+	vs := g.state()
+	if vs.armed || vs.inAir() || vs.mode != modeLand {
+		t.Fatalf("after Land: armed %v, in air %v, mode %s", vs.armed, vs.inAir(), vs.mode)
+	}
+	if vs.x != 30 || vs.y != -20 {
+		t.Fatalf("landed at (%v, %v), not at the GoTo target (30, -20)", vs.x, vs.y)
+	}
+	g.ap.mu.Lock()
+	sp := g.ap.setpoints
+	g.ap.mu.Unlock()
+	if sp == 0 {
+		t.Fatal("no position target reached the autopilot")
+	}
+	// Every command was acknowledged once, at the first try.
+	for _, c := range []mav.MAV_CMD{mav.MAV_CMD_COMPONENT_ARM_DISARM, mav.MAV_CMD_NAV_TAKEOFF, mav.MAV_CMD_DO_CHANGE_SPEED, mav.MAV_CMD_CONDITION_YAW} {
+		if got := g.ap.confirmations(c); len(got) != 1 || got[0] != 0 {
+			t.Errorf("%s: confirmations %v, want [0]", c, got)
+		}
+	}
+	// The telemetry reached the blackboard.
+	vals := map[string]float64{}
+	for _, k := range []string{"uav.armed", "uav.in_air", "uav.mode", "uav.x", "uav.alt", "uav.battery_percent", "uav.gps_fix"} {
+		v, _, ok := g.robot.Reading(k)
+		if !ok {
+			t.Fatalf("no reading for %s", k)
+		}
+		vals[k] = v
+	}
+	g.waitFor("the landed state on the blackboard", func() bool {
+		v, _, _ := g.robot.Reading("uav.in_air")
+		m, _, _ := g.robot.Reading("uav.mode")
+		return v == 0 && m == float64(modeLand)
+	})
+	if vals["uav.battery_percent"] != 90 || vals["uav.gps_fix"] != 3 {
+		t.Fatalf("blackboard: %v", vals)
+	}
+}
+
+func TestVehicleArmDeniedFailsWithTheResult(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.ap.set(func(f *fakePX4) { f.gpsFix = 1 })
+	g.waitFor("no fix", func() bool { return g.state().gpsFix == 1 })
+	tree := compileTree(t, g.robot.Config(), nd("Arm", "", nil))
+	st, s, _ := g.fly(tree)
+	if st != bt.Failure || !strings.Contains(s.String(), "MAV_RESULT_DENIED") || !strings.Contains(s.String(), "MAV_CMD_COMPONENT_ARM_DISARM") {
+		t.Fatalf("Arm without a fix: %s, messages:\n%s", st, s)
+	}
+	err := g.v.Arm()
+	var ce *CommandError
+	if !errors.As(err, &ce) || ce.Result != mav.MAV_RESULT_DENIED {
+		t.Fatalf("Arm() = %v, want a CommandError DENIED", err)
+	}
+}
+
+func TestVehicleCommandRetriedThenTimesOut(t *testing.T) {
+	g := newUAVRig(t, ", retries: 2")
+	g.ap.set(func(f *fakePX4) { f.silent[mav.MAV_CMD_DO_SET_MODE] = true })
+	err := g.v.Hold()
+	if err == nil || !strings.Contains(err.Error(), "no COMMAND_ACK after 3 tries") {
+		t.Fatalf("Hold() on a silent autopilot = %v", err)
+	}
+	if got := g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE); fmt.Sprint(got) != "[0 1 2]" {
+		t.Fatalf("confirmations %v, want [0 1 2]", got)
+	}
+	g.ap.set(func(f *fakePX4) { delete(f.silent, mav.MAV_CMD_DO_SET_MODE) })
+	for name, f := range map[string]func() error{"Hold": g.v.Hold, "ReturnHome": g.v.ReturnHome, "Land": g.v.Land} {
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	g.ap.set(func(f *fakePX4) { f.answer[mav.MAV_CMD_DO_SET_MODE] = mav.MAV_RESULT_TEMPORARILY_REJECTED })
+	if err := g.v.Land(); err == nil || !strings.Contains(err.Error(), "MAV_RESULT_TEMPORARILY_REJECTED") {
+		t.Fatalf("Land() refused = %v", err)
+	}
+}
+
+func TestVehicleLinkLossIsAFaultNotAHang(t *testing.T) {
+	g := newUAVRig(t, "")
+	fault := func() (Fault, bool) {
+		for _, f := range g.robot.Faults() {
+			if f.Device == "uav" {
+				return f, true
+			}
+		}
+		return Fault{}, false
+	}
+	if f, ok := fault(); ok {
+		t.Fatalf("fault with a live link: %+v", f)
+	}
+	g.ap.set(func(f *fakePX4) { f.heartbeat = false })
+	g.waitFor("the link-loss fault", func() bool { f, ok := fault(); return ok && f.Code == FaultSensorError })
+	start := time.Now()
+	err := g.v.Land()
+	if !errors.Is(err, ErrVehicleLink) {
+		t.Fatalf("Land() without a link = %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("Land() without a link took %v", time.Since(start))
+	}
+	tree := compileTree(t, g.robot.Config(), nd("Takeoff", "", kv{"alt": 5.0}))
+	if st, s, _ := g.fly(tree); st != bt.Failure || !strings.Contains(s.String(), "no link to the vehicle") {
+		t.Fatalf("Takeoff without a link: %s\n%s", st, s)
+	}
+	g.ap.set(func(f *fakePX4) { f.heartbeat = true })
+	g.waitFor("the fault to clear", func() bool { _, ok := fault(); return !ok })
+	seen := map[string]bool{}
+	for len(g.events) > 0 {
+		seen[(<-g.events).Kind] = true
+	}
+	if !seen["uav.link_lost"] || !seen["uav.link_restored"] {
+		t.Fatalf("events %v", seen)
+	}
+}
+
+func TestVehicleHaltHoldsAndStopsTargets(t *testing.T) {
+	g := newUAVRig(t, "")
+	if err := g.v.Arm(); err != nil {
+		t.Fatal(err)
+	}
+	tree := compileTree(t, g.robot.Config(), nd("Sequence", "", nil, // reactive: a finished Takeoff is ticked again
+		nd("Takeoff", "", kv{"alt": 5.0}),
+		nd("GoTo", "", kv{"x": 5000.0, "y": 0.0, "alt": 5.0}),
+	))
+	a := bt.NewAgent(tree, 0, time.Now().UnixNano())
+	a.Env, a.Sink = g.robot, &sink{}
+	bind := g.robot.Bind(tree)
+	tick := func() {
+		bind.Snapshot(&a.BB)
+		a.Tick(time.Now().UnixNano())
+		_ = g.robot.Apply()
+		time.Sleep(20 * time.Millisecond)
+	}
+	g.waitFor("offboard flight", func() bool { tick(); return g.state().mode == modeGuided && g.state().x > 1 })
+	a.HaltAll()
+	_ = g.robot.Apply()
+	g.waitFor("hold after the halt", func() bool { return g.state().mode == modeHold })
+	g.ap.mu.Lock()
+	n := g.ap.setpoints
+	g.ap.mu.Unlock()
+	time.Sleep(300 * time.Millisecond) // three setpoint periods: none may come
+	g.ap.mu.Lock()
+	after := g.ap.setpoints
+	g.ap.mu.Unlock()
+	if after != n {
+		t.Fatalf("%d position targets after the halt", after-n)
+	}
+}
+
+func TestVehicleEStop(t *testing.T) {
+	t.Run("in the air: land", func(t *testing.T) {
+		g := newUAVRig(t, "")
+		g.takeoff(8)
+		_ = g.robot.EStop("test")
+		g.waitFor("landing", func() bool { return g.state().mode == modeLand })
+		g.waitFor("on the ground, disarmed", func() bool { s := g.state(); return !s.inAir() && !s.armed })
+		if err := g.v.ReturnHome(); !errors.Is(err, ErrEStopped) {
+			t.Fatalf("ReturnHome during an e-stop = %v", err)
+		}
+		tree := compileTree(t, g.robot.Config(), nd("Takeoff", "", kv{"alt": 5.0}))
+		if st, _, _ := g.fly(tree); st != bt.Failure {
+			t.Fatalf("Takeoff during an e-stop: %s", st)
+		}
+	})
+	t.Run("motors_off on the ground: disarm", func(t *testing.T) {
+		g := newUAVRig(t, ", estop: motors_off")
+		if err := g.v.Arm(); err != nil {
+			t.Fatal(err)
+		}
+		g.waitFor("armed", func() bool { return g.state().armed })
+		_ = g.robot.EStop("test")
+		g.waitFor("disarmed", func() bool { return !g.state().armed })
+	})
+	t.Run("motors_off in the air, not forced: land", func(t *testing.T) {
+		g := newUAVRig(t, ", estop: motors_off")
+		g.takeoff(8)
+		_ = g.robot.EStop("test")
+		g.waitFor("landing", func() bool { return g.state().mode == modeLand })
+		if c := g.ap.confirmations(mav.MAV_CMD_COMPONENT_ARM_DISARM); len(c) != 1 {
+			t.Fatalf("arm/disarm commands %v: a disarm went out in the air", c)
+		}
+	})
+	t.Run("motors_off in the air, forced: disarm", func(t *testing.T) {
+		g := newUAVRig(t, ", estop: motors_off, estop_force: true")
+		g.takeoff(8)
+		_ = g.robot.EStop("test")
+		g.waitFor("disarmed in the air", func() bool { return !g.state().armed })
+	})
+}
+
+func (g *uavRig) takeoff(alt float64) {
+	g.t.Helper()
+	if err := g.v.Arm(); err != nil {
+		g.t.Fatal(err)
+	}
+	g.waitFor("armed", func() bool { return g.state().armed })
+	g.waitFor("a global position", func() bool { return g.state().haveGlobal })
+	if err := g.v.wait(g.v.submit(g.v.takeoffOp(alt))); err != nil {
+		g.t.Fatal(err)
+	}
+	g.waitFor("altitude", func() bool { return g.state().relAlt >= alt-0.1 })
+}
+
+func TestVehicleStatusTextBecomesAnEvent(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.ap.statustext(mav.MAV_SEVERITY_CRITICAL, "Preflight Fail: Accel uncalibrated")
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case e := <-g.events:
+			if e.Kind == "uav.statustext" {
+				if e.Level != "error" || !strings.Contains(e.Message, "Accel uncalibrated") {
+					t.Fatalf("event %+v", e)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no uav.statustext event")
+		}
+	}
+}
+
+func TestMAVLinkVehicleConfig(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{`connection: ""`, "missing connection"},
+		{`connection: 127.0.0.1:14540`, "needs a scheme"},
+		{`connection: "udp://:14540"`, "unknown scheme"},
+		{`connection: "tcp://:5760"`, "which host"},
+		{`connection: "serial:///dev/ttyUSB0"`, "want serial://"},
+		{`connection: "serial:///dev/ttyUSB0:fast"`, "bad baud rate"},
+		{`connection: "udpin://:14540", autopilot: inav`, "not auto, px4 or ardupilot"},
+		{`connection: "udpin://:14540", estop: stop`, "not land or motors_off"},
+		{`connection: "udpin://:14540", estop_force: true`, "only with estop: motors_off"},
+		{`connection: "udpin://:14540", heartbeat_timeout_ms: 100`, "shorter than one heartbeat period"},
+	} {
+		_, err := ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, " + c.yaml + "}\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.yaml, err, c.want)
+		}
+	}
+	for _, ok := range []string{"udpin://0.0.0.0:14540", "udpin://:0", "udpout://10.0.0.2:14550", "tcp://127.0.0.1:5760", "serial:///dev/ttyAMA0:921600"} {
+		if _, err := ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"" + ok + "\"}\n")); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
+func TestGoToNeedsOnePlace(t *testing.T) {
+	cfg := parse(t, "devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpin://:14540\", max_altitude: 50}\n")
+	for _, c := range []struct {
+		params kv
+		want   string
+	}{
+		{kv{"alt": 10.0}, "where to?"},
+		{kv{"x": 1.0, "alt": 10.0}, "x and y go together"},
+		{kv{"x": 1.0, "y": 1.0, "lat": 47.0, "lon": 8.0, "alt": 10.0}, "not both"},
+		{kv{"x": 1.0, "y": 1.0, "alt": 60.0}, "alt"},
+	} {
+		_, err := registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("GoTo", "", c.params)}, Main: "main"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.params, err, c.want)
+		}
+	}
+}
