@@ -142,6 +142,7 @@ type linkWorker struct {
 	start time.Time
 
 	queue    []*vehicleOp
+	deferred *vehicleOp // a failsafe action waiting for the link
 	cur      *vehicleOp
 	step     int
 	tries    int
@@ -182,6 +183,10 @@ func (w *linkWorker) enqueue(op *vehicleOp) {
 	if w.cur != nil {
 		w.finish(why)
 	}
+	if w.deferred != nil {
+		w.queue = append(w.queue, w.deferred)
+		w.deferred = nil
+	}
 	for _, q := range w.queue {
 		q.err = fmt.Errorf("%s: %w", q.what, why)
 		close(q.done)
@@ -192,6 +197,10 @@ func (w *linkWorker) enqueue(op *vehicleOp) {
 func (w *linkWorker) failAll(err error) {
 	if w.cur != nil {
 		w.finish(err)
+	}
+	if w.deferred != nil {
+		w.queue = append(w.queue, w.deferred)
+		w.deferred = nil
 	}
 	for _, q := range w.queue {
 		q.err = fmt.Errorf("%s: %w", q.what, err)
@@ -215,6 +224,14 @@ func (w *linkWorker) next() {
 		op := w.queue[0]
 		w.queue = w.queue[1:]
 		if !w.v.LinkUp() {
+			if op.waitLink {
+				if w.deferred != nil {
+					w.deferred.err = fmt.Errorf("%s: superseded by %s", w.deferred.what, op.what)
+					close(w.deferred.done)
+				}
+				w.deferred = op
+				continue
+			}
 			op.err = fmt.Errorf("%s: %w", op.what, ErrVehicleLink)
 			close(op.done)
 			continue
@@ -306,6 +323,10 @@ func (w *linkWorker) ack(a *mav.MessageCommandAck) {
 
 func (w *linkWorker) timers() {
 	now := time.Now()
+	if w.deferred != nil && w.v.LinkUp() {
+		w.queue = append([]*vehicleOp{w.deferred}, w.queue...)
+		w.deferred = nil
+	}
 	if w.cur != nil && now.After(w.deadline) {
 		if w.tries >= w.v.cfg.Retries {
 			w.finish(fmt.Errorf("%s: no COMMAND_ACK after %d tries of %v ms", w.cur.steps[w.step].cmd, w.tries+1, w.v.cfg.AckTimeoutMs))

@@ -36,7 +36,7 @@ type vehicleState struct {
 
 // inAir is true from take-off until touch-down: the autopilot's landed state when it sends
 // one, otherwise armed and more than half a metre above home.
-func (s *vehicleState) inAir() bool {
+func (s vehicleState) inAir() bool {
 	if s.haveLanded {
 		switch s.landed {
 		case mav.MAV_LANDED_STATE_IN_AIR, mav.MAV_LANDED_STATE_TAKEOFF, mav.MAV_LANDED_STATE_LANDING:
@@ -73,6 +73,9 @@ type vehicleOp struct {
 	target  *setpoint // start streaming this target first (GoTo)
 	keep    bool      // keep the streamed target (otherwise it stops when the op starts)
 	preempt bool      // jump the queue and abort the command in flight (e-stop)
+	// waitLink: without a link, the op waits for the vehicle's heartbeat (a failsafe action;
+	// the latest one waiting wins) instead of failing.
+	waitLink bool
 
 	id   uint64 // for the leaves, which keep no pointers (see track)
 	done chan struct{}
@@ -120,6 +123,7 @@ type Vehicle struct {
 	textsAt   time.Time
 	textsLost uint64
 	recent    [64]*vehicleOp // the ops the leaves follow, by id
+	fsMode    flightMode     // the failsafe's land or return, until a leaf commands again
 	nextID    uint64
 	commands  uint64 // commands sent (retries included)
 	acked     uint64
@@ -168,6 +172,7 @@ func (v *Vehicle) submit(op *vehicleOp) *vehicleOp {
 // track submits op and returns an id the leaves keep in their memory to follow it.
 func (v *Vehicle) track(op *vehicleOp) uint64 {
 	v.mu.Lock()
+	v.fsMode = modeUnknown
 	v.nextID++
 	op.id = v.nextID
 	v.recent[op.id%uint64(len(v.recent))] = op
@@ -366,23 +371,32 @@ func (v *Vehicle) Land() error { return v.wait(v.submit(v.modeOp("land", modeLan
 // for the vehicle: the tick goroutine calls it.
 func (v *Vehicle) Failsafe(action string) error {
 	var op *vehicleOp
+	var m flightMode
 	switch action {
 	case "land":
-		op = v.modeOp("failsafe land", modeLand)
+		m = modeLand
 	case "return_home":
 		if v.estopped() {
 			return nil // the e-stop's own action wins
 		}
-		op = v.modeOp("failsafe return home", modeReturn)
+		m = modeReturn
 	case "hold":
 		v.safeStop()
 		return nil
 	default:
 		return fmt.Errorf("vehicle %q: unknown failsafe action %q", v.name, action)
 	}
-	if done, err := op.finished(); done {
-		return err
+	v.mu.Lock()
+	ap := v.st.autopilot
+	v.fsMode = m
+	v.mu.Unlock()
+	c, err := setModeCmd(ap, m)
+	if err != nil {
+		return fmt.Errorf("vehicle %q: failsafe %s: %w", v.name, action, err)
 	}
+	// Sent when the link is up, or as soon as the vehicle's heartbeat is back.
+	op = newOp("failsafe "+m.String(), c)
+	op.waitLink = true
 	v.submit(op)
 	return nil
 }
@@ -394,7 +408,10 @@ func (v *Vehicle) safeStop() {
 	v.target.active = false
 	st, up := v.st, v.linkUpLocked()
 	v.mu.Unlock()
-	if !up || !st.inAir() || st.mode == modeLand || st.mode == modeReturn || v.estopped() {
+	v.mu.Lock()
+	fs := v.fsMode
+	v.mu.Unlock()
+	if !up || !st.inAir() || st.mode == modeLand || st.mode == modeReturn || fs == modeLand || fs == modeReturn || v.estopped() {
 		return
 	}
 	v.submit(v.modeOp("hold (safe state)", modeHold))

@@ -209,8 +209,20 @@ func TestVehicleLinkLossIsAFaultNotAHang(t *testing.T) {
 	if st, s, _ := g.fly(tree); st != bt.Failure || !strings.Contains(s.String(), "no link to the vehicle") {
 		t.Fatalf("Takeoff without a link: %s\n%s", st, s)
 	}
+	// A failsafe action given while the link is down goes out when it is back, and the
+	// safe state that follows (the mission paused) does not turn it into a hold.
+	if handled, err := g.robot.Failsafe("return_home"); !handled || err != nil {
+		t.Fatalf("Failsafe: %v %v", handled, err)
+	}
 	g.ap.set(func(f *fakePX4) { f.heartbeat = true })
 	g.waitFor("the fault to clear", func() bool { _, ok := fault(); return !ok })
+	g.waitFor("return mode", func() bool { return g.state().mode == modeReturn })
+	if err := g.robot.Safe(); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE); len(got) != 1 {
+		t.Fatalf("set-mode commands %v: want the return only", got)
+	}
 	seen := map[string]bool{}
 	for len(g.events) > 0 {
 		seen[(<-g.events).Kind] = true
@@ -367,5 +379,25 @@ func TestGoToNeedsOnePlace(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.params, err, c.want)
 		}
+	}
+}
+
+func TestVehicleFailsafeActionIsNotUndoneByTheSafeState(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.takeoff(8)
+	g.waitFor("hold after the take-off", func() bool { return g.state().mode == modeHold })
+	n := len(g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE))
+	// The runner pauses the mission (safe state) right after starting the failsafe action,
+	// before the vehicle reports the new mode: no hold may follow the return.
+	if _, err := g.robot.Failsafe("return_home"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.robot.Safe(); err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor("return mode", func() bool { return g.state().mode == modeReturn })
+	g.waitFor("landed at home", func() bool { return !g.state().inAir() })
+	if got := g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE); len(got) != n+1 {
+		t.Fatalf("%d set-mode commands after the failsafe, want 1 (the return)", len(got)-n)
 	}
 }
