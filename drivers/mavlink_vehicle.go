@@ -617,3 +617,6 @@ func (r *Robot) buildVehicle(d *device, c *MAVLinkVehicleConfig) error {
 	d.detail = v.detail
 	return nil
 }
+
+// Takeoff climbs to alt m above home (the vehicle must be armed).
+func (v *Vehicle) Takeoff(alt float64) error { return v.wait(v.submit(v.takeoffOp(alt))) }
