@@ -54,6 +54,8 @@ func (a *mavlinkAdaptor) Connect() error {
 		OutComponentID:      byte(mav.MAV_COMP_ID_MISSIONPLANNER),
 		HeartbeatPeriod:     time.Duration(float64(time.Second) / a.cfg.HeartbeatHz),
 		HeartbeatSystemType: int(mav.MAV_TYPE_GCS),
+		// A ground station is no flight controller (what QGroundControl says too).
+		HeartbeatAutopilotType: int(mav.MAV_AUTOPILOT_INVALID),
 		// ArduPilot sends telemetry only when asked for it.
 		StreamRequestEnable:    true,
 		StreamRequestFrequency: 10,
