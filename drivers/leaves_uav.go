@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
+
 	"github.com/botd-project/botd/bt"
 )
 
@@ -28,6 +30,8 @@ const (
 	uavHold
 	uavSetMode
 	uavYaw
+	uavUpload
+	uavRunMission
 )
 
 // uavLimits are the bounds the config gives the UAV leaves.
@@ -92,6 +96,16 @@ func uavTypes(l *limits) []bt.NodeType {
 			bt.Param{Name: "heading_deg", Type: bt.TNumber, Required: true, Min: bt.Float(-360), Max: bt.Float(360), Unit: "deg", Doc: "heading, or turn when relative"},
 			bt.Param{Name: "rate", Type: bt.TNumber, Default: 30.0, Min: bt.Float(1), Max: bt.Float(360), Unit: "deg/s", Doc: "turn rate"},
 			bt.Param{Name: "relative", Type: bt.TBool, Default: false, Doc: "turn by heading_deg"}),
+		mk("UploadMission", "Replaces the autopilot's mission with a flight plan (the MAVLink mission protocol, MISSION_ITEM_INT): "+
+			"a take-off to `takeoff_alt` when given, the `waypoints`, and a return home when `rtl`: RUNNING until the autopilot "+
+			"accepted it (MISSION_ACK), then SUCCESS; a refusal names the autopilot's MAV_MISSION_RESULT.", uavUpload,
+			bt.Param{Name: "waypoints", Type: bt.TNumberList, Required: true, Doc: "latitude, longitude (degrees) and altitude above home (m) of each waypoint, one after the other"},
+			bt.Param{Name: "takeoff_alt", Type: bt.TNumber, Min: bt.Float(1), Max: bound(maxAlt), Unit: "m", Doc: "take off to this altitude first (optional)"},
+			bt.Param{Name: "radius", Type: bt.TNumber, Default: 2.0, Min: bt.Float(0.1), Max: bt.Float(1000), Unit: "m", Doc: "each waypoint's acceptance radius"},
+			bt.Param{Name: "rtl", Type: bt.TBool, Default: true, Doc: "return home and land at the end"}),
+		mk("RunMission", "Flies the mission UploadMission gave the autopilot (PX4 Mission, ArduPilot Auto; ArduPilot also gets "+
+			"MAV_CMD_MISSION_START): RUNNING until the vehicle reports the last item reached, or is back on the ground and "+
+			"disarmed, then SUCCESS. The vehicle must be armed.", uavRunMission),
 		uavCondition(l, "Armed", "SUCCESS while the vehicle's motors are armed, FAILURE otherwise (or without a link).", condArmed),
 		uavCondition(l, "InAir", "SUCCESS while the vehicle is flying (from take-off to touch-down), FAILURE otherwise (or without a link).", condInAir),
 		uavCondition(l, "GpsFix", "SUCCESS while the vehicle's GPS has at least `min_fix` (2: 2D, 3: 3D, 4: DGPS, 5: RTK float, 6: RTK fixed).", condGPS,
@@ -107,6 +121,7 @@ type uavAction struct {
 	global, hasSpeed, flagSet bool
 	flag                      bt.Flag // force, wait, relative
 	mode                      flightMode
+	items                     []mav.MessageMissionItemInt // UploadMission's, made when compiled
 	mem                       bt.Mem[uavMem]
 }
 
@@ -163,8 +178,58 @@ func newUAVAction(b *bt.Builder, l *limits, op uavOp) bt.Behavior {
 	case uavYaw:
 		u.heading, u.rate = b.Number("heading_deg"), b.Number("rate")
 		u.flag, u.flagSet = b.Bool("relative"), true
+	case uavUpload:
+		u.items = compilePlan(b, l)
 	}
 	return u
+}
+
+// compilePlan makes UploadMission's items from its constant parameters, reporting what is
+// wrong at the node.
+func compilePlan(b *bt.Builder, l *limits) []mav.MessageMissionItemInt {
+	maxAlt, _ := l.uavBounds()
+	raw, _ := b.Raw("waypoints")
+	list, _ := raw.([]any)
+	if len(list) == 0 || len(list)%3 != 0 {
+		b.Errorf("waypoints", "want latitude, longitude, altitude for each waypoint: %d numbers is not a multiple of 3", len(list))
+		return nil
+	}
+	if len(list)/3 > maxMissionItems-2 {
+		b.Errorf("waypoints", "%d waypoints: at most %d", len(list)/3, maxMissionItems-2)
+		return nil
+	}
+	wps := make([]Waypoint, 0, len(list)/3)
+	for i := 0; i < len(list); i += 3 {
+		lat, ok1 := bt.AsNumber(list[i])
+		lon, ok2 := bt.AsNumber(list[i+1])
+		alt, ok3 := bt.AsNumber(list[i+2])
+		switch {
+		case !ok1 || !ok2 || !ok3:
+			b.Errorf("waypoints", "waypoint %d: numbers only", i/3)
+		case !(lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180):
+			b.Errorf("waypoints", "waypoint %d: (%v, %v) is not a latitude and longitude", i/3, lat, lon)
+		case !(alt >= 0 && alt <= maxAlt):
+			b.Errorf("waypoints", "waypoint %d: altitude %v m is not within 0 and %v m (max_altitude)", i/3, alt, maxAlt)
+		}
+		wps = append(wps, Waypoint{Lat: lat, Lon: lon, Alt: alt})
+	}
+	takeoff := 0.0
+	if raw, ok := b.Raw("takeoff_alt"); ok {
+		takeoff, _ = bt.AsNumber(raw)
+	}
+	radius := 2.0
+	if raw, ok := b.Raw("radius"); ok {
+		radius, _ = bt.AsNumber(raw)
+	}
+	rtl := true
+	if raw, ok := b.Raw("rtl"); ok {
+		rtl, _ = raw.(bool)
+	}
+	items, err := missionItems(wps, takeoff, radius, rtl)
+	if err != nil {
+		b.Errorf("waypoints", "%v", err)
+	}
+	return items
 }
 
 func (u *uavAction) vehicle(act *actuator) *Vehicle {
@@ -238,6 +303,11 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 		op = v.modeOp("hold", modeHold)
 	case uavSetMode:
 		op = v.modeOp("set mode "+u.mode.String(), u.mode)
+	case uavUpload:
+		op = v.uploadOp("upload mission", mav.MAV_MISSION_TYPE_MISSION, u.items)
+	case uavRunMission:
+		m.flag = false // flown: set once the vehicle was in the air during the run
+		op = v.runMissionOp()
 	case uavYaw:
 		h, ok1 := readNum(a, n, "heading_deg", u.heading)
 		rate, ok2 := readNum(a, n, "rate", u.rate)
@@ -310,6 +380,12 @@ func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		return doneIf(reached(&st, u.global, m.tx, m.ty, m.alt, m.tol))
 	case uavLand, uavReturn:
 		return doneIf(!m.flag || !st.inAir())
+	case uavRunMission:
+		count, reached := v.missionProgress()
+		if st.inAir() {
+			m.flag = true
+		}
+		return doneIf((count > 0 && reached >= count-1) || (m.flag && !st.inAir() && !st.armed))
 	case uavYaw:
 		return doneIf(!st.haveAttitude || math.Abs(wrapAngle(st.yaw-m.alt)) <= 5*math.Pi/180)
 	}

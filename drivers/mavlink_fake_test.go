@@ -37,6 +37,15 @@ type fakePX4 struct {
 	silent    map[mav.MAV_CMD]bool           // never acknowledged
 	seen      map[mav.MAV_CMD][]uint8        // confirmation of every COMMAND_LONG received
 	setpoints int
+
+	// the mission protocol
+	loading     mav.MAV_MISSION_TYPE
+	want        int                                                  // items announced
+	got         []mav.MessageMissionItemInt                          // items received so far
+	stored      map[mav.MAV_MISSION_TYPE][]mav.MessageMissionItemInt // accepted
+	missionAck  mav.MAV_MISSION_RESULT                               // what to answer a finished upload
+	ignoreItems bool                                                 // never ask for items (a silent vehicle)
+	current     int                                                  // mission item flown
 }
 
 func newFakePX4(t testing.TB) *fakePX4 {
@@ -47,7 +56,8 @@ func newFakePX4(t testing.TB) *fakePX4 {
 	}
 	f := &fakePX4{t: t, ln: ln, stop: make(chan struct{}), done: make(chan struct{}), heartbeat: true, gpsFix: 3,
 		main: px4Auto, sub: px4AutoLoiter, battery: 90,
-		answer: map[mav.MAV_CMD]mav.MAV_RESULT{}, silent: map[mav.MAV_CMD]bool{}, seen: map[mav.MAV_CMD][]uint8{}}
+		answer: map[mav.MAV_CMD]mav.MAV_RESULT{}, silent: map[mav.MAV_CMD]bool{}, seen: map[mav.MAV_CMD][]uint8{},
+		stored: map[mav.MAV_MISSION_TYPE][]mav.MessageMissionItemInt{}}
 	f.node = &gomavlib.Node{
 		Endpoints:        []gomavlib.EndpointConf{gomavlib.EndpointCustomServer{Listen: func() (net.Listener, error) { return ln, nil }, Label: "tcp"}},
 		Dialect:          ardupilotmega.Dialect,
@@ -110,6 +120,8 @@ func (f *fakePX4) run() {
 func (f *fakePX4) frame(fr *gomavlib.EventFrame) {
 	f.mu.Lock()
 	var reply *mav.MessageCommandAck
+	var next *mav.MessageMissionRequestInt
+	var done *mav.MessageMissionAck
 	switch m := fr.Message().(type) {
 	case *mav.MessageCommandLong:
 		f.seen[m.Command] = append(f.seen[m.Command], m.Confirmation)
@@ -124,10 +136,34 @@ func (f *fakePX4) frame(fr *gomavlib.EventFrame) {
 	case *mav.MessageSetPositionTargetLocalNed:
 		f.setpoints++
 		f.target = [3]float64{float64(m.X), float64(m.Y), float64(m.Z)}
+	case *mav.MessageMissionCount:
+		f.loading, f.want, f.got = m.MissionType, int(m.Count), nil
+		if !f.ignoreItems {
+			next = &mav.MessageMissionRequestInt{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(), Seq: 0, MissionType: m.MissionType}
+		}
+	case *mav.MessageMissionItemInt:
+		if m.MissionType != f.loading || int(m.Seq) != len(f.got) {
+			break // a repeat
+		}
+		f.got = append(f.got, *m)
+		if len(f.got) < f.want {
+			next = &mav.MessageMissionRequestInt{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(), Seq: m.Seq + 1, MissionType: m.MissionType}
+			break
+		}
+		if f.missionAck == mav.MAV_MISSION_ACCEPTED {
+			f.stored[f.loading] = f.got
+		}
+		done = &mav.MessageMissionAck{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(), Type: f.missionAck, MissionType: f.loading}
 	}
 	f.mu.Unlock()
 	if reply != nil {
 		_ = f.node.WriteMessageAll(reply)
+	}
+	if next != nil {
+		_ = f.node.WriteMessageAll(next)
+	}
+	if done != nil {
+		_ = f.node.WriteMessageAll(done)
 	}
 }
 
@@ -151,6 +187,9 @@ func (f *fakePX4) command(m *mav.MessageCommandLong) mav.MAV_RESULT {
 	case mav.MAV_CMD_DO_SET_MODE:
 		f.main, f.sub = uint32(m.Param2), uint32(m.Param3)
 		f.climbTo = 0
+		if f.main == px4Auto && f.sub == px4AutoMission {
+			f.current = 0
+		}
 		if f.main == px4Offboard {
 			f.target = [3]float64{f.x, f.y, f.z}
 		}
@@ -178,6 +217,7 @@ func toward(from, to, maxStep float64) float64 {
 }
 
 func (f *fakePX4) step(dt float64) {
+	var reached *mav.MessageMissionItemReached
 	f.mu.Lock()
 	const speed = 20.0 // m/s: the tests wait for states, fast is fine
 	switch {
@@ -185,6 +225,27 @@ func (f *fakePX4) step(dt float64) {
 		f.z = toward(f.z, -f.climbTo, speed*dt)
 		if f.z == -f.climbTo {
 			f.climbTo, f.sub = 0, px4AutoLoiter
+		}
+	case f.main == px4Auto && f.sub == px4AutoMission:
+		items := f.stored[mav.MAV_MISSION_TYPE_MISSION]
+		if f.current >= len(items) {
+			break
+		}
+		it := items[f.current]
+		tx, ty, tz := (float64(it.X)/1e7-47.4)*111111, (float64(it.Y)/1e7-8.5)*75000, -float64(it.Z)
+		switch it.Command {
+		case mav.MAV_CMD_NAV_TAKEOFF:
+			tx, ty = f.x, f.y
+		case mav.MAV_CMD_NAV_RETURN_TO_LAUNCH:
+			tx, ty, tz = 0, 0, 0
+		}
+		f.x, f.y, f.z = toward(f.x, tx, speed*dt), toward(f.y, ty, speed*dt), toward(f.z, tz, speed*dt)
+		if math.Abs(f.x-tx) < 0.01 && math.Abs(f.y-ty) < 0.01 && math.Abs(f.z-tz) < 0.01 {
+			reached = &mav.MessageMissionItemReached{Seq: uint16(f.current)}
+			f.current++
+			if it.Command == mav.MAV_CMD_NAV_RETURN_TO_LAUNCH {
+				f.armed = false
+			}
 		}
 	case f.main == px4Offboard:
 		f.x, f.y, f.z = toward(f.x, f.target[0], speed*dt), toward(f.y, f.target[1], speed*dt), toward(f.z, f.target[2], speed*dt)
@@ -216,6 +277,9 @@ func (f *fakePX4) step(dt float64) {
 	f.mu.Unlock()
 	for i := range msgs {
 		_ = f.node.WriteMessageAll(&msgs[i])
+	}
+	if reached != nil {
+		_ = f.node.WriteMessageAll(reached)
 	}
 	if !hb {
 		return

@@ -149,6 +149,7 @@ type linkWorker struct {
 	step     int
 	tries    int
 	deadline time.Time
+	lastItem int // the mission item sent last (-1: the count)
 }
 
 // workerTick is how often the link goroutine looks at timeouts and position targets.
@@ -250,6 +251,10 @@ func (w *linkWorker) next() {
 			w.sendSetpoint(time.Now())
 		}
 		w.cur, w.step = op, 0
+		if op.upload != nil {
+			w.startUpload()
+			continue
+		}
 		if len(op.steps) == 0 {
 			w.finish(nil)
 			continue
@@ -300,7 +305,7 @@ func (e *CommandError) Error() string {
 }
 
 func (w *linkWorker) ack(a *mav.MessageCommandAck) {
-	if w.cur == nil || a.Command != w.cur.steps[w.step].cmd {
+	if w.cur == nil || w.cur.upload != nil || a.Command != w.cur.steps[w.step].cmd {
 		return
 	}
 	w.v.mu.Lock()
@@ -329,7 +334,9 @@ func (w *linkWorker) timers() {
 		w.queue = append([]*vehicleOp{w.deferred}, w.queue...)
 		w.deferred = nil
 	}
-	if w.cur != nil && now.After(w.deadline) {
+	if w.cur != nil && w.cur.upload != nil && now.After(w.deadline) {
+		w.uploadTimeout()
+	} else if w.cur != nil && now.After(w.deadline) {
 		if w.tries >= w.v.cfg.Retries {
 			w.finish(fmt.Errorf("%s: no COMMAND_ACK after %d tries of %v ms", w.cur.steps[w.step].cmd, w.tries+1, w.v.cfg.AckTimeoutMs))
 		} else {
@@ -402,6 +409,8 @@ func (w *linkWorker) frame(e *gomavlib.EventFrame) {
 		}
 	}
 	var ack *mav.MessageCommandAck
+	reqSeq, reqType := -1, mav.MAV_MISSION_TYPE(0)
+	var mAck *mav.MessageMissionAck
 	v.mu.Lock()
 	s := &v.st
 	hb, isHB := e.Message().(*mav.MessageHeartbeat)
@@ -446,6 +455,20 @@ func (w *linkWorker) frame(e *gomavlib.EventFrame) {
 		if m.TargetSystem == 0 || int(m.TargetSystem) == v.cfg.GCSSystemID {
 			ack = m
 		}
+	case *mav.MessageMissionRequestInt:
+		if m.TargetSystem == 0 || int(m.TargetSystem) == v.cfg.GCSSystemID {
+			reqSeq, reqType = int(m.Seq), m.MissionType
+		}
+	case *mav.MessageMissionRequest:
+		if m.TargetSystem == 0 || int(m.TargetSystem) == v.cfg.GCSSystemID {
+			reqSeq, reqType = int(m.Seq), m.MissionType
+		}
+	case *mav.MessageMissionAck:
+		if m.TargetSystem == 0 || int(m.TargetSystem) == v.cfg.GCSSystemID {
+			mAck = m
+		}
+	case *mav.MessageMissionItemReached:
+		v.missionReached = int(m.Seq)
 	case *mav.MessageGlobalPositionInt:
 		s.lat, s.lon = float64(m.Lat)/1e7, float64(m.Lon)/1e7
 		s.altAMSL, s.relAlt = float64(m.Alt)/1000, float64(m.RelativeAlt)/1000
@@ -492,6 +515,12 @@ func (w *linkWorker) frame(e *gomavlib.EventFrame) {
 	}
 	if ack != nil {
 		w.ack(ack)
+	}
+	if reqSeq >= 0 {
+		w.missionRequest(reqSeq, reqType)
+	}
+	if mAck != nil {
+		w.missionAck(mAck.Type, mAck.MissionType)
 	}
 }
 

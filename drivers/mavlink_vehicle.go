@@ -73,6 +73,7 @@ type vehicleOp struct {
 	target  *setpoint // start streaming this target first (GoTo)
 	keep    bool      // keep the streamed target (otherwise it stops when the op starts)
 	preempt bool      // jump the queue and abort the command in flight (e-stop)
+	upload  *upload   // a mission or fence transfer instead of commands
 	// waitLink: without a link, the op waits for the vehicle's heartbeat (a failsafe action;
 	// the latest one waiting wins) instead of failing.
 	waitLink bool
@@ -124,10 +125,13 @@ type Vehicle struct {
 	textsLost uint64
 	recent    [64]*vehicleOp // the ops the leaves follow, by id
 	fsMode    flightMode     // the failsafe's land or return, until a leaf commands again
-	nextID    uint64
-	commands  uint64 // commands sent (retries included)
-	acked     uint64
-	last      string // the last command's outcome
+	// missionCount is the items of the mission botd last uploaded (-1: none);
+	// missionReached the last item the vehicle reported reached (-1: none).
+	missionCount, missionReached int
+	nextID                       uint64
+	commands                     uint64 // commands sent (retries included)
+	acked                        uint64
+	last                         string // the last command's outcome
 }
 
 // Name is the device's name.
@@ -604,7 +608,7 @@ func (a *vehicleAct) eStop(time.Time) error {
 // driver, an actuator for ownership and the safe state, and a sensor for its telemetry.
 func (r *Robot) buildVehicle(d *device, c *MAVLinkVehicleConfig) error {
 	v := &Vehicle{cfg: c, name: d.name, now: r.now, log: r.log, events: r.opts.Events,
-		ops: make(chan *vehicleOp, 16)}
+		ops: make(chan *vehicleOp, 16), missionCount: -1, missionReached: -1}
 	v.estopped = func() bool { on, _ := r.env.estopped(); return on }
 	v.target.yaw = math.NaN()
 	v.link = &mavlinkAdaptor{name: d.name + "-link", cfg: c}

@@ -401,3 +401,85 @@ func TestVehicleFailsafeActionIsNotUndoneByTheSafeState(t *testing.T) {
 		t.Fatalf("%d set-mode commands after the failsafe, want 1 (the return)", len(got)-n)
 	}
 }
+
+func TestVehicleUploadsAndFliesAMission(t *testing.T) {
+	g := newUAVRig(t, "")
+	tree := compileTree(t, g.robot.Config(), nd("SequenceWithMemory", "", nil,
+		nd("UploadMission", "", kv{"waypoints": []any{47.4002, 8.5, 12.0, 47.4002, 8.5004, 12.0, 47.4, 8.5004, 12.0}, "takeoff_alt": 12.0}),
+		nd("Arm", "", nil),
+		nd("RunMission", "", nil),
+	))
+	st, s, _ := g.fly(tree)
+	if st != bt.Success {
+		t.Fatalf("mission: %s\n%s", st, s)
+	}
+	g.ap.mu.Lock()
+	items := g.ap.stored[mav.MAV_MISSION_TYPE_MISSION]
+	g.ap.mu.Unlock()
+	var cmds []string
+	for i, it := range items {
+		if int(it.Seq) != i {
+			t.Fatalf("item %d has seq %d", i, it.Seq)
+		}
+		cmds = append(cmds, it.Command.String())
+	}
+	want := "[MAV_CMD_NAV_TAKEOFF MAV_CMD_NAV_WAYPOINT MAV_CMD_NAV_WAYPOINT MAV_CMD_NAV_WAYPOINT MAV_CMD_NAV_RETURN_TO_LAUNCH]"
+	if fmt.Sprint(cmds) != want {
+		t.Fatalf("uploaded %v, want %s", cmds, want)
+	}
+	if items[1].X != 474002000 || items[1].Y != 85000000 || items[1].Z != 12 || items[1].Frame != mav.MAV_FRAME_GLOBAL_RELATIVE_ALT_INT {
+		t.Fatalf("first waypoint %+v", items[1])
+	}
+	if vs := g.state(); vs.inAir() || vs.armed {
+		t.Fatalf("after the mission: in air %v, armed %v", vs.inAir(), vs.armed)
+	}
+}
+
+func TestVehicleMissionUploadRefusedOrUnanswered(t *testing.T) {
+	g := newUAVRig(t, ", retries: 1")
+	wps := []Waypoint{{47.4, 8.5, 10}}
+	g.ap.set(func(f *fakePX4) { f.missionAck = mav.MAV_MISSION_NO_SPACE })
+	err := g.v.UploadMission(wps, 0, 1, true)
+	var me *MissionError
+	if !errors.As(err, &me) || me.Result != mav.MAV_MISSION_NO_SPACE {
+		t.Fatalf("refused upload: %v", err)
+	}
+	tree := compileTree(t, g.robot.Config(), nd("RunMission", "", nil))
+	if st, s, _ := g.fly(tree); st != bt.Failure || !strings.Contains(s.String(), "UploadMission first") {
+		t.Fatalf("RunMission without an upload: %s\n%s", st, s)
+	}
+	g.ap.set(func(f *fakePX4) { f.ignoreItems = true })
+	if err := g.v.UploadMission(wps, 0, 1, true); err == nil || !strings.Contains(err.Error(), "no MISSION_REQUEST after 2 tries") {
+		t.Fatalf("unanswered upload: %v", err)
+	}
+	g.ap.set(func(f *fakePX4) { f.ignoreItems, f.missionAck = false, mav.MAV_MISSION_ACCEPTED })
+	if err := g.v.UploadFence([][2]float64{{47.39, 8.49}, {47.41, 8.49}, {47.41, 8.51}, {47.39, 8.51}}); err != nil {
+		t.Fatal(err)
+	}
+	g.ap.mu.Lock()
+	fence := g.ap.stored[mav.MAV_MISSION_TYPE_FENCE]
+	g.ap.mu.Unlock()
+	if len(fence) != 4 || fence[2].Command != mav.MAV_CMD_NAV_FENCE_POLYGON_VERTEX_INCLUSION || fence[2].Param1 != 4 || fence[2].X != 474100000 {
+		t.Fatalf("fence %+v", fence)
+	}
+	if err := g.v.UploadFence([][2]float64{{47.39, 8.49}, {47.41, 8.49}}); err == nil {
+		t.Fatal("a two-vertex fence was uploaded")
+	}
+}
+
+func TestUploadMissionChecksItsWaypoints(t *testing.T) {
+	cfg := parse(t, "devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpin://:14540\", max_altitude: 50}\n")
+	for _, c := range []struct {
+		wps  []any
+		want string
+	}{
+		{[]any{47.4, 8.5}, "not a multiple of 3"},
+		{[]any{97.4, 8.5, 10.0}, "is not a latitude and longitude"},
+		{[]any{47.4, 8.5, 80.0}, "not within 0 and 50 m"},
+	} {
+		_, err := registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("UploadMission", "", kv{"waypoints": c.wps})}, Main: "main"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.wps, err, c.want)
+		}
+	}
+}
