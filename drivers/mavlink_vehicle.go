@@ -428,23 +428,37 @@ func (v *Vehicle) eStop() {
 	v.target.active = false
 	st, up := v.st, v.linkUpLocked()
 	v.mu.Unlock()
-	if !up {
-		v.log.Warn("e-stop: no link to the vehicle", "device", v.name)
+	if st.autopilot == "" {
+		v.log.Warn("e-stop: the vehicle was never heard from: nothing to tell it", "device", v.name)
 		return
 	}
 	var op *vehicleOp
 	switch {
 	case v.cfg.EStop == EStopMotorsOff && (!st.inAir() || v.cfg.EStopForce):
-		op = v.armOp(false, st.inAir())
+		c := mavCmd{cmd: mav.MAV_CMD_COMPONENT_ARM_DISARM}
+		what := "e-stop: motors off"
+		if st.inAir() {
+			c.p[1] = 21196 // disarm in the air
+			what += " in the air"
+		}
+		op = newOp(what, c)
 	case st.inAir():
-		op = v.modeOp("e-stop land", modeLand)
+		c, err := setModeCmd(st.autopilot, modeLand)
+		if err != nil {
+			v.log.Error("e-stop: cannot land", "device", v.name, "err", err)
+			return
+		}
+		op = newOp("e-stop: land", c)
 	default:
 		return // on the ground, e-stop land: nothing to do
 	}
-	op.preempt = true
-	if done, _ := op.finished(); !done {
-		v.submit(op)
+	if !up {
+		// Sent as soon as the vehicle's heartbeat is back; meanwhile only the autopilot's own
+		// data-link-loss failsafe acts.
+		v.log.Warn("e-stop: no link to the vehicle: sent when it is back", "device", v.name)
 	}
+	op.preempt, op.waitLink = true, true
+	v.submit(op)
 }
 
 // emit reports a device event.

@@ -281,6 +281,15 @@ func TestVehicleEStop(t *testing.T) {
 			t.Fatalf("Takeoff during an e-stop: %s", st)
 		}
 	})
+	t.Run("in the air, the link down: land when it is back", func(t *testing.T) {
+		g := newUAVRig(t, "")
+		g.takeoff(8)
+		g.ap.set(func(f *fakePX4) { f.heartbeat = false })
+		g.waitFor("the link down", func() bool { return !g.v.LinkUp() })
+		_ = g.robot.EStop("test")
+		g.ap.set(func(f *fakePX4) { f.heartbeat = true })
+		g.waitFor("landing", func() bool { return g.state().mode == modeLand })
+	})
 	t.Run("motors_off on the ground: disarm", func(t *testing.T) {
 		g := newUAVRig(t, ", estop: motors_off")
 		if err := g.v.Arm(); err != nil {
