@@ -19,8 +19,8 @@ import (
 // encodeFrames encodes messages as MAVLink 2 frames from system 1.
 func encodeFrames(t testing.TB, msgs ...message.Message) []byte {
 	t.Helper()
-	rw, err := dialect.NewReadWriter(ardupilotmega.Dialect)
-	if err != nil {
+	rw := &dialect.ReadWriter{Dialect: ardupilotmega.Dialect}
+	if err := rw.Initialize(); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
