@@ -4,8 +4,8 @@ go 1.25.0
 
 require (
 	github.com/adrianmo/go-nmea v1.10.0
-	github.com/bluenviron/gomavlib/v3 v3.3.0
 	github.com/agnivade/levenshtein v1.2.1
+	github.com/bluenviron/gomavlib/v3 v3.3.0
 	github.com/charmbracelet/bubbletea v1.3.10
 	github.com/charmbracelet/lipgloss v1.1.0
 	github.com/charmbracelet/x/ansi v0.10.1
