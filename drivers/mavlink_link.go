@@ -162,6 +162,7 @@ func (w *linkWorker) run() {
 	for {
 		select {
 		case <-w.stop:
+			w.flush()
 			return
 		case ev, ok := <-w.node.Events():
 			if !ok {
@@ -174,6 +175,33 @@ func (w *linkWorker) run() {
 			w.timers()
 		}
 		w.next()
+	}
+}
+
+// flush sends, once and without waiting for the acknowledgement, the first command of every op
+// still waiting when the link closes: the safe state's hold as botd shuts down over a flying
+// vehicle goes out rather than nowhere.
+func (w *linkWorker) flush() {
+	for {
+		select {
+		case op := <-w.v.ops:
+			w.queue = append(w.queue, op)
+			continue
+		default:
+		}
+		break
+	}
+	if !w.v.LinkUp() {
+		return
+	}
+	st, _ := w.v.snapshot()
+	for _, op := range w.queue {
+		if len(op.steps) == 0 {
+			continue
+		}
+		c := op.steps[0]
+		_ = w.node.WriteMessageAll(&mav.MessageCommandLong{TargetSystem: st.sysID, TargetComponent: st.compID, Command: c.cmd,
+			Param1: c.p[0], Param2: c.p[1], Param3: c.p[2], Param4: c.p[3], Param5: c.p[4], Param6: c.p[5], Param7: c.p[6]})
 	}
 }
 

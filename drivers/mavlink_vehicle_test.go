@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -491,4 +492,21 @@ func TestUploadMissionChecksItsWaypoints(t *testing.T) {
 			t.Errorf("%v: %v, want %q", c.wps, err, c.want)
 		}
 	}
+}
+
+func TestVehicleShutdownOverAFlyingVehicleHolds(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.takeoff(8)
+	if err := g.v.wait(g.v.submit(g.v.gotoOp(setpoint{x: 5000, z: -8, yaw: math.NaN()}, 0))); err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor("guided flight", func() bool { return g.state().mode == modeGuided })
+	if err := g.robot.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor("hold at the autopilot", func() bool {
+		g.ap.mu.Lock()
+		defer g.ap.mu.Unlock()
+		return g.ap.main == px4Auto && g.ap.sub == px4AutoLoiter
+	})
 }
