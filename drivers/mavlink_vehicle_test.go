@@ -12,12 +12,13 @@ import (
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/internal/mavtest"
 )
 
 // uavRig is a robot with one mavlink_vehicle connected to a fake autopilot, in real time.
 type uavRig struct {
 	t      *testing.T
-	ap     *fakePX4
+	ap     *mavtest.Autopilot
 	robot  *Robot
 	v      *Vehicle
 	events chan Event
@@ -26,11 +27,11 @@ type uavRig struct {
 func newUAVRig(t *testing.T, extra string) *uavRig {
 	t.Helper()
 	skipOffLinux(t)
-	ap := newFakePX4(t)
+	ap := mavtest.New(t)
 	cfg := parse(t, fmt.Sprintf(`
 devices:
   - {name: uav, kind: mavlink_vehicle, connection: %q, heartbeat_hz: 10, heartbeat_timeout_ms: 600, ack_timeout_ms: 300 %s}
-`, ap.addr(), extra))
+`, ap.Addr(), extra))
 	g := &uavRig{t: t, ap: ap, events: make(chan Event, 256)}
 	r, err := Build(cfg, Options{Name: "drone", Logger: quiet, Events: func(e Event) {
 		select {
@@ -114,15 +115,15 @@ func TestVehicleFliesArmTakeoffGoToLand(t *testing.T) {
 	if vs.x != 30 || vs.y != -20 {
 		t.Fatalf("landed at (%v, %v), not at the GoTo target (30, -20)", vs.x, vs.y)
 	}
-	g.ap.mu.Lock()
-	sp := g.ap.setpoints
-	g.ap.mu.Unlock()
+	g.ap.Mu.Lock()
+	sp := g.ap.Setpoints
+	g.ap.Mu.Unlock()
 	if sp == 0 {
 		t.Fatal("no position target reached the autopilot")
 	}
 	// Every command was acknowledged once, at the first try.
 	for _, c := range []mav.MAV_CMD{mav.MAV_CMD_COMPONENT_ARM_DISARM, mav.MAV_CMD_NAV_TAKEOFF, mav.MAV_CMD_DO_CHANGE_SPEED, mav.MAV_CMD_CONDITION_YAW} {
-		if got := g.ap.confirmations(c); len(got) != 1 || got[0] != 0 {
+		if got := g.ap.Confirmations(c); len(got) != 1 || got[0] != 0 {
 			t.Errorf("%s: confirmations %v, want [0]", c, got)
 		}
 	}
@@ -147,7 +148,7 @@ func TestVehicleFliesArmTakeoffGoToLand(t *testing.T) {
 
 func TestVehicleArmDeniedFailsWithTheResult(t *testing.T) {
 	g := newUAVRig(t, "")
-	g.ap.set(func(f *fakePX4) { f.gpsFix = 1 })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.GPSFix = 1 })
 	g.waitFor("no fix", func() bool { return g.state().gpsFix == 1 })
 	tree := compileTree(t, g.robot.Config(), nd("Arm", "", nil))
 	st, s, _ := g.fly(tree)
@@ -163,21 +164,21 @@ func TestVehicleArmDeniedFailsWithTheResult(t *testing.T) {
 
 func TestVehicleCommandRetriedThenTimesOut(t *testing.T) {
 	g := newUAVRig(t, ", retries: 2")
-	g.ap.set(func(f *fakePX4) { f.silent[mav.MAV_CMD_DO_SET_MODE] = true })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.Silent[mav.MAV_CMD_DO_SET_MODE] = true })
 	err := g.v.Hold()
 	if err == nil || !strings.Contains(err.Error(), "no COMMAND_ACK after 3 tries") {
 		t.Fatalf("Hold() on a silent autopilot = %v", err)
 	}
-	if got := g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE); fmt.Sprint(got) != "[0 1 2]" {
+	if got := g.ap.Confirmations(mav.MAV_CMD_DO_SET_MODE); fmt.Sprint(got) != "[0 1 2]" {
 		t.Fatalf("confirmations %v, want [0 1 2]", got)
 	}
-	g.ap.set(func(f *fakePX4) { delete(f.silent, mav.MAV_CMD_DO_SET_MODE) })
+	g.ap.Set(func(f *mavtest.Autopilot) { delete(f.Silent, mav.MAV_CMD_DO_SET_MODE) })
 	for name, f := range map[string]func() error{"Hold": g.v.Hold, "ReturnHome": g.v.ReturnHome, "Land": g.v.Land} {
 		if err := f(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	g.ap.set(func(f *fakePX4) { f.answer[mav.MAV_CMD_DO_SET_MODE] = mav.MAV_RESULT_TEMPORARILY_REJECTED })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.Answer[mav.MAV_CMD_DO_SET_MODE] = mav.MAV_RESULT_TEMPORARILY_REJECTED })
 	if err := g.v.Land(); err == nil || !strings.Contains(err.Error(), "MAV_RESULT_TEMPORARILY_REJECTED") {
 		t.Fatalf("Land() refused = %v", err)
 	}
@@ -196,7 +197,7 @@ func TestVehicleLinkLossIsAFaultNotAHang(t *testing.T) {
 	if f, ok := fault(); ok {
 		t.Fatalf("fault with a live link: %+v", f)
 	}
-	g.ap.set(func(f *fakePX4) { f.heartbeat = false })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = false })
 	g.waitFor("the link-loss fault", func() bool { f, ok := fault(); return ok && f.Code == FaultSensorError })
 	start := time.Now()
 	err := g.v.Land()
@@ -215,13 +216,13 @@ func TestVehicleLinkLossIsAFaultNotAHang(t *testing.T) {
 	if handled, err := g.robot.Failsafe("return_home"); !handled || err != nil {
 		t.Fatalf("Failsafe: %v %v", handled, err)
 	}
-	g.ap.set(func(f *fakePX4) { f.heartbeat = true })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = true })
 	g.waitFor("the fault to clear", func() bool { _, ok := fault(); return !ok })
 	g.waitFor("return mode", func() bool { return g.state().mode == modeReturn })
 	if err := g.robot.Safe(); err != nil {
 		t.Fatal(err)
 	}
-	if got := g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE); len(got) != 1 {
+	if got := g.ap.Confirmations(mav.MAV_CMD_DO_SET_MODE); len(got) != 1 {
 		t.Fatalf("set-mode commands %v: want the return only", got)
 	}
 	seen := map[string]bool{}
@@ -255,13 +256,13 @@ func TestVehicleHaltHoldsAndStopsTargets(t *testing.T) {
 	a.HaltAll()
 	_ = g.robot.Apply()
 	g.waitFor("hold after the halt", func() bool { return g.state().mode == modeHold })
-	g.ap.mu.Lock()
-	n := g.ap.setpoints
-	g.ap.mu.Unlock()
+	g.ap.Mu.Lock()
+	n := g.ap.Setpoints
+	g.ap.Mu.Unlock()
 	time.Sleep(300 * time.Millisecond) // three setpoint periods: none may come
-	g.ap.mu.Lock()
-	after := g.ap.setpoints
-	g.ap.mu.Unlock()
+	g.ap.Mu.Lock()
+	after := g.ap.Setpoints
+	g.ap.Mu.Unlock()
 	if after != n {
 		t.Fatalf("%d position targets after the halt", after-n)
 	}
@@ -285,10 +286,10 @@ func TestVehicleEStop(t *testing.T) {
 	t.Run("in the air, the link down: land when it is back", func(t *testing.T) {
 		g := newUAVRig(t, "")
 		g.takeoff(8)
-		g.ap.set(func(f *fakePX4) { f.heartbeat = false })
+		g.ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = false })
 		g.waitFor("the link down", func() bool { return !g.v.LinkUp() })
 		_ = g.robot.EStop("test")
-		g.ap.set(func(f *fakePX4) { f.heartbeat = true })
+		g.ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = true })
 		g.waitFor("landing", func() bool { return g.state().mode == modeLand })
 	})
 	t.Run("motors_off on the ground: disarm", func(t *testing.T) {
@@ -305,7 +306,7 @@ func TestVehicleEStop(t *testing.T) {
 		g.takeoff(8)
 		_ = g.robot.EStop("test")
 		g.waitFor("landing", func() bool { return g.state().mode == modeLand })
-		if c := g.ap.confirmations(mav.MAV_CMD_COMPONENT_ARM_DISARM); len(c) != 1 {
+		if c := g.ap.Confirmations(mav.MAV_CMD_COMPONENT_ARM_DISARM); len(c) != 1 {
 			t.Fatalf("arm/disarm commands %v: a disarm went out in the air", c)
 		}
 	})
@@ -332,7 +333,7 @@ func (g *uavRig) takeoff(alt float64) {
 
 func TestVehicleStatusTextBecomesAnEvent(t *testing.T) {
 	g := newUAVRig(t, "")
-	g.ap.statustext(mav.MAV_SEVERITY_CRITICAL, "Preflight Fail: Accel uncalibrated")
+	g.ap.StatusText(mav.MAV_SEVERITY_CRITICAL, "Preflight Fail: Accel uncalibrated")
 	deadline := time.After(10 * time.Second)
 	for {
 		select {
@@ -396,7 +397,7 @@ func TestVehicleFailsafeActionIsNotUndoneByTheSafeState(t *testing.T) {
 	g := newUAVRig(t, "")
 	g.takeoff(8)
 	g.waitFor("hold after the take-off", func() bool { return g.state().mode == modeHold })
-	n := len(g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE))
+	n := len(g.ap.Confirmations(mav.MAV_CMD_DO_SET_MODE))
 	// The runner pauses the mission (safe state) right after starting the failsafe action,
 	// before the vehicle reports the new mode: no hold may follow the return.
 	if _, err := g.robot.Failsafe("return_home"); err != nil {
@@ -407,7 +408,7 @@ func TestVehicleFailsafeActionIsNotUndoneByTheSafeState(t *testing.T) {
 	}
 	g.waitFor("return mode", func() bool { return g.state().mode == modeReturn })
 	g.waitFor("landed at home", func() bool { return !g.state().inAir() })
-	if got := g.ap.confirmations(mav.MAV_CMD_DO_SET_MODE); len(got) != n+1 {
+	if got := g.ap.Confirmations(mav.MAV_CMD_DO_SET_MODE); len(got) != n+1 {
 		t.Fatalf("%d set-mode commands after the failsafe, want 1 (the return)", len(got)-n)
 	}
 }
@@ -423,9 +424,9 @@ func TestVehicleUploadsAndFliesAMission(t *testing.T) {
 	if st != bt.Success {
 		t.Fatalf("mission: %s\n%s", st, s)
 	}
-	g.ap.mu.Lock()
-	items := g.ap.stored[mav.MAV_MISSION_TYPE_MISSION]
-	g.ap.mu.Unlock()
+	g.ap.Mu.Lock()
+	items := g.ap.Stored[mav.MAV_MISSION_TYPE_MISSION]
+	g.ap.Mu.Unlock()
 	var cmds []string
 	for i, it := range items {
 		if int(it.Seq) != i {
@@ -448,7 +449,7 @@ func TestVehicleUploadsAndFliesAMission(t *testing.T) {
 func TestVehicleMissionUploadRefusedOrUnanswered(t *testing.T) {
 	g := newUAVRig(t, ", retries: 1")
 	wps := []Waypoint{{47.4, 8.5, 10}}
-	g.ap.set(func(f *fakePX4) { f.missionAck = mav.MAV_MISSION_NO_SPACE })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.MissionAck = mav.MAV_MISSION_NO_SPACE })
 	err := g.v.UploadMission(wps, 0, 1, true)
 	var me *MissionError
 	if !errors.As(err, &me) || me.Result != mav.MAV_MISSION_NO_SPACE {
@@ -458,17 +459,17 @@ func TestVehicleMissionUploadRefusedOrUnanswered(t *testing.T) {
 	if st, s, _ := g.fly(tree); st != bt.Failure || !strings.Contains(s.String(), "UploadMission first") {
 		t.Fatalf("RunMission without an upload: %s\n%s", st, s)
 	}
-	g.ap.set(func(f *fakePX4) { f.ignoreItems = true })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.IgnoreItems = true })
 	if err := g.v.UploadMission(wps, 0, 1, true); err == nil || !strings.Contains(err.Error(), "no MISSION_REQUEST after 2 tries") {
 		t.Fatalf("unanswered upload: %v", err)
 	}
-	g.ap.set(func(f *fakePX4) { f.ignoreItems, f.missionAck = false, mav.MAV_MISSION_ACCEPTED })
+	g.ap.Set(func(f *mavtest.Autopilot) { f.IgnoreItems, f.MissionAck = false, mav.MAV_MISSION_ACCEPTED })
 	if err := g.v.UploadFence([][2]float64{{47.39, 8.49}, {47.41, 8.49}, {47.41, 8.51}, {47.39, 8.51}}); err != nil {
 		t.Fatal(err)
 	}
-	g.ap.mu.Lock()
-	fence := g.ap.stored[mav.MAV_MISSION_TYPE_FENCE]
-	g.ap.mu.Unlock()
+	g.ap.Mu.Lock()
+	fence := g.ap.Stored[mav.MAV_MISSION_TYPE_FENCE]
+	g.ap.Mu.Unlock()
 	if len(fence) != 4 || fence[2].Command != mav.MAV_CMD_NAV_FENCE_POLYGON_VERTEX_INCLUSION || fence[2].Param1 != 4 || fence[2].X != 474100000 {
 		t.Fatalf("fence %+v", fence)
 	}
@@ -504,9 +505,5 @@ func TestVehicleShutdownOverAFlyingVehicleHolds(t *testing.T) {
 	if err := g.robot.Close(); err != nil {
 		t.Fatal(err)
 	}
-	g.waitFor("hold at the autopilot", func() bool {
-		g.ap.mu.Lock()
-		defer g.ap.mu.Unlock()
-		return g.ap.main == px4Auto && g.ap.sub == px4AutoLoiter
-	})
+	g.waitFor("hold at the autopilot", g.ap.PX4Hold)
 }
