@@ -29,6 +29,8 @@ failsafe:
   battery_low_action: return_home
   battery_critical: 15
   battery_action: land
+  required_sensors: [uav]
+  sensor_action: land
 `
 	for name, body := range map[string]string{"hw.yaml": hw, "botd.yaml": cfg} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
@@ -109,5 +111,31 @@ func TestDaemonUAVEStopLands(t *testing.T) {
 		return ap.Z == 0 && !ap.Armed
 	})
 	r.waitFor(t, "ESTOP", func(r *groundRec) bool { return r.lastState().Mode == protocol.ModeEStop })
+	p.stop(t)
+}
+
+// Through the daemon: the vehicle's link lost mid-flight stops the mission (a failsafe, not a
+// hang) and, once its heartbeat is back, the vehicle is told to land; the safe state that
+// follows the failsafe does not turn the landing into a hold.
+func TestDaemonUAVVehicleLinkLoss(t *testing.T) {
+	ap, r, p := startUAVDaemon(t)
+	flyAway(t, ap, r)
+	ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = false })
+	r.waitFor(t, "the failsafe on the lost vehicle", func(r *groundRec) bool {
+		s := r.lastState()
+		return s.Mode == protocol.ModeFailsafe && s.Failsafe.Reason == "sensor_stale" && r.hasEvent("uav.link_lost")
+	})
+	ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = true })
+	r.waitFor(t, "the landing", func(*groundRec) bool {
+		ap.Mu.Lock()
+		defer ap.Mu.Unlock()
+		return ap.Main == 4 && ap.Sub == 6
+	})
+	r.waitFor(t, "on the ground, the mission paused", func(r *groundRec) bool {
+		ap.Mu.Lock()
+		landed := ap.Z == 0 && !ap.Armed
+		ap.Mu.Unlock()
+		return landed && r.lastState().Mode == protocol.ModePaused && r.hasEvent("uav.link_restored")
+	})
 	p.stop(t)
 }
