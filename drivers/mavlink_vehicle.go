@@ -125,6 +125,7 @@ type Vehicle struct {
 	textsLost uint64
 	recent    [64]*vehicleOp // the ops the leaves follow, by id
 	fsMode    flightMode     // the failsafe's land or return, until a leaf commands again
+	speed     float64        // the GoTo speed last asked for
 	// missionCount is the items of the mission botd last uploaded (-1: none);
 	// missionReached the last item the vehicle reported reached (-1: none).
 	missionCount, missionReached int
@@ -301,8 +302,13 @@ func (v *Vehicle) gotoOp(t setpoint, speed float64) *vehicleOp {
 	if err != nil {
 		return failedOp(what, err)
 	}
+	// A GoTo ticked again (a reactive Sequence re-opens it) sends no speed it already sent.
+	v.mu.Lock()
+	sameSpeed := v.target.active && v.speed == speed
+	v.speed = speed
+	v.mu.Unlock()
 	var steps []mavCmd
-	if speed > 0 {
+	if speed > 0 && !sameSpeed {
 		steps = append(steps, mavCmd{cmd: mav.MAV_CMD_DO_CHANGE_SPEED, p: [7]float32{1, float32(speed), -1}})
 	}
 	if st.mode != modeGuided {

@@ -507,3 +507,25 @@ func TestVehicleShutdownOverAFlyingVehicleHolds(t *testing.T) {
 	}
 	g.waitFor("hold at the autopilot", g.ap.PX4Hold)
 }
+
+// A reactive Sequence re-opens a GoTo every tick: the vehicle gets its position target, not a
+// flood of commands.
+func TestVehicleGoToTickedAgainSendsNoCommands(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.takeoff(5)
+	tree := compileTree(t, g.robot.Config(), nd("Sequence", "", nil,
+		nd("InAir", "", nil),
+		nd("GoTo", "", kv{"x": 20.0, "y": 0.0, "alt": 5.0, "speed": 4.0, "radius": 0.5}),
+		nd("GoTo", "", kv{"x": 20.0, "y": 0.0, "alt": 5.0, "speed": 4.0, "radius": 0.5}),
+		nd("Succeed", "", nil),
+	))
+	if st, s, _ := g.fly(tree); st != bt.Success {
+		t.Fatalf("%s\n%s", st, s)
+	}
+	if n := len(g.ap.Confirmations(mav.MAV_CMD_DO_CHANGE_SPEED)); n != 1 {
+		t.Fatalf("%d speed commands, want 1", n)
+	}
+	if n := len(g.ap.Confirmations(mav.MAV_CMD_DO_SET_MODE)); n != 1 {
+		t.Fatalf("%d mode commands, want 1 (guided)", n)
+	}
+}
