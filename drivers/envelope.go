@@ -189,17 +189,9 @@ func (e *envelope) noteWrite(act *actuator, o owner, err error, now time.Time) {
 	}
 }
 
-// estopper is an actuator whose e-stop is more than its safe state (a flying vehicle lands).
-type estopper interface {
-	eStop(now time.Time) error
-}
-
 // safeAll forgets every command and owner and writes every ready actuator's safe state at once,
 // whatever it was before (mission end, abort, e-stop, start, close).
-func (e *envelope) safeAll() error { return e.safeAllFor(false) }
-
-// safeAllFor is safeAll; for an e-stop, an estopper does its e-stop instead.
-func (e *envelope) safeAllFor(estop bool) error {
+func (e *envelope) safeAll() error {
 	e.mu.Lock()
 	for _, act := range e.acts {
 		act.want = act.impl.safe()
@@ -214,12 +206,7 @@ func (e *envelope) safeAllFor(estop bool) error {
 		if !act.ready {
 			continue
 		}
-		err := guard(func() error {
-			if es, ok := act.impl.(estopper); ok && estop {
-				return es.eStop(now)
-			}
-			return act.impl.write(act.impl.safe(), now, true)
-		})
+		err := guard(func() error { return act.impl.write(act.impl.safe(), now, true) })
 		e.noteWrite(act, owner{}, err, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: safe state: %w", act.dev.name, err))
@@ -228,13 +215,30 @@ func (e *envelope) safeAllFor(estop bool) error {
 	return errors.Join(errs...)
 }
 
+// eStopper is an actuator whose e-stop differs from its safe state: a drone's safe state is
+// hover, its e-stop is landing.
+type eStopper interface{ eStopState() command }
+
 // eStop engages the gate first, so no command gets through from this moment, then writes the
-// safe states.
+// safe states (and an e-stopper's e-stop state).
 func (e *envelope) eStop(reason string) error {
 	e.mu.Lock()
 	e.estop, e.reason = true, reason
 	e.mu.Unlock()
-	return e.safeAllFor(true)
+	err := e.safeAll()
+	e.writeMu.Lock()
+	defer e.writeMu.Unlock()
+	now := e.now()
+	for _, act := range e.acts {
+		if s, ok := act.impl.(eStopper); ok && act.ready {
+			werr := guard(func() error { return act.impl.write(s.eStopState(), now, true) })
+			e.noteWrite(act, owner{}, werr, now)
+			if werr != nil {
+				err = errors.Join(err, fmt.Errorf("%s: e-stop: %w", act.dev.name, werr))
+			}
+		}
+	}
+	return err
 }
 
 func (e *envelope) releaseEStop() {

@@ -32,22 +32,21 @@ type kindInfo struct {
 }
 
 var kindTable = map[string]kindInfo{
-	KindDiffDrive:      {KindDiffDrive, true, func() DeviceSpec { return &DiffDriveConfig{} }, false},
-	KindServo:          {KindServo, true, func() DeviceSpec { return &ServoConfig{} }, false},
-	KindLED:            {KindLED, true, func() DeviceSpec { return &OutputConfig{kind: KindLED} }, false},
-	KindRelay:          {KindRelay, true, func() DeviceSpec { return &OutputConfig{kind: KindRelay} }, false},
-	KindBuzzer:         {KindBuzzer, true, func() DeviceSpec { return &OutputConfig{kind: KindBuzzer} }, false},
-	KindDigitalOut:     {KindDigitalOut, true, func() DeviceSpec { return &OutputConfig{kind: KindDigitalOut} }, false},
-	KindPWMOut:         {KindPWMOut, true, func() DeviceSpec { return &PWMOutConfig{} }, false},
-	KindRange:          {KindRange, false, func() DeviceSpec { return &RangeConfig{} }, false},
-	KindBattery:        {KindBattery, false, func() DeviceSpec { return &BatteryConfig{} }, false},
-	KindIMU:            {KindIMU, false, func() DeviceSpec { return &IMUConfig{} }, false},
-	KindBump:           {KindBump, false, func() DeviceSpec { return &BumpConfig{} }, false},
-	KindPose:           {KindPose, false, func() DeviceSpec { return &PoseConfig{} }, false},
-	KindOdometry:       {KindOdometry, false, func() DeviceSpec { return &OdometryConfig{} }, false},
-	KindMQTTPose:       {KindMQTTPose, false, func() DeviceSpec { return &MQTTPoseConfig{} }, true},
-	KindGPS:            {KindGPS, false, func() DeviceSpec { return &GPSConfig{} }, false},
-	KindMAVLinkVehicle: {KindMAVLinkVehicle, true, func() DeviceSpec { return &MAVLinkVehicleConfig{} }, true},
+	KindDiffDrive:  {KindDiffDrive, true, func() DeviceSpec { return &DiffDriveConfig{} }, false},
+	KindServo:      {KindServo, true, func() DeviceSpec { return &ServoConfig{} }, false},
+	KindLED:        {KindLED, true, func() DeviceSpec { return &OutputConfig{kind: KindLED} }, false},
+	KindRelay:      {KindRelay, true, func() DeviceSpec { return &OutputConfig{kind: KindRelay} }, false},
+	KindBuzzer:     {KindBuzzer, true, func() DeviceSpec { return &OutputConfig{kind: KindBuzzer} }, false},
+	KindDigitalOut: {KindDigitalOut, true, func() DeviceSpec { return &OutputConfig{kind: KindDigitalOut} }, false},
+	KindPWMOut:     {KindPWMOut, true, func() DeviceSpec { return &PWMOutConfig{} }, false},
+	KindRange:      {KindRange, false, func() DeviceSpec { return &RangeConfig{} }, false},
+	KindBattery:    {KindBattery, false, func() DeviceSpec { return &BatteryConfig{} }, false},
+	KindIMU:        {KindIMU, false, func() DeviceSpec { return &IMUConfig{} }, false},
+	KindBump:       {KindBump, false, func() DeviceSpec { return &BumpConfig{} }, false},
+	KindPose:       {KindPose, false, func() DeviceSpec { return &PoseConfig{} }, false},
+	KindOdometry:   {KindOdometry, false, func() DeviceSpec { return &OdometryConfig{} }, false},
+	KindMQTTPose:   {KindMQTTPose, false, func() DeviceSpec { return &MQTTPoseConfig{} }, true},
+	KindGPS:        {KindGPS, false, func() DeviceSpec { return &GPSConfig{} }, false},
 }
 
 func kindByName(name string) (kindInfo, bool) {

@@ -28,13 +28,13 @@ import (
 // robot's actuators through the safety envelope; the tick loop writes them with Robot.Apply.
 func Register(reg *bt.Registry, cfg *Config) {
 	l := newLimits(cfg)
+	for _, t := range uavTypes(l) { // leaves_uav.go
+		reg.Register(t)
+	}
 	for _, t := range []bt.NodeType{
 		driveType(l), stopType(l), turnType(l), moveToType(l),
 		servoType(l), ledType(l), relayType(l), buzzerType(l), digitalWriteType(l), pwmType(l),
 	} {
-		reg.Register(t)
-	}
-	for _, t := range uavTypes(l) {
 		reg.Register(t)
 	}
 }

@@ -320,6 +320,9 @@ func (w *linkWorker) finish(err error) {
 	}
 	w.v.mu.Unlock()
 	close(op.done)
+	if op.report && op.err != nil {
+		w.v.emit("uav.command_failed", "error", fmt.Sprintf("%s: %v", w.v.name, op.err))
+	}
 }
 
 // CommandError is a command the autopilot refused, with its MAV_RESULT.

@@ -77,6 +77,7 @@ type vehicleOp struct {
 	// waitLink: without a link, the op waits for the vehicle's heartbeat (a failsafe action;
 	// the latest one waiting wins) instead of failing.
 	waitLink bool
+	report   bool // nobody waits for it: a failure is a uav.command_failed event
 
 	id   uint64 // for the leaves, which keep no pointers (see track)
 	done chan struct{}
@@ -406,7 +407,7 @@ func (v *Vehicle) Failsafe(action string) error {
 	}
 	// Sent when the link is up, or as soon as the vehicle's heartbeat is back.
 	op = newOp("failsafe "+m.String(), c)
-	op.waitLink = true
+	op.waitLink, op.report = true, true
 	v.submit(op)
 	return nil
 }
@@ -424,7 +425,9 @@ func (v *Vehicle) safeStop() {
 	if !up || !st.inAir() || st.mode == modeLand || st.mode == modeReturn || fs == modeLand || fs == modeReturn || v.estopped() {
 		return
 	}
-	v.submit(v.modeOp("hold (safe state)", modeHold))
+	op := v.modeOp("hold (safe state)", modeHold)
+	op.report = true
+	v.submit(op)
 }
 
 // eStop is what the e-stop does: land, or stop the motors when landed (or in the air, forced).
@@ -463,7 +466,7 @@ func (v *Vehicle) eStop() {
 		// data-link-loss failsafe acts.
 		v.log.Warn("e-stop: no link to the vehicle: sent when it is back", "device", v.name)
 	}
-	op.preempt, op.waitLink = true, true
+	op.preempt, op.waitLink, op.report = true, true, true
 	v.submit(op)
 }
 
@@ -601,6 +604,7 @@ type vehicleAct struct {
 const (
 	vehSafe   uint8 = iota // no leaf flies the vehicle
 	vehFlying              // a leaf does (its own commands go straight to the vehicle)
+	vehEStop               // the e-stop: land, or motors off
 )
 
 func (*vehicleAct) safe() command           { return command{mode: vehSafe} }
@@ -611,18 +615,25 @@ func (a *vehicleAct) write(c command, _ time.Time, force bool) error {
 		return nil
 	}
 	a.last = c.mode
-	if c.mode == vehSafe {
+	switch c.mode {
+	case vehSafe:
 		a.v.safeStop()
+	case vehEStop:
+		a.v.eStop()
 	}
 	return nil
 }
 
-// eStop implements estopper.
-func (a *vehicleAct) eStop(time.Time) error {
-	a.last = vehSafe
-	a.v.eStop()
-	return nil
-}
+// eStopState implements eStopper: the e-stop lands the vehicle or stops its motors.
+func (a *vehicleAct) eStopState() command { return command{mode: vehEStop} }
+
+// Hold, ReturnHome and Land are what the daemon's geofence finds on the vehicle's actuator. It
+// calls them on the tick goroutine, so they start the action and return at once (the blocking
+// Vehicle methods would hold the tick up to the acknowledgement); an action the autopilot
+// refuses is reported as a uav.command_failed event.
+func (a *vehicleAct) Hold() error       { return a.v.Failsafe("hold") }
+func (a *vehicleAct) ReturnHome() error { return a.v.Failsafe("return_home") }
+func (a *vehicleAct) Land() error       { return a.v.Failsafe("land") }
 
 // buildVehicle builds a mavlink_vehicle device: the link (its own adaptor), the vehicle
 // driver, an actuator for ownership and the safe state, and a sensor for its telemetry.

@@ -222,3 +222,7 @@ func parseMAVLinkConnection(s string) (mavConn, error) {
 	}
 	return c, nil
 }
+
+func init() {
+	kindTable[KindMAVLinkVehicle] = kindInfo{KindMAVLinkVehicle, true, func() DeviceSpec { return &MAVLinkVehicleConfig{} }, true}
+}

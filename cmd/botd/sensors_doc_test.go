@@ -31,7 +31,7 @@ func TestSensorsDocIsComplete(t *testing.T) {
 	}
 	for _, kind := range []string{drivers.KindDiffDrive, drivers.KindServo, drivers.KindLED, drivers.KindRelay, drivers.KindBuzzer,
 		drivers.KindDigitalOut, drivers.KindPWMOut, drivers.KindRange, drivers.KindBattery, drivers.KindIMU, drivers.KindBump,
-		drivers.KindPose, drivers.KindOdometry, drivers.KindMQTTPose, drivers.KindGPS, drivers.KindMAVLinkVehicle} {
+		drivers.KindPose, drivers.KindOdometry, drivers.KindMQTTPose, drivers.KindGPS} {
 		if !strings.Contains(string(doc), "`"+kind+"`") {
 			t.Errorf("docs/SENSORS.md does not name the device kind %q", kind)
 		}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/internal/mavtest"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -138,4 +140,28 @@ func TestDaemonUAVVehicleLinkLoss(t *testing.T) {
 		return landed && r.lastState().Mode == protocol.ModePaused && r.hasEvent("uav.link_restored")
 	})
 	p.stop(t)
+}
+
+// docs/SENSORS.md names the vehicle's kind, and docs/UAV.md every key it writes.
+func TestUAVDocsNameTheVehicleAndItsKeys(t *testing.T) {
+	sensors, err := os.ReadFile("../../docs/SENSORS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sensors), "`"+drivers.KindMAVLinkVehicle+"`") {
+		t.Errorf("docs/SENSORS.md does not name the device kind %q", drivers.KindMAVLinkVehicle)
+	}
+	uav, err := os.ReadFile("../../docs/UAV.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, err := drivers.ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpin://:14540\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range hw.SensorKeys() {
+		if !strings.Contains(string(uav), "`"+k+"`") {
+			t.Errorf("docs/UAV.md does not name the vehicle's key %q", k)
+		}
+	}
 }
