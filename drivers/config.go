@@ -176,23 +176,6 @@ func (c *Config) Validate() error {
 	return v.errs.err()
 }
 
-// needsBoard: some device is wired to a board (or there are no devices at all); a robot whose
-// devices bring their own link (a mavlink_vehicle) needs none.
-func (c *Config) needsBoard() bool {
-	if len(c.Devices) == 0 {
-		return true
-	}
-	for _, d := range c.Devices {
-		if d == nil {
-			continue
-		}
-		if k, ok := kindByName(d.Kind); !ok || !k.boardless {
-			return true
-		}
-	}
-	return false
-}
-
 func (c *Config) checkDevice(v *validator, path string, d *DeviceConfig, names map[string]string) {
 	switch {
 	case d.Name == "":
@@ -396,4 +379,21 @@ func (v *validator) within(path string, x, lo, hi float64) bool {
 		return false
 	}
 	return true
+}
+
+// needsBoard: the config has no device, or one wired to a board (a config of devices that are
+// wired to none, like a Tello, needs no board).
+func (c *Config) needsBoard() bool {
+	if len(c.Devices) == 0 {
+		return true
+	}
+	for _, d := range c.Devices {
+		if d == nil {
+			continue
+		}
+		if k, ok := kindByName(d.Kind); !ok || !k.boardless {
+			return true
+		}
+	}
+	return false
 }
