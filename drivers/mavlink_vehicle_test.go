@@ -48,7 +48,10 @@ devices:
 	t.Cleanup(func() { _ = r.Close() })
 	g.robot = r
 	g.v, _ = r.Vehicle("uav")
-	g.waitFor("the vehicle's heartbeat", func() bool { return g.v.LinkUp() })
+	g.waitFor("the vehicle's heartbeat and telemetry", func() bool {
+		st, up := g.v.snapshot()
+		return up && st.haveGPS && st.haveGlobal && st.haveLanded
+	})
 	return g
 }
 
