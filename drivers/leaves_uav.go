@@ -366,6 +366,11 @@ func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	}
 	st, up := v.snapshot()
 	if !up {
+		// The runner's failsafe (the device in required_sensors) gets the first word on a lost
+		// link: the leaf waits a moment before it fails the mission itself.
+		if v.lostFor() < linkGrace {
+			return bt.Running
+		}
 		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, KindMAVLinkVehicle, v.name, ErrVehicleLink))
 		return bt.Failure
 	}

@@ -153,6 +153,24 @@ func (v *Vehicle) hbTimeout() time.Duration {
 	return time.Duration(v.cfg.HeartbeatTimeoutMs * float64(time.Millisecond))
 }
 
+// linkGrace is how long past heartbeat_timeout_ms a running UAV action waits for the link
+// before it fails: the sensor fault, and with it the runner's failsafe, comes first.
+const linkGrace = time.Second
+
+// lostFor is how long the link has been lost (0 while it is up; since the start when the
+// vehicle was never heard).
+func (v *Vehicle) lostFor() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.lastHB.IsZero() || v.linkUpLocked() {
+		if v.lastHB.IsZero() {
+			return linkGrace
+		}
+		return 0
+	}
+	return v.now().Sub(v.lastHB) - v.hbTimeout()
+}
+
 // LinkUp reports whether the vehicle's heartbeat is fresh.
 func (v *Vehicle) LinkUp() bool {
 	v.mu.Lock()
