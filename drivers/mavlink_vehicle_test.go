@@ -532,3 +532,27 @@ func TestVehicleGoToTickedAgainSendsNoCommands(t *testing.T) {
 		t.Fatalf("%d mode commands, want 1 (guided)", n)
 	}
 }
+
+// A UAV action that runs ticks without allocating (the tick path allocates nothing in steady
+// state).
+func TestUAVActionTicksWithoutAllocating(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.takeoff(5)
+	tree := compileTree(t, g.robot.Config(), nd("Sequence", "", nil,
+		nd("InAir", "", nil), nd("GpsFix", "", nil),
+		nd("GoTo", "", kv{"x": 50000.0, "y": 0.0, "alt": 5.0})))
+	a := bt.NewAgent(tree, 0, time.Now().UnixNano())
+	a.Env, a.Sink = g.robot, &sink{}
+	bind := g.robot.Bind(tree)
+	tick := func() {
+		bind.Snapshot(&a.BB)
+		if st := a.Tick(time.Now().UnixNano()); st != bt.Running {
+			t.Fatalf("GoTo: %s", st)
+		}
+		_ = g.robot.Apply()
+	}
+	g.waitFor("guided flight", func() bool { tick(); return g.state().mode == modeGuided })
+	if n := testing.AllocsPerRun(100, tick); n != 0 {
+		t.Fatalf("%v allocations per tick", n)
+	}
+}
