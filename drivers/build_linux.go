@@ -139,6 +139,8 @@ func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 	d := &device{name: dc.Name, kind: dc.Kind, path: path, cfg: dc, board: b}
 	var err error
 	switch s := dc.Spec.(type) {
+	case *MAVLinkVehicleConfig:
+		err = r.buildVehicle(d, s)
 	case *DiffDriveConfig:
 		err = buildDiffDrive(d, s)
 	case *ServoConfig:

@@ -12,7 +12,7 @@ import (
 )
 
 // Register adds the device leaves (MISSIONS.md section 7) to reg: Drive, Stop, Turn, MoveTo,
-// Servo, Led, Relay, Buzzer, DigitalWrite and Pwm. Their parameter limits come from cfg (the
+// Servo, Led, Relay, Buzzer, DigitalWrite and Pwm, and the UAV leaves (leaves_uav.go). Their parameter limits come from cfg (the
 // drive's max_linear and max_angular, the servos' angles, the PWM outputs' max_duty), so a
 // mission asking more is refused with LIMIT_EXCEEDED when it is validated. Each leaf resolves
 // its device when the mission is compiled: the device parameter may only name a configured
@@ -28,6 +28,9 @@ import (
 // robot's actuators through the safety envelope; the tick loop writes them with Robot.Apply.
 func Register(reg *bt.Registry, cfg *Config) {
 	l := newLimits(cfg)
+	for _, t := range uavTypes(l) { // leaves_uav.go
+		reg.Register(t)
+	}
 	for _, t := range []bt.NodeType{
 		driveType(l), stopType(l), turnType(l), moveToType(l),
 		servoType(l), ledType(l), relayType(l), buzzerType(l), digitalWriteType(l), pwmType(l),

@@ -302,6 +302,12 @@ func (r *Robot) start(ctx context.Context, tolerant bool) (map[*device]error, er
 		if d.sens == nil {
 			continue
 		}
+		if d.act != nil { // both (a vehicle): its drivers started with the actuators
+			if failed[d] != nil {
+				d.sens.left = true
+			}
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -147,7 +147,8 @@ func checkFields(d *Document, ps *problems) {
 }
 
 // Link-loss policies (PROTOCOL.md); any other value names a failsafe tree.
-var linkLossPolicies = []string{"continue", "hold", "abort"}
+// land and return_home command a UAV.
+var linkLossPolicies = []string{"continue", "hold", "abort", "land", "return_home"}
 
 func checkLinkLoss(d *Document, ps *problems) {
 	v := d.OnLinkLoss
@@ -162,5 +163,5 @@ func checkLinkLoss(d *Document, ps *problems) {
 	if _, ok := d.Trees[v]; ok {
 		return
 	}
-	ps.invalid("/on_link_loss", "%q is not continue, hold, abort or a tree of this mission", v)
+	ps.invalid("/on_link_loss", "%q is not continue, hold, abort, land, return_home or a tree of this mission", v)
 }

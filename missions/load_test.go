@@ -104,7 +104,7 @@ func TestCompileChecksFields(t *testing.T) {
 		"VALIDATION_FAILED /id: \"x\" is not a UUID (want the form 2f6b0c1e-6c1a-4a55-9d0e-1b3f1c8f5a10)\n" +
 		"VALIDATION_FAILED /revision: -1 is negative (revisions count from 0)\n" +
 		"VALIDATION_FAILED /evaluation: \"lazy\" is not an evaluation mode (want reactive or stored-state)\n" +
-		"VALIDATION_FAILED /on_link_loss: \"go_home\" is not continue, hold, abort or a tree of this mission\n"
+		"VALIDATION_FAILED /on_link_loss: \"go_home\" is not continue, hold, abort, land, return_home or a tree of this mission\n"
 	if got := problemLines(err); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

@@ -79,6 +79,9 @@ func hardwareSummary(hw *drivers.Config) string {
 		boards = append(boards, fmt.Sprintf("%s (%s)", name, a.Kind))
 	}
 	slices.Sort(boards)
+	if len(boards) == 0 {
+		boards = []string{"none (the devices bring their own link)"}
+	}
 	return fmt.Sprintf("%d devices: %s; boards: %s", len(devs), strings.Join(devs, ", "), strings.Join(boards, ", "))
 }
 

@@ -511,6 +511,9 @@ func (f *eventForwarder) emit(e protocol.Event) {
 	}
 }
 
+// The failsafe actions land and return_home reach the robot's vehicles.
+var _ runner.Vehicles = hardware{}
+
 // hardware adapts drivers.Robot to runner.Hardware.
 type hardware struct{ r *drivers.Robot }
 
@@ -525,6 +528,9 @@ func (h hardware) EStop(reason string) {
 		slog.Error("e-stop: an actuator did not reach its safe state", "err", err)
 	}
 }
+
+// Failsafe carries out a vehicle failsafe action (runner.Vehicles).
+func (h hardware) Failsafe(action string) (bool, error) { return h.r.Failsafe(action) }
 
 func (h hardware) Reading(key string) (float64, time.Time, bool) { return h.r.Reading(key) }
 

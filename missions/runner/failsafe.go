@@ -15,7 +15,19 @@ const (
 	ActionContinue = "continue"
 	ActionHold     = "hold"
 	ActionAbort    = "abort"
+	// ActionLand and ActionReturnHome command the robot's vehicles (a
+	// Hardware that is also a Vehicles): land where they are, fly home and
+	// land. The mission is halted as for hold.
+	ActionLand       = "land"
+	ActionReturnHome = "return_home"
 )
+
+// Vehicles is a Hardware that flies. Failsafe starts a failsafe action
+// (land, return_home, hold) on its vehicles without waiting for them (the
+// tick goroutine calls it); handled is false when it has none.
+type Vehicles interface {
+	Failsafe(action string) (handled bool, err error)
+}
 
 // FailsafeConfig says when failsafes trip and what they do. Zero values
 // take the defaults; a negative duration or threshold disables a check.
@@ -25,6 +37,9 @@ type FailsafeConfig struct {
 	// The mission's on_link_loss decides the action (default hold).
 	LinkLossTimeout time.Duration `yaml:"link_loss_timeout"`
 	RequireGCS      bool          `yaml:"require_gcs"`
+	// LinkLossAction is the action when the mission has no on_link_loss
+	// (default hold; a UAV: return_home or land).
+	LinkLossAction string `yaml:"link_loss_action"`
 	// BatteryKey is the sensor key holding the battery percentage.
 	BatteryKey string `yaml:"battery_key"`
 	// BatteryLow raises a warning; BatteryCritical trips the failsafe
@@ -32,6 +47,10 @@ type FailsafeConfig struct {
 	BatteryLow      float64 `yaml:"battery_low"`
 	BatteryCritical float64 `yaml:"battery_critical"`
 	BatteryAction   string  `yaml:"battery_action"`
+	// BatteryLowAction, unless continue (the default: a warning only),
+	// trips the failsafe at BatteryLow (a UAV: return_home); BatteryCritical
+	// then takes over with BatteryAction (a UAV: land).
+	BatteryLowAction string `yaml:"battery_low_action"`
 	// RequiredSensors trip the failsafe (SensorAction, default hold)
 	// when the hardware reports them stale or failing.
 	RequiredSensors []string `yaml:"required_sensors"`
@@ -57,7 +76,10 @@ func (c *FailsafeConfig) setDefaults() {
 	if c.MaxOverruns == 0 {
 		c.MaxOverruns = 10
 	}
-	for _, a := range []*string{&c.BatteryAction, &c.SensorAction, &c.OverrunAction} {
+	if c.BatteryLowAction == "" {
+		c.BatteryLowAction = ActionContinue
+	}
+	for _, a := range []*string{&c.BatteryAction, &c.SensorAction, &c.OverrunAction, &c.LinkLossAction} {
 		if *a == "" {
 			*a = ActionHold
 		}
@@ -66,9 +88,10 @@ func (c *FailsafeConfig) setDefaults() {
 
 // Validate checks the actions.
 func (c *FailsafeConfig) Validate() error {
-	for name, a := range map[string]string{"battery_action": c.BatteryAction, "sensor_action": c.SensorAction, "overrun_action": c.OverrunAction} {
+	for name, a := range map[string]string{"battery_action": c.BatteryAction, "sensor_action": c.SensorAction, "overrun_action": c.OverrunAction,
+		"link_loss_action": c.LinkLossAction, "battery_low_action": c.BatteryLowAction} {
 		if a != "" && strings.ContainsAny(a, " \t") {
-			return fmt.Errorf("failsafe.%s: %q is not continue, hold, abort or a tree name", name, a)
+			return fmt.Errorf("failsafe.%s: %q is not continue, hold, abort, land, return_home or a tree name", name, a)
 		}
 	}
 	return nil
@@ -115,7 +138,7 @@ func (r *Runner) supervise(now time.Time) {
 		r.fs.linkDownSince = now
 	}
 	if !up && cfg.LinkLossTimeout > 0 && now.Sub(r.fs.linkDownSince) >= cfg.LinkLossTimeout {
-		act := ActionHold
+		act := cfg.LinkLossAction
 		if r.run != nil && r.run.s.m.Doc.OnLinkLoss != "" {
 			act = r.run.s.m.Doc.OnLinkLoss
 		}
@@ -137,6 +160,10 @@ func (r *Runner) supervise(now time.Time) {
 				errs = append(errs, protocol.StateError{Code: "BATTERY_CRITICAL", Level: "ERROR", Ref: cfg.BatteryKey, Message: fmt.Sprintf("battery at %.0f%%", pct)})
 			case cfg.BatteryLow > 0 && pct <= cfg.BatteryLow:
 				errs = append(errs, protocol.StateError{Code: "BATTERY_LOW", Level: "WARNING", Ref: cfg.BatteryKey, Message: fmt.Sprintf("battery at %.0f%%", pct)})
+				if cfg.BatteryLowAction != ActionContinue {
+					trip("battery_low", cfg.BatteryLowAction)
+					errs[len(errs)-1].Level = "ERROR"
+				}
 				if !r.fs.lowWarned {
 					r.fs.lowWarned = true
 					r.emit(protocol.Event{Kind: "battery.low", Level: "warning", Message: fmt.Sprintf("battery low: %.0f%%", pct)})
@@ -172,6 +199,11 @@ func (r *Runner) supervise(now time.Time) {
 		r.emit(protocol.Event{Kind: "failsafe.cleared", Level: "info", Message: fmt.Sprintf("failsafe %s cleared", was.reason)})
 	} else if r.fs.active && was.active && was.reason != reason {
 		r.emit(protocol.Event{Kind: "failsafe.changed", Level: "warning", Message: fmt.Sprintf("failsafe now %s (%s)", reason, action)})
+		// An escalation on a vehicle (battery low: return home, then
+		// critical: land) is carried out at once.
+		if action != was.action && isVehicleAction(action) && r.currentMode() == protocol.ModeFailsafe {
+			r.vehicleAction(action)
+		}
 	}
 	if was.active != r.fs.active || was.reason != r.fs.reason {
 		r.signal()
@@ -232,5 +264,24 @@ func (r *Runner) tickFailsafeTree(run *activeRun, now time.Time) {
 			Message: fmt.Sprintf("failsafe tree %q ended: %s; holding", run.fsTree, st)})
 		run.fsAgent = nil
 		r.safe()
+	}
+}
+
+func isVehicleAction(a string) bool { return a == ActionLand || a == ActionReturnHome }
+
+// vehicleAction starts a vehicle failsafe action; without a vehicle the
+// robot holds, and says so.
+func (r *Runner) vehicleAction(action string) {
+	v, ok := r.cfg.Hardware.(Vehicles)
+	handled := false
+	var err error
+	if ok {
+		handled, err = v.Failsafe(action)
+	}
+	switch {
+	case !handled:
+		r.emit(protocol.Event{Kind: "failsafe.error", Level: "error", Message: fmt.Sprintf("failsafe action %s: the robot has no vehicle; holding", action)})
+	case err != nil:
+		r.emit(protocol.Event{Kind: "failsafe.error", Level: "error", Message: fmt.Sprintf("failsafe action %s: %v", action, err)})
 	}
 }

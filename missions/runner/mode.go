@@ -90,6 +90,8 @@ func (r *Runner) enterFailsafe(_ *fsm.Memory) {
 	case ActionAbort:
 		r.pendingAbort, r.abortWhy = true, fmt.Sprintf("failsafe %s: its action is abort", r.fs.reason)
 	case ActionHold:
+	case ActionLand, ActionReturnHome:
+		r.vehicleAction(r.fs.action)
 	default: // a tree of the mission
 		r.startFailsafeTree(run, r.fs.action)
 	}
