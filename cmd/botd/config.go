@@ -24,20 +24,23 @@ import (
 // Config is botd's configuration file (configs/botd.example.yaml documents
 // every field).
 type Config struct {
-	Robot     string          `yaml:"robot"`
-	Tick      TickConfig      `yaml:"tick"`
-	Broker    BrokerConfig    `yaml:"broker"`
-	Telemetry TelemetryConfig `yaml:"telemetry"`
-	Limits    LimitsConfig    `yaml:"limits"`
-	StateDir  string          `yaml:"state_dir"`
-	Hardware  yaml.Node       `yaml:"hardware"`
-	World     string          `yaml:"world"`
-	Mission   string          `yaml:"mission"`
-	Writable  []string        `yaml:"writable"`
-	Failsafe  FailsafeSection `yaml:"failsafe"`
-	Security  SecurityConfig  `yaml:"security"`
-	Metrics   MetricsConfig   `yaml:"metrics"`
-	Log       LogConfig       `yaml:"log"`
+	Robot string `yaml:"robot"`
+	// Labels sort the robot into its fleet (site, team, kind...): they go
+	// out in the factsheet and fleet selectors match them.
+	Labels    map[string]string `yaml:"labels"`
+	Tick      TickConfig        `yaml:"tick"`
+	Broker    BrokerConfig      `yaml:"broker"`
+	Telemetry TelemetryConfig   `yaml:"telemetry"`
+	Limits    LimitsConfig      `yaml:"limits"`
+	StateDir  string            `yaml:"state_dir"`
+	Hardware  yaml.Node         `yaml:"hardware"`
+	World     string            `yaml:"world"`
+	Mission   string            `yaml:"mission"`
+	Writable  []string          `yaml:"writable"`
+	Failsafe  FailsafeSection   `yaml:"failsafe"`
+	Security  SecurityConfig    `yaml:"security"`
+	Metrics   MetricsConfig     `yaml:"metrics"`
+	Log       LogConfig         `yaml:"log"`
 
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
@@ -195,6 +198,11 @@ func (c *Config) validate() error {
 	if !robotIDPattern.MatchString(c.Robot) {
 		bad("robot", "%q may hold only letters, digits and _ . : -", c.Robot)
 	}
+	if err := protocol.ValidLabels(c.Labels); err != nil {
+		for _, e := range unjoin(err) {
+			bad("labels", "%v", e)
+		}
+	}
 	switch {
 	case c.Tick.MinHz <= 0 || c.Tick.MaxHz < c.Tick.MinHz:
 		bad("tick", "min_hz %v and max_hz %v do not make a range", c.Tick.MinHz, c.Tick.MaxHz)
@@ -290,4 +298,12 @@ func deadbands(conf map[string]float64) protocol.Deadbands {
 		d[k] = v
 	}
 	return d
+}
+
+// unjoin splits an errors.Join into its errors.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -299,7 +300,8 @@ func loadWorld(cfg *Config) (*sim.World, error) {
 
 func (s *system) factsheet() protocol.FactsheetMsg {
 	f := protocol.FactsheetMsg{Version: version, NodeTypes: s.reg.Catalog(),
-		Limits: protocol.Limits{TickHz: s.cfg.Tick.Hz, MaxTickHz: s.cfg.Tick.MaxHz, MaxMissionBytes: missions.MaxDocumentBytes}}
+		Limits: protocol.Limits{TickHz: s.cfg.Tick.Hz, MaxTickHz: s.cfg.Tick.MaxHz, MaxMissionBytes: missions.MaxDocumentBytes},
+		Labels: maps.Clone(s.cfg.Labels)}
 	for _, d := range s.robot.Devices() {
 		f.Devices = append(f.Devices, protocol.Device{Name: d.Name(), Kind: d.Kind()})
 	}
