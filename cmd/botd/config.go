@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
@@ -46,6 +47,8 @@ type Config struct {
 	dir fs.FS
 	// source names the file for messages.
 	source string
+	// wrapConn wraps the robot's MQTT connections (botd fleet meters them).
+	wrapConn func(net.Conn) (net.Conn, error)
 }
 
 // TickConfig is the tick rate and the range missions may ask for.
