@@ -34,6 +34,8 @@ type cli struct {
 	// Command flags (each command registers the ones it takes).
 	robot, signKey, keyID, sigFile, missionID, listen string
 	startNow, replace, follow, noHistory              bool
+	robotsSel                                         string // fleet commands: --robots
+	all                                               bool   // fleet commands: --all
 	forDur                                            time.Duration
 	out                                               outFlag
 

@@ -45,14 +45,15 @@ type command struct {
 var commands = []command{
 	{name: "robots", short: "list every robot heard on the broker", run: (*cli).robots},
 	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
-	{name: "mission", args: "send FILE [--robot R] [--start] [--replace] [--signature-file F | --key KEY]",
+	{name: "mission", args: "send FILE [--robot R | --robots SELECTOR] [--start] [--replace] [--signature-file F | --key KEY]",
 		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
 	{name: "start", args: "[ROBOT] [--mission ID] [--replace]", short: "start a stored mission (default: the current or last one)",
 		run: (*cli).start, flags: startFlags},
 	{name: "pause", args: "[ROBOT]", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
 	{name: "resume", args: "[ROBOT]", short: "resume the paused mission from the root", run: control("mission.resume")},
 	{name: "abort", args: "[ROBOT]", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
-	{name: "estop", args: "[ROBOT]", short: "emergency stop: nothing moves until estop-reset", run: control("estop")},
+	{name: "estop", args: "[ROBOT | --all | --robots SELECTOR]", short: "emergency stop: nothing moves until estop-reset (--all: every robot at once)",
+		run: (*cli).estop, flags: estopFlags},
 	{name: "estop-reset", args: "[ROBOT]", short: "release the e-stop (a running mission stays paused until resumed)", run: control("estop.reset")},
 	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
 	{name: "events", args: "[ROBOT] [--follow] [--for DURATION] [--no-history]", short: "print the events the robot keeps, then the new ones as they arrive",
@@ -215,6 +216,11 @@ Flags (anywhere on the line):
 
 Exit status: 0 done/accepted, 1 refused, 2 usage, 3 broker unreachable, robot offline or no reply.
 A command that acts on one robot takes the only robot online when none is named.
+Fleet commands (mission send --robots, estop --all | --robots) take a selector:
+robot id globs (rover-*, rover-00[1-3],uav-?) or labels (site=yard-a,kind=rover;
+team!=red; values may be globs). They send to every robot at once and print each
+robot's reply; a robot that does not answer within --timeout is NO_REPLY (exit 3),
+and a selector that matches no robot is an error (exit 3).
 Run 'botctl COMMAND -h' for a command's flags.
 `)
 }

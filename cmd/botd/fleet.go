@@ -46,6 +46,7 @@ type fleetFlags struct {
 	ramp                     float64
 	outboxBehind             int
 	quiet                    bool
+	logLevel                 string
 	labelMap                 map[string]string
 	ids                      []string
 	removeState, ownStateDir bool
@@ -68,6 +69,7 @@ func runFleet(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.IntVar(&f.outboxBehind, "outbox-behind", 16, "a robot with more events waiting for the broker than this is reported as falling behind")
 	fs.Float64Var(&f.ramp, "ramp", 100, "robots started per second (a gentler connect storm)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no report lines, only the summary")
+	fs.StringVar(&f.logLevel, "log", "error", "the robots' log level (debug, info, warn, error): a fleet's warnings are many")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: botd fleet -n N [-config FILE] [-broker URL] [flags]\n\nruns N simulated robots in one process, each the full daemon with its own MQTT connections, id, state directory and mission, and reports their traffic and any robot that falls behind")
 		fs.PrintDefaults()
@@ -128,6 +130,11 @@ func (f *fleetFlags) validate() error {
 		}
 		seen[id] = true
 		f.ids[i] = id
+	}
+	switch f.logLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("-log %q: want debug, info, warn or error", f.logLevel)
 	}
 	if f.every <= 0 || f.duration < 0 || f.slow <= 0 || f.ramp <= 0 || f.outboxBehind < 0 {
 		return errors.New("-report, -slow and -ramp must be positive, -duration and -outbox-behind not negative")
@@ -193,10 +200,7 @@ func (f *fleetFlags) robotConfig(base *Config, i int, url, stateBase string) (*C
 }
 
 func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stderr io.Writer) (err error) {
-	log := newLogger(LogConfig{Level: "warn", Format: base.Log.Format}, stderr)
-	if base.Log.Level == "error" || base.Log.Level == "debug" {
-		log = newLogger(base.Log, stderr)
-	}
+	log := newLogger(LogConfig{Level: f.logLevel, Format: base.Log.Format}, stderr)
 	slog.SetDefault(log)
 
 	url := base.Broker.URL
