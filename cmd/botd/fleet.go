@@ -36,6 +36,9 @@ const (
 	fdsSpare = 64
 )
 
+// fdLimitNow is fdLimit (a test lowers it).
+var fdLimitNow = fdLimit
+
 // fleetFlags are botd fleet's flags.
 type fleetFlags struct {
 	n                        int
@@ -108,7 +111,7 @@ func (f *fleetFlags) validate() error {
 	if f.n < 1 || f.n > maxFleet {
 		return fmt.Errorf("-n %d: want 1 to %d", f.n, maxFleet)
 	}
-	if lim := fdLimit(); lim > 0 && uint64(f.n)*fdsPerRobot+fdsSpare > lim {
+	if lim := fdLimitNow(); lim > 0 && uint64(f.n)*fdsPerRobot+fdsSpare > lim {
 		return fmt.Errorf("-n %d needs about %d open files (%d a robot), the limit is %d: raise it (ulimit -n) or run fewer",
 			f.n, f.n*fdsPerRobot+fdsSpare, fdsPerRobot, lim)
 	}

@@ -145,6 +145,9 @@ func (r *fleetReport) take() string {
 
 // summary prints the whole run's figures once every robot stopped.
 func (r *fleetReport) summary(w io.Writer, started int, stopTook time.Duration) {
+	for i, c := range r.acks.take() { // since the last report
+		r.totalAcks[i] += c
+	}
 	var pubOut, bytesOut uint64
 	for _, rb := range r.robots {
 		pubOut += rb.meter.pubOut.Load()
