@@ -59,6 +59,14 @@ func TestFleetRunsAndReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	wctx, wcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer wcancel()
+	if err := g.WaitUp(wctx); err != nil {
+		t.Fatal(err)
+	}
+	// Subscribed before any robot publishes: mochi-mqtt v2 races (the
+	// race detector says) when it stores a retained message while it
+	// scans the retained ones for a new subscription.
 	f := ground.NewFleet(g)
 	if err := f.FollowLabels(); err != nil {
 		t.Fatal(err)
