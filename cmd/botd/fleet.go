@@ -41,18 +41,17 @@ var fdLimitNow = fdLimit
 
 // fleetFlags are botd fleet's flags.
 type fleetFlags struct {
-	n                        int
-	config, broker, pattern  string
-	stateDir, mission        string
-	labels                   string
-	every, duration, slow    time.Duration
-	ramp                     float64
-	outboxBehind             int
-	quiet                    bool
-	logLevel                 string
-	labelMap                 map[string]string
-	ids                      []string
-	removeState, ownStateDir bool
+	n                       int
+	config, broker, pattern string
+	stateDir, mission       string
+	labels                  string
+	every, duration, slow   time.Duration
+	ramp                    float64
+	outboxBehind            int
+	quiet                   bool
+	logLevel                string
+	labelMap                map[string]string
+	ids                     []string
 }
 
 func runFleet(ctx context.Context, args []string, stdout, stderr io.Writer) int {
