@@ -49,7 +49,7 @@ func (c *cli) estop(args []string) error {
 type fleetRowJSON struct {
 	Robot      string          `json:"robot"`
 	Connection string          `json:"connection"`
-	Code       string          `json:"code"` // OK, the refusal's error code, or NO_REPLY
+	Code       string          `json:"code"` // OK (ESTOP), the refusal's error code, NO_REPLY, or OFFLINE (not sent)
 	LatencyMs  *float64        `json:"latency_ms,omitempty"`
 	Reply      *protocol.Reply `json:"reply,omitempty"`
 }
@@ -63,7 +63,8 @@ type fleetJSON struct {
 }
 
 // fleetCommand sends cmd on leaf to every robot sel matches, at once, and
-// prints each robot's answer. okText says what an OK reply means for a
+// prints each robot's answer; robots that said OFFLINE are listed, not
+// sent to. okText says what an OK reply means for a
 // robot (nil: the op's usual words). Exit status: 0 when every robot
 // accepted, 1 when one refused, 3 when one did not answer (or none
 // matched).
@@ -78,11 +79,23 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 	if err != nil {
 		return err
 	}
-	ids := ground.RobotIDs(targets)
+	// A robot that said OFFLINE stopped cleanly (its mission halted, its
+	// motors safe): nothing to send it, nothing to wait for; it is listed.
+	var live []ground.RobotInfo
+	var offline []string
 	conn := map[string]string{}
 	for _, r := range targets {
 		conn[r.ID] = r.Connection
+		if r.Connection == protocol.ConnOffline {
+			offline = append(offline, r.ID)
+		} else {
+			live = append(live, r)
+		}
 	}
+	if len(live) == 0 {
+		return fail(exitUnreachable, "every robot %q matches is OFFLINE: %s", sel.String(), strings.Join(offline, ", "))
+	}
+	ids := ground.RobotIDs(live)
 	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
 	start := time.Now()
@@ -124,6 +137,9 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 			}
 			out.Robots = append(out.Robots, row)
 		}
+		for _, id := range offline {
+			out.Robots = append(out.Robots, fleetRowJSON{Robot: id, Connection: protocol.ConnOffline, Code: protocol.ConnOffline})
+		}
 		if err := c.printJSON(out); err != nil {
 			return err
 		}
@@ -156,8 +172,15 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 			}
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Robot, orDash(conn[r.Robot]), code, took, detail)
 		}
+		for _, id := range offline {
+			fmt.Fprintf(w, "%s\t%s\t%s\t-\tnot sent: the robot stopped cleanly\n", id, protocol.ConnOffline, protocol.ConnOffline)
+		}
 		w.Flush()
-		fmt.Fprintln(c.stdout, fleetSummary(cmd.Op, len(results), answered, refused, lats, missing, c.timeout))
+		line := fleetSummary(cmd.Op, len(results), answered, refused, lats, missing, c.timeout)
+		if len(offline) > 0 {
+			line += fmt.Sprintf("; %d OFFLINE, not sent", len(offline))
+		}
+		fmt.Fprintln(c.stdout, line)
 	}
 	switch {
 	case len(missing) > 0:
