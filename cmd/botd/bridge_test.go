@@ -98,13 +98,38 @@ func TestBridgedBrokers(t *testing.T) {
 
 	// E-stop round trip across the bridge (command out, reply back); the
 	// figure is logged for docs, never asserted.
-	var rtts []time.Duration
+	// Down is the e-stop command to the robot engaging it, by the robot's
+	// own timestamp on its estop.engaged event (same clock, milliseconds).
+	var rtts, downs []time.Duration
+	engaged := func(r *groundRec) int {
+		n := 0
+		for _, e := range r.events {
+			if e.Kind == "estop.engaged" {
+				n++
+			}
+		}
+		return n
+	}
 	for i := range 5 {
+		r.mu.Lock()
+		before := engaged(r)
+		r.mu.Unlock()
 		start := time.Now()
 		if rep := r.send(t, robot, protocol.Command{Op: protocol.OpEStop}); !rep.OK {
 			t.Fatalf("estop: %+v", rep.Error)
 		}
 		rtts = append(rtts, time.Since(start))
+		r.waitFor(t, "the estop.engaged event", func(r *groundRec) bool { return engaged(r) > before })
+		r.mu.Lock()
+		for _, e := range r.events {
+			if e.Kind == "estop.engaged" {
+				if ts, err := e.Header.Time(); err == nil && !ts.Before(start.Truncate(time.Millisecond)) {
+					downs = append(downs, ts.Sub(start))
+					break
+				}
+			}
+		}
+		r.mu.Unlock()
 		if i == 0 {
 			// State is coalesced (10 a second): wait for ESTOP to show
 			// before the reset that would otherwise hide it.
@@ -114,7 +139,7 @@ func TestBridgedBrokers(t *testing.T) {
 			t.Fatalf("estop.reset: %+v", rep.Error)
 		}
 	}
-	t.Logf("e-stop command to its reply across the bridge: %v", rtts)
+	t.Logf("e-stop command to its reply across the bridge: %v; to the robot engaging it (its timestamp, ms): %v", rtts, downs)
 
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
