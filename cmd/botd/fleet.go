@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/telemetry/broker"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -98,11 +99,39 @@ func runFleet(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "botd fleet:", err)
 		return 1
 	}
+	if err := simulatedOnly(base); err != nil {
+		fmt.Fprintln(stderr, "botd fleet:", err)
+		return 1
+	}
 	if err := runFleetWith(ctx, &f, base, stdout, stderr); err != nil {
 		fmt.Fprintln(stderr, "botd fleet:", err)
 		return 1
 	}
 	return 0
+}
+
+// simulatedOnly refuses a config with real boards: N robots in one process
+// would drive the same pins N times.
+func simulatedOnly(c *Config) error {
+	data, name, err := c.hardwareYAML()
+	if err != nil {
+		return fmt.Errorf("hardware: %w", err)
+	}
+	hw, err := drivers.ParseConfig(data)
+	if err != nil {
+		return fmt.Errorf("hardware (%s): %w", name, err)
+	}
+	var real []string
+	for n, a := range hw.Adaptors {
+		if a.Kind != drivers.BoardSim {
+			real = append(real, fmt.Sprintf("%s (%s)", n, a.Kind))
+		}
+	}
+	if len(real) > 0 {
+		sort.Strings(real)
+		return fmt.Errorf("runs simulated robots only; %s has real boards: %s", c.source, strings.Join(real, ", "))
+	}
+	return nil
 }
 
 // validate bounds the flags before anything is built.

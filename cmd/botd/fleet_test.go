@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,6 +47,21 @@ func TestFleetFlags(t *testing.T) {
 		if code != 2 || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%v: exit %d, want 2 and %q:\n%s", tc.args, code, tc.want, errb.String())
 		}
+	}
+}
+
+// A config with real boards is refused: the robots would share the pins.
+func TestFleetSimulatedOnly(t *testing.T) {
+	var out, errb syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conf := filepath.Join(t.TempDir(), "pi.yaml")
+	if err := os.WriteFile(conf, []byte("robot: r\nhardware: "+mustAbs(t, "../../configs/rover-raspi.yaml")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code := run(ctx, []string{"fleet", "-n", "2", "-config", conf}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "runs simulated robots only; "+conf+" has real boards: pi (raspi)") {
+		t.Errorf("exit %d:\n%s", code, errb.String())
 	}
 }
 
