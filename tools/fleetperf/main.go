@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,8 @@ func main() {
 	warmup := flag.Duration("warmup", 5*time.Second, "following every robot this long before measuring (retained messages, keyframes)")
 	brokerPID := flag.Int("broker-pid", 0, "the broker's pid: its CPU and RSS from /proc")
 	genPID := flag.Int("gen-pid", 0, "the fleet generator's pid: its CPU from /proc")
+	wildcard := flag.Bool("wildcard", false, "follow the robots through one wildcard subscription (ground.WatchAll) instead of a Watch each")
+	cpuProfile := flag.String("cpuprofile", "", "write the ground client's CPU profile over the measurement to this file")
 	flag.Parse()
 
 	var (
@@ -84,29 +87,37 @@ func main() {
 		}
 	}
 	watchStart := time.Now()
-	for _, id := range online {
-		_, err := g.Watch(id, ground.RobotHandlers{
-			Status: func(m protocol.StatusMsg) {
-				now := time.Now()
-				count()
-				if !measuring.Load() {
-					return
-				}
-				statuses.Add(1)
-				if ts, err := m.Time(); err == nil {
-					mu.Lock()
-					lat = append(lat, now.Sub(ts))
-					mu.Unlock()
-				}
-			},
-			// The others decoded and dropped, as a fleet view would.
-			State: func(protocol.StateMsg) { count() }, Event: func(protocol.EventMsg) { count() }, Connection: func(protocol.ConnectionMsg) { count() },
-			Factsheet: func(protocol.FactsheetMsg) { count() }, Tree: func(protocol.TreeMsg) { count() }, Blackboard: func(protocol.BlackboardMsg) { count() },
-			Metrics: func(protocol.MetricsMsg) { count() }, Reply: func(protocol.ReplyMsg) { count() },
-			Error: func(string, error) { count() },
-		})
-		if err != nil {
-			log.Fatalf("watch %s: %v", id, err)
+	handlers := &ground.RobotHandlers{
+		Status: func(m protocol.StatusMsg) {
+			now := time.Now()
+			count()
+			if !measuring.Load() {
+				return
+			}
+			statuses.Add(1)
+			if ts, err := m.Time(); err == nil {
+				mu.Lock()
+				lat = append(lat, now.Sub(ts))
+				mu.Unlock()
+			}
+		},
+		// The others decoded and dropped, as a fleet view would.
+		State: func(protocol.StateMsg) { count() }, Event: func(protocol.EventMsg) { count() }, Connection: func(protocol.ConnectionMsg) { count() },
+		Factsheet: func(protocol.FactsheetMsg) { count() }, Tree: func(protocol.TreeMsg) { count() }, Blackboard: func(protocol.BlackboardMsg) { count() },
+		Metrics: func(protocol.MetricsMsg) { count() }, Reply: func(protocol.ReplyMsg) { count() },
+		Error: func(string, error) { count() },
+	}
+	mode := "Watch subscriptions"
+	if *wildcard {
+		mode = "robots through one wildcard subscription (WatchAll)"
+		if _, err := g.WatchAll(func(string) *ground.RobotHandlers { return handlers }); err != nil {
+			log.Fatal(err)
+		}
+	} else {
+		for _, id := range online {
+			if _, err := g.Watch(id, *handlers); err != nil {
+				log.Fatalf("watch %s: %v", id, err)
+			}
 		}
 	}
 	subscribed := time.Since(watchStart)
@@ -117,10 +128,22 @@ func main() {
 	brokerCPU0 := cpuSeconds(*brokerPID)
 	genCPU0 := cpuSeconds(*genPID)
 	dropped0 := g.Dropped()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
 	start := time.Now()
 	measuring.Store(true)
 	time.Sleep(*duration)
 	measuring.Store(false)
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	wall := time.Since(start).Seconds()
 	selfCPU := cpuSeconds(os.Getpid()) - selfCPU0
 	brokerCPU := cpuSeconds(*brokerPID) - brokerCPU0
@@ -146,8 +169,8 @@ func main() {
 	if selfCPU > 0 {
 		follow = float64(len(online)) * wall / selfCPU // robots per fully used core
 	}
-	fmt.Printf("fleetperf %s: %d robots online, %d Watch subscriptions in %s; measured %.0f s (after %s warm-up); load average %s at start, %s at end; %d CPUs\n",
-		time.Now().UTC().Format(time.RFC3339), len(online), len(online), subscribed.Round(time.Millisecond), wall, *warmup, load0, loadavg(), runtime.NumCPU())
+	fmt.Printf("fleetperf %s: %d robots online, %d %s in %s; measured %.0f s (after %s warm-up); load average %s at start, %s at end; %d CPUs\n",
+		time.Now().UTC().Format(time.RFC3339), len(online), len(online), mode, subscribed.Round(time.Millisecond), wall, *warmup, load0, loadavg(), runtime.NumCPU())
 	fmt.Println("| robots | messages/s | bytes/s | status latency p50 | p99 | max | broker CPU | broker RSS (peak) | ground client CPU | CPU per message | robots per client core | dropped | generator CPU |")
 	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	fmt.Printf("| %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s |\n",
