@@ -38,6 +38,8 @@ type cli struct {
 	// Command flags (each command registers the ones it takes).
 	robot, signKey, keyID, missionID, listen, keyOut string
 	startNow, replace, follow, noHistory             bool
+	robotsSel                                        string // fleet commands: --robots
+	all                                              bool   // fleet commands: --all
 	forDur, validFor                                 time.Duration
 	out                                              outFlag
 	uiOpt                                            uiOpts

@@ -20,6 +20,7 @@ import (
 
 func missionFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.robot, "robot", "", "the robot to send the mission to (default: the only robot online)")
+	fs.StringVar(&c.robotsSel, "robots", "", "send to every robot this selector matches, at once: id globs (rover-*) or labels (site=yard-a,kind=rover)")
 	fs.BoolVar(&c.startNow, "start", false, "start the mission once accepted")
 	fs.BoolVar(&c.replace, "replace", false, "replace the running mission (halted first)")
 	signingFlags(c, fs)
@@ -52,6 +53,16 @@ func (c *cli) mission(args []string) error {
 	if _, err := robotArg(named); err != nil {
 		return err
 	}
+	var sel ground.Selector
+	if c.robotsSel != "" {
+		if c.robot != "" {
+			return usageError("give --robot or --robots, not both")
+		}
+		var err error
+		if sel, err = ground.ParseSelector(c.robotsSel); err != nil {
+			return usageError("--robots: %v", err)
+		}
+	}
 	mf, err := c.readMission(file)
 	if err != nil {
 		return err
@@ -73,6 +84,9 @@ func (c *cli) mission(args []string) error {
 	// adds the signed envelope.
 	cmd := protocol.Command{Op: protocol.OpMissionLoad, Mission: payload, Start: c.startNow, Replace: c.replace}
 
+	if c.robotsSel != "" {
+		return c.fleetCommand(sel, protocol.LeafCmd, cmd, func(rep protocol.Reply) string { return acceptedText(mf.doc, rep) })
+	}
 	g, info, err := c.connectOnline(named)
 	if err != nil {
 		return err
@@ -99,6 +113,11 @@ func (c *cli) mission(args []string) error {
 }
 
 func (c *cli) printAccepted(d *missions.Document, rep protocol.Reply) {
+	fmt.Fprintf(c.stdout, "%s: %s\n", c.robot, acceptedText(d, rep))
+}
+
+// acceptedText says what a robot did with a mission it accepted.
+func acceptedText(d *missions.Document, rep protocol.Reply) string {
 	what := "accepted"
 	if u, _ := rep.Result["unchanged"].(bool); u {
 		what = "already stored (unchanged)"
@@ -110,7 +129,7 @@ func (c *cli) printAccepted(d *missions.Document, rep protocol.Reply) {
 	if n, ok := rep.Result["nodes"].(float64); ok {
 		nodes = fmt.Sprintf(", %d nodes", int(n))
 	}
-	fmt.Fprintf(c.stdout, "%s: mission %q %s (id %s, revision %d%s)\n", c.robot, missionName(d), what, d.ID, d.Revision, nodes)
+	return fmt.Sprintf("mission %q %s (id %s, revision %d%s)", missionName(d), what, d.ID, d.Revision, nodes)
 }
 
 // withHints adds "did you mean" to a refusal's unknown node types (the

@@ -46,7 +46,7 @@ var commands = []command{
 	{name: "robots", args: "[--mode M,...] [--label KEY=VALUE]... [--online] [--sort KEY] [--labels]",
 		short: "list every robot heard on the broker (filtered, sorted)", run: (*cli).robots, flags: robotsFlags},
 	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
-	{name: "mission", args: "send FILE [--robot R] [--start] [--replace] [--key KEY]",
+	{name: "mission", args: "send FILE [--robot R | --robots SELECTOR] [--start] [--replace] [--key KEY]",
 		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
 	{name: "start", args: "[ROBOT] [--mission ID] [--replace] [--key KEY]", short: "start a stored mission (default: the current or last one)",
 		run: (*cli).start, flags: startFlags, ownsKey: true},
@@ -54,7 +54,8 @@ var commands = []command{
 	{name: "resume", args: "[ROBOT] [--key KEY]", short: "resume the paused mission from the root", run: control("mission.resume"),
 		flags: signingFlags, ownsKey: true},
 	{name: "abort", args: "[ROBOT]", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
-	{name: "estop", args: "[ROBOT]", short: "emergency stop: nothing moves until estop-reset", run: control("estop")},
+	{name: "estop", args: "[ROBOT | --all | --robots SELECTOR]", short: "emergency stop: nothing moves until estop-reset (--all: every robot at once)",
+		run: (*cli).estop, flags: estopFlags},
 	{name: "estop-reset", args: "[ROBOT] [--key KEY]", short: "release the e-stop (a running mission stays paused until resumed)", run: control("estop.reset"),
 		flags: signingFlags, ownsKey: true},
 	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
@@ -224,6 +225,11 @@ $BOTCTL_SIGNING_KEY; pause, abort and estop never need a key.
 
 Exit status: 0 done/accepted, 1 refused, 2 usage, 3 broker unreachable, robot offline or no reply.
 A command that acts on one robot takes the only robot online when none is named.
+Fleet commands (mission send --robots, estop --all | --robots) take a selector:
+robot id globs (rover-*, rover-00[1-3],uav-?) or labels (site=yard-a,kind=rover;
+team!=red; values may be globs). They send to every robot at once and print each
+robot's reply; a robot that does not answer within --timeout is NO_REPLY (exit 3),
+and a selector that matches no robot is an error (exit 3).
 Run 'botctl COMMAND -h' for a command's flags.
 `)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,20 +27,23 @@ import (
 // Config is botd's configuration file (configs/botd.example.yaml documents
 // every field).
 type Config struct {
-	Robot     string          `yaml:"robot"`
-	Tick      TickConfig      `yaml:"tick"`
-	Broker    BrokerConfig    `yaml:"broker"`
-	Telemetry TelemetryConfig `yaml:"telemetry"`
-	Limits    LimitsConfig    `yaml:"limits"`
-	StateDir  string          `yaml:"state_dir"`
-	Hardware  yaml.Node       `yaml:"hardware"`
-	World     string          `yaml:"world"`
-	Mission   string          `yaml:"mission"`
-	Writable  []string        `yaml:"writable"`
-	Failsafe  FailsafeSection `yaml:"failsafe"`
-	Security  SecurityConfig  `yaml:"security"`
-	Metrics   MetricsConfig   `yaml:"metrics"`
-	Log       LogConfig       `yaml:"log"`
+	Robot string `yaml:"robot"`
+	// Labels sort the robot into its fleet (site, team, kind...): they go
+	// out in the factsheet and fleet selectors match them.
+	Labels    map[string]string `yaml:"labels"`
+	Tick      TickConfig        `yaml:"tick"`
+	Broker    BrokerConfig      `yaml:"broker"`
+	Telemetry TelemetryConfig   `yaml:"telemetry"`
+	Limits    LimitsConfig      `yaml:"limits"`
+	StateDir  string            `yaml:"state_dir"`
+	Hardware  yaml.Node         `yaml:"hardware"`
+	World     string            `yaml:"world"`
+	Mission   string            `yaml:"mission"`
+	Writable  []string          `yaml:"writable"`
+	Failsafe  FailsafeSection   `yaml:"failsafe"`
+	Security  SecurityConfig    `yaml:"security"`
+	Metrics   MetricsConfig     `yaml:"metrics"`
+	Log       LogConfig         `yaml:"log"`
 
 	// Geofence is a keep-in fence the failsafe supervisor enforces.
 	Geofence *drivers.GeofenceConfig `yaml:"geofence"`
@@ -51,6 +55,8 @@ type Config struct {
 	dir fs.FS
 	// source names the file for messages.
 	source string
+	// wrapConn wraps the robot's MQTT connections (botd fleet meters them).
+	wrapConn func(net.Conn) (net.Conn, error)
 }
 
 // TickConfig is the tick rate and the range missions may ask for.
@@ -214,6 +220,11 @@ func (c *Config) validate() error {
 	if !robotIDPattern.MatchString(c.Robot) {
 		bad("robot", "%q may hold only letters, digits and _ . : -", c.Robot)
 	}
+	if err := protocol.ValidLabels(c.Labels); err != nil {
+		for _, e := range unjoin(err) {
+			bad("labels", "%v", e)
+		}
+	}
 	switch {
 	case c.Tick.MinHz <= 0 || c.Tick.MaxHz < c.Tick.MinHz:
 		bad("tick", "min_hz %v and max_hz %v do not make a range", c.Tick.MinHz, c.Tick.MaxHz)
@@ -336,4 +347,12 @@ func deadbands(conf map[string]float64) protocol.Deadbands {
 		d[k] = v
 	}
 	return d
+}
+
+// unjoin splits an errors.Join into its errors.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }

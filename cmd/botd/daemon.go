@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -275,7 +276,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		Robot: cfg.Robot, Prefix: cfg.Broker.TopicPrefix,
 		Conn: transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
 			Username: cfg.Broker.Username, PasswordFile: cfg.Broker.PasswordFile, PasswordEnv: "BOTD_MQTT_PASSWORD",
-			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile},
+			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn},
 		EStopUsername: cfg.Broker.EStopUsername,
 		StateDir:      stateDir, Source: s.runner, Commands: s.runner, Authorize: authorize, Factsheet: s.factsheet(),
 		TelemetryHz: cfg.Telemetry.StatusHz, KeyframeEvery: cfg.Telemetry.KeyframeEvery, MaxPayload: cfg.Telemetry.MaxPayload,
@@ -311,7 +312,8 @@ func loadWorld(cfg *Config) (*sim.World, error) {
 
 func (s *system) factsheet() protocol.FactsheetMsg {
 	f := protocol.FactsheetMsg{Version: version, NodeTypes: s.reg.Catalog(),
-		Limits: protocol.Limits{TickHz: s.cfg.Tick.Hz, MaxTickHz: s.cfg.Tick.MaxHz, MaxMissionBytes: missions.MaxDocumentBytes}}
+		Limits: protocol.Limits{TickHz: s.cfg.Tick.Hz, MaxTickHz: s.cfg.Tick.MaxHz, MaxMissionBytes: missions.MaxDocumentBytes},
+		Labels: maps.Clone(s.cfg.Labels)}
 	for _, d := range s.robot.Devices() {
 		f.Devices = append(f.Devices, protocol.Device{Name: d.Name(), Kind: d.Kind()})
 	}
@@ -334,6 +336,14 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 	if testBuilt != nil {
 		testBuilt(s)
 	}
+	return s.run(ctx, stdout, true)
+}
+
+// run runs a built system until ctx is done and shuts it down in order
+// (see serve). notify: this is the process's one daemon, which talks to
+// systemd; the robots of `botd fleet` do not.
+func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
+	cfg, log := s.cfg, s.log
 	if err := s.robot.Start(ctx); err != nil {
 		return fmt.Errorf("starting the robot: %w", err)
 	}
@@ -355,7 +365,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- s.runner.Run(ctx) }()
 	log.Info("botd running", "robot", cfg.Robot, "broker", s.url, "config", cfg.source)
-	if s.broker != nil {
+	if s.broker != nil && stdout != nil {
 		fmt.Fprintf(stdout, "botd: robot %q on the embedded broker %s; watch it with: go run ./cmd/botctl watch %s\n", cfg.Robot, s.url, cfg.Robot)
 	}
 	if s.mission != nil {
@@ -371,7 +381,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 			}
 		}()
 	}
-	if n, err := newNotifier(s.runner.State, log); err != nil {
+	if !notify {
+		// not the process's daemon
+	} else if n, err := newNotifier(s.runner.State, log); err != nil {
 		log.Warn("systemd", "err", err)
 	} else if n != nil {
 		wg.Add(1)

@@ -43,6 +43,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runExport(args[1:], stdout, stderr)
 		case "hwtest":
 			return runHWTest(ctx, args[1:], stdout, stderr)
+		case "fleet":
+			return runFleet(ctx, args[1:], stdout, stderr)
 		case "version", "-version", "--version":
 			fmt.Fprintln(stdout, "botd", version)
 			return 0
@@ -68,6 +70,8 @@ Usage:
   botd nodes [-format F]    print the node catalog (markdown, json, or btcpp: a TreeNodesModel for Groot2)
   botd hwtest [-config FILE] [-move]
                             open, read and (with -move) exercise every device, and report each
+  botd fleet -n N [-config FILE] [-broker URL]
+                            run N simulated robots in one process (load a broker and ground stations)
   botd version              print the version
 
 Daemon flags:

@@ -1,0 +1,268 @@
+// Command fleetperf measures a fleet from a ground station's seat: one
+// telemetry/ground client follows every robot online (a Watch each, every
+// message decoded as botctl decodes it) and reports the end-to-end status
+// latency (the robot's timestamp on each status change against the time it
+// is decoded here), messages and bytes a second, its own CPU per message,
+// and the broker's CPU and RSS read from /proc. docs/FLEET.md and
+// docs/PERFORMANCE.md give the runs it produced:
+//
+//	botd fleet -n 300 -broker tcp://127.0.0.1:21883 &
+//	go run ./tools/fleetperf -broker tcp://127.0.0.1:21883 -robots 300 -broker-pid $(pidof mosquitto) -gen-pid $!
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/botd-project/botd/telemetry/ground"
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
+)
+
+func main() {
+	url := flag.String("broker", "tcp://127.0.0.1:1883", "broker URL")
+	robots := flag.Int("robots", 1, "wait until this many robots are online before measuring")
+	duration := flag.Duration("duration", 30*time.Second, "measurement length")
+	warmup := flag.Duration("warmup", 5*time.Second, "following every robot this long before measuring (retained messages, keyframes)")
+	brokerPID := flag.Int("broker-pid", 0, "the broker's pid: its CPU and RSS from /proc")
+	genPID := flag.Int("gen-pid", 0, "the fleet generator's pid: its CPU from /proc")
+	wildcard := flag.Bool("wildcard", false, "follow the robots through one wildcard subscription (ground.WatchAll) instead of a Watch each")
+	cpuProfile := flag.String("cpuprofile", "", "write the ground client's CPU profile over the measurement to this file")
+	flag.Parse()
+
+	var (
+		measuring atomic.Bool
+		msgs      atomic.Uint64
+		bytes     atomic.Uint64
+		statuses  atomic.Uint64
+		mu        sync.Mutex
+		lat       []time.Duration
+	)
+	// Bytes as they come off the wire (MQTT framing included).
+	wrap := func(c net.Conn) (net.Conn, error) {
+		return &countingConn{Conn: c, measuring: &measuring, n: &bytes}, nil
+	}
+	g, err := ground.New(ground.Config{GCS: "fleetperf", Conn: transport.Options{Brokers: []string{*url}, WrapConn: wrap}, Queue: 65536})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer g.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := g.WaitUp(ctx); err != nil {
+		log.Fatal(err)
+	}
+	var online []string
+	for {
+		online = online[:0]
+		for _, r := range g.Robots() {
+			if r.Connection == protocol.ConnOnline {
+				online = append(online, r.ID)
+			}
+		}
+		if len(online) >= *robots {
+			break
+		}
+		if ctx.Err() != nil {
+			log.Fatalf("%d robots online, waited for %d", len(online), *robots)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	count := func() {
+		if measuring.Load() {
+			msgs.Add(1)
+		}
+	}
+	watchStart := time.Now()
+	handlers := &ground.RobotHandlers{
+		Status: func(m protocol.StatusMsg) {
+			now := time.Now()
+			count()
+			if !measuring.Load() {
+				return
+			}
+			statuses.Add(1)
+			if ts, err := m.Time(); err == nil {
+				mu.Lock()
+				lat = append(lat, now.Sub(ts))
+				mu.Unlock()
+			}
+		},
+		// The others decoded and dropped, as a fleet view would.
+		State: func(protocol.StateMsg) { count() }, Event: func(protocol.EventMsg) { count() }, Connection: func(protocol.ConnectionMsg) { count() },
+		Factsheet: func(protocol.FactsheetMsg) { count() }, Tree: func(protocol.TreeMsg) { count() }, Blackboard: func(protocol.BlackboardMsg) { count() },
+		Metrics: func(protocol.MetricsMsg) { count() }, Reply: func(protocol.ReplyMsg) { count() },
+		Error: func(string, error) { count() },
+	}
+	mode := "Watch subscriptions"
+	if *wildcard {
+		mode = "robots through one wildcard subscription (WatchAll)"
+		if _, err := g.WatchAll(func(string) *ground.RobotHandlers { return handlers }); err != nil {
+			log.Fatal(err)
+		}
+	} else {
+		for _, id := range online {
+			if _, err := g.Watch(id, *handlers); err != nil {
+				log.Fatalf("watch %s: %v", id, err)
+			}
+		}
+	}
+	subscribed := time.Since(watchStart)
+	time.Sleep(*warmup)
+
+	load0 := loadavg()
+	selfCPU0 := cpuSeconds(os.Getpid())
+	brokerCPU0 := cpuSeconds(*brokerPID)
+	genCPU0 := cpuSeconds(*genPID)
+	dropped0 := g.Dropped()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	start := time.Now()
+	measuring.Store(true)
+	time.Sleep(*duration)
+	measuring.Store(false)
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	wall := time.Since(start).Seconds()
+	selfCPU := cpuSeconds(os.Getpid()) - selfCPU0
+	brokerCPU := cpuSeconds(*brokerPID) - brokerCPU0
+	genCPU := cpuSeconds(*genPID) - genCPU0
+	dropped := g.Dropped() - dropped0
+
+	mu.Lock()
+	slices.Sort(lat)
+	q := func(f float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(f*float64(len(lat))))]
+	}
+	p50, p99, pmax := q(0.5), q(0.99), q(1)
+	mu.Unlock()
+	n := msgs.Load()
+	perMsg := time.Duration(0)
+	if n > 0 {
+		perMsg = time.Duration(selfCPU / float64(n) * 1e9)
+	}
+	follow := 0.0
+	if selfCPU > 0 {
+		follow = float64(len(online)) * wall / selfCPU // robots per fully used core
+	}
+	fmt.Printf("fleetperf %s: %d robots online, %d %s in %s; measured %.0f s (after %s warm-up); load average %s at start, %s at end; %d CPUs\n",
+		time.Now().UTC().Format(time.RFC3339), len(online), len(online), mode, subscribed.Round(time.Millisecond), wall, *warmup, load0, loadavg(), runtime.NumCPU())
+	fmt.Println("| robots | messages/s | bytes/s | status latency p50 | p99 | max | broker CPU | broker RSS (peak) | ground client CPU | CPU per message | robots per client core | dropped | generator CPU |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("| %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s |\n",
+		len(online), float64(n)/wall, human(float64(bytes.Load())/wall), ms(p50), ms(p99), ms(pmax),
+		pct(brokerCPU, wall, *brokerPID), rss(*brokerPID), pct(selfCPU, wall, os.Getpid()), perMsg.Round(100*time.Nanosecond),
+		follow, dropped, pct(genCPU, wall, *genPID))
+	fmt.Printf("(%d status messages timed)\n", statuses.Load())
+}
+
+// cpuSeconds is a process's user+system CPU time from /proc (0 for pid 0).
+func cpuSeconds(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+2:])
+	// fields after the command: state(0) ... utime(11) stime(12)
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100 // USER_HZ is 100 on Linux
+}
+
+// rss is a process's current and peak resident size.
+func rss(pid int) string {
+	if pid == 0 {
+		return "-"
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "-"
+	}
+	var cur, peak string
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			cur = mb(v)
+		}
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			peak = mb(v)
+		}
+	}
+	return cur + " (" + peak + ")"
+}
+
+func mb(kb string) string {
+	v, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 64)
+	return fmt.Sprintf("%.1f MB", v/1024)
+}
+
+func pct(cpu, wall float64, pid int) string {
+	if pid == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f %%", 100*cpu/wall)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:3], " ")
+}
+
+func human(b float64) string {
+	switch {
+	case b >= 1e6:
+		return fmt.Sprintf("%.2f MB", b/1e6)
+	case b >= 1e3:
+		return fmt.Sprintf("%.1f kB", b/1e3)
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }
+
+// countingConn counts the bytes read while measuring.
+type countingConn struct {
+	net.Conn
+	measuring *atomic.Bool
+	n         *atomic.Uint64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.measuring.Load() {
+		c.n.Add(uint64(n))
+	}
+	return n, err
+}
