@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -24,6 +27,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"github.com/google/uuid"
 
+	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
@@ -162,7 +166,7 @@ func writeTestPKI(t *testing.T, dir string) (*x509.CertPool, string) {
 
 // startRobot runs botd as robot id on the robot listener with its two
 // users, the simulated rover and the patrol mission.
-func (fb *fleetBroker) startRobot(t *testing.T, id string) *daemonProc {
+func (fb *fleetBroker) startRobot(t *testing.T, id, extra string) *daemonProc {
 	t.Helper()
 	pw := filepath.Join(fb.dir, id+".password")
 	if err := os.WriteFile(pw, []byte(fleetPassword(id)+"\n"), 0o600); err != nil {
@@ -180,7 +184,7 @@ broker:
   estop_username: %s-estop
   password_file: %s
   ca_file: %s
-`, id, abs("sim.yaml"), abs("missions/patrol.json"), fb.robots, id, id, pw, fb.caFile)
+%s`, id, abs("sim.yaml"), abs("missions/patrol.json"), fb.robots, id, id, pw, fb.caFile, extra)
 	file := filepath.Join(fb.dir, id+".yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -353,7 +357,12 @@ func waitCond(t *testing.T, what string, cond func() bool) {
 // closed by the broker).
 func TestFleetBrokerACL(t *testing.T) {
 	fb := startFleetBroker(t)
-	p := fb.startRobot(t, "rover-1")
+	// rover-1 takes moving commands only signed by alice's key (its
+	// configured patrol starts without one).
+	_, opsKey, _ := ed25519.GenerateKey(rand.Reader)
+	signer := &auth.Signer{KeyID: "alice", Key: opsKey}
+	p := fb.startRobot(t, "rover-1", fmt.Sprintf("security:\n  require_signed_missions: true\n  public_keys: [\"alice:%s\"]\n",
+		base64.StdEncoding.EncodeToString(opsKey.Public().(ed25519.PublicKey))))
 	g, aliceID := fb.operator(t, "alice", true)
 	r := &groundRec{g: g}
 	if _, err := g.Watch("rover-1", ground.RobotHandlers{
@@ -566,10 +575,71 @@ func TestFleetBrokerACL(t *testing.T) {
 		r.mu.Unlock()
 	})
 
-	// Signed command envelopes (REPLAYED, EXPIRED, WRONG_ROBOT): the
-	// replay of a captured command and an unsigned command injected by a
-	// client the ACL lets write cmd belong here, against this same broker
-	// and robot, once botd verifies envelopes.
+	t.Run("signed commands: an unsigned load, a replay, a changed argument, another robot's envelope", func(t *testing.T) {
+		// bob is an operator: the ACL lets him write every robot's cmd
+		// topic, so only the robot's signature check stands between his
+		// commands and the wheels. The command alice signs is "captured"
+		// by the test itself (operators cannot read each other's commands
+		// here; a log, a misconfigured broker or a shoulder can leak one).
+		bob, _ := fb.operator(t, "bob", false)
+		send := func(c protocol.Command) protocol.Reply {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			rep, err := bob.Send(ctx, "rover-1", c)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Op, err)
+			}
+			return rep
+		}
+		code := func(rep protocol.Reply) string {
+			if rep.Error == nil {
+				return "OK"
+			}
+			return rep.Error.Code
+		}
+		other := readMission(t, "hello.json")
+		if rep := send(protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: other, Start: true, Replace: true}); code(rep) != protocol.ErrSignatureRequired {
+			t.Errorf("an unsigned load with start and replace: %s, want %s", code(rep), protocol.ErrSignatureRequired)
+		}
+		if rep := send(protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionInject, Slot: "task", Tree: json.RawMessage(`{"type":"Drive","params":{"linear":0.5}}`)}); code(rep) != protocol.ErrSignatureRequired {
+			t.Errorf("an unsigned inject: %s, want %s", code(rep), protocol.ErrSignatureRequired)
+		}
+		undisturbed(t)
+
+		// alice's signed load stores a mission (no start): accepted.
+		signed := protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: other}
+		if err := signer.Sign("rover-1", &signed); err != nil {
+			t.Fatal(err)
+		}
+		if rep := r.send(t, "rover-1", signed); !rep.OK {
+			t.Fatalf("alice's signed load: %+v", rep.Error)
+		}
+		for _, c := range []struct {
+			what string
+			edit func(*protocol.Command)
+			want string
+		}{
+			{"the captured command under a new id", func(*protocol.Command) {}, protocol.ErrReplayed},
+			{"with start and replace added", func(c *protocol.Command) { c.Start, c.Replace = true, true }, protocol.ErrBadSignature},
+			{"as a mission.start", func(c *protocol.Command) { c.Op, c.Mission, c.MissionID = protocol.OpMissionStart, nil, "x" }, protocol.ErrBadSignature},
+		} {
+			replay := signed
+			replay.ID = uuid.NewString()
+			c.edit(&replay)
+			if rep := send(replay); code(rep) != c.want {
+				t.Errorf("%s: %s, want %s", c.what, code(rep), c.want)
+			}
+		}
+		elsewhere := protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: other, Start: true, Replace: true}
+		if err := signer.Sign("rover-2", &elsewhere); err != nil {
+			t.Fatal(err)
+		}
+		if rep := send(elsewhere); code(rep) != protocol.ErrWrongRobot {
+			t.Errorf("rover-2's envelope sent to rover-1: %s, want %s", code(rep), protocol.ErrWrongRobot)
+		}
+		undisturbed(t)
+	})
 
 	t.Run("the last operator leaving is seen", func(t *testing.T) {
 		// The positive control of the link: with no ground station left,
