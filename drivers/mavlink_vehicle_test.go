@@ -556,3 +556,43 @@ func TestUAVActionTicksWithoutAllocating(t *testing.T) {
 		t.Fatalf("%v allocations per tick", n)
 	}
 }
+
+// The daemon keeps a global geofence uploaded to the autopilot: once the link is up, and the
+// outcome reported, a refusal included.
+func TestVehicleKeepsTheFenceUploaded(t *testing.T) {
+	g := newUAVRig(t, "")
+	fence := [][2]float64{{47.39, 8.49}, {47.41, 8.49}, {47.41, 8.51}, {47.39, 8.51}}
+	for _, c := range []struct {
+		ack     mav.MAV_MISSION_RESULT
+		wantErr bool
+	}{{mav.MAV_MISSION_ACCEPTED, false}, {mav.MAV_MISSION_UNSUPPORTED, true}} {
+		g.ap.Set(func(f *mavtest.Autopilot) { f.MissionAck = c.ack })
+		ctx, cancel := context.WithCancel(context.Background())
+		results := make(chan error, 4)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			g.v.KeepFenceUploaded(ctx, fence, 10*time.Millisecond, func(err error) { results <- err })
+		}()
+		var err error
+		select {
+		case err = <-results:
+		case <-time.After(20 * time.Second):
+			t.Fatal("no fence upload reported")
+		}
+		cancel()
+		<-done
+		if (err != nil) != c.wantErr {
+			t.Fatalf("ack %v: upload reported %v", c.ack, err)
+		}
+		if c.wantErr {
+			continue
+		}
+		g.ap.Mu.Lock()
+		stored := g.ap.Stored[mav.MAV_MISSION_TYPE_FENCE]
+		g.ap.Mu.Unlock()
+		if len(stored) != len(fence) || stored[0].Command != mav.MAV_CMD_NAV_FENCE_POLYGON_VERTEX_INCLUSION {
+			t.Fatalf("the autopilot holds %+v", stored)
+		}
+	}
+}

@@ -175,6 +175,8 @@ type system struct {
 	mission   json.RawMessage
 	missionID string
 	fence     *drivers.Fence
+	// emit publishes a daemon event (through the runner's event stream).
+	emit func(protocol.Event)
 }
 
 // The runner is what telemetry reads and commands.
@@ -224,6 +226,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		}
 	}
 	events := &eventForwarder{}
+	s.emit = events.emit
 	s.robot, err = drivers.Build(s.hw, drivers.Options{World: s.world, Name: cfg.Robot, Logger: log,
 		Events: events.device, MQTT: mqttDialer(cfg, func() string { return s.url }, log)})
 	if err != nil {
@@ -364,6 +367,7 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 	}
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- s.runner.Run(ctx) }()
+	s.uploadFence(ctx, &wg)
 	log.Info("botd running", "robot", cfg.Robot, "broker", s.url, "config", cfg.source)
 	if s.broker != nil && stdout != nil {
 		fmt.Fprintf(stdout, "botd: robot %q on the embedded broker %s; watch it with: go run ./cmd/botctl watch %s\n", cfg.Robot, s.url, cfg.Robot)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/botd-project/botd/drivers"
@@ -103,4 +105,33 @@ func withFence(c runner.Config, f *drivers.Fence, r *drivers.Robot) runner.Confi
 		c.Geofence = newFenceGuard(f, r)
 	}
 	return c
+}
+
+// uploadFence keeps a global geofence uploaded to every MAVLink vehicle's
+// autopilot, so the autopilot enforces it too (its own fence parameters
+// decide its action); botd's own fence stays in force whatever the
+// autopilot answers. Each upload's outcome is an event. A local fence stays
+// botd's alone: an autopilot's fence is latitude/longitude.
+func (s *system) uploadFence(ctx context.Context, wg *sync.WaitGroup) {
+	if s.fence == nil || s.fence.Config().Frame != "global" {
+		return
+	}
+	_, points, _, _, _, _ := s.fence.Wire()
+	for _, v := range s.robot.Vehicles() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v.KeepFenceUploaded(ctx, points, time.Second, func(err error) {
+				e := protocol.Event{Kind: "geofence.uploaded", Level: "info", Data: map[string]any{"device": v.Name(), "corners": len(points)},
+					Message: fmt.Sprintf("the geofence (%d corners) is on the autopilot of %s", len(points), v.Name())}
+				if err != nil {
+					e.Kind, e.Level = "geofence.upload_failed", "warning"
+					e.Message = fmt.Sprintf("%s did not take the geofence (%v); botd's own fence is in force", v.Name(), err)
+				}
+				if s.emit != nil {
+					s.emit(e)
+				}
+			})
+		}()
+	}
 }
