@@ -290,6 +290,10 @@ type Fence struct {
 	staleNs    int64
 	poseKey    string
 	altKey     string
+	// vehicle: the pose key is a MAVLink vehicle's, whose local position is NED from its home
+	// (x north, y east): the fence reads its latitude and longitude for a global fence, its
+	// y as east and x as north for a local one.
+	vehicle bool
 }
 
 // CompileFence resolves a validated fence against the hardware: the origin of a global fence
@@ -318,11 +322,25 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 	if f.origin == nil && gps != nil {
 		f.origin = gps.Origin
 	}
+	var vehicles []string
+	if hw != nil {
+		for _, d := range hw.DevicesOfKind(KindMAVLinkVehicle) {
+			if vc, ok := specOf[*MAVLinkVehicleConfig](d); ok {
+				vehicles = append(vehicles, vc.Key)
+			}
+		}
+	}
 	if f.poseKey == "" {
 		f.poseKey = "pose"
-		if gps != nil {
+		switch {
+		case gps != nil:
 			f.poseKey = gps.Key
+		case len(vehicles) == 1:
+			f.poseKey = vehicles[0]
 		}
+	}
+	for _, k := range vehicles {
+		f.vehicle = f.vehicle || k == f.poseKey
 	}
 	if g.Frame == "global" && f.origin == nil {
 		v.errorf(path+".origin", "a global fence needs the local frame's origin: give origin: {lat: ..., lon: ...}, or configure one gps device")
@@ -331,6 +349,9 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 		keys := map[string]bool{}
 		for _, k := range hw.SensorKeys() {
 			keys[k] = true
+		}
+		if f.vehicle && g.Frame == "global" && (!keys[f.poseKey+".lat"] || !keys[f.poseKey+".lon"]) {
+			v.errorf(path+".pose_key", "no device writes %s.lat and %s.lon", f.poseKey, f.poseKey)
 		}
 		if !keys[f.poseKey+".x"] || !keys[f.poseKey+".y"] {
 			v.errorf(path+".pose_key", "no device writes %s.x and %s.y (configure a pose source: odometry, gps, mqtt_pose, or name its key)", f.poseKey, f.poseKey)
@@ -459,6 +480,9 @@ type FenceMonitor struct {
 	f          *Fence
 	read       func(key string) (float64, time.Time, bool)
 	xKey, yKey string
+	// latLon: xKey and yKey are a latitude and a longitude, placed in the fence's frame
+	// around its origin.
+	latLon bool
 	// the last position, to estimate the speed
 	lastAt     int64
 	lx, ly, la float64
@@ -467,7 +491,14 @@ type FenceMonitor struct {
 
 // NewFenceMonitor watches the position that read returns (Robot.Reading).
 func NewFenceMonitor(f *Fence, read func(key string) (float64, time.Time, bool)) *FenceMonitor {
-	return &FenceMonitor{f: f, read: read, xKey: f.poseKey + ".x", yKey: f.poseKey + ".y"}
+	m := &FenceMonitor{f: f, read: read, xKey: f.poseKey + ".x", yKey: f.poseKey + ".y"}
+	switch {
+	case f.vehicle && f.cfg.Frame == "global":
+		m.xKey, m.yKey, m.latLon = f.poseKey+".lat", f.poseKey+".lon", true
+	case f.vehicle:
+		m.xKey, m.yKey = f.poseKey+".y", f.poseKey+".x" // NED: east is y, north is x
+	}
+	return m
 }
 
 // Fence is the monitored fence.
@@ -488,6 +519,10 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 	}
 	if at2.Before(at) {
 		at = at2
+	}
+	if m.latLon {
+		x, y = f.origin.toLocal(x, y)
+		c.X, c.Y = x, y
 	}
 	c.Age = now.Sub(at)
 	if c.Age.Nanoseconds() > f.staleNs {

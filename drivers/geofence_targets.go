@@ -25,6 +25,10 @@ type FenceTarget struct {
 	// HasXY: the target has a horizontal position.
 	HasXY bool
 	X, Y  float64
+	// Home: X and Y are metres east and north of a vehicle's home (its local NED frame):
+	// checked against a local fence only, since where home is on the map is known only in
+	// flight (the runtime check holds the vehicle inside a global fence).
+	Home bool
 	// HasAlt: the target has an altitude, m (a Takeoff gives only this).
 	HasAlt bool
 	Alt    float64
@@ -37,7 +41,26 @@ type FenceTargetsFunc func(params map[string]any) []FenceTarget
 var fenceTargets = struct {
 	sync.RWMutex
 	m map[string]FenceTargetsFunc
-}{m: map[string]FenceTargetsFunc{"MoveTo": LocalTarget("x", "y")}}
+}{m: map[string]FenceTargetsFunc{
+	"MoveTo":  LocalTarget("x", "y"),
+	"GoTo":    vehicleTarget,
+	"Takeoff": AltitudeTarget("alt"),
+}}
+
+// vehicleTarget is a UAV GoTo's target: x/y north and east of home (local NED), or lat/lon,
+// at alt above home.
+func vehicleTarget(p map[string]any) []FenceTarget {
+	if _, ok := p["lat"]; ok {
+		return GlobalTarget("lat", "lon", "alt")(p)
+	}
+	ts := LocalTarget("x", "y", "alt")(p)
+	for i := range ts {
+		if ts[i].HasXY {
+			ts[i].X, ts[i].Y, ts[i].Home = ts[i].Y, ts[i].X, true // NED north, east -> east, north
+		}
+	}
+	return ts
+}
 
 // RegisterFenceTargets declares that leaves of the node type carry targets, so missions are
 // checked against the geofence when they are loaded. A package that adds a leaf which moves the
@@ -138,8 +161,11 @@ func (f *Fence) checkNode(n *bt.NodeDef, path string, out *bt.Problems, depth in
 
 // targetProblem says why a target is not allowed ("" when it is).
 func (f *Fence) targetProblem(t FenceTarget) string {
-	if t.HasXY {
+	if t.HasXY && !(t.Home && f.cfg.Frame == "global") {
 		x, y, where := t.X, t.Y, fmt.Sprintf("(%g, %g)", t.X, t.Y)
+		if t.Home {
+			where = fmt.Sprintf("%.1f m north and %.1f m east of home", t.Y, t.X)
+		}
 		if t.Global {
 			if f.origin == nil || math.Abs(t.X) > 90 || math.Abs(t.Y) > 180 {
 				return fmt.Sprintf("target lat/lon %s cannot be placed: the fence has no origin or it is not a position", where)
