@@ -180,3 +180,26 @@ func TestDaemonUAVSimSurvey(t *testing.T) {
 	}()
 	p.stop(t)
 }
+
+// A bad sim_multicopter section stops the daemon's config with every bad field named under
+// the section's path.
+func TestSimMulticopterConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "botd.yaml")
+	hw := mustAbs(t, "../../configs/uav-sim-hw.yaml")
+	if err := os.WriteFile(f, []byte("robot: r\nhardware: "+hw+"\nsim_multicopter: {listen: 'nowhere', time_scale: 100, wind: [0, 40]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := checkConfigFile(f)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, w := range []string{"sim_multicopter.listen:", "sim_multicopter.time_scale: 100", "sim_multicopter.wind[1]"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q:\n%v", w, err)
+		}
+	}
+	if err := checkConfigFile(mustAbs(t, "../../configs/uav-sim.yaml")); err != nil {
+		t.Fatalf("configs/uav-sim.yaml: %v", err)
+	}
+}
