@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/missions/runner"
 
 	"github.com/botd-project/botd/drivers/sim/multicopter"
 )
@@ -72,7 +73,24 @@ func (s *system) waitVehicles(ctx context.Context) {
 				return false
 			}
 		}
-		return mon == nil || mon.Check(time.Now()).State != drivers.FenceNoPose
+		if mon == nil {
+			return true
+		}
+		if mon.Check(time.Now()).State == drivers.FenceNoPose {
+			return false
+		}
+		// The runner's own fence check (each tick) must have seen the position too: it
+		// refuses a mission while its last check found none.
+		st := s.runner.State()
+		if st.Failsafe.Active {
+			return false
+		}
+		for _, e := range st.Errors {
+			if e.Code == runner.CodeGeofenceNoPose || e.Code == runner.CodeGeofenceBreach {
+				return false
+			}
+		}
+		return true
 	}
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
