@@ -37,7 +37,6 @@ type surveyGround struct {
 	armedSeen bool
 	modes     map[float64]bool
 	bbKeys    map[string]bool
-	last      map[string]float64
 }
 
 func (g *surveyGround) blackboard(m protocol.BlackboardMsg) {
