@@ -17,6 +17,7 @@ import (
 	"math"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/gomavlib/v3"
@@ -110,6 +111,8 @@ type Vehicle struct {
 	ln   net.Listener
 	node *gomavlib.Node
 	done chan struct{}
+
+	sent atomic.Uint64
 
 	mu  sync.Mutex
 	out []message.Message // to send once mu is released
@@ -236,7 +239,11 @@ func (v *Vehicle) flush(msgs []message.Message) {
 	for _, m := range msgs {
 		_ = v.node.WriteMessageAll(m)
 	}
+	v.sent.Add(uint64(len(msgs)))
 }
+
+// Sent is how many messages the vehicle has written (to every ground station it knows).
+func (v *Vehicle) Sent() uint64 { return v.sent.Load() }
 
 func (v *Vehicle) unlockAndFlush() {
 	msgs := v.out

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,8 @@ type gcs struct {
 	mu   sync.Mutex
 	msgs []message.Message
 	more chan struct{}
+	recv atomic.Uint64 // frames received
+	lost uint64        // what the vehicle sent before this ground station was there
 }
 
 func newVehicle(t *testing.T, cfg Config) (*Vehicle, *gcs) {
@@ -48,6 +51,7 @@ func newVehicle(t *testing.T, cfg Config) (*Vehicle, *gcs) {
 				g.mu.Lock()
 				g.msgs = append(g.msgs, fr.Message())
 				g.mu.Unlock()
+				g.recv.Add(1)
 				select {
 				case g.more <- struct{}{}:
 				default:
@@ -79,6 +83,7 @@ func newVehicle(t *testing.T, cfg Config) (*Vehicle, *gcs) {
 		g.msgs = g.msgs[:0]
 		g.mu.Unlock()
 	}
+	g.lost = v.Sent() - g.recv.Load() // what went out before the ground station was there
 	if h := hb.(*mav.MessageHeartbeat); h.Autopilot != mav.MAV_AUTOPILOT_PX4 || h.Type != mav.MAV_TYPE_QUADROTOR ||
 		h.CustomMode != PX4Auto<<16|PX4AutoLoiter<<24 || h.BaseMode&mav.MAV_MODE_FLAG_SAFETY_ARMED != 0 {
 		t.Fatalf("first heartbeat %+v: want a disarmed PX4 quadrotor in AUTO.LOITER", h)
@@ -155,8 +160,9 @@ func (g *gcs) setMode(main, sub uint32) mav.MAV_RESULT {
 }
 
 // stepUntil moves the simulated clock in 20 ms steps until cond holds, failing after limit of
-// simulated time.
-func stepUntil(t *testing.T, v *Vehicle, what string, limit time.Duration, cond func(Snapshot) bool) Snapshot {
+// simulated time. After each step it lets the ground station read what the step sent (a
+// burst of a minute's telemetry would overflow its socket's buffer and lose messages).
+func stepUntil(t *testing.T, v *Vehicle, g *gcs, what string, limit time.Duration, cond func(Snapshot) bool) Snapshot {
 	t.Helper()
 	start := v.State().Time
 	for {
@@ -168,6 +174,36 @@ func stepUntil(t *testing.T, v *Vehicle, what string, limit time.Duration, cond 
 			t.Fatalf("%s: not within %v of simulated time: %+v", what, limit, s)
 		}
 		v.Step(20 * time.Millisecond)
+		g.drain(v)
+	}
+}
+
+// drain waits (at most a second: a datagram lost on loopback is not waited for again) until
+// the ground station has received what the vehicle sent.
+func (g *gcs) drain(v *Vehicle) {
+	deadline := time.Now().Add(time.Second)
+	for g.recv.Load()+g.lost < v.Sent() {
+		if time.Now().After(deadline) {
+			g.lost = v.Sent() - g.recv.Load()
+			return
+		}
+		select {
+		case <-g.more:
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// waitState waits, without moving the simulated clock, until the vehicle's state satisfies
+// cond: for what a frame from the ground station does once it arrives.
+func waitState(t *testing.T, v *Vehicle, what string, cond func(Snapshot) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond(v.State()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %+v", what, v.State())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -204,7 +240,7 @@ func TestMulticopterFliesWhatAGroundStationSends(t *testing.T) {
 	if r := g.command(mav.MAV_CMD_NAV_TAKEOFF, 0, 0, 0, float32(math.NaN()), float32(math.NaN()), float32(math.NaN()), home+10); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("take-off: %v", r)
 	}
-	s := stepUntil(t, v, "the take-off to 10 m, then hold", 30*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LOITER" && s.InAir })
+	s := stepUntil(t, v, g, "the take-off to 10 m, then hold", 30*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LOITER" && s.InAir })
 	if math.Abs(s.Alt-10) > 0.35 || math.Hypot(s.N, s.E) > 1.5 {
 		t.Fatalf("after the take-off: %+v, want 10 m above home", s)
 	}
@@ -229,18 +265,18 @@ func TestMulticopterFliesWhatAGroundStationSends(t *testing.T) {
 		mav.POSITION_TARGET_TYPEMASK_YAW_RATE_IGNORE
 	g.write(&mav.MessageSetPositionTargetLocalNed{TargetSystem: 1, TargetComponent: 1, CoordinateFrame: mav.MAV_FRAME_LOCAL_NED,
 		TypeMask: mask, X: 30, Y: -20, Z: -12, Yaw: float32(math.Pi / 2)})
-	stepUntil(t, v, "the position target", 10*time.Second, func(s Snapshot) bool { return s.Setpoints == 1 })
+	waitState(t, v, "the position target", func(s Snapshot) bool { return s.Setpoints == 1 })
 	if r := g.setMode(PX4Offboard, 0); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("offboard: %v", r)
 	}
-	s = stepUntil(t, v, "at the local target", 60*time.Second, func(s Snapshot) bool {
+	s = stepUntil(t, v, g, "at the local target", 60*time.Second, func(s Snapshot) bool {
 		return math.Hypot(s.N-30, s.E+20) < 0.3 && math.Abs(s.Alt-12) < 0.3
 	})
 	if s.Mode != "OFFBOARD" || math.Abs(s.Yaw-math.Pi/2) > 0.01 {
 		t.Fatalf("at the target: %+v, want OFFBOARD facing east", s)
 	}
 	// The wind (3 m/s of it... well, 2.2) does not blow it off the target.
-	stepUntil(t, v, "20 s of holding", 60*time.Second, func(x Snapshot) bool { return x.Time-s.Time > 20*time.Second })
+	stepUntil(t, v, g, "20 s of holding", 60*time.Second, func(x Snapshot) bool { return x.Time-s.Time > 20*time.Second })
 	if s = v.State(); math.Hypot(s.N-30, s.E+20) > 0.3 || math.Hypot(s.VN, s.VE) > 0.1 {
 		t.Fatalf("held against the wind: %+v", s)
 	}
@@ -249,14 +285,14 @@ func TestMulticopterFliesWhatAGroundStationSends(t *testing.T) {
 	lat, lon := v.toLatLon(-10, 15)
 	g.write(&mav.MessageSetPositionTargetGlobalInt{TargetSystem: 1, TargetComponent: 1, CoordinateFrame: mav.MAV_FRAME_GLOBAL_RELATIVE_ALT_INT,
 		TypeMask: mask | mav.POSITION_TARGET_TYPEMASK_YAW_IGNORE, LatInt: int32(math.Round(lat * 1e7)), LonInt: int32(math.Round(lon * 1e7)), Alt: 8})
-	stepUntil(t, v, "at the global target", 60*time.Second, func(s Snapshot) bool {
+	stepUntil(t, v, g, "at the global target", 60*time.Second, func(s Snapshot) bool {
 		return math.Hypot(s.N+10, s.E-15) < 0.3 && math.Abs(s.Alt-8) < 0.3
 	})
 
 	if r := g.command(mav.MAV_CMD_CONDITION_YAW, 180, 30, 1, 0); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("yaw: %v", r)
 	}
-	stepUntil(t, v, "facing south", 10*time.Second, func(s Snapshot) bool { return math.Abs(math.Abs(s.Yaw)-math.Pi) < 0.01 })
+	stepUntil(t, v, g, "facing south", 10*time.Second, func(s Snapshot) bool { return math.Abs(math.Abs(s.Yaw)-math.Pi) < 0.01 })
 	if r := g.command(mav.MAV_CMD_DO_SET_HOME, 1); r != mav.MAV_RESULT_UNSUPPORTED {
 		t.Fatalf("DO_SET_HOME: %v, want UNSUPPORTED", r)
 	}
@@ -275,7 +311,7 @@ func TestMulticopterFliesWhatAGroundStationSends(t *testing.T) {
 		t.Fatalf("RTL: %v", a.Result)
 	}
 	maxAlt := 0.0
-	s = stepUntil(t, v, "home, landed and disarmed", 120*time.Second, func(s Snapshot) bool {
+	s = stepUntil(t, v, g, "home, landed and disarmed", 120*time.Second, func(s Snapshot) bool {
 		maxAlt = math.Max(maxAlt, s.Alt)
 		return !s.Armed && !s.InAir
 	})
@@ -358,7 +394,7 @@ func TestMulticopterMission(t *testing.T) {
 	reached := map[uint16]bool{}
 	var mu sync.Mutex
 	high := 0.0
-	s := stepUntil(t, v, "the mission flown, landed, disarmed", 180*time.Second, func(s Snapshot) bool {
+	s := stepUntil(t, v, g, "the mission flown, landed, disarmed", 180*time.Second, func(s Snapshot) bool {
 		high = math.Max(high, s.Alt)
 		return s.MissionCur == 4 && !s.Armed
 	})
@@ -391,14 +427,14 @@ func TestMulticopterFence(t *testing.T) {
 	if r := g.command(mav.MAV_CMD_NAV_TAKEOFF, 0, 0, 0, 0, 0, 0, home+5); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("take-off: %v", r)
 	}
-	stepUntil(t, v, "the take-off", 30*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LOITER" && s.InAir })
+	stepUntil(t, v, g, "the take-off", 30*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LOITER" && s.InAir })
 	g.write(&mav.MessageSetPositionTargetLocalNed{TargetSystem: 1, TargetComponent: 1, CoordinateFrame: mav.MAV_FRAME_LOCAL_NED, X: 40, Z: -5,
 		TypeMask: mav.POSITION_TARGET_TYPEMASK_YAW_IGNORE})
-	stepUntil(t, v, "the target", 10*time.Second, func(s Snapshot) bool { return s.Setpoints > 0 })
+	waitState(t, v, "the target", func(s Snapshot) bool { return s.Setpoints > 0 })
 	if r := g.setMode(PX4Offboard, 0); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("offboard: %v", r)
 	}
-	s := stepUntil(t, v, "the breach", 30*time.Second, func(s Snapshot) bool { return s.FenceBreached })
+	s := stepUntil(t, v, g, "the breach", 30*time.Second, func(s Snapshot) bool { return s.FenceBreached })
 	g.wait("the breach's STATUSTEXT", func(m message.Message) bool {
 		st, ok := m.(*mav.MessageStatustext)
 		return ok && strings.Contains(st.Text, "Geofence") && st.Severity == mav.MAV_SEVERITY_CRITICAL
@@ -406,7 +442,7 @@ func TestMulticopterFence(t *testing.T) {
 	if s.Mode != "AUTO.LOITER" || s.N < 10 || s.N > 11 {
 		t.Fatalf("at the breach: %+v, want AUTO.LOITER just past the edge", s)
 	}
-	s = stepUntil(t, v, "stopped", 20*time.Second, func(s Snapshot) bool { return math.Hypot(s.VN, s.VE) < 0.05 })
+	s = stepUntil(t, v, g, "stopped", 20*time.Second, func(s Snapshot) bool { return math.Hypot(s.VN, s.VE) < 0.05 })
 	if s.N > 20 {
 		t.Fatalf("held at N %.1f: it flew on", s.N)
 	}
@@ -421,25 +457,24 @@ func TestMulticopterFailures(t *testing.T) {
 	if r := g.command(mav.MAV_CMD_NAV_TAKEOFF, 0, 0, 0, 0, 0, 0, home+20); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("take-off: %v", r)
 	}
-	s := stepUntil(t, v, "the critical battery's landing", 60*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LAND" })
+	s := stepUntil(t, v, g, "the critical battery's landing", 60*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LAND" })
 	if s.Battery > 7 || !s.InAir {
 		t.Fatalf("landing at %+v", s)
 	}
-	stepUntil(t, v, "landed and disarmed", 120*time.Second, func(s Snapshot) bool { return !s.InAir && !s.Armed })
+	stepUntil(t, v, g, "landed and disarmed", 120*time.Second, func(s Snapshot) bool { return !s.InAir && !s.Armed })
 
 	v2, g2 := newVehicle(t, Config{})
-	_ = g
 	if r := g2.command(mav.MAV_CMD_COMPONENT_ARM_DISARM, 1); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("arm: %v", r)
 	}
 	if r := g2.command(mav.MAV_CMD_NAV_TAKEOFF, 0, 0, 0, 0, 0, 0, home+10); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("take-off: %v", r)
 	}
-	stepUntil(t, v2, "the take-off", 30*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LOITER" && s.InAir })
+	stepUntil(t, v2, g2, "the take-off", 30*time.Second, func(s Snapshot) bool { return s.Mode == "AUTO.LOITER" && s.InAir })
 	if r := g2.command(mav.MAV_CMD_COMPONENT_ARM_DISARM, 0, forceDisarm); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("forced disarm: %v", r)
 	}
-	s = stepUntil(t, v2, "the fall", 5*time.Second, func(s Snapshot) bool { return !s.InAir })
+	s = stepUntil(t, v2, g2, "the fall", 5*time.Second, func(s Snapshot) bool { return !s.InAir })
 	g2.wait("the crash's STATUSTEXT", func(m message.Message) bool {
 		st, ok := m.(*mav.MessageStatustext)
 		return ok && st.Severity == mav.MAV_SEVERITY_EMERGENCY
@@ -450,7 +485,7 @@ func TestMulticopterFailures(t *testing.T) {
 	if r := g3.command(mav.MAV_CMD_COMPONENT_ARM_DISARM, 1); r != mav.MAV_RESULT_ACCEPTED {
 		t.Fatalf("arm: %v", r)
 	}
-	s = stepUntil(t, v3, "the pre-flight disarm", 10*time.Second, func(s Snapshot) bool { return !s.Armed })
+	s = stepUntil(t, v3, g3, "the pre-flight disarm", 10*time.Second, func(s Snapshot) bool { return !s.Armed })
 	if s.Time < 5*time.Second {
 		t.Fatalf("disarmed after %v, want 5 s", s.Time)
 	}
