@@ -660,8 +660,8 @@ func (v *Vehicle) store(typ mav.MAV_MISSION_TYPE, items []mav.MessageMissionItem
 				return mav.MAV_MISSION_INVALID_PARAM7
 			}
 			x.n, x.e = v.toNE(lat, lon)
-			if (it.X == 0 && it.Y == 0) || it.Command == mav.MAV_CMD_NAV_TAKEOFF && math.IsNaN(float64(it.Param4)) && it.X == 0 {
-				x.n, x.e = math.NaN(), math.NaN() // where the vehicle is
+			if (it.X == 0 && it.Y == 0) || it.Command == mav.MAV_CMD_NAV_TAKEOFF {
+				x.n, x.e = math.NaN(), math.NaN() // where the vehicle is: PX4 takes off straight up
 			}
 		case mav.MAV_CMD_NAV_RETURN_TO_LAUNCH:
 		default:
