@@ -143,8 +143,6 @@ type state struct {
 	fence       [][2]float64 // keep-in polygon, NE m
 	breached    bool
 	commands    map[mav.MAV_CMD]int
-	gcsSys      uint8
-	gcsComp     uint8
 
 	// a mission upload in progress
 	loading  bool
@@ -339,24 +337,20 @@ func (v *Vehicle) frame(fr *gomavlib.EventFrame) {
 	s := &v.s
 	mine := func(sys uint8) bool { return sys == 0 || int(sys) == v.cfg.SystemID }
 	switch m := fr.Message().(type) {
-	case *mav.MessageHeartbeat:
-		if m.Type == mav.MAV_TYPE_GCS {
-			s.gcsSys, s.gcsComp = fr.SystemID(), fr.ComponentID()
-		}
 	case *mav.MessageCommandLong:
 		if !mine(m.TargetSystem) {
 			return
 		}
 		p := [7]float64{float64(m.Param1), float64(m.Param2), float64(m.Param3), float64(m.Param4),
 			float64(m.Param5), float64(m.Param6), float64(m.Param7)}
-		v.ack(fr, m.Command, v.command(m.Command, p, false))
+		v.ack(fr, m.Command, v.command(m.Command, p))
 	case *mav.MessageCommandInt:
 		if !mine(m.TargetSystem) {
 			return
 		}
 		p := [7]float64{float64(m.Param1), float64(m.Param2), float64(m.Param3), float64(m.Param4),
 			float64(m.X) / 1e7, float64(m.Y) / 1e7, float64(m.Z)}
-		v.ack(fr, m.Command, v.command(m.Command, p, true))
+		v.ack(fr, m.Command, v.command(m.Command, p))
 	case *mav.MessageSetPositionTargetLocalNed:
 		if !mine(m.TargetSystem) || m.TypeMask&(mav.POSITION_TARGET_TYPEMASK_X_IGNORE|mav.POSITION_TARGET_TYPEMASK_Y_IGNORE|mav.POSITION_TARGET_TYPEMASK_Z_IGNORE) != 0 {
 			return // the simulator flies position targets only
@@ -442,7 +436,7 @@ func (v *Vehicle) setMode(main, sub uint32) {
 
 // command carries out a COMMAND_LONG or COMMAND_INT (mu held). p[4..6] are the position
 // (COMMAND_INT's x, y in degrees, z).
-func (v *Vehicle) command(c mav.MAV_CMD, p [7]float64, _ bool) mav.MAV_RESULT {
+func (v *Vehicle) command(c mav.MAV_CMD, p [7]float64) mav.MAV_RESULT {
 	s := &v.s
 	switch c {
 	case mav.MAV_CMD_COMPONENT_ARM_DISARM:
