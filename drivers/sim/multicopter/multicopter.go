@@ -334,7 +334,6 @@ func (v *Vehicle) toLatLon(n, e float64) (lat, lon float64) {
 func (v *Vehicle) frame(fr *gomavlib.EventFrame) {
 	v.mu.Lock()
 	defer v.unlockAndFlush()
-	s := &v.s
 	mine := func(sys uint8) bool { return sys == 0 || int(sys) == v.cfg.SystemID }
 	switch m := fr.Message().(type) {
 	case *mav.MessageCommandLong:
