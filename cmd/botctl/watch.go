@@ -75,6 +75,7 @@ type watchModel struct {
 	connects uint64 // its connection count, to tell a reconnect
 	events   []protocol.EventMsg
 	seen     *seenSet
+	vehicles vehicleKeys // the blackboard keys of the vehicle line
 
 	warning   string
 	warningAt time.Time
@@ -104,7 +105,7 @@ func newWatchModel(robot string, r *lipgloss.Renderer, now func() time.Time) *wa
 	if now == nil {
 		now = time.Now
 	}
-	return &watchModel{robot: robot, now: now, loc: time.Local, st: newStyles(r), seen: newSeenSet(1024), linkUp: true}
+	return &watchModel{robot: robot, now: now, loc: time.Local, st: newStyles(r), seen: newSeenSet(1024), linkUp: true, vehicles: vehicleKeys{}}
 }
 
 func (m *watchModel) Init() tea.Cmd {
@@ -160,6 +161,8 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case protocol.StateMsg:
 		m.state, m.stateAt = &msg, now
+	case protocol.BlackboardMsg:
+		m.vehicles.apply(msg)
 	case protocol.ConnectionMsg:
 		if m.conn != "" && m.conn != protocol.ConnOnline && msg.State == protocol.ConnOnline {
 			m.tree.Reset(now) // back online: what we have may be old
@@ -410,9 +413,10 @@ func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writ
 						requestHistory(robot)
 					}
 				},
-				State:  func(x protocol.StateMsg) { p.Send(x) },
-				Tree:   func(x protocol.TreeMsg) { p.Send(x) },
-				Status: func(x protocol.StatusMsg) { p.Send(x) },
+				State:      func(x protocol.StateMsg) { p.Send(x) },
+				Tree:       func(x protocol.TreeMsg) { p.Send(x) },
+				Status:     func(x protocol.StatusMsg) { p.Send(x) },
+				Blackboard: func(x protocol.BlackboardMsg) { p.Send(x) },
 				Event: func(x protocol.EventMsg) {
 					if hist.Add(x) {
 						requestHistory(robot)

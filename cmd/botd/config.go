@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/sim/multicopter"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry/auth"
@@ -50,6 +51,9 @@ type Config struct {
 	// Substitute holds substitution rules for a simulated robot (see
 	// config_substitute.go).
 	Substitute []string `yaml:"substitute"`
+	// SimMulticopter starts a simulated PX4 multicopter in the daemon (see
+	// simcopter.go); a mavlink_vehicle device flies it over UDP.
+	SimMulticopter *multicopter.Config `yaml:"sim_multicopter"`
 
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
@@ -269,6 +273,11 @@ func (c *Config) validate() error {
 	if c.Geofence != nil {
 		if err := c.Geofence.Validate("geofence"); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if c.SimMulticopter != nil {
+		if err := c.SimMulticopter.Validate(); err != nil {
+			errs = append(errs, prefixErrors("sim_multicopter", err))
 		}
 	}
 	if c.Security.RequireSignedMissions && len(c.Security.PublicKeys) == 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/botd-project/botd/configs"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/drivers/sim/multicopter"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry"
@@ -177,6 +178,8 @@ type system struct {
 	fence     *drivers.Fence
 	// emit publishes a daemon event (through the runner's event stream).
 	emit func(protocol.Event)
+	// copter is the simulated multicopter the config asked for (nil: none).
+	copter *multicopter.Vehicle
 }
 
 // The runner is what telemetry reads and commands.
@@ -347,6 +350,11 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 // systemd; the robots of `botd fleet` do not.
 func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 	cfg, log := s.cfg, s.log
+	stopCopter, err := s.startCopter(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopCopter()
 	if err := s.robot.Start(ctx); err != nil {
 		return fmt.Errorf("starting the robot: %w", err)
 	}
@@ -479,6 +487,7 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *driv
 // station would. It was validated at start; the runner may still refuse it
 // (a stored mission with the same id and revision but other content).
 func (s *system) startMission(ctx context.Context) {
+	s.waitVehicles(ctx)
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	rep := s.runner.Do(cctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: s.mission, Start: true, Replace: true})

@@ -359,7 +359,38 @@
     return s === undefined ? String(v) : s.length > 120 ? s.slice(0, 119) + '…' : s;
   }
 
+  // The vehicle line under the robot's name: a MAVLink vehicle's <key>.armed, .in_air, .mode,
+  // .alt and .battery_percent from the blackboard (docs/UAV.md, "Blackboard keys").
+  const VEHICLE_MODES = ['unknown', 'manual', 'stabilized', 'altitude', 'position', 'hold',
+    'mission', 'return', 'land', 'takeoff', 'guided', 'acro', 'other'];
+  function renderVehicle() {
+    const el = $('vehicle');
+    const vals = S.bb && Array.isArray(S.bb.values) ? S.bb.values : [];
+    const kv = new Map();
+    for (const x of vals) if (x && typeof x.key === 'string') kv.set(x.key, x.value);
+    const parts = [];
+    for (const [k] of kv) {
+      if (!k.endsWith('.armed')) continue;
+      const p = k.slice(0, -'.armed'.length);
+      if (!kv.has(p + '.mode')) continue;
+      const num = (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : Number(v));
+      const mode = num(kv.get(p + '.mode'));
+      let s = `${p}: ${num(kv.get(k)) === 1 ? 'ARMED' : 'disarmed'}`;
+      if (kv.has(p + '.in_air')) s += num(kv.get(p + '.in_air')) === 1 ? ', in air' : ', on the ground';
+      s += `, ${Number.isInteger(mode) && mode >= 0 && mode < VEHICLE_MODES.length ? VEHICLE_MODES[mode] : 'unknown'}`;
+      if (kv.has(p + '.alt')) s += `, alt ${num(kv.get(p + '.alt')).toFixed(1)} m`;
+      if (kv.has(p + '.battery_percent')) s += `, battery ${num(kv.get(p + '.battery_percent')).toFixed(0)}%`;
+      parts.push(s);
+      if (parts.length >= 4) break;
+    }
+    parts.sort();
+    el.hidden = parts.length === 0;
+    setText(el, parts.join(' · '));
+    el.dataset.armed = parts.some((s) => s.includes(': ARMED')) ? 'yes' : 'no';
+  }
+
   function renderBB() {
+    renderVehicle();
     const tbody = $('bb').tBodies[0];
     const vals = S.bb && Array.isArray(S.bb.values) ? S.bb.values.slice() : [];
     vals.sort((a, b) => str(a && a.key).localeCompare(str(b && b.key)));
