@@ -134,6 +134,7 @@ type uavMem struct {
 	tx, ty   float64
 	alt, tol float64
 	flag     bool
+	fenced   bool // the target lies outside the geofence: nothing was sent
 }
 
 var (
@@ -241,7 +242,7 @@ func (u *uavAction) vehicle(act *actuator) *Vehicle {
 
 func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 	m := u.mem.Of(a, n)
-	m.ready, m.estopped, m.acked, m.done, m.id = false, false, false, false, 0
+	m.ready, m.estopped, m.acked, m.done, m.fenced, m.id = false, false, false, false, false, 0
 	r, act := u.act.use(a, n, &m.reported)
 	if act == nil {
 		return
@@ -272,6 +273,9 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 			return
 		}
 		m.alt, m.tol = alt, tol
+		if u.outsideFence(a, n, v, m, FenceTarget{Param: "alt", HasAlt: true, Alt: alt}) {
+			return
+		}
 		if st, up := v.snapshot(); up && st.inAir() && st.haveGlobal && st.relAlt >= alt-tol {
 			m.done, m.ready = true, true // up there already
 			return
@@ -290,6 +294,13 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 			return
 		}
 		m.tx, m.ty, m.alt, m.tol = x, y, alt, rad
+		ft := FenceTarget{Param: "lat", Global: true, HasXY: true, X: x, Y: y, HasAlt: true, Alt: alt}
+		if !u.global {
+			ft = FenceTarget{Param: "x", Home: true, HasXY: true, X: y, Y: x, HasAlt: true, Alt: alt} // NED: x north, y east
+		}
+		if u.outsideFence(a, n, v, m, ft) {
+			return
+		}
 		t := setpoint{global: u.global, x: x, y: y, z: alt, yaw: math.NaN()}
 		if !u.global {
 			t.z = -alt // NED: down
@@ -334,8 +345,26 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 	m.ready = true
 }
 
+// outsideFence refuses a target (read from the blackboard, or given) that the robot's geofence
+// does not allow: the leaf fails and nothing reaches the vehicle.
+func (u *uavAction) outsideFence(a *bt.Agent, n *bt.Node, v *Vehicle, m *uavMem, t FenceTarget) bool {
+	if v.fence == nil {
+		return false
+	}
+	why := v.fence.targetProblem(t)
+	if why == "" {
+		return false
+	}
+	a.Emit(n.Index, "error", fmt.Sprintf("%s: not sent to %s %q: %s", n.Type.Name, KindMAVLinkVehicle, v.name, why))
+	m.fenced, m.ready = true, true
+	return true
+}
+
 func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := u.mem.Of(a, n)
+	if m.ready && m.fenced {
+		return bt.Failure
+	}
 	if m.ready && m.estopped {
 		return bt.Failure
 	}

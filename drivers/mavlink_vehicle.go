@@ -103,6 +103,9 @@ func (op *vehicleOp) finished() (bool, error) {
 // return once the autopilot acknowledged every command, or with the autopilot's result
 // (MAV_RESULT_DENIED, ...) or a timeout after the retries.
 type Vehicle struct {
+	// fence, when set (before the robot starts), refuses targets outside it before they are
+	// sent (Robot.SetFence).
+	fence    *Fence
 	cfg      *MAVLinkVehicleConfig
 	name     string
 	now      func() time.Time
@@ -577,6 +580,15 @@ func (r *Robot) Vehicles() []*Vehicle {
 		}
 	}
 	return out
+}
+
+// SetFence makes every vehicle refuse a Takeoff or GoTo whose target the fence does not allow,
+// before anything is sent (a target from the blackboard is known only then). Call it before
+// Start.
+func (r *Robot) SetFence(f *Fence) {
+	for _, v := range r.Vehicles() {
+		v.fence = f
+	}
 }
 
 // Vehicle returns the mavlink_vehicle device with that name.

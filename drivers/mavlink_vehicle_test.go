@@ -596,3 +596,41 @@ func TestVehicleKeepsTheFenceUploaded(t *testing.T) {
 		}
 	}
 }
+
+// A GoTo or Takeoff whose target (here from the blackboard, known only when it runs) the
+// geofence does not allow fails, and nothing reaches the vehicle.
+func TestVehicleTargetOutsideTheFenceIsNotSent(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.takeoff(5)
+	hi := 30.0
+	f, err := CompileFence(&GeofenceConfig{Frame: "local", MaxAlt: &hi, AltKey: "uav.alt",
+		Points: [][2]float64{{-20, -20}, {20, -20}, {20, 20}, {-20, 20}}}, g.robot.Config(), "geofence")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.robot.SetFence(f) // the ticks run on this goroutine
+	speeds := len(g.ap.Confirmations(mav.MAV_CMD_DO_CHANGE_SPEED))
+	for _, c := range []struct {
+		what string
+		node *bt.NodeDef
+		want string
+	}{
+		{"a GoTo 50 m north", nd("GoTo", "", kv{"x": "{far}", "y": 0.0, "alt": 5.0, "speed": 3.0}), "50.0 m north and 0.0 m east of home"},
+		{"a Takeoff above max_alt", nd("Takeoff", "", kv{"alt": "{high}"}), "above the geofence's max_alt"},
+	} {
+		tree := compileTree(t, g.robot.Config(), nd("Sequence", "", nil, nd("SetBlackboard", "", kv{"key": "far", "value": 50.0}),
+			nd("SetBlackboard", "", kv{"key": "high", "value": 40.0}), c.node))
+		st, s, _ := g.fly(tree)
+		if st != bt.Failure || !strings.Contains(s.String(), c.want) || !strings.Contains(s.String(), "not sent") {
+			t.Fatalf("%s: %s\n%s", c.what, st, s)
+		}
+	}
+	if n := len(g.ap.Confirmations(mav.MAV_CMD_DO_CHANGE_SPEED)); n != speeds {
+		t.Fatalf("the refused GoTo reached the vehicle (%d speed commands)", n-speeds)
+	}
+	// Inside the fence, the same leaf flies.
+	tree := compileTree(t, g.robot.Config(), nd("GoTo", "", kv{"x": 10.0, "y": 0.0, "alt": 5.0, "radius": 1.0}))
+	if st, s, _ := g.fly(tree); st != bt.Success {
+		t.Fatalf("a GoTo inside the fence: %s\n%s", st, s)
+	}
+}

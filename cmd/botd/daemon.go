@@ -244,6 +244,9 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if s.fence, err = compileFence(cfg, s.hw); err != nil {
 		return nil, err
 	}
+	if s.fence != nil {
+		s.robot.SetFence(s.fence)
+	}
 	if cfg.Mission != "" {
 		if s.mission, s.missionID, err = configuredMission(cfg, s.reg, append(keys, cfg.Writable...), s.fence); err != nil {
 			return nil, err
