@@ -73,6 +73,9 @@ func batteryText(b *protocol.BatteryState) string {
 	if b == nil {
 		return "-"
 	}
+	if b.Voltage <= 0 {
+		return fmt.Sprintf("%.0f%%", b.Percent) // a battery that reports no voltage (a UAV's percentage)
+	}
 	return fmt.Sprintf("%.0f%% (%.1f V)", b.Percent, b.Voltage)
 }
 

@@ -260,3 +260,18 @@ func TestTreeModelReasons(t *testing.T) {
 		t.Fatalf("reasons after the delta %+v", m.Reasons)
 	}
 }
+
+func TestBatteryText(t *testing.T) {
+	for _, c := range []struct {
+		b    *protocol.BatteryState
+		want string
+	}{
+		{nil, "-"},
+		{&protocol.BatteryState{Percent: 93}, "93%"},
+		{&protocol.BatteryState{Percent: 96, Voltage: 12.5}, "96% (12.5 V)"},
+	} {
+		if got := batteryText(c.b); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		}
+	}
+}
