@@ -21,7 +21,11 @@ func TestExampleMissions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hw, err := drivers.LoadConfig(filepath.Join("..", "configs", "sim.yaml"))
+			hwFile := "sim.yaml" // the simulated rover
+			if filepath.Base(path) == "survey.json" {
+				hwFile = "uav-sim-hw.yaml" // a MAVLink vehicle
+			}
+			hw, err := drivers.LoadConfig(filepath.Join("..", "configs", hwFile))
 			if err != nil {
 				t.Fatal(err)
 			}
