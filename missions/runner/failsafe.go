@@ -208,6 +208,9 @@ func (r *Runner) supervise(now time.Time) {
 	if was.active != r.fs.active || was.reason != r.fs.reason {
 		r.signal()
 	}
+	// r.state.Errors has its own array (errs reuses errBuf's), and only
+	// this goroutine writes it: read without the lock.
+	errsChanged := !sameErrors(r.state.Errors, errs)
 	r.errBuf = errs
 	r.mu.Lock()
 	r.state.Errors = append(r.state.Errors[:0], errs...)
@@ -217,6 +220,29 @@ func (r *Runner) supervise(now time.Time) {
 		r.state.Battery = &r.batteryBuf
 	}
 	r.mu.Unlock()
+	if errsChanged {
+		// A new problem (or one gone) is news for the state topic now,
+		// not at the next change of anything else.
+		r.signal()
+	}
+}
+
+// sameErrors reports whether two lists of state errors name the same
+// problems. Messages are left out: some carry a figure that moves every
+// tick (a battery percentage, a reading's age), which is no reason to
+// publish the state each tick; they go out with the next state.
+func sameErrors(a, b []protocol.StateError) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Code != y.Code || x.Level != y.Level || x.Ref != y.Ref || !x.Time.Equal(y.Time) ||
+			(x.Node == nil) != (y.Node == nil) || (x.Node != nil && *x.Node != *y.Node) {
+			return false
+		}
+	}
+	return true
 }
 
 // reportFault emits an event the first time a fault appears.

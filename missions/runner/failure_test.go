@@ -3,6 +3,7 @@ package runner
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -100,4 +101,44 @@ func TestRunnerFailureAndAbortReasons(t *testing.T) {
 	if len(s.Errors) != 0 {
 		t.Errorf("an abort is not an error: %+v", s.Errors)
 	}
+}
+
+// A problem that appears in state.errors, or goes away, is news for the state
+// topic at once (the state is signalled); a message that only changes its
+// figures is not.
+func TestStateErrorsChangeSignalsTheState(t *testing.T) {
+	hw := &fakeHW{readings: map[string]float64{}}
+	cfg := Config{Robot: "r1", TickHz: 20, Hardware: hw, StateDir: t.TempDir()}
+	cfg.Failsafe.LinkLossTimeout = -1
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signalled := func() bool {
+		select {
+		case <-r.Changed():
+			return true
+		default:
+			return false
+		}
+	}
+	step := func(what string, faults []Fault, want bool) {
+		t.Helper()
+		hw.mu.Lock()
+		hw.faults = faults
+		hw.mu.Unlock()
+		signalled() // whatever came before
+		r.supervise(time.Now())
+		if got := signalled(); got != want {
+			t.Errorf("%s: signalled %v, want %v", what, got, want)
+		}
+	}
+	stale := func(msg string) []Fault {
+		return []Fault{{Device: "imu", Key: "imu.yaw", Code: "SENSOR_STALE", Message: msg, Since: time.Unix(1, 0)}}
+	}
+	step("no problems", nil, false)
+	step("a stale sensor", stale("imu.yaw is 600 ms old"), true)
+	step("the same", stale("imu.yaw is 600 ms old"), false)
+	step("only its age moved", stale("imu.yaw is 650 ms old"), false)
+	step("gone", nil, true)
 }
