@@ -39,6 +39,7 @@ type Autopilot struct {
 	target    [3]float64
 	climbTo   float64
 	seen      map[mav.MAV_CMD][]uint8 // confirmation of every COMMAND_LONG received
+	modes     [][2]uint32             // the PX4 main and sub mode of every DO_SET_MODE first sent
 
 	// the mission protocol
 	Stored      map[mav.MAV_MISSION_TYPE][]mav.MessageMissionItemInt // accepted uploads
@@ -99,6 +100,31 @@ func (f *Autopilot) Set(fn func(f *Autopilot)) {
 	fn(f)
 }
 
+// ModeCommands counts the DO_SET_MODE commands (first sends) that asked for PX4 main mode main.
+func (f *Autopilot) ModeCommands(main uint32) int {
+	f.Mu.Lock()
+	defer f.Mu.Unlock()
+	n := 0
+	for _, m := range f.modes {
+		if m[0] == main {
+			n++
+		}
+	}
+	return n
+}
+
+// Commands counts the COMMAND_LONGs c received as first sends (confirmation 0): the commands
+// given, whatever retries a slow acknowledgement caused on a busy machine.
+func (f *Autopilot) Commands(c mav.MAV_CMD) int {
+	n := 0
+	for _, conf := range f.Confirmations(c) {
+		if conf == 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Confirmations are the confirmation fields of every COMMAND_LONG c received.
 func (f *Autopilot) Confirmations(c mav.MAV_CMD) []uint8 {
 	f.Mu.Lock()
@@ -132,6 +158,9 @@ func (f *Autopilot) frame(fr *gomavlib.EventFrame) {
 	switch m := fr.Message().(type) {
 	case *mav.MessageCommandLong:
 		f.seen[m.Command] = append(f.seen[m.Command], m.Confirmation)
+		if m.Command == mav.MAV_CMD_DO_SET_MODE && m.Confirmation == 0 {
+			f.modes = append(f.modes, [2]uint32{uint32(m.Param2), uint32(m.Param3)})
+		}
 		if f.Silent[m.Command] {
 			break
 		}
