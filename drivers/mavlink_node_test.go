@@ -85,28 +85,7 @@ func TestVehicleAgainstNodeMAVLink(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "autopilot.mjs")
-	cmd.Dir = work
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan map[string]any, 4096)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				lines <- m
-			}
-		}
-	}()
+	cmd, lines, stderr := startNode(ctx, t, node, work, "autopilot.mjs")
 	exited := make(chan error, 1)
 	var first map[string]any
 	select {
@@ -188,4 +167,33 @@ func TestVehicleAgainstNodeMAVLink(t *testing.T) {
 	if heartbeats == 0 || arms != 1 || takeoffs != 2 {
 		t.Fatalf("node-mavlink got %d heartbeats, %d arm and %d take-off commands (want >0, 1, 2)", heartbeats, arms, takeoffs)
 	}
+}
+
+// startNode runs a node script in work and hands on the JSON objects it prints, one a line;
+// stderr collects what it says otherwise.
+func startNode(ctx context.Context, t *testing.T, node, work string, args ...string) (*exec.Cmd, <-chan map[string]any, *strings.Builder) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = work
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan map[string]any, 4096)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				lines <- m
+			}
+		}
+	}()
+	return cmd, lines, &stderr
 }

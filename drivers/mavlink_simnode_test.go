@@ -1,12 +1,9 @@
 package drivers
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,28 +41,7 @@ func TestSimMulticopterAgainstNodeMAVLink(t *testing.T) {
 	go func() { defer close(simDone); v.Run(ctx) }()
 	defer func() { cancel(); <-simDone }()
 
-	cmd := exec.CommandContext(ctx, node, "gcs.mjs", fmt.Sprint(v.Addr().Port))
-	cmd.Dir = work
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan map[string]any, 4096)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				lines <- m
-			}
-		}
-	}()
+	cmd, lines, stderr := startNode(ctx, t, node, work, "gcs.mjs", fmt.Sprint(v.Addr().Port))
 	var got []map[string]any
 	// next returns the first line, already read or still to come, that matches (the order of
 	// messages that cross on the link is not fixed).
