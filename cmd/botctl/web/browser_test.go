@@ -177,7 +177,9 @@ func runBotd(t *testing.T, root, addr string, args ...string) {
 	})
 }
 
-func connectGround(t *testing.T, addr string) *ground.Client {
+// connectGround connects a ground station to the broker at addr and waits
+// until robot is online.
+func connectGround(t *testing.T, addr, robot string) *ground.Client {
 	t.Helper()
 	g, err := ground.New(ground.Config{
 		GCS:      "web-test",
@@ -196,12 +198,12 @@ func connectGround(t *testing.T, addr string) *ground.Client {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		for _, r := range g.Robots() {
-			if r.ID == "rover-1" && r.Connection == protocol.ConnOnline {
+			if r.ID == robot && r.Connection == protocol.ConnOnline {
 				return g
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("rover-1 did not come online; robots: %+v", g.Robots())
+			t.Fatalf("%s did not come online; robots: %+v", robot, g.Robots())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -248,7 +250,7 @@ func TestBrowserDashboard(t *testing.T) {
 	root := repoRoot(t)
 	artifacts := artifactsDir(t, root)
 	addr := startBotd(t, root)
-	g := connectGround(t, addr)
+	g := connectGround(t, addr, "rover-1")
 
 	h, err := Handler(Options{Ground: g, Token: testToken})
 	if err != nil {

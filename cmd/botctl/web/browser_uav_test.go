@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -12,9 +11,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/botd-project/botd/telemetry/ground"
-	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // The dashboard's robot header shows a flying vehicle: botd flies configs/uav-sim.yaml's
@@ -54,20 +50,7 @@ func TestBrowserVehicleLine(t *testing.T) {
 	}
 	addr := freeAddr(t)
 	runBotd(t, root, addr, "-config", filepath.Join(dir, "uav-sim.yaml"))
-	g, err := ground.New(ground.Config{
-		GCS:      "web-test",
-		Conn:     transport.Options{Brokers: []string{"tcp://" + addr}, ConnectRetryInterval: 200 * time.Millisecond},
-		Presence: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = g.Close() })
-	upCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := g.WaitUp(upCtx); err != nil {
-		t.Fatal(err)
-	}
+	g := connectGround(t, addr, "uav-1")
 	h, err := Handler(Options{Ground: g, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
