@@ -252,6 +252,23 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 		}
 	}
 	nt, known := c.reg.Lookup(typeName)
+	if known && nt.Name == "SubTree" && len(c.subs) > 0 {
+		// A SubTree of a tree in no loaded file (a library the project
+		// does not publish, a tree another program registers) is a node
+		// botd does not know: a rule for the tree's name, or a wildcard,
+		// stands in for it (BT.CPP substitutes a SubTree node too, and
+		// then never looks for its tree).
+		if tree := c.missingTree(def); tree != "" {
+			if r := c.substitution(&NodeDef{Type: tree}, path, false); r != nil {
+				if c.t.nodes[idx].Name == "" {
+					c.t.nodes[idx].Name = tree
+				}
+				typeName, params = c.substitute(r, def)
+				nt, known = c.reg.Lookup(typeName)
+				c.t.standIns = append(c.t.standIns, StandIn{Path: path, Tree: tree, With: describeWith(r.With)})
+			}
+		}
+	}
 	switch {
 	case typeName == "":
 		c.problem(path+"/type", CodeValidation, "missing node type")
@@ -372,6 +389,20 @@ func (c *compiler) subtree(def *NodeDef, path, inst string, idx int32, stack []s
 	c.scope = c.subTreeScope(def, path, idx)
 	defer func() { c.scope = outer }()
 	return []int32{c.node(target, "/trees/"+pathEscape(name), inst+"/tree", idx, idx, name, st)}
+}
+
+// missingTree returns the tree a SubTree definition names when the
+// mission has no tree of that name, else "".
+func (c *compiler) missingTree(def *NodeDef) string {
+	raw, _ := paramGiven(def.Params, subTreeType.Param("tree"))
+	name, _ := raw.(string)
+	if name == "" {
+		return ""
+	}
+	if t, ok := c.spec.Trees[name]; ok && t != nil {
+		return ""
+	}
+	return name
 }
 
 // treeRef finds the mission tree a node at the end of stack refers to, or

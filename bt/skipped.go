@@ -45,6 +45,10 @@ var prePostType = NodeType{
 				b.Errorf(name, "empty script")
 			}
 		}
+		// Groot2 and MoveIt Pro write _skipIf="false" on every node: a
+		// literal that can never skip.
+		p.skipNever = literal(b, "skip_if", "false")
+		p.whileAlways = literal(b, "while", "true")
 		return p
 	},
 }
@@ -66,11 +70,23 @@ const (
 type prePost struct {
 	scripts [len(prePostParams)]script
 	mem     Mem[heldMem]
+	// skipNever: skip_if is the literal false; whileAlways: while is the
+	// literal true. Neither can return SKIPPED.
+	skipNever, whileAlways bool
 }
 
 var _ Halter = (*prePost)(nil)
 
-func (p *prePost) maySkip() bool { return p.scripts[ppSkipIf] != nil || p.scripts[ppWhile] != nil }
+func (p *prePost) maySkip() bool {
+	return (p.scripts[ppSkipIf] != nil && !p.skipNever) || (p.scripts[ppWhile] != nil && !p.whileAlways)
+}
+
+// literal reports whether parameter name is the script made of word alone.
+func literal(b *Builder, name, word string) bool {
+	raw, _ := b.Raw(name)
+	src, _ := raw.(string)
+	return strings.TrimSpace(src) == word
+}
 
 // truth runs a condition script: ok is false (and ERROR emitted) when it
 // fails or is not a boolean.

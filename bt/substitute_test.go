@@ -1,6 +1,9 @@
 package bt
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestStub(t *testing.T) {
 	runTickCases(t, []tickCase{
@@ -128,5 +131,59 @@ func TestGlobAll(t *testing.T) {
 		if got := matchPath(tc.p, tc.s); got != tc.want {
 			t.Errorf("matchPath(%q, %q) = %v", tc.p, tc.s, got)
 		}
+	}
+}
+
+// A SubTree of a tree that no loaded file holds is a node botd does not
+// know: a rule for the tree's name, or a wildcard, stands in for it (its
+// remapped ports stay unchecked), and the tree records the stand-in. A
+// SubTree of a tree the mission has is never stood in for by a wildcard,
+// and without a rule a missing tree stays an error.
+func TestSubstituteMissingSubTree(t *testing.T) {
+	reg := testRegistry()
+	root := nd("Sequence", "", nil,
+		nd("SubTree", "", kv{"tree": "Move to Waypoint", "waypoint_name": "Look"}),
+		nd("SubTree", "inner", kv{"tree": "inner"}),
+		nd("SubTree", "", kv{"tree": "Clear Snapshot"}))
+	spec := func(subs ...Substitution) *Spec {
+		s := subSpec(root, subs...)
+		s.Trees["inner"] = sc("leaf", "S")
+		return s
+	}
+	_, err := reg.Compile(spec())
+	ps, _ := err.(Problems)
+	wantProblems(t, ps,
+		"/trees/main/children/0/params/tree", `unknown tree "Move to Waypoint"`,
+		"/trees/main/children/2/params/tree", `unknown tree "Clear Snapshot"`)
+
+	tr, err := reg.Compile(spec(sub("*", "Succeed", nil), sub("Clear Snapshot", "Stub", kv{"script": "Running:2,Failure"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 0; i < tr.Len(); i++ {
+		got = append(got, tr.Node(i).Type.Name+":"+tr.Node(i).Name)
+	}
+	want := []string{"Sequence:", "Succeed:Move to Waypoint", "SubTree:inner", "Scripted:leaf", "Stub:Clear Snapshot"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("compiled %v, want %v", got, want)
+	}
+	wantIns := []StandIn{
+		{Path: "/trees/main/children/0", Tree: "Move to Waypoint", With: "Succeed"},
+		{Path: "/trees/main/children/2", Tree: "Clear Snapshot", With: "Running:2,Failure"},
+	}
+	if !reflect.DeepEqual(tr.StandIns(), wantIns) {
+		t.Errorf("stand-ins %+v, want %+v", tr.StandIns(), wantIns)
+	}
+
+	// A rule for another tree leaves the missing one an error; a rule
+	// by name stands in for the SubTree node whatever its tree.
+	_, err = reg.Compile(spec(sub("Other", "Succeed", nil), sub("@inner", "Fail", nil)))
+	ps, _ = err.(Problems)
+	wantProblems(t, ps,
+		"/trees/main/children/0/params/tree", `unknown tree "Move to Waypoint"`,
+		"/trees/main/children/2/params/tree", `unknown tree "Clear Snapshot"`)
+	if len(ps) != 2 {
+		t.Errorf("problems %v", ps)
 	}
 }

@@ -128,7 +128,21 @@ type Tree struct {
 	parent    *Tree      // for a child tree: the tree it runs inside
 	slotName  string     // for an injected tree: the slot it was compiled for
 	bridge    []slotPair // global keys shared with parent
+
+	standIns []StandIn // SubTrees of missing trees, stood in for
 }
+
+// StandIn records a SubTree whose tree is in no loaded file and that a
+// substitution rule stood in for.
+type StandIn struct {
+	Path string // the SubTree node's JSON pointer
+	Tree string // the tree it names
+	With string // the stand-in: a node type or a Stub's status script
+}
+
+// StandIns lists the SubTrees of missing trees that substitution rules
+// stood in for, in the order they were compiled.
+func (t *Tree) StandIns() []StandIn { return t.standIns }
 
 type initValue struct {
 	slot Slot

@@ -281,6 +281,8 @@ func TestSkippedRefused(t *testing.T) {
 		{"RunOnce", btcppDoc(`<Sequence><AlwaysSuccess/><WhileDoElse><RunOnce><AlwaysSuccess/></RunOnce><AlwaysSuccess/></WhileDoElse></Sequence>`),
 			"/trees/MainTree/children/1/children/0", "RunOnce may return SKIPPED"},
 		{"attribute", btcppDoc(`<AlwaysSuccess _onTick="x=1"/>`), "/trees/MainTree/params", "_onTick"},
+		{"literal true", btcppDoc(`<Sequence _skipIf=" true "><AlwaysSuccess/></Sequence>`), "/trees/MainTree", "the root may return SKIPPED"},
+		{"literal false while", btcppDoc(`<Sequence _while="false"><AlwaysSuccess/></Sequence>`), "/trees/MainTree", "the root may return SKIPPED"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load([]byte(c.xml), Options{})
@@ -291,6 +293,15 @@ func TestSkippedRefused(t *testing.T) {
 				t.Errorf("got %s\nwant %s: ...%s", got, c.path, c.msg)
 			}
 		})
+	}
+	// A literal that can never skip (Groot2 and MoveIt Pro write
+	// _skipIf="false" on every node) may be anywhere, and runs as it says.
+	m, err := Load([]byte(btcppDoc(`<Sequence _skipIf="false" _while=" true"><IfThenElse><AlwaysSuccess _skipIf="false"/><AlwaysSuccess/></IfThenElse></Sequence>`)), Options{})
+	if err != nil {
+		t.Fatalf("literal false skip_if: %v", err)
+	}
+	if st := runToEnd(t, m); st != bt.Success {
+		t.Errorf("literal false skip_if: %v", st)
 	}
 	// Under a node that handles it, it loads.
 	if _, err := Load([]byte(btcppDoc(`<Sequence><AlwaysSuccess/><RunOnce><AlwaysSuccess/></RunOnce></Sequence>`)), Options{}); err != nil {

@@ -81,6 +81,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		fmt.Fprintf(stdout, "%sok (%d nodes)\n", prefix, m.Tree.Len())
+		for _, w := range standInWarnings(m.Tree.StandIns()) {
+			fmt.Fprintf(stdout, "%swarning: %s\n", prefix, w)
+		}
 		var used, own []string
 		for _, k := range m.Tree.Keys() {
 			if k.Scope == bt.ScopeGlobal {
@@ -197,4 +200,29 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// standInWarnings says, one line per tree, which SubTrees named a tree
+// that no file or library holds and were stood in for.
+func standInWarnings(ins []bt.StandIn) []string {
+	var order []string
+	byTree := map[string][]bt.StandIn{}
+	for _, in := range ins {
+		k := in.Tree + "\x00" + in.With
+		if _, seen := byTree[k]; !seen {
+			order = append(order, k)
+		}
+		byTree[k] = append(byTree[k], in)
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		list := byTree[k]
+		tree := list[0].Tree
+		where := list[0].Path
+		if len(list) > 1 {
+			where = fmt.Sprintf("%s and %d more", where, len(list)-1)
+		}
+		out = append(out, fmt.Sprintf("no tree %q in the files or the library: its SubTree stands in as %s (%s)", tree, list[0].With, where))
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,6 +19,34 @@ func TestCheckSubstitute(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "check", "-substitute", "A=Running:x", nav2Default); code != 2 || !strings.Contains(errOut, "status script") {
 		t.Fatalf("bad rule: exit %d\n%s", code, errOut)
+	}
+}
+
+// A SubTree of a tree in no file or library fails the check; a rule
+// stands in for it and check says so, once per tree and stand-in.
+func TestCheckSubstituteMissingSubTree(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "objective.xml")
+	if err := os.WriteFile(file, []byte(`<root BTCPP_format="4" main_tree_to_execute="Pick">
+  <BehaviorTree ID="Pick">
+    <Sequence>
+      <SubTree ID="Move to Waypoint" waypoint_name="Look"/>
+      <SubTree ID="Clear Snapshot"/>
+      <SubTree ID="Move to Waypoint" waypoint_name="Place"/>
+    </Sequence>
+  </BehaviorTree>
+</root>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, "check", file)
+	if code != 1 || !strings.Contains(out, `/trees/Pick/children/0/params/tree: unknown tree "Move to Waypoint"`) {
+		t.Fatalf("without stand-ins: exit %d\n%s", code, out)
+	}
+	code, out, errOut := runCmd(t, "check", "-substitute", "*=Succeed,Clear Snapshot=Failure", file)
+	want := file + ": ok (4 nodes)\n" +
+		file + `: warning: no tree "Move to Waypoint" in the files or the library: its SubTree stands in as Succeed (/trees/Pick/children/0 and 1 more)` + "\n" +
+		file + `: warning: no tree "Clear Snapshot" in the files or the library: its SubTree stands in as Failure (/trees/Pick/children/1)` + "\n"
+	if code != 0 || out != want {
+		t.Fatalf("with stand-ins: exit %d\n%s%s\nwant\n%s", code, out, errOut, want)
 	}
 }
 
