@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
@@ -78,6 +80,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			bad = true
 			printProblems(stdout, prefix, err, types)
+			if t := ownNodeClash(err); t != "" && strings.EqualFold(filepath.Ext(f), ".xml") {
+				fmt.Fprintf(stdout, "%snote: if %s in this file is a node of your own rather than botd's %s, stand in for it: -substitute '%s=Succeed'\n", prefix, t, t, t)
+			}
 			continue
 		}
 		fmt.Fprintf(stdout, "%sok (%d nodes)\n", prefix, m.Tree.Len())
@@ -225,4 +230,24 @@ func standInWarnings(ins []bt.StandIn) []string {
 		out = append(out, fmt.Sprintf("no tree %q in the files or the library: its SubTree stands in as %s (%s)", tree, list[0].With, where))
 	}
 	return out
+}
+
+var paramOfType = regexp.MustCompile(`^unknown parameter "[^"]*" for ([A-Za-z0-9_.]+)`)
+
+// ownNodeClash returns the type of the first node given parameters that
+// are no typo of its own (no "did you mean"): in a BehaviorTree.CPP file
+// that is most often the project's own node sharing a name with one of
+// botd's (MoveTo, Stop, Turn), which '*' does not stand in for because
+// botd knows the name.
+func ownNodeClash(err error) string {
+	var ps bt.Problems
+	if !errors.As(err, &ps) {
+		return ""
+	}
+	for _, p := range hint.Problems(ps, nil) {
+		if m := paramOfType.FindStringSubmatch(p.Message); m != nil && !strings.Contains(p.Message, "did you mean") {
+			return m[1]
+		}
+	}
+	return ""
 }

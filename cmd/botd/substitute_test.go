@@ -50,6 +50,32 @@ func TestCheckSubstituteMissingSubTree(t *testing.T) {
 	}
 }
 
+// A BehaviorTree.CPP file's own node that shares a name with one of
+// botd's is not stood in for by '*'; check says how to.
+func TestCheckOwnNodeClash(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`<root BTCPP_format="4"><BehaviorTree ID="Main">`+body+`</BehaviorTree></root>`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	own := write("own.xml", `<MoveTo goal="-1;3;0.5"/>`)
+	code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed", own)
+	if code != 1 || !strings.Contains(out, own+": note: if MoveTo in this file is a node of your own rather than botd's MoveTo, stand in for it: -substitute 'MoveTo=Succeed'") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed,MoveTo=Succeed", own); code != 0 {
+		t.Fatalf("with the rule: exit %d\n%s", code, out)
+	}
+	// A typo of botd's parameter is a typo, not another node.
+	typo := write("typo.xml", `<MoveTo x="1" yy="2"/>`)
+	if code, out, _ := runCmd(t, "check", typo); code != 1 || strings.Contains(out, "note:") || !strings.Contains(out, `did you mean "y"?`) {
+		t.Fatalf("typo: exit %d\n%s", code, out)
+	}
+}
+
 // traceStatuses reads a trace and returns, per tick, the statuses the
 // named nodes returned ("name:STATUS" in order) and the halts.
 func traceLines(t *testing.T, out string, names ...string) []string {
