@@ -85,6 +85,9 @@ func (r *Registry) Compile(spec *Spec) (*Tree, error) {
 	if len(c.problems) > 0 {
 		return nil, c.dedupe()
 	}
+	for _, st := range c.assigns {
+		st.entry = c.ported[st.key]
+	}
 	c.finish()
 	return c.t, nil
 }
@@ -161,6 +164,11 @@ type compiler struct {
 	// defaults), by tree name.
 	children    []*Tree
 	childByName map[string]*Tree
+	// ported are the keys some node's port names ("{key}"): BT.CPP
+	// creates their entries when it builds the tree. assigns are the
+	// scripts' `=` statements, which need such an entry (see finish).
+	ported  map[Slot]bool
+	assigns []*scriptStmt
 }
 
 // paramPath is the JSON pointer of parameter name of the node at path.
@@ -280,6 +288,13 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 		c.problem(path+"/type", CodeUnknownType, msg)
 	}
 	c.assignID(idx, def, path, inst)
+	if !(known && nt.Name == "SubTree") {
+		var own *NodeType
+		if known && typeName == def.Type {
+			own = nt
+		}
+		c.markPorted(def, own, idx, treeOwner)
+	}
 
 	var pmap map[string]any
 	var children []int32
@@ -389,6 +404,33 @@ func (c *compiler) subtree(def *NodeDef, path, inst string, idx int32, stack []s
 	c.scope = c.subTreeScope(def, path, idx)
 	defer func() { c.scope = outer }()
 	return []int32{c.node(target, "/trees/"+pathEscape(name), inst+"/tree", idx, idx, name, st)}
+}
+
+// markPorted records the keys a node's parameters name: "{key}", or a
+// key parameter of its type nt (nil when the node is unknown or stood in
+// for). A SubTree's remapped ports are not recorded: BT.CPP creates no
+// entry for them, only for the ports of the nodes inside, which resolve
+// through the remapping.
+func (c *compiler) markPorted(def *NodeDef, nt *NodeType, idx, treeOwner int32) {
+	for _, name := range sortedKeys(def.Params) {
+		s, ok := def.Params[name].(string)
+		if !ok {
+			continue
+		}
+		k, ok := RefKey(s)
+		if !ok && nt != nil {
+			if p := nt.Param(name); p != nil && p.Type == TKey {
+				k, ok = s, true
+			}
+		}
+		if ok && checkKey(k) == "" {
+			if c.ported == nil {
+				c.ported = map[Slot]bool{}
+			}
+			b := Builder{c: c, idx: idx, treeOwner: treeOwner, scope: c.scope}
+			c.ported[b.Key(k)] = true
+		}
+	}
 }
 
 // missingTree returns the tree a SubTree definition names when the

@@ -28,7 +28,7 @@ func loopType(name string, kind loopKind) NodeType {
 		Doc: "As in BehaviorTree.CPP: takes the next element of `queue` (a list written \"1;2;3\", or \"{key}\" holding a list or " +
 			"such a string), writes it to `value` and ticks the child, once per tick while elements remain (RUNNING); FAILURE when " +
 			"the child fails; `if_empty` (SUCCESS) once the queue is exhausted. A queue read from the blackboard is read by position " +
-			"and not consumed (BT.CPP pops a shared queue in place).",
+			"and not consumed (BT.CPP pops a shared queue in place); a \"{key}\" that is not set is ERROR (BT.CPP throws).",
 		Params: []Param{
 			{Name: "queue", Type: TAny, Required: true, Doc: "the elements: \"a;b;c\", a list, or \"{key}\""},
 			{Name: "value", Type: TString, Doc: "key the current element is written to (\"{key}\")"},
@@ -143,7 +143,8 @@ func (l *loop) next(a *Agent, pos int32) (v Value, ok bool, err error) {
 	q := a.BB.Get(l.from)
 	switch q.Kind() {
 	case KindNone:
-		return Value{}, false, nil
+		// BT.CPP creates the entry empty and throws when it reads it.
+		return Value{}, false, fmt.Errorf("the queue %q is not set", a.BB.Key(l.from).Name)
 	case KindString:
 		s := q.String()
 		for i := int32(0); i < pos; i++ {

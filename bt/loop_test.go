@@ -75,8 +75,12 @@ func TestLoop(t *testing.T) {
 			nil, "RRRS", []any{true, false, true}},
 		{"EmptyQueue_ReturnsSuccess", nd("LoopInt", "", kv{"queue": "{q}", "value": "{val}"}, nd("Record", "", kv{"key": "val"})),
 			kv{"q": []any{}}, "S", nil},
-		{"EmptyQueue_ReturnsFailure", nd("LoopInt", "", kv{"queue": "{q}", "if_empty": "FAILURE"}, nd("Record", "", kv{"key": "val"})),
+		{"EmptyQueue_ReturnsFailure", nd("LoopInt", "", kv{"queue": "", "if_empty": "FAILURE"}, nd("Record", "", kv{"key": "val"})),
 			nil, "F", nil},
+		// BT.CPP creates the entry of a queue key nobody set, empty, and
+		// throws when it casts it to a queue.
+		{"a queue key that is not set", nd("LoopInt", "", kv{"queue": "{q}", "if_empty": "FAILURE"}, nd("Record", "", kv{"key": "val"})),
+			nil, "E", nil},
 		{"ChildFailure_StopsLoop", nd("LoopInt", "", kv{"queue": "1;2;3;4;5", "value": "{val}"}, nd("Record", "", kv{"key": "val", "status": "F"})),
 			nil, "F", []any{1.0}},
 		{"DynamicQueueFromBlackboard", nd("LoopInt", "", kv{"queue": "{q}", "value": "{val}"}, nd("Record", "", kv{"key": "val"})),

@@ -102,6 +102,37 @@ func TestScript(t *testing.T) {
 			tree: nd("Script", "", kv{"code": "nope += 1"}),
 			want: "E",
 		},
+		// `=` wants an existing entry, as BT.CPP's scripts do: one with a
+		// value, or one a node's port names (BT.CPP creates those with
+		// the tree); a SubTree's remapping alone creates none.
+		// (gtest_subtree.cpp's copy subtree writes `thoughts` with `=`
+		// and throws.)
+		{
+			name: "= on a key nothing created is ERROR",
+			tree: nd("Script", "", kv{"code": "thoughts = 'hello'"}),
+			want: "E",
+		},
+		{
+			name: "= on a key a port names",
+			tree: nd("Sequence", "root", nil,
+				nd("Script", "", kv{"code": "x = 1"}),
+				nd("Set", "", kv{"key": "x", "value": 2})),
+			want: "S",
+		},
+		{
+			name: "= on a key a \"{key}\" port names",
+			tree: nd("Sequence", "root", nil,
+				nd("Script", "", kv{"code": "y = 1"}),
+				nd("Set", "", kv{"key": "x", "value": "{y}"})),
+			want: "S",
+		},
+		{
+			name: "= after := and after a value",
+			tree: nd("Sequence", "root", nil,
+				nd("Script", "", kv{"code": "x := 1; x = x + 1"}),
+				nd("ScriptCondition", "", kv{"code": "x == 2"})),
+			want: "S",
+		},
 		{
 			name: "a condition that is not a boolean is ERROR",
 			tree: nd("ScriptCondition", "", kv{"code": "1 + 1"}),

@@ -13,8 +13,9 @@ import (
 // assignment (`x := 1`, `x = y + 1`, `x += 2`, also -=, *=, /=) or an
 // expression. Expressions are expr-lang's, which reads BT.CPP's
 // arithmetic, comparisons, &&, ||, !, ?: and quoted strings the same way.
-// `:=` and `=` write a key (BT.CPP's `=` wants an existing entry; botd
-// has an entry for every key a mission names, so both write); the
+// `:=` writes a key; `=` writes one that exists, as BT.CPP's entries do:
+// a key with a value, or one that a node's port names ("{key}", whose
+// entry BT.CPP creates with the tree), else the statement is ERROR. The
 // compound forms read the key first, so a key without a value is ERROR
 // there. An '@' before a key names the mission's global key (BT.CPP's
 // root blackboard).
@@ -23,7 +24,10 @@ import (
 type scriptStmt struct {
 	key  Slot // NoSlot: an expression statement
 	must bool // the key must already hold a value (+=, -=, ...)
-	prog *vm.Program
+	// assign: an `=` statement, which needs an existing entry; entry:
+	// a port names the key, so its entry exists from the start.
+	assign, entry bool
+	prog          *vm.Program
 }
 
 // script is a compiled sequence of statements.
@@ -74,7 +78,7 @@ func compileScript(src string, resolve func(string) Slot) (script, error) {
 			if rhs == "" {
 				return nil, fmt.Errorf("%q: nothing to assign", stmt)
 			}
-			st.key, st.must, body = key(name), op != ":=" && op != "=", rhs
+			st.key, st.must, st.assign, body = key(name), op != ":=" && op != "=", op == "=", rhs
 			if op != ":=" && op != "=" {
 				body = name + " " + op[:1] + " (" + rhs + ")"
 			}
@@ -128,6 +132,9 @@ func (s script) run(a *Agent) (any, error) {
 		if st.key != NoSlot && st.must && a.BB.Get(st.key).Kind() == KindNone {
 			return nil, fmt.Errorf("%q is not set", a.BB.Key(st.key).Name)
 		}
+		if st.assign && !st.entry && a.BB.Get(st.key).Kind() == KindNone {
+			return nil, fmt.Errorf("the blackboard entry %q does not exist yet: use := to create it", a.BB.Key(st.key).Name)
+		}
 		v, err := expr.Run(st.prog, exprEnv{a})
 		if err != nil {
 			return nil, fmt.Errorf("%s", firstLine(err.Error()))
@@ -151,6 +158,11 @@ func (b *Builder) scriptParam(name string) script {
 	if err != nil {
 		b.Errorf(name, "%s", err)
 		return nil
+	}
+	for i := range s {
+		if s[i].assign {
+			b.c.assigns = append(b.c.assigns, &s[i])
+		}
 	}
 	return s
 }

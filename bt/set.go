@@ -2,7 +2,8 @@ package bt
 
 var setType = NodeType{
 	Name: "Set", Aliases: []string{"SetBlackboard"}, Kind: Leaf, Category: "action",
-	Doc: "Writes `value` to the blackboard key `key`; SUCCESS. A value written \"{other}\" copies another key (ERROR if it is missing).",
+	Doc: "Writes `value` to the blackboard key `key`; SUCCESS. A value written \"{other}\" copies another key; FAILURE when that key is not set " +
+		"(as BehaviorTree.CPP's SetBlackboard when the entry does not exist).",
 	Params: []Param{
 		{Name: "key", Aliases: []string{"output_key"}, Type: TKey, Required: true, Doc: "key to write"},
 		{Name: "value", Type: TAny, Required: true, Doc: "value to write"},
@@ -31,7 +32,7 @@ func (s *set) Tick(a *Agent, n *Node) Status {
 	v := s.value
 	if s.from != NoSlot {
 		if v = a.BB.Get(s.from); v.Kind() == KindNone {
-			return Error
+			return Failure
 		}
 	}
 	a.BB.Set(s.key, v)

@@ -45,10 +45,12 @@ func TestSetCopyReadsAtTick(t *testing.T) {
 	}
 }
 
-func TestSetCopyMissingIsError(t *testing.T) {
+// BT.CPP's SetBlackboard fails when the entry it copies does not exist
+// (gtest_blackboard.cpp SetBlackboard_WithPortRemapping without its set).
+func TestSetCopyMissingFails(t *testing.T) {
 	h := newHarness(t, nd("Set", "copy", kv{"key": "target", "value": "{source}"}))
-	if st := h.tick(); st != Error {
-		t.Errorf("%v, want ERROR", st)
+	if st := h.tick(); st != Failure {
+		t.Errorf("%v, want FAILURE", st)
 	}
 	dst, _ := h.tree.Slot("target")
 	if k := h.a.BB.Get(dst).Kind(); k != KindNone {

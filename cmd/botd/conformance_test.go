@@ -99,8 +99,12 @@ func TestCheckLib(t *testing.T) {
 	  <Sequence><CheckStatus/><SubTree ID="SayStuff"/></Sequence></BehaviorTree></root>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed", mission); code != 1 || !strings.Contains(out, `unknown tree "SayStuff"`) {
+	if code, out, _ := runCmd(t, "check", mission); code != 1 || !strings.Contains(out, `unknown tree "SayStuff"`) {
 		t.Errorf("without -lib: exit %d\n%s", code, out)
+	}
+	// '*' stands in for the missing tree, and check says so.
+	if code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed", mission); code != 0 || !strings.Contains(out, `warning: no tree "SayStuff" in the files or the library`) {
+		t.Errorf("without -lib, with *=Succeed: exit %d\n%s", code, out)
 	}
 	if code, out, errOut := runCmd(t, "check", "-substitute", "*=Succeed", "-lib", lib, mission); code != 0 {
 		t.Errorf("with -lib: exit %d\n%s%s", code, out, errOut)
