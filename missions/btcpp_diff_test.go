@@ -1,0 +1,185 @@
+package missions
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// TestBTCPPDifferential runs the corpus's BehaviorTree.CPP-format files
+// that botd accepts on botd and on BehaviorTree.CPP itself, and compares
+// the root's status tick by tick. It needs tools/btcppdiff's runner, built
+// against a BehaviorTree.CPP source tree (see tools/btcppdiff/README.md),
+// named by $BOTD_BTCPP_RUNNER; without it the test is skipped.
+//
+// botd's export of each file (with its TreeNodesModel) is what the runner
+// loads, so the test also checks that every export loads in
+// BehaviorTree.CPP. Nodes neither knows stand in as '*=Succeed' on both
+// sides (the runner registers what the model declares: actions and
+// conditions SUCCESS, decorators pass-through, controls SUCCESS without
+// ticking). A file whose model declares a node botd implements itself
+// (Nav2's controls, botd's own) is only checked for loading: the runner
+// would stand in for what botd runs. Both sides tick every 50 ms, botd on
+// a virtual clock and the runner on the wall clock, so the tick on which
+// a timer fires may differ: where the tree has a timed node only the last
+// status must agree. testdata/corpus/btcpp-diff.txt holds every file's
+// outcome (-update rewrites it); the test fails when one changes.
+func TestBTCPPDifferential(t *testing.T) {
+	runner := os.Getenv("BOTD_BTCPP_RUNNER")
+	if runner == "" {
+		t.Skip("BOTD_BTCPP_RUNNER is not set (see tools/btcppdiff/README.md)")
+	}
+	subs := starSucceed(t)
+	reg := defaultRegistry()
+	dir := t.TempDir()
+	counts := map[string]int{}
+	var b strings.Builder
+	for _, f := range corpusFiles(t) {
+		if f.group != "btcpp" {
+			continue
+		}
+		path := filepath.Join(corpusDir, filepath.FromSlash(f.path))
+		opts := Options{Substitutions: subs}
+		if f.lib != "" {
+			lib, err := LoadLibrary([]string{f.lib}, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Library = lib
+		}
+		m, err := LoadFile(path, opts)
+		if err != nil {
+			continue // botd refuses it: see results.txt
+		}
+		outcome := func() string {
+			if ins := m.Tree.StandIns(); len(ins) > 0 {
+				return fmt.Sprintf("not run: calls the tree %q, which is in no file", ins[0].Tree)
+			}
+			out, err := ExportBTCPP(m.Doc, nil)
+			if err != nil {
+				return "export: " + err.Error()
+			}
+			file := filepath.Join(dir, strings.ReplaceAll(f.path, "/", "_"))
+			if err := os.WriteFile(file, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			theirs, loadErr := runBTCPPRunner(t, runner, file)
+			switch {
+			case loadErr != "":
+				return "BehaviorTree.CPP refuses the export: " + loadErr
+			case !standInsOnly(out, reg):
+				return "loads (not compared: botd runs nodes the runner would stand in for)"
+			}
+			ours := botdStatuses(m)
+			switch {
+			case ours == theirs:
+				return "same"
+			case timed(m.Tree) && last(ours) == last(theirs):
+				return "same end, a timer's tick apart"
+			}
+			return fmt.Sprintf("differs: botd %s, BehaviorTree.CPP %s", ours, theirs)
+		}()
+		kind, _, _ := strings.Cut(outcome, ":")
+		kind, _, _ = strings.Cut(kind, " (")
+		counts[kind]++
+		fmt.Fprintf(&b, "%s: %s\n", f.path, outcome)
+	}
+	fmt.Fprintln(&b)
+	for _, k := range sortedKeys(counts) {
+		fmt.Fprintf(&b, "%s: %d\n", k, counts[k])
+	}
+	resultsPath := filepath.Join(corpusDir, "btcpp-diff.txt")
+	if *update {
+		if err := os.WriteFile(resultsPath, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(resultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("outcomes changed (go test -run TestBTCPPDifferential -update to accept):\n%s", lineDiff(string(want), got))
+	}
+	for _, k := range sortedKeys(counts) {
+		t.Logf("%s: %d", k, counts[k])
+	}
+}
+
+// runBTCPPRunner runs the runner on file: the root's statuses joined by spaces
+// (an exception while ticking is ERROR, as botd ends a tick whose script
+// fails), or the reason it does not load.
+func runBTCPPRunner(t *testing.T, runner, file string) (statuses, loadErr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, runner, "-ticks", "99", "-period-ms", "50", file)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	err := cmd.Run()
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
+		return "", strings.TrimPrefix(lines[0], "LOAD ")
+	} else if err != nil && !(ok && ee.ExitCode() == 3) {
+		t.Fatalf("%s %s: %v", runner, file, err)
+	}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "THROW ") {
+			lines[i] = "ERROR"
+		}
+	}
+	return strings.Join(lines, " "), ""
+}
+
+// botdStatuses ticks m as the runner does (at most 99 ticks, 50 ms apart).
+func botdStatuses(m *Mission) string {
+	a := bt.NewAgent(m.Tree, 0, 0)
+	var out []string
+	for k := int64(1); k < 100; k++ {
+		st := a.Tick(k * 50e6)
+		out = append(out, st.String())
+		if st != bt.Running {
+			break
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// standInsOnly reports whether every node type an export declares is one
+// botd does not know (so both sides stand in for it alike).
+func standInsOnly(export []byte, reg *bt.Registry) bool {
+	_, model, ok := bytes.Cut(export, []byte("<TreeNodesModel>"))
+	if !ok {
+		return true
+	}
+	for _, part := range bytes.Split(model, []byte(` ID="`))[1:] {
+		id, _, _ := bytes.Cut(part, []byte(`"`))
+		if _, known := reg.Lookup(string(id)); known {
+			return false
+		}
+	}
+	return true
+}
+
+// timed reports whether a tree has a node whose status depends on time.
+func timed(t *bt.Tree) bool {
+	for i := 0; i < t.Len(); i++ {
+		switch t.Node(i).Type.Name {
+		case "Delay", "Timeout", "Sleep", "Wait", "TestNode", "RateController", "Stub":
+			return true
+		}
+	}
+	return false
+}
+
+func last(statuses string) string {
+	return statuses[strings.LastIndex(statuses, " ")+1:]
+}
