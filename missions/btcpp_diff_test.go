@@ -30,7 +30,7 @@ import (
 // would stand in for what botd runs. Both sides tick every 50 ms, botd on
 // a virtual clock and the runner on the wall clock, so the tick on which
 // a timer fires may differ: where the tree has a timed node only the last
-// status must agree. testdata/corpus/btcpp-diff.txt holds every file's
+// status is compared. testdata/corpus/btcpp-diff.txt holds every file's
 // outcome (-update rewrites it); the test fails when one changes.
 func TestBTCPPDifferential(t *testing.T) {
 	runner := os.Getenv("BOTD_BTCPP_RUNNER")
@@ -80,10 +80,10 @@ func TestBTCPPDifferential(t *testing.T) {
 			}
 			ours := botdStatuses(m)
 			switch {
+			case timed(m.Tree) && last(ours) == last(theirs):
+				return "same end (timed: the ticks are not compared)"
 			case ours == theirs:
 				return "same"
-			case timed(m.Tree) && last(ours) == last(theirs):
-				return "same end, a timer's tick apart"
 			}
 			return fmt.Sprintf("differs: botd %s, BehaviorTree.CPP %s", ours, theirs)
 		}()
@@ -117,11 +117,11 @@ func TestBTCPPDifferential(t *testing.T) {
 // runBTCPPRunner runs the runner on file: the root's statuses joined by spaces
 // (an exception while ticking is ERROR, as botd ends a tick whose script
 // fails), or the reason it does not load.
-func runBTCPPRunner(t *testing.T, runner, file string) (statuses, loadErr string) {
+func runBTCPPRunner(t *testing.T, runner, file string, args ...string) (statuses, loadErr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, runner, "-ticks", "99", "-period-ms", "50", file)
+	cmd := exec.CommandContext(ctx, runner, append(args, "-ticks", "99", "-period-ms", "50", file)...)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	err := cmd.Run()
@@ -182,4 +182,91 @@ func timed(t *bt.Tree) bool {
 
 func last(statuses string) string {
 	return statuses[strings.LastIndex(statuses, " ")+1:]
+}
+
+// TestBTCPPAgreement loads every BehaviorTree.CPP-format file of the
+// corpus as it is, on botd (with '*=Succeed') and on BehaviorTree.CPP
+// (the runner's -auto stands in alike for the node types and trees no
+// file declares), and says where they disagree on loading it; where both
+// load it and botd runs nothing the runner stands in for, the root's
+// statuses are compared as in TestBTCPPDifferential. Outcomes are in
+// testdata/corpus/btcpp-agree.txt (-update rewrites it).
+func TestBTCPPAgreement(t *testing.T) {
+	runner := os.Getenv("BOTD_BTCPP_RUNNER")
+	if runner == "" {
+		t.Skip("BOTD_BTCPP_RUNNER is not set (see tools/btcppdiff/README.md)")
+	}
+	subs := starSucceed(t)
+	reg := defaultRegistry()
+	counts := map[string]int{}
+	var b strings.Builder
+	for _, f := range corpusFiles(t) {
+		if f.group != "btcpp" {
+			continue
+		}
+		path := filepath.Join(corpusDir, filepath.FromSlash(f.path))
+		opts := Options{Substitutions: subs}
+		args := []string{"-auto"}
+		if f.lib != "" {
+			lib, err := LoadLibrary([]string{f.lib}, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Library = lib
+			siblings, _ := filepath.Glob(filepath.Join(f.lib, "*.xml"))
+			for _, s := range siblings {
+				if s != path {
+					args = append(args, "-lib", s)
+				}
+			}
+		}
+		m, err := LoadFile(path, opts)
+		theirs, loadErr := runBTCPPRunner(t, runner, path, args...)
+		var outcome string
+		switch {
+		case err != nil && loadErr != "":
+			outcome = "both refuse"
+		case err != nil:
+			outcome = "botd refuses, BehaviorTree.CPP loads: " + firstProblem(err)
+		case loadErr != "":
+			outcome = "BehaviorTree.CPP refuses, botd loads: " + loadErr
+		default:
+			out, xerr := ExportBTCPP(m.Doc, nil)
+			ours := botdStatuses(m)
+			switch {
+			case xerr != nil || !standInsOnly(out, reg):
+				outcome = "both load (not compared: botd runs nodes the runner would stand in for)"
+			case timed(m.Tree) && last(ours) == last(theirs):
+				outcome = "both load, same end (timed: the ticks are not compared)"
+			case ours == theirs:
+				outcome = "both load, same"
+			default:
+				outcome = fmt.Sprintf("both load, differ: botd %s, BehaviorTree.CPP %s", ours, theirs)
+			}
+		}
+		kind, _, _ := strings.Cut(outcome, ":")
+		kind, _, _ = strings.Cut(kind, " (")
+		counts[kind]++
+		fmt.Fprintf(&b, "%s: %s\n", f.path, outcome)
+	}
+	fmt.Fprintln(&b)
+	for _, k := range sortedKeys(counts) {
+		fmt.Fprintf(&b, "%s: %d\n", k, counts[k])
+	}
+	resultsPath := filepath.Join(corpusDir, "btcpp-agree.txt")
+	if *update {
+		if err := os.WriteFile(resultsPath, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(resultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("outcomes changed (go test -run TestBTCPPAgreement -update to accept):\n%s", lineDiff(string(want), got))
+	}
+	for _, k := range sortedKeys(counts) {
+		t.Logf("%s: %d", k, counts[k])
+	}
 }
