@@ -49,8 +49,8 @@ var btcppBuiltins = map[string]btcppMap{
 	"ReactiveSequence":    {to: "Sequence"},
 	"ReactiveFallback":    {to: "Priority"},
 	"SequenceStar":        {to: "SequenceWithMemory"}, // BT.CPP 3
-	"Parallel":            {to: "ParallelNode"},
-	"ParallelNode":        {to: "ParallelNode"}, // BT.CPP 3 (Groot 1 palettes)
+	"Parallel":            {to: "ParallelNode", ports: btcpp3Parallel},
+	"ParallelNode":        {to: "ParallelNode", ports: btcpp3Parallel}, // BT.CPP 3 (Groot 1 palettes)
 	"RetryUntilSuccesful": {to: "RetryUntilSuccessful"},
 	"ForceSuccess":        {to: "Succeeder"},
 	"ForceFailure":        {to: "Failer"},
@@ -62,6 +62,10 @@ var btcppBuiltins = map[string]btcppMap{
 	"BotdParallel":        {to: "Parallel"}, // botd's own Parallel, as ExportBTCPP writes it
 	"SetBlackboard":       {to: "Set", ports: map[string]string{"output_key": "key"}},
 }
+
+// btcpp3Parallel renames BT.CPP 3's Parallel thresholds to BT.CPP 4's
+// ports, which ExportBTCPP writes.
+var btcpp3Parallel = map[string]string{"success_threshold": "success_count", "failure_threshold": "failure_count"}
 
 // v3-style elements whose ID attribute is the node type.
 var btcppGeneric = map[string]bool{"Action": true, "Condition": true, "Decorator": true, "Control": true}
