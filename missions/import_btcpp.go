@@ -272,16 +272,15 @@ func (c *btcppConv) at(line int) string {
 func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 	n = &bt.NodeDef{Type: e.name}
 	raw := map[string]string{}
-	skipID, subtree := false, false
+	subtree := false
 	switch {
 	case e.name == "SubTree" || e.name == "SubTreePlus":
-		n.Type, skipID, subtree = "SubTree", true, true
+		n.Type, subtree = "SubTree", true
 		raw["tree"] = e.attr("ID")
 	case btcppGeneric[e.name]:
 		if n.Type = e.attr("ID"); n.Type == "" {
 			c.ps.invalid(ptr(path, "type"), "%s: <%s> without an ID", c.at(e.line), e.name)
 		}
-		skipID = true
 	case (c.trees[e.name] != nil || c.lib[e.name]) && btcppBuiltins[e.name].to == "":
 		n.Type, subtree = "SubTree", true
 		raw["tree"] = e.name
@@ -305,7 +304,11 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 			c.ps.invalid(ptr(path, "params"), "%s: <%s %s=...>: attribute not supported (botd reads _autoremap on a SubTree, "+
 				"the pre- and post-conditions _failureIf, _successIf, _skipIf, _while, _onSuccess, _onFailure, _onHalted, _post, "+
 				"and ignores the editors' _uid, _fullpath, _description, _collapsed, _favorite, _external and _hardcoded)", c.at(e.line), e.name, k)
-		case k == "ID" && skipID:
+		case k == "ID":
+			// The type of a v3 element or the tree of a SubTree (above);
+			// on any other element BT.CPP reserves it and reads no port
+			// from it (IsReservedAttribute), as Groot 1 left it on
+			// controls (<Fallback ID="Detection">).
 		case k == "name":
 			n.Name = a.Value
 		case subtree && c.v3 && e.name == "SubTree":

@@ -7,9 +7,11 @@ import (
 
 // BehaviorTree.CPP reads its XML with tinyxml2, which takes a bare '&' or
 // '<' inside an attribute value as the character itself; scripts use
-// both (`_skipIf="A < 2 && B"`). escapeAttrValues escapes them before
-// the strict decoder sees the document, leaving everything else (and the
-// line numbers) as it was.
+// both (`_skipIf="A < 2 && B"`). It also ends a comment at the first
+// "-->" whatever comes before, "--" included (`<!-- <Node/--->`, a node
+// commented out by hand). escapeAttrValues escapes the characters and
+// blanks the dashes of such comments before the strict decoder sees the
+// document, leaving everything else (and the line numbers) as it was.
 
 // entityRef matches a character or entity reference at the start.
 var entityRef = regexp.MustCompile(`^&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9._-]*);`)
@@ -62,12 +64,25 @@ func escapeAttrValues(data []byte) []byte {
 				inTag = true
 				continue
 			}
-			j := bytes.Index(data[i+1:], []byte(end))
+			from := i + 1
+			if end == "-->" {
+				from = i + 4 // tinyxml2 looks for the end after the "<!--"
+			}
+			j := bytes.Index(data[from:], []byte(end))
 			if j < 0 {
 				i = len(data) // unterminated: the decoder reports it
-			} else {
-				i += j + len(end)
+				continue
 			}
+			if end == "-->" {
+				// The comment's text, data[from:from+j]: a dash next to
+				// another, or before the closing "-->", is a space.
+				for k := from; k < from+j; k++ {
+					if data[k] == '-' && (k == from+j-1 || data[k+1] == '-' || k > from && data[k-1] == '-') {
+						put(k, " ")
+					}
+				}
+			}
+			i = from + j + len(end) - 1
 		}
 	}
 	if out == nil {
