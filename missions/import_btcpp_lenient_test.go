@@ -56,3 +56,15 @@ func TestBTCPPReservedID(t *testing.T) {
 		t.Errorf("Fallback reads as %s %v, its first child %v", root.Type, root.Params, root.Children[0].Params)
 	}
 }
+
+// tinyxml2 reads any XML declaration: GIU-F1Tenth's tree declares XML
+// 2.0.
+func TestBTCPPXMLVersion(t *testing.T) {
+	for _, decl := range []string{`<?xml version="2.0"?>`, `<?xml version='1.1' encoding="UTF-8"?>`, `<?xml version="1.0"?>`} {
+		in := decl + "\n<root BTCPP_format=\"4\"><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n<Foo/></root>"
+		_, err := Load([]byte(in), Options{})
+		if err == nil || !strings.Contains(problemLines(err), "line 3: unexpected <Foo>") {
+			t.Errorf("%s: want the <Foo> of line 3 reported, got %v", decl, err)
+		}
+	}
+}

@@ -9,9 +9,14 @@ import (
 // '<' inside an attribute value as the character itself; scripts use
 // both (`_skipIf="A < 2 && B"`). It also ends a comment at the first
 // "-->" whatever comes before, "--" included (`<!-- <Node/--->`, a node
-// commented out by hand). escapeAttrValues escapes the characters and
-// blanks the dashes of such comments before the strict decoder sees the
-// document, leaving everything else (and the line numbers) as it was.
+// commented out by hand), and it reads an XML declaration of any version
+// (`<?xml version="2.0"?>`). escapeAttrValues escapes the characters,
+// blanks the dashes of such comments and a version other than 1.0 before
+// the strict decoder sees the document, leaving everything else (and the
+// line numbers) as it was.
+
+// xmlVersion matches the version in an XML declaration.
+var xmlVersion = regexp.MustCompile(`^<\?xml\s[^?]*?(version\s*=\s*("[^"]*"|'[^']*'))`)
 
 // entityRef matches a character or entity reference at the start.
 var entityRef = regexp.MustCompile(`^&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9._-]*);`)
@@ -72,6 +77,15 @@ func escapeAttrValues(data []byte) []byte {
 			if j < 0 {
 				i = len(data) // unterminated: the decoder reports it
 				continue
+			}
+			if m := xmlVersion.FindSubmatchIndex(data[i : from+j]); m != nil {
+				if v := string(data[i+m[4]+1 : i+m[5]-1]); v != "1.0" {
+					for k := i + m[2]; k < i+m[3]; k++ {
+						if data[k] != '\n' {
+							put(k, " ")
+						}
+					}
+				}
 			}
 			if end == "-->" {
 				// The comment's text, data[from:from+j]: a dash next to
