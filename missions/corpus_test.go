@@ -54,6 +54,7 @@ func corpusFiles(t *testing.T) []corpusFile {
 	// file of its strategies folder, so each folder is a library.
 	add("robots/*/*.xml", "btcpp", false)
 	add("robots/CoreSense4Home/*/*.xml", "btcpp", false)
+	add("robots/ros2_behavior_tree_example/*/*.xml", "btcpp", false)
 	add("robots/mep3/navigation/*.xml", "btcpp", false)
 	add("robots/mep3/strategies/*.xml", "btcpp", true)
 	add("robots/mep3/old_strategy/*.xml", "btcpp", true)
