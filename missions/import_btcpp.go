@@ -285,6 +285,18 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		n.Type, subtree = "SubTree", true
 		raw["tree"] = e.name
 	}
+	if e.name == "ReactiveSequence" {
+		async := 0
+		for _, k := range e.kids {
+			if k.name == "AsyncSequence" {
+				async++
+			}
+		}
+		if async > 1 {
+			// As BT.CPP refuses it when it builds the tree.
+			c.ps.invalid(path, "%s: a ReactiveSequence cannot have more than one AsyncSequence child", c.at(e.line))
+		}
+	}
 	autoremap := false
 	var pp map[string]any
 	for _, a := range e.attrs {
