@@ -33,7 +33,7 @@ func registerBuiltins(r *Registry) {
 	} {
 		register(r, t)
 	}
-	for _, ts := range [][]NodeType{switchTypes, loopTypes} {
+	for _, ts := range [][]NodeType{switchTypes, loopTypes, btcppExtraTypes} {
 		for _, t := range ts {
 			register(r, t)
 		}

@@ -256,6 +256,10 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 			if def.Name == "" {
 				c.t.nodes[idx].Name = typeName
 			}
+			if known && !strings.HasPrefix(r.Pattern, "/") && !strings.HasPrefix(r.Pattern, "@") && wildcard(r.Pattern) {
+				// Another framework's leaf of a botd name (foreignLeaf).
+				c.t.standIns = append(c.t.standIns, StandIn{Path: path, Type: typeName, With: describeWith(r.With)})
+			}
 			typeName, params = c.substitute(r, def)
 		}
 	}

@@ -17,7 +17,11 @@ import (
 //   - any other pattern matches the node's type: without a wildcard any
 //     node of that type, with one ('*', '?', as in path.Match) only nodes
 //     whose type botd does not know, so "*" stands in for every unknown
-//     node.
+//     node. A leaf named like one of botd's whose parameters are not that
+//     type's (one it does not declare, or a required one missing) is
+//     another framework's node of the same name, which botd does not know
+//     either: a robot's own MoveTo with a distance_tolerance port, a Turn
+//     without an angle (see foreignLeaf).
 //
 // A path rule wins over a name rule, a name rule over a type rule, an
 // exact type over a wildcard; among equals, the first one given. (BT.CPP
@@ -96,7 +100,7 @@ func (c *compiler) substitution(def *NodeDef, path string, known bool) *Substitu
 			if exact == nil && p == def.Type {
 				exact = r
 			}
-		case !known && wild == nil && match(p, def.Type):
+		case wild == nil && match(p, def.Type) && (!known || c.foreignLeaf(def)):
 			wild = r
 		}
 	}
@@ -107,6 +111,78 @@ func (c *compiler) substitution(def *NodeDef, path string, known bool) *Substitu
 		return exact
 	}
 	return wild
+}
+
+// foreignLeaf reports whether def names a leaf type botd knows with
+// parameters that are not that type's: one the type does not declare, or
+// a required one missing. Such a node is another framework's node that
+// shares the name (BehaviorTree.CPP's nodes are whatever the program
+// registers under a name), so a wildcard rule stands in for it.
+func (c *compiler) foreignLeaf(def *NodeDef) bool {
+	nt, ok := c.reg.Lookup(def.Type)
+	if !ok || nt.Kind != Leaf || nt.Synthesize != nil {
+		return false
+	}
+	typo := false
+	for k := range def.Params {
+		if nt.Param(k) == nil {
+			if !nearParam(nt, k) {
+				return true
+			}
+			typo = true
+		}
+	}
+	if typo {
+		// A parameter misspelt is why a required one is missing.
+		return false
+	}
+	for i := range nt.Params {
+		if p := &nt.Params[i]; p.Required {
+			if _, given := paramGiven(def.Params, p); !given {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nearParam reports whether name is most likely a typo of one of nt's
+// parameters (ignoring letter case, at most 2 edits and fewer than a
+// third of its length for short names, as "did you mean" guesses): a
+// mistake in a botd mission, which the compiler reports, rather than
+// another framework's port.
+func nearParam(nt *NodeType, name string) bool {
+	ln := strings.ToLower(name)
+	limit := min(2, max(1, len(ln)/3))
+	for i := range nt.Params {
+		for _, pn := range append([]string{nt.Params[i].Name}, nt.Params[i].Aliases...) {
+			if editDistance(ln, strings.ToLower(pn)) <= limit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // substitute applies a rule to a definition: the type and parameters the
@@ -141,8 +217,8 @@ var standInType = NodeType{
 }
 
 var passThroughType = NodeType{
-	Name: "PassThrough", Kind: Decorator,
-	Doc: "Ticks its child and returns its status. It stands in for a decorator botd does not know (see substitutions).",
+	Name: "PassThrough", Kind: Decorator, SkipsPass: true,
+	Doc: "Ticks its child and returns its status, SKIPPED included. It stands in for a decorator botd does not know (see substitutions).",
 	New: func(*Builder) Behavior { return passThrough{} },
 }
 

@@ -132,16 +132,18 @@ type Tree struct {
 	standIns []StandIn // SubTrees of missing trees, stood in for
 }
 
-// StandIn records a SubTree whose tree is in no loaded file and that a
-// substitution rule stood in for.
+// StandIn records a node a wildcard rule stood in for although botd knows
+// its name: a SubTree whose tree is in no loaded file, or a leaf of a
+// botd name whose parameters are not botd's (another framework's node).
 type StandIn struct {
-	Path string // the SubTree node's JSON pointer
-	Tree string // the tree it names
+	Path string // the node's JSON pointer
+	Tree string // the missing tree a SubTree names, or ""
+	Type string // the leaf's type, or ""
 	With string // the stand-in: a node type or a Stub's status script
 }
 
-// StandIns lists the SubTrees of missing trees that substitution rules
-// stood in for, in the order they were compiled.
+// StandIns lists the SubTrees of missing trees and the foreign leaves
+// that substitution rules stood in for, in the order they were compiled.
 func (t *Tree) StandIns() []StandIn { return t.standIns }
 
 type initValue struct {

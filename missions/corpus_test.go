@@ -50,6 +50,14 @@ func corpusFiles(t *testing.T) []corpusFile {
 	add("btcpp-tests/*.xml", "btcpp", false)
 	add("nav2/*.xml", "btcpp", false)
 	add("moveit-pro/*/*.xml", "btcpp", true)
+	// Other robots' repositories (README: sources). mep3 registers every
+	// file of its strategies folder, so each folder is a library.
+	add("robots/*/*.xml", "btcpp", false)
+	add("robots/CoreSense4Home/*/*.xml", "btcpp", false)
+	add("robots/ros2_behavior_tree_example/*/*.xml", "btcpp", false)
+	add("robots/mep3/navigation/*.xml", "btcpp", false)
+	add("robots/mep3/strategies/*.xml", "btcpp", true)
+	add("robots/mep3/old_strategy/*.xml", "btcpp", true)
 	add("behavior3editor/workspace.b3-workspace", "b3tree", false)
 	add("behavior3editor/*/*.json", "b3tree", false)
 	add("behavior3editor/workdir/sub/*.json", "b3tree", false)

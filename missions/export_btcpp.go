@@ -105,6 +105,7 @@ var btcppBuiltinNames = map[string]bool{
 	"SkipUnlessUpdated": true, "WaitValueUpdate": true,
 	"AlwaysSuccess": true, "AlwaysFailure": true, "Script": true, "ScriptCondition": true, "SetBlackboard": true,
 	"Sleep": true, "UnsetBlackboard": true, "WasEntryUpdated": true, "SubTree": true,
+	"AsyncSequence": true, "AsyncFallback": true,
 }
 
 type btcppExporter struct {

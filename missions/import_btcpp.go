@@ -49,8 +49,8 @@ var btcppBuiltins = map[string]btcppMap{
 	"ReactiveSequence":    {to: "Sequence"},
 	"ReactiveFallback":    {to: "Priority"},
 	"SequenceStar":        {to: "SequenceWithMemory"}, // BT.CPP 3
-	"Parallel":            {to: "ParallelNode"},
-	"ParallelNode":        {to: "ParallelNode"}, // BT.CPP 3 (Groot 1 palettes)
+	"Parallel":            {to: "ParallelNode", ports: btcpp3Parallel},
+	"ParallelNode":        {to: "ParallelNode", ports: btcpp3Parallel}, // BT.CPP 3 (Groot 1 palettes)
 	"RetryUntilSuccesful": {to: "RetryUntilSuccessful"},
 	"ForceSuccess":        {to: "Succeeder"},
 	"ForceFailure":        {to: "Failer"},
@@ -62,6 +62,10 @@ var btcppBuiltins = map[string]btcppMap{
 	"BotdParallel":        {to: "Parallel"}, // botd's own Parallel, as ExportBTCPP writes it
 	"SetBlackboard":       {to: "Set", ports: map[string]string{"output_key": "key"}},
 }
+
+// btcpp3Parallel renames BT.CPP 3's Parallel thresholds to BT.CPP 4's
+// ports, which ExportBTCPP writes.
+var btcpp3Parallel = map[string]string{"success_threshold": "success_count", "failure_threshold": "failure_count"}
 
 // v3-style elements whose ID attribute is the node type.
 var btcppGeneric = map[string]bool{"Action": true, "Condition": true, "Decorator": true, "Control": true}
@@ -268,19 +272,30 @@ func (c *btcppConv) at(line int) string {
 func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 	n = &bt.NodeDef{Type: e.name}
 	raw := map[string]string{}
-	skipID, subtree := false, false
+	subtree := false
 	switch {
 	case e.name == "SubTree" || e.name == "SubTreePlus":
-		n.Type, skipID, subtree = "SubTree", true, true
+		n.Type, subtree = "SubTree", true
 		raw["tree"] = e.attr("ID")
 	case btcppGeneric[e.name]:
 		if n.Type = e.attr("ID"); n.Type == "" {
 			c.ps.invalid(ptr(path, "type"), "%s: <%s> without an ID", c.at(e.line), e.name)
 		}
-		skipID = true
 	case (c.trees[e.name] != nil || c.lib[e.name]) && btcppBuiltins[e.name].to == "":
 		n.Type, subtree = "SubTree", true
 		raw["tree"] = e.name
+	}
+	if e.name == "ReactiveSequence" {
+		async := 0
+		for _, k := range e.kids {
+			if k.name == "AsyncSequence" {
+				async++
+			}
+		}
+		if async > 1 {
+			// As BT.CPP refuses it when it builds the tree.
+			c.ps.invalid(path, "%s: a ReactiveSequence cannot have more than one AsyncSequence child", c.at(e.line))
+		}
 	}
 	autoremap := false
 	var pp map[string]any
@@ -301,7 +316,11 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 			c.ps.invalid(ptr(path, "params"), "%s: <%s %s=...>: attribute not supported (botd reads _autoremap on a SubTree, "+
 				"the pre- and post-conditions _failureIf, _successIf, _skipIf, _while, _onSuccess, _onFailure, _onHalted, _post, "+
 				"and ignores the editors' _uid, _fullpath, _description, _collapsed, _favorite, _external and _hardcoded)", c.at(e.line), e.name, k)
-		case k == "ID" && skipID:
+		case k == "ID":
+			// The type of a v3 element or the tree of a SubTree (above);
+			// on any other element BT.CPP reserves it and reads no port
+			// from it (IsReservedAttribute), as Groot 1 left it on
+			// controls (<Fallback ID="Detection">).
 		case k == "name":
 			n.Name = a.Value
 		case subtree && c.v3 && e.name == "SubTree":

@@ -7,9 +7,16 @@ import (
 
 // BehaviorTree.CPP reads its XML with tinyxml2, which takes a bare '&' or
 // '<' inside an attribute value as the character itself; scripts use
-// both (`_skipIf="A < 2 && B"`). escapeAttrValues escapes them before
+// both (`_skipIf="A < 2 && B"`). It also ends a comment at the first
+// "-->" whatever comes before, "--" included (`<!-- <Node/--->`, a node
+// commented out by hand), and it reads an XML declaration of any version
+// (`<?xml version="2.0"?>`). escapeAttrValues escapes the characters,
+// blanks the dashes of such comments and a version other than 1.0 before
 // the strict decoder sees the document, leaving everything else (and the
 // line numbers) as it was.
+
+// xmlVersion matches the version in an XML declaration.
+var xmlVersion = regexp.MustCompile(`^<\?xml\s[^?]*?(version\s*=\s*("[^"]*"|'[^']*'))`)
 
 // entityRef matches a character or entity reference at the start.
 var entityRef = regexp.MustCompile(`^&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9._-]*);`)
@@ -62,12 +69,34 @@ func escapeAttrValues(data []byte) []byte {
 				inTag = true
 				continue
 			}
-			j := bytes.Index(data[i+1:], []byte(end))
+			from := i + 1
+			if end == "-->" {
+				from = i + 4 // tinyxml2 looks for the end after the "<!--"
+			}
+			j := bytes.Index(data[from:], []byte(end))
 			if j < 0 {
 				i = len(data) // unterminated: the decoder reports it
-			} else {
-				i += j + len(end)
+				continue
 			}
+			if m := xmlVersion.FindSubmatchIndex(data[i : from+j]); m != nil {
+				if v := string(data[i+m[4]+1 : i+m[5]-1]); v != "1.0" {
+					for k := i + m[2]; k < i+m[3]; k++ {
+						if data[k] != '\n' {
+							put(k, " ")
+						}
+					}
+				}
+			}
+			if end == "-->" {
+				// The comment's text, data[from:from+j]: a dash next to
+				// another, or before the closing "-->", is a space.
+				for k := from; k < from+j; k++ {
+					if data[k] == '-' && (k == from+j-1 || data[k+1] == '-' || k > from && data[k-1] == '-') {
+						put(k, " ")
+					}
+				}
+			}
+			i = from + j + len(end) - 1
 		}
 	}
 	if out == nil {

@@ -213,7 +213,7 @@ func standInWarnings(ins []bt.StandIn) []string {
 	var order []string
 	byTree := map[string][]bt.StandIn{}
 	for _, in := range ins {
-		k := in.Tree + "\x00" + in.With
+		k := in.Tree + "\x00" + in.Type + "\x00" + in.With
 		if _, seen := byTree[k]; !seen {
 			order = append(order, k)
 		}
@@ -226,6 +226,11 @@ func standInWarnings(ins []bt.StandIn) []string {
 		where := list[0].Path
 		if len(list) > 1 {
 			where = fmt.Sprintf("%s and %d more", where, len(list)-1)
+		}
+		if tree == "" {
+			out = append(out, fmt.Sprintf("%s takes other parameters than botd's %s here (another framework's node): it stands in as %s (%s)",
+				list[0].Type, list[0].Type, list[0].With, where))
+			continue
 		}
 		out = append(out, fmt.Sprintf("no tree %q in the files or the library: its SubTree stands in as %s (%s)", tree, list[0].With, where))
 	}

@@ -62,16 +62,21 @@ func TestCheckOwnNodeClash(t *testing.T) {
 		return p
 	}
 	own := write("own.xml", `<MoveTo goal="-1;3;0.5"/>`)
-	code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed", own)
+	code, out, _ := runCmd(t, "check", own)
 	if code != 1 || !strings.Contains(out, own+": note: if MoveTo in this file is a node of your own rather than botd's MoveTo, stand in for it: -substitute 'MoveTo=Succeed'") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed,MoveTo=Succeed", own); code != 0 {
+	if code, out, _ := runCmd(t, "check", "-substitute", "MoveTo=Succeed", own); code != 0 {
 		t.Fatalf("with the rule: exit %d\n%s", code, out)
+	}
+	// '*' stands in for it too, and says so.
+	if code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed", own); code != 0 ||
+		!strings.Contains(out, own+": warning: MoveTo takes other parameters than botd's MoveTo here (another framework's node): it stands in as Succeed (/trees/Main)") {
+		t.Fatalf("with *: exit %d\n%s", code, out)
 	}
 	// A typo of botd's parameter is a typo, not another node.
 	typo := write("typo.xml", `<MoveTo x="1" yy="2"/>`)
-	if code, out, _ := runCmd(t, "check", typo); code != 1 || strings.Contains(out, "note:") || !strings.Contains(out, `did you mean "y"?`) {
+	if code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed", typo); code != 1 || strings.Contains(out, "note:") || !strings.Contains(out, `did you mean "y"?`) {
 		t.Fatalf("typo: exit %d\n%s", code, out)
 	}
 }
