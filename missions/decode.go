@@ -55,7 +55,7 @@ func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, 
 		if file != "" {
 			read = os.ReadFile
 		}
-		return decodeBTCPPFile(data, file, read, lib.names(), ps), ps
+		return decodeBTCPPFile(data, file, read, lib, ps), ps
 	case body[0] == '{' || body[0] == '[':
 		v, ok := parseJSON(data, ps)
 		if !ok {

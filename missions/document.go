@@ -19,6 +19,13 @@ type Document struct {
 	Trees              map[string]*bt.NodeDef `json:"trees" yaml:"trees"`
 	ResumeAfterRestart bool                   `json:"resume_after_restart,omitempty" yaml:"resume_after_restart,omitempty"`
 	OnLinkLoss         string                 `json:"on_link_loss,omitempty" yaml:"on_link_loss,omitempty"`
+
+	// subtreeModels are the <TreeNodesModel> SubTree declarations of a
+	// BehaviorTree.CPP file and its includes (their ports' defaults).
+	// The import has applied them to the file's own SubTrees; LoadLibrary
+	// reads them to apply them to the files that call its trees. No
+	// encoding keeps them.
+	subtreeModels map[string]subtreeModel
 }
 
 // Mission is a validated, compiled mission.

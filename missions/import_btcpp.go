@@ -32,7 +32,9 @@ import (
 // are substituted. <include path> reads another file, relative to the
 // including one (only for a file read from disk, see DecodeFile), and adds
 // its trees; an include that cannot be read, an include cycle or a tree
-// ID defined twice fails the whole import. <TreeNodesModel> is ignored.
+// ID defined twice fails the whole import. Of <TreeNodesModel>, the
+// SubTree declarations are read (their ports' defaults, see
+// subtreeModel); the node declarations are ignored.
 
 // btcppMap maps a BT.CPP built-in to a botd type and renames its ports.
 type btcppMap struct {
@@ -78,14 +80,28 @@ func decodeBTCPP(data []byte, ps *problems) *Document {
 // its path ("" for bytes from elsewhere, which may include nothing); read
 // reads an included file (nil: includes are refused); lib names the trees
 // of a library, which elements may call by name too.
-func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error), lib map[string]bool, ps *problems) *Document {
-	l := &btcppLoader{ps: ps, read: read, trees: map[string]*btcppTree{}, loaded: map[string]bool{}}
+func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error), lib *Library, ps *problems) *Document {
+	l := &btcppLoader{ps: ps, read: read, trees: map[string]*btcppTree{}, loaded: map[string]bool{}, models: map[string]subtreeModel{}}
 	root := l.load(data, file, "", 0)
 	if root == nil || l.fatal {
 		return nil // never half-loaded
 	}
-	c := &btcppConv{ps: ps, trees: l.trees, lib: lib}
+	models := l.models
+	if lib != nil && len(lib.models) > 0 {
+		// The library's models, then the file's own over them.
+		models = make(map[string]subtreeModel, len(lib.models)+len(l.models))
+		for id, m := range lib.models {
+			models[id] = m
+		}
+		for id, m := range l.models {
+			models[id] = m
+		}
+	}
+	c := &btcppConv{ps: ps, trees: l.trees, lib: lib.names(), models: models}
 	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute")}
+	if len(l.models) > 0 {
+		d.subtreeModels = l.models
+	}
 	if d.Main == "" && len(l.own) > 0 {
 		d.Main = l.own[0]
 	}
@@ -122,8 +138,9 @@ type btcppLoader struct {
 	order  []string // every tree, in the order read
 	own    []string // the trees of the first file
 	loaded map[string]bool
-	stack  []string // the files being read (include cycles)
-	fatal  bool     // an include could not be read: nothing is loaded
+	models map[string]subtreeModel // <TreeNodesModel> SubTrees, by tree ID
+	stack  []string                // the files being read (include cycles)
+	fatal  bool                    // an include could not be read: nothing is loaded
 }
 
 // load reads one file: label names it in messages ("" for the first
@@ -188,11 +205,50 @@ func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem 
 		case "include":
 			l.include(e, file, at(e.line), depth)
 		case "TreeNodesModel":
+			l.readModels(e, at)
 		default:
 			ps.invalid("", "%s: unexpected <%s> in <root>", at(e.line), e.name)
 		}
 	}
 	return root
+}
+
+// subtreeModel is a SubTree's declaration in <TreeNodesModel>: its ports
+// and their defaults. A SubTree that calls the tree without remapping a
+// port (and without _autoremap) gets the default, as BT.CPP 4 remaps it;
+// a port declared without a default (or with an empty one) must be
+// remapped, or BT.CPP refuses the tree.
+type subtreeModel map[string]string
+
+// readModels reads the SubTree declarations of a <TreeNodesModel>, as
+// BT.CPP does (an ID and port names are required).
+func (l *btcppLoader) readModels(e *xmlElem, at func(int) string) {
+	for _, m := range e.kids {
+		if m.name != "SubTree" {
+			continue
+		}
+		id := m.attr("ID")
+		if id == "" {
+			l.ps.invalid("", "%s: a <SubTree> in <TreeNodesModel> without an ID", at(m.line))
+			continue
+		}
+		model := l.models[id]
+		if model == nil {
+			model = subtreeModel{}
+			l.models[id] = model
+		}
+		for _, p := range m.kids {
+			switch p.name {
+			case "input_port", "output_port", "inout_port":
+				name := p.attr("name")
+				if name == "" {
+					l.ps.invalid("", "%s: a <%s> of the SubTree %q in <TreeNodesModel> without a name", at(p.line), p.name, id)
+					continue
+				}
+				model[name] = p.attr("default")
+			}
+		}
+	}
 }
 
 // maxIncludeDepth bounds nested includes.
@@ -254,11 +310,12 @@ func (l *btcppLoader) include(e *xmlElem, from, at string, depth int) {
 }
 
 type btcppConv struct {
-	ps    *problems
-	trees map[string]*btcppTree
-	lib   map[string]bool
-	file  string // of the tree being converted ("" for the first file)
-	v3    bool
+	ps     *problems
+	trees  map[string]*btcppTree
+	lib    map[string]bool
+	models map[string]subtreeModel
+	file   string // of the tree being converted ("" for the first file)
+	v3     bool
 }
 
 // at locates a line for messages.
@@ -334,6 +391,9 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 			}
 		}
 	}
+	if subtree && !autoremap && !c.v3 {
+		c.modelDefaults(raw, e, path)
+	}
 	var params map[string]any
 	n.Type, params = c.mapBTCPP(n.Type, raw, path, e.line)
 	if subtree {
@@ -356,6 +416,23 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		n.Children = append(n.Children, c.node(k, ptr(ptr(path, "children"), i)))
 	}
 	return n
+}
+
+// modelDefaults remaps the ports of a SubTree's model that the SubTree
+// does not remap to their defaults; one without a default is an error.
+func (c *btcppConv) modelDefaults(raw map[string]string, e *xmlElem, path string) {
+	model := c.models[raw["tree"]]
+	for _, port := range sortedKeys(model) {
+		if _, given := raw[port]; given {
+			continue
+		}
+		if model[port] == "" {
+			c.ps.invalid(ptr(path, "params"), "%s: <SubTree ID=%q> does not remap the port %q, which the tree's <TreeNodesModel> "+
+				"declares without a default (BehaviorTree.CPP refuses it too): give it a value or a \"{key}\"", c.at(e.line), raw["tree"], port)
+			continue
+		}
+		raw[port] = model[port]
+	}
 }
 
 // btcppConditions are BT.CPP's pre- and post-condition attributes and the

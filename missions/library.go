@@ -16,8 +16,9 @@ import (
 // mission's SubTrees may call them as if the mission defined them, as a
 // BehaviorTree.CPP factory calls the trees registered from several files.
 type Library struct {
-	trees map[string]*bt.NodeDef
-	from  map[string]string // tree -> file
+	trees  map[string]*bt.NodeDef
+	from   map[string]string       // tree -> file
+	models map[string]subtreeModel // BehaviorTree.CPP SubTree models, by tree
 }
 
 // libraryExts are the files of a library folder that are read.
@@ -55,6 +56,12 @@ func LoadLibrary(paths []string, lim Limits) (*Library, error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", f, err))
 			continue
+		}
+		for id, m := range d.subtreeModels {
+			if l.models == nil {
+				l.models = map[string]subtreeModel{}
+			}
+			l.models[id] = m
 		}
 		for _, name := range sortedKeys(d.Trees) {
 			t := d.Trees[name]
