@@ -386,7 +386,20 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 			}
 		}
 	}
+	if to, ok := b3TreeEmpty[name]; ok && len(n.Children) == 0 && n.Params == nil {
+		n.Type = to
+	}
 	return n
+}
+
+// b3TreeEmpty are the behavior3-ts and behavior3lua composites that run
+// without children (the editor saves a composite before its children are
+// added; disabling every child leaves one too): what they return then, a
+// leaf of that status. Their other composites (IfElse, Watchdog) refuse
+// to build without their children, as botd does.
+var b3TreeEmpty = map[string]string{
+	"Sequence": "Succeed", "Parallel": "Succeed", // every child (none) succeeded
+	"Selector": "Fail", "Race": "Fail", "Switch": "Fail", // no child succeeded
 }
 
 // b3TreeExportNames are b3TreeAliases read right to left.
