@@ -57,6 +57,13 @@ func corpusFiles(t *testing.T) []corpusFile {
 	add("behavior3editor-2020/workdir/*.json", "b3tree", false)
 	add("behavior3-ts/*.b3-workspace", "b3tree", false)
 	add("behavior3-ts/*.json", "b3tree", false)
+	add("behavior3lua/*.b3-workspace", "b3tree", false)
+	add("behavior3lua/trees/*.json", "b3tree", false)
+	add("behavior3lua-2020/workspace.json", "b3tree", false)
+	add("behavior3lua-2020/trees/*.json", "b3tree", false)
+	add("vscode-behavior3/*.b3-workspace", "b3tree", false)
+	add("vscode-behavior3/*/*.json", "b3tree", false)
+	add("vscode-behavior3/workdir/sub/*.json", "b3tree", false)
 	add("b3-classic/*.json", "b3", false)
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out

@@ -17,9 +17,12 @@ import (
 //	node: {"id", "name", "desc", "args", "input", "output", "children",
 //	       "path", "disabled", "debug"}
 //
-// and a workspace file (*.b3-workspace, formerly workspace.json)
-// {"files": [{"path", "desc"}], "settings"} listing the tree files,
-// relative to it. A node's name is its type, desc its label, args its
+// (version 2 of the format, written by the editor for VS Code, has
+// "variables" for vars and import, "overrides" for $override and a "uuid"
+// on every node), and a workspace file (*.b3-workspace, formerly
+// workspace.json) {"files": [{"path", "desc"}], "settings"} listing the
+// tree files, relative to it; a version 2 workspace holds only settings,
+// its trees being every .json file under its folder. A node's name is its type, desc its label, args its
 // parameters; input and output (blackboard variable names) are kept as
 // the parameters input and output. A node with a path runs the tree of
 // that file (relative to the workspace: the nearest directory above the
@@ -37,9 +40,11 @@ var b3TreeAliases = map[string]string{
 	"JustSuccess": "Succeed", "JustFailure": "Fail",
 }
 
-// b3TreeBuiltins are behavior3-ts's built-in node names. Those botd also
-// has with another meaning (Wait counts the context's time unit, Check
-// evaluates an expression, ...) are imported as "Behavior3.<name>": an
+// b3TreeBuiltins are the built-in node names of behavior3-ts (current and
+// earlier versions) and behavior3lua. Those botd also has with another
+// meaning (Wait counts the context's time unit, Check evaluates an
+// expression, RepeatUntilFailure fails once maxLoop runs succeeded, ...)
+// are imported as "Behavior3.<name>": an
 // unknown type, for a substitution to stand in for, and written back
 // without the prefix. botd's own types of those names are written
 // "botd.<name>", which reads back as botd's.
@@ -48,7 +53,8 @@ var b3TreeBuiltins = map[string]bool{}
 func init() {
 	for _, n := range strings.Fields(`Calculate Concat GetField JustFailure JustSuccess Let Log Math Now Push RandomIndex SetField
 		WaitForEvent Wait IfElse Parallel Race Selector Sequence Switch Watchdog Check Includes IsNull NotNull AlwaysFailure
-		AlwaysRunning AlwaysSuccess Assert Delay Filter ForEach Invert Listen Once Repeat RetryUntilFailure RetryUntilSuccess Timeout`) {
+		AlwaysRunning AlwaysSuccess Assert Delay Filter ForEach Invert Listen Once Repeat RetryUntilFailure RetryUntilSuccess Timeout
+		Assign Clear Cmp Index IsStatus Loop Random RepeatUntilFailure RepeatUntilSuccess WaitForCount AlwaysFail`) {
 		b3TreeBuiltins[n] = true
 	}
 }
@@ -75,6 +81,7 @@ func b3TreeImportName(name string) string {
 var b3TreeNodeKeys = map[string]bool{
 	"id": true, "name": true, "desc": true, "args": true, "input": true, "output": true, "children": true,
 	"path": true, "disabled": true, "debug": true, "$id": true, "$mtime": true, "$size": true, "$status": true,
+	"uuid": true, // version 2: the node's stable identity, which overrides name
 }
 
 // isB3Tree reports whether o is a tree file of the current editor.
@@ -89,13 +96,17 @@ func isB3Tree(o *object) bool {
 }
 
 // isB3Workspace reports whether o is the editor's workspace file: the
-// current {"files": [...]} or the 2020 desktop editor's workspace.json
-// {"workdir", "nodeConfPath", "isRelative"}, whose trees are every .json
-// file under workdir.
+// current {"files": [...]}, version 2's {"settings": {...}} (whose trees
+// are every .json file under its folder) or the 2020 desktop editor's
+// workspace.json {"workdir", "nodeConfPath", "isRelative"}, whose trees
+// are every .json file under workdir.
 func isB3Workspace(o *object) bool {
 	if _, ok := o.m["workdir"].(string); ok {
 		_, conf := o.get("nodeConfPath")
 		return conf
+	}
+	if _, ok := o.m["settings"].(*object); ok && len(o.keys) == 1 {
+		return true
 	}
 	files, ok := o.m["files"].([]any)
 	if !ok {
@@ -138,7 +149,9 @@ func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Documen
 			return nil
 		}
 		if wd, ok := o.m["workdir"].(string); ok {
-			files = b3WorkdirFiles(imp.dir, wd, ps)
+			files = b3WorkdirFiles(imp.dir, wd, "/workdir", ps)
+		} else if _, listed := o.get("files"); !listed {
+			files = b3WorkdirFiles(imp.dir, ".", "", ps)
 		}
 		for i, f := range files {
 			fo, ok := f.(*object)
@@ -180,25 +193,43 @@ func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Documen
 	return d
 }
 
-// b3WorkdirFiles lists the .json files under a 2020 workspace's workdir
-// as the "files" entries of a current workspace.
-func b3WorkdirFiles(dir, workdir string, ps *problems) []any {
+// b3WorkdirFiles lists the tree files under a 2020 workspace's workdir, or
+// under a version 2 workspace's folder, as the "files" entries of a
+// current workspace: the .json files but those the editor skips (tooling
+// files, and the .vscode, .git, node_modules, dist and build folders).
+func b3WorkdirFiles(dir, workdir, at string, ps *problems) []any {
 	var out []any
 	root := filepath.Join(dir, filepath.FromSlash(workdir))
 	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !e.IsDir() && strings.HasSuffix(p, ".json") && len(out) <= maxB3Files {
+		if e.IsDir() && p != root && b3SkipDirs[strings.ToLower(e.Name())] {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() && strings.HasSuffix(strings.ToLower(p), ".json") && !b3SkipFile(e.Name()) && len(out) <= maxB3Files {
 			rel, _ := filepath.Rel(dir, p)
 			out = append(out, &object{keys: []string{"path"}, m: map[string]any{"path": filepath.ToSlash(rel)}})
 		}
 		return nil
 	})
 	if err != nil {
-		ps.invalid("/workdir", "%v", err)
+		ps.invalid(at, "%v", err)
 	}
 	return out
+}
+
+// The folders and files the editor does not take for tree files.
+var b3SkipDirs = map[string]bool{".vscode": true, ".git": true, "node_modules": true, "dist": true, "build": true}
+
+func b3SkipFile(name string) bool {
+	switch n := strings.ToLower(name); {
+	case n == "package.json", n == "package-lock.json", n == "jsconfig.json", n == "components.json":
+		return true
+	case n == "tsconfig.json", strings.HasPrefix(n, "tsconfig.") && strings.HasSuffix(n, ".json"):
+		return true
+	}
+	return false
 }
 
 // b3WorkspaceDir is the directory tree paths are relative to.
@@ -284,6 +315,7 @@ func (imp *b3TreeImporter) drain() {
 var b3TreeFileKeys = map[string]bool{
 	"version": true, "name": true, "desc": true, "prefix": true, "export": true, "group": true, "import": true,
 	"vars": true, "custom": true, "root": true, "firstid": true, "$override": true,
+	"variables": true, "overrides": true, // version 2's vars and import, and $override
 }
 
 // tree converts one tree file's root under key; label prefixes the
@@ -302,8 +334,10 @@ func (imp *b3TreeImporter) tree(key string, o *object, label string) {
 	}
 	// $override changes the nodes of subtrees (their args, input, output,
 	// disabled) from the including tree: not read yet, so refused.
-	if ov, ok := o.m["$override"].(*object); ok && len(ov.keys) > 0 {
-		imp.ps.invalid(label+ptr("", "$override"), "overrides of subtree nodes are not supported; edit the subtree file instead")
+	for _, k := range []string{"$override", "overrides"} {
+		if ov, ok := o.m[k].(*object); ok && len(ov.keys) > 0 {
+			imp.ps.invalid(label+ptr(ptr("", k), ov.keys[0]), "overrides of subtree nodes are not supported; edit the subtree file instead")
+		}
 	}
 	imp.trees[key] = imp.node(root, base, 0)
 }
