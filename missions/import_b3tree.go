@@ -130,13 +130,24 @@ type b3TreeImporter struct {
 	// pending are the tree files still to read, with the node that asked.
 	pending []b3Pending
 	bytes   int
+	// Subtree overrides (import_b3override.go): each tree file's
+	// overrides by uuid, the imported nodes' uuids and names, the uuids of
+	// the disabled nodes (where they are), the trees as read, and the
+	// variants made.
+	patches  map[string]map[string]*b3Patch
+	info     map[*bt.NodeDef]b3NodeInfo
+	disabled map[string]string
+	orig     map[string]*bt.NodeDef
+	variants int
+	cur      string // the tree file being read
 }
 
 type b3Pending struct{ key, from string }
 
 // decodeB3Tree imports a tree file (workspace false) or a workspace.
 func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Document {
-	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{}}
+	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{},
+		patches: map[string]map[string]*b3Patch{}, info: map[*bt.NodeDef]b3NodeInfo{}, disabled: map[string]string{}}
 	if file != "" {
 		imp.read = os.ReadFile
 		imp.dir = b3WorkspaceDir(file, workspace)
@@ -176,6 +187,7 @@ func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Documen
 		d.Name = o.str("name")
 	}
 	imp.drain()
+	imp.applyOverrides()
 	if len(imp.order) == 0 {
 		return nil
 	}
@@ -332,13 +344,10 @@ func (imp *b3TreeImporter) tree(key string, o *object, label string) {
 			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file", k)
 		}
 	}
-	// $override changes the nodes of subtrees (their args, input, output,
-	// disabled) from the including tree: not read yet, so refused.
-	for _, k := range []string{"$override", "overrides"} {
-		if ov, ok := o.m[k].(*object); ok && len(ov.keys) > 0 {
-			imp.ps.invalid(label+ptr(ptr("", k), ov.keys[0]), "overrides of subtree nodes are not supported; edit the subtree file instead")
-		}
-	}
+	// overrides ($override) change the nodes of the subtrees the tree runs;
+	// they are applied once every tree file is read.
+	imp.overrides(key, o, label)
+	imp.cur = key
 	imp.trees[key] = imp.node(root, base, 0)
 }
 
@@ -359,6 +368,12 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 	}
 	n := &bt.NodeDef{Type: name, Name: strings.TrimSpace(o.str("desc"))}
 	n.Type = b3TreeImportName(name)
+	// Version 2's uuid names the node in overrides; it is kept in the id.
+	uuid, _ := o.m["uuid"].(string)
+	if uuid != "" {
+		n.ID = imp.cur + "#" + uuid
+	}
+	defer func() { imp.info[n] = b3NodeInfo{uuid: uuid, name: name} }()
 	if args, ok := o.m["args"].(*object); ok {
 		n.Params = normalizeMap(args, ptr(path, "args"), ps)
 	} else if a, ok := o.get("args"); ok && a != nil {
@@ -398,7 +413,8 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 		key = filepath.ToSlash(filepath.Clean(filepath.FromSlash(key)))
 		imp.used[key] = true
 		imp.want(key, ptr(path, "path"))
-		return &bt.NodeDef{Type: "SubTree", Name: n.Name, Params: map[string]any{"tree": key}}
+		n = &bt.NodeDef{Type: "SubTree", ID: n.ID, Name: n.Name, Params: map[string]any{"tree": key}}
+		return n
 	}
 	if v, ok := o.get("children"); ok {
 		kids, isL := v.([]any)
@@ -413,6 +429,7 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 				continue
 			}
 			if b, _ := ko.m["disabled"].(bool); b {
+				imp.disabledUUIDs(ko, depth+1)
 				continue
 			}
 			if c := imp.node(ko, kp, depth+1); c != nil {
@@ -424,6 +441,23 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 		n.Type = to
 	}
 	return n
+}
+
+// disabledUUIDs notes where the uuids of a disabled node and its
+// descendants are (an override may not enable them).
+func (imp *b3TreeImporter) disabledUUIDs(o *object, depth int) {
+	if depth >= imp.ps.lim.Depth {
+		return
+	}
+	if u, _ := o.m["uuid"].(string); u != "" {
+		imp.disabled[u] = imp.cur
+	}
+	kids, _ := o.m["children"].([]any)
+	for _, k := range kids {
+		if ko, ok := k.(*object); ok {
+			imp.disabledUUIDs(ko, depth+1)
+		}
+	}
 }
 
 // b3TreeEmpty are the behavior3-ts and behavior3lua composites that run

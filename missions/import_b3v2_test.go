@@ -49,9 +49,10 @@ func TestB3TreeVersion2(t *testing.T) {
 	if got := strings.Join(sortedKeys(d.Trees), ","); got != "trees/main.json,trees/sub.json" || d.Main != "trees/main.json" {
 		t.Fatalf("trees %s, main %s", got, d.Main)
 	}
-	want := &bt.NodeDef{Type: "MemSequence", Children: []*bt.NodeDef{
-		{Type: "GetHp", Params: map[string]any{"output": []any{"hp"}}},
-		{Type: "SubTree", Params: map[string]any{"tree": "trees/sub.json"}},
+	// A node's uuid is kept in its id, prefixed by its tree.
+	want := &bt.NodeDef{Type: "MemSequence", ID: "trees/main.json#aaaaaaaaaa", Children: []*bt.NodeDef{
+		{Type: "GetHp", ID: "trees/main.json#bbbbbbbbbb", Params: map[string]any{"output": []any{"hp"}}},
+		{Type: "SubTree", ID: "trees/main.json#cccccccccc", Params: map[string]any{"tree": "trees/sub.json"}},
 	}}
 	if !reflect.DeepEqual(d.Trees[d.Main], want) {
 		got, _ := d.JSON()
