@@ -55,6 +55,7 @@ func corpusFiles(t *testing.T) []corpusFile {
 	add("behavior3editor/workdir/sub/*.json", "b3tree", false)
 	add("behavior3editor-2020/workspace.json", "b3tree", false)
 	add("behavior3editor-2020/workdir/*.json", "b3tree", false)
+	add("behavior3editor-2020-11/workdir/*.json", "b3tree", false)
 	add("behavior3-ts/*.b3-workspace", "b3tree", false)
 	add("behavior3-ts/*.json", "b3tree", false)
 	add("behavior3lua/*.b3-workspace", "b3tree", false)

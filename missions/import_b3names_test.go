@@ -55,3 +55,25 @@ func TestB3TreeRepeatUntilNames(t *testing.T) {
 		t.Errorf("round trip differs:\n%s", out)
 	}
 }
+
+// A tree file's own flags ("server": true in behavior3editor's 2020
+// samples) carry no behaviour: behavior3-ts and behavior3lua read the
+// root alone. An unknown member holding an object or a list (a misspelt
+// "overrides", say) is refused.
+func TestB3TreeFileFlags(t *testing.T) {
+	d := mustDecode(t, []byte(`{"name": "monster101", "server": true, "owner": "ai team", "level": 3,
+	  "root": {"id": 1, "name": "Sequence", "children": [{"id": 2, "name": "JustSuccess"}]}}`))
+	if want := (&bt.NodeDef{Type: "MemSequence", Children: []*bt.NodeDef{{Type: "Succeed"}}}); !reflect.DeepEqual(d.Trees["main"], want) {
+		got, _ := d.JSON()
+		t.Errorf("got\n%s", got)
+	}
+	for _, c := range []struct{ member, want string }{
+		{`"overides": {"abc": {"disabled": true}}`, `/overides: unknown member "overides" of a Behavior3 tree file (holding an object)`},
+		{`"imports": ["vars.json"]`, `/imports: unknown member "imports" of a Behavior3 tree file (holding a list)`},
+	} {
+		_, err := Decode([]byte(`{"name": "t", ` + c.member + `, "root": {"id": 1, "name": "JustSuccess"}}`))
+		if got := problemLines(err); !strings.Contains(got, c.want) {
+			t.Errorf("%s:\ngot %s\nwant ...%s", c.member, got, c.want)
+		}
+	}
+}

@@ -339,9 +339,17 @@ func (imp *b3TreeImporter) tree(key string, o *object, label string) {
 	if label == "" {
 		base = "/root"
 	}
+	// behavior3-ts and behavior3lua read a tree file's root alone, so a
+	// project's own flag ("server": true) carries no behaviour and is
+	// ignored as they ignore it; an unknown member holding an object or a
+	// list may be a misspelt overrides or declaration, and is refused.
 	for _, k := range o.keys {
-		if !b3TreeFileKeys[k] {
-			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file", k)
+		if b3TreeFileKeys[k] {
+			continue
+		}
+		switch v := o.m[k].(type) {
+		case *object, []any:
+			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file (holding %s)", k, describe(v))
 		}
 	}
 	// overrides ($override) change the nodes of the subtrees the tree runs;
