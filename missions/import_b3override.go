@@ -44,7 +44,8 @@ type b3NodeInfo struct {
 	name string // the Behavior3 name (for the empty composites)
 }
 
-// maxB3Variants bounds the trees overrides may add to a document.
+// maxB3Variants bounds the trees overrides may add to a document; the
+// nodes the override pass visits are bounded by Limits.Values.
 const maxB3Variants = 1024
 
 // overrides reads a tree file's overrides (version 2's "overrides" or
@@ -160,6 +161,9 @@ func (imp *b3TreeImporter) applyOverrides() {
 	for k, t := range imp.trees {
 		imp.orig[k] = t
 	}
+	imp.memo = map[string]string{}
+	imp.needs = map[string]bool{}
+	imp.needsDone = map[string]bool{}
 	for _, key := range imp.order {
 		if t := imp.orig[key]; t != nil {
 			imp.trees[key], _ = imp.own(t, key)
@@ -213,35 +217,79 @@ func (imp *b3TreeImporter) subtreeFile(n *bt.NodeDef) (string, bool) {
 // trees that run it, outermost first): key itself when their overrides
 // change nothing in it.
 func (imp *b3TreeImporter) variant(key string, incl []string) string {
+	patched := false
 	for _, k := range incl {
 		if k == key {
 			return key // recursion: the compiler reports it
 		}
+		patched = patched || len(imp.patches[k]) > 0
+	}
+	if !patched && !imp.needsOverrides(key, 0) {
+		return key // no overrides apply in it or in the subtrees it runs
 	}
 	name := key
 	for i := len(incl) - 1; i >= 0; i-- {
 		name += "<" + incl[i]
 	}
-	if _, done := imp.trees[name]; done {
-		return name
+	if v, done := imp.memo[name]; done {
+		return v
+	}
+	if imp.tooLarge {
+		return key
 	}
 	if imp.variants >= maxB3Variants {
 		imp.ps.add("", CodeTooLarge, "subtree overrides make more than %d variants of subtrees", maxB3Variants)
+		imp.tooLarge = true
 		return key
 	}
+	imp.memo[name] = key // while it is made (a recursion is the compiler's to report)
 	root, changed, _ := imp.patched(imp.orig[key], key, name, incl)
-	if !changed {
+	if !changed || imp.tooLarge {
 		return key
 	}
 	imp.variants++
 	imp.trees[name] = root
+	imp.memo[name] = name
 	return name
+}
+
+// needsOverrides reports whether tree file key or a subtree file it runs
+// has overrides.
+func (imp *b3TreeImporter) needsOverrides(key string, depth int) bool {
+	if imp.needsDone[key] || depth > maxB3Files {
+		return imp.needs[key]
+	}
+	imp.needsDone[key] = true // a recursion counts as not needing
+	need := len(imp.patches[key]) > 0
+	var walk func(n *bt.NodeDef)
+	walk = func(n *bt.NodeDef) {
+		if n == nil || need {
+			return
+		}
+		if sub, ok := imp.subtreeFile(n); ok {
+			need = imp.needsOverrides(sub, depth+1)
+			return
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(imp.orig[key])
+	imp.needs[key] = need
+	return need
 }
 
 // patched copies node n of tree file key into the variant name, applying
 // the overrides of incl; it reports whether anything changed and whether
 // the node is disabled.
 func (imp *b3TreeImporter) patched(n *bt.NodeDef, key, name string, incl []string) (*bt.NodeDef, bool, bool) {
+	if imp.work++; imp.work > imp.ps.lim.Values && !imp.tooLarge {
+		imp.ps.add("", CodeTooLarge, "subtree overrides expand the trees to more than %d nodes", imp.ps.lim.Values)
+		imp.tooLarge = true
+	}
+	if imp.tooLarge {
+		return n, false, false
+	}
 	info := imp.info[n]
 	c := *n
 	changed := false
@@ -318,12 +366,13 @@ func b3Overrides(d *Document, v string, out map[string]any) {
 			from = base + "<" + rest[:i]
 		}
 	}
-	b3Diff(d, d.Trees[v], d.Trees[from], out)
+	b3Diff(d, d.Trees[v], d.Trees[from], out, map[[2]string]bool{})
 }
 
 // b3Diff adds to out the override of every node of baseline b that v
-// changes; nodes are matched by the uuid of their ids.
-func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any) {
+// changes; nodes are matched by the uuid of their ids. seen holds the
+// pairs of subtrees compared (subtree files may run each other).
+func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]string]bool) {
 	if v == nil || b == nil {
 		return
 	}
@@ -361,8 +410,9 @@ func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any) {
 	if v.Type == "SubTree" && b.Type == "SubTree" && len(v.Children) == 0 {
 		vt, _ := v.Params["tree"].(string)
 		bk, _ := b.Params["tree"].(string)
-		if vt != bk {
-			b3Diff(d, d.Trees[vt], d.Trees[bk], out)
+		if pair := [2]string{vt, bk}; vt != bk && !seen[pair] {
+			seen[pair] = true
+			b3Diff(d, d.Trees[vt], d.Trees[bk], out, seen)
 		}
 		return
 	}
@@ -382,11 +432,11 @@ func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any) {
 		}
 		cu := b3UUID(c.ID)
 		if vc, ok := byUUID[cu]; ok && cu != "" {
-			b3Diff(d, vc, c, out)
+			b3Diff(d, vc, c, out, seen)
 		} else if cu != "" {
 			out[cu] = map[string]any{"disabled": true}
 		} else if i < len(v.Children) {
-			b3Diff(d, v.Children[i], c, out)
+			b3Diff(d, v.Children[i], c, out, seen)
 		}
 	}
 }

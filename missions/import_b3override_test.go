@@ -174,3 +174,81 @@ func TestB3TreeOverrideProblems(t *testing.T) {
 		}
 	}
 }
+
+// FuzzB3Overrides feeds a tree file and the subtree file it runs (each
+// with overrides) to the importer: a problem is located, never a panic,
+// and a tree that loads exports to a file that reads back as the same
+// trees.
+func FuzzB3Overrides(f *testing.F) {
+	f.Add([]byte(b3File("main", `{"s-a": {"args": {"x": 1}, "desc": "d"}, "s2-b": {"disabled": true}}`,
+		`{"id": "1", "uuid": "m", "name": "Sequence", "children": [{"id": "2", "uuid": "m-s", "name": "Sequence", "path": "sub.json"}]}`)),
+		[]byte(b3File("sub", `{"s2-b": {"output": ["o"]}}`,
+			`{"id": "1", "uuid": "s", "name": "Selector", "children": [{"id": "2", "uuid": "s-a", "name": "Attack", "input": ["i"]},
+			  {"id": "3", "uuid": "s-sub", "name": "Sequence", "path": "sub.json"}, {"id": "4", "uuid": "s2-b", "name": "Log"}]}`)))
+	dir := filepath.Join(os.TempDir(), "botd-fuzz-b3-absent")
+	f.Fuzz(func(t *testing.T, main, sub []byte) {
+		read := func(p string) ([]byte, error) {
+			if filepath.Base(p) == "sub.json" {
+				return sub, nil
+			}
+			return nil, os.ErrNotExist
+		}
+		decode := func(data []byte) (*Document, *problems) {
+			ps := &problems{lim: Limits{Values: 2000, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
+			v, ok := parseJSON(data, ps)
+			if !ok {
+				return nil, ps
+			}
+			o, isObj := v.(*object)
+			if !isObj || !isB3Tree(o) {
+				return nil, nil
+			}
+			return decodeB3TreeFrom(o, filepath.Join(dir, "main.json"), false, read, ps), ps
+		}
+		d, ps := decode(main)
+		if ps == nil {
+			return
+		}
+		checkOutcome(t, d, ps)
+		if ps.err() != nil {
+			return
+		}
+		out, err := ExportB3Tree(d)
+		if err != nil {
+			return // a recursion: the compiler's to report
+		}
+		d2, ps2 := decode(out)
+		if ps2 == nil || ps2.err() != nil {
+			t.Fatalf("the export does not read back: %v\n%s", ps2, out)
+		}
+		if !reflect.DeepEqual(d.Trees, d2.Trees) {
+			t.Fatalf("the export reads back as other trees:\n%s", out)
+		}
+	})
+}
+
+// Subtree files that run each other make a variant per chain of including
+// trees: the work is bounded (Limits.Values nodes visited, 1024
+// variants), past which the import is refused.
+func TestB3TreeOverridesBounded(t *testing.T) {
+	names := []string{"a", "b", "c", "d", "e", "f", "g"}
+	files := map[string]string{}
+	for _, n := range names {
+		var kids, overrides []string
+		for _, m := range names {
+			if m != n {
+				kids = append(kids, `{"id": "`+m+`", "uuid": "`+n+`-`+m+`", "name": "Sequence", "path": "`+m+`.json"}`)
+				overrides = append(overrides, `"`+m+`-x": {"desc": "changed by `+n+`"}`)
+			}
+		}
+		kids = append(kids, `{"id": "x", "uuid": "`+n+`-x", "name": "Attack"}`)
+		files[n+".json"] = b3File(n, `{`+strings.Join(overrides, ", ")+`}`,
+			`{"id": "1", "uuid": "`+n+`-root", "name": "Selector", "children": [`+strings.Join(kids, ", ")+`]}`)
+	}
+	dir := b3Files(t, files)
+	_, err := DecodeFile(filepath.Join(dir, "workspace.b3-workspace"), Limits{Values: 20_000}, nil)
+	got := problemLines(err)
+	if !strings.Contains(got, CodeTooLarge) || !strings.Contains(got, "subtree overrides") {
+		t.Errorf("got %s", got)
+	}
+}

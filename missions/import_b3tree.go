@@ -134,22 +134,32 @@ type b3TreeImporter struct {
 	// overrides by uuid, the imported nodes' uuids and names, the uuids of
 	// the disabled nodes (where they are), the trees as read, and the
 	// variants made.
-	patches  map[string]map[string]*b3Patch
-	info     map[*bt.NodeDef]b3NodeInfo
-	disabled map[string]string
-	orig     map[string]*bt.NodeDef
-	variants int
-	cur      string // the tree file being read
+	patches   map[string]map[string]*b3Patch
+	info      map[*bt.NodeDef]b3NodeInfo
+	disabled  map[string]string
+	orig      map[string]*bt.NodeDef
+	memo      map[string]string // variant name -> the tree to run
+	needs     map[string]bool   // a tree file or its subtrees have overrides
+	needsDone map[string]bool
+	variants  int
+	work      int // nodes the override pass visited
+	tooLarge  bool
+	cur       string // the tree file being read
 }
 
 type b3Pending struct{ key, from string }
 
 // decodeB3Tree imports a tree file (workspace false) or a workspace.
 func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Document {
+	return decodeB3TreeFrom(o, file, workspace, os.ReadFile, ps)
+}
+
+// decodeB3TreeFrom is decodeB3Tree reading the other tree files with read.
+func decodeB3TreeFrom(o *object, file string, workspace bool, read func(string) ([]byte, error), ps *problems) *Document {
 	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{},
 		patches: map[string]map[string]*b3Patch{}, info: map[*bt.NodeDef]b3NodeInfo{}, disabled: map[string]string{}}
 	if file != "" {
-		imp.read = os.ReadFile
+		imp.read = read
 		imp.dir = b3WorkspaceDir(file, workspace)
 	}
 	d := &Document{Format: Format}
