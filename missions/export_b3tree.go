@@ -97,7 +97,7 @@ func (e *b3TreeExporter) node(n *bt.NodeDef, stack []string) (*b3TreeNodeOut, er
 		return nil, fmt.Errorf("a null node")
 	}
 	e.ids++
-	out := &b3TreeNodeOut{ID: strconv.Itoa(e.ids), Name: n.Type, Desc: n.Name, UUID: b3UUID(n.ID)}
+	out := &b3TreeNodeOut{ID: strconv.Itoa(e.ids), Name: n.Type, Desc: n.Name, UUID: b3UUID(e.d, n.ID)}
 	e.uuids = e.uuids || out.UUID != ""
 	typeName := n.Type
 	if nt, ok := e.reg.Lookup(n.Type); ok {

@@ -376,8 +376,8 @@ func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]strin
 	if v == nil || b == nil {
 		return
 	}
-	u := b3UUID(b.ID)
-	if u != "" && b3UUID(v.ID) == u {
+	u := b3UUID(d, b.ID)
+	if u != "" && b3UUID(d, v.ID) == u {
 		p := map[string]any{}
 		if v.Name != b.Name {
 			p["desc"] = v.Name
@@ -421,7 +421,7 @@ func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]strin
 	byUUID := map[string]*bt.NodeDef{}
 	for _, c := range v.Children {
 		if c != nil {
-			if cu := b3UUID(c.ID); cu != "" {
+			if cu := b3UUID(d, c.ID); cu != "" {
 				byUUID[cu] = c
 			}
 		}
@@ -430,7 +430,7 @@ func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]strin
 		if c == nil {
 			continue
 		}
-		cu := b3UUID(c.ID)
+		cu := b3UUID(d, c.ID)
 		if vc, ok := byUUID[cu]; ok && cu != "" {
 			b3Diff(d, vc, c, out, seen)
 		} else if cu != "" {
@@ -441,10 +441,11 @@ func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]strin
 	}
 }
 
-// b3UUID is the uuid kept in a node id "<tree>#<uuid>", or "".
-func b3UUID(id string) string {
+// b3UUID is the uuid kept in a node id "<tree>#<uuid>" (the tree one of
+// d's), or "".
+func b3UUID(d *Document, id string) string {
 	i := strings.LastIndex(id, "#")
-	if i < 0 || !strings.HasSuffix(id[:i], ".json") {
+	if i < 0 || d.Trees[id[:i]] == nil {
 		return ""
 	}
 	return id[i+1:]

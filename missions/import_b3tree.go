@@ -22,8 +22,8 @@ import (
 // on every node), and a workspace file (*.b3-workspace, formerly
 // workspace.json) {"files": [{"path", "desc"}], "settings"} listing the
 // tree files, relative to it; a version 2 workspace holds only settings,
-// its trees being every .json file under its folder. A node's name is its type, desc its label, args its
-// parameters; input and output (blackboard variable names) are kept as
+// its trees being every .json file under its folder. A node's name is its
+// type, desc its label, args its parameters; input and output (blackboard variable names) are kept as
 // the parameters input and output. A node with a path runs the tree of
 // that file (relative to the workspace: the nearest directory above the
 // file holding a *.b3-workspace, else the file's own directory): it
@@ -144,7 +144,8 @@ type b3TreeImporter struct {
 	variants  int
 	work      int // nodes the override pass visited
 	tooLarge  bool
-	cur       string // the tree file being read
+	cur       string          // the tree file being read
+	ids       map[string]bool // the node ids given
 }
 
 type b3Pending struct{ key, from string }
@@ -157,7 +158,7 @@ func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Documen
 // decodeB3TreeFrom is decodeB3Tree reading the other tree files with read.
 func decodeB3TreeFrom(o *object, file string, workspace bool, read func(string) ([]byte, error), ps *problems) *Document {
 	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{},
-		patches: map[string]map[string]*b3Patch{}, info: map[*bt.NodeDef]b3NodeInfo{}, disabled: map[string]string{}}
+		patches: map[string]map[string]*b3Patch{}, info: map[*bt.NodeDef]b3NodeInfo{}, disabled: map[string]string{}, ids: map[string]bool{}}
 	if file != "" {
 		imp.read = read
 		imp.dir = b3WorkspaceDir(file, workspace)
@@ -386,10 +387,12 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 	}
 	n := &bt.NodeDef{Type: name, Name: strings.TrimSpace(o.str("desc"))}
 	n.Type = b3TreeImportName(name)
-	// Version 2's uuid names the node in overrides; it is kept in the id.
+	// Version 2's uuid names the node in overrides; it is kept in the id
+	// (but for a uuid the file repeats, which the ids may not).
 	uuid, _ := o.m["uuid"].(string)
-	if uuid != "" {
-		n.ID = imp.cur + "#" + uuid
+	if id := imp.cur + "#" + uuid; uuid != "" && !strings.Contains(uuid, "#") && !imp.ids[id] {
+		n.ID = id
+		imp.ids[id] = true
 	}
 	defer func() { imp.info[n] = b3NodeInfo{uuid: uuid, name: name} }()
 	if args, ok := o.m["args"].(*object); ok {

@@ -78,3 +78,25 @@ func TestB3TreeVersion2(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// A uuid a file repeats names both nodes in overrides, but only the first
+// keeps it in its id (ids are unique); the tree loads and round-trips.
+func TestB3TreeRepeatedUUID(t *testing.T) {
+	src := `{"version": "2.1.0", "name": "t", "overrides": {}, "root": {"id": "1", "uuid": "r", "name": "Sequence", "children": [
+	  {"id": "2", "uuid": "dup", "name": "Attack"}, {"id": "3", "uuid": "dup", "name": "Heal"}]}}`
+	d := mustDecode(t, []byte(src))
+	kids := d.Trees["main"].Children
+	if kids[0].ID != "main#dup" || kids[1].ID != "" {
+		t.Errorf("ids %q %q", kids[0].ID, kids[1].ID)
+	}
+	if _, err := d.Compile(Options{Substitutions: starSucceed(t)}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ExportB3Tree(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2 := mustDecode(t, out); !reflect.DeepEqual(d.Trees, d2.Trees) {
+		t.Errorf("round trip differs:\n%s", out)
+	}
+}
