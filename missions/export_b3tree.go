@@ -8,8 +8,27 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// b3TreeVersion is the editor format version ExportB3Tree writes.
-const b3TreeVersion = "1.9.0"
+// b3TreeVersion is the editor format version ExportB3Tree writes;
+// b3TreeVersion2 the one it writes for a tree whose nodes have uuids.
+const (
+	b3TreeVersion  = "1.9.0"
+	b3TreeVersion2 = "2.1.0"
+)
+
+// b3TreeFileOut2 is a tree file of version 2 of the format.
+type b3TreeFileOut2 struct {
+	Version   string         `json:"version"`
+	Name      string         `json:"name"`
+	Root      *b3TreeNodeOut `json:"root"`
+	Group     []string       `json:"group"`
+	Variables b3Variables    `json:"variables"`
+	Overrides map[string]any `json:"overrides"`
+}
+
+type b3Variables struct {
+	Imports []string         `json:"imports"`
+	Locals  []map[string]any `json:"locals"`
+}
 
 type b3TreeFileOut struct {
 	Version string           `json:"version"`
@@ -22,6 +41,7 @@ type b3TreeFileOut struct {
 
 type b3TreeNodeOut struct {
 	ID       string           `json:"id"`
+	UUID     string           `json:"uuid,omitempty"`
 	Name     string           `json:"name"`
 	Desc     string           `json:"desc,omitempty"`
 	Args     map[string]any   `json:"args,omitempty"`
@@ -38,14 +58,17 @@ type b3TreeNodeOut struct {
 // reactive Sequence is written ReactiveSequence), the others keep their
 // botd names. A SubTree of a tree imported from another tree file is
 // written as a node with that file's path; the other subtrees are
-// inlined. The initial blackboard and the mission settings have no place
-// in the format and are not written.
+// inlined. A tree imported from a file of version 2 is written in that
+// version, with its nodes' uuids and the overrides that make the variants
+// of subtree files it runs (import_b3override.go). The initial blackboard
+// and the mission settings have no place in the format and are not
+// written.
 func ExportB3Tree(d *Document) ([]byte, error) {
 	root := d.Trees[d.Main]
 	if root == nil {
 		return nil, fmt.Errorf("no main tree %q", d.Main)
 	}
-	e := &b3TreeExporter{d: d, reg: defaultRegistry()}
+	e := &b3TreeExporter{d: d, reg: defaultRegistry(), overrides: map[string]any{}}
 	n, err := e.node(root, []string{d.Main})
 	if err != nil {
 		return nil, err
@@ -54,13 +77,19 @@ func ExportB3Tree(d *Document) ([]byte, error) {
 	if name == "" {
 		name = d.Main
 	}
+	if e.uuids || len(e.overrides) > 0 {
+		return marshalJSON(&b3TreeFileOut2{Version: b3TreeVersion2, Name: name, Root: n, Group: []string{},
+			Variables: b3Variables{Imports: []string{}, Locals: []map[string]any{}}, Overrides: e.overrides}, "  ")
+	}
 	return marshalJSON(&b3TreeFileOut{Version: b3TreeVersion, Name: name, Root: n, Group: []string{}, Import: []string{}, Vars: []map[string]any{}}, "  ")
 }
 
 type b3TreeExporter struct {
-	d   *Document
-	reg *bt.Registry
-	ids int
+	d         *Document
+	reg       *bt.Registry
+	ids       int
+	uuids     bool           // a node has a uuid
+	overrides map[string]any // uuid -> changes, for the subtree variants run
 }
 
 func (e *b3TreeExporter) node(n *bt.NodeDef, stack []string) (*b3TreeNodeOut, error) {
@@ -68,7 +97,8 @@ func (e *b3TreeExporter) node(n *bt.NodeDef, stack []string) (*b3TreeNodeOut, er
 		return nil, fmt.Errorf("a null node")
 	}
 	e.ids++
-	out := &b3TreeNodeOut{ID: strconv.Itoa(e.ids), Name: n.Type, Desc: n.Name}
+	out := &b3TreeNodeOut{ID: strconv.Itoa(e.ids), Name: n.Type, Desc: n.Name, UUID: b3UUID(e.d, n.ID)}
+	e.uuids = e.uuids || out.UUID != ""
 	typeName := n.Type
 	if nt, ok := e.reg.Lookup(n.Type); ok {
 		typeName = nt.Name
@@ -87,9 +117,12 @@ func (e *b3TreeExporter) node(n *bt.NodeDef, stack []string) (*b3TreeNodeOut, er
 				return nil, fmt.Errorf("recursive subtree: %s -> %s", strings.Join(stack, " -> "), tree)
 			}
 		}
-		if strings.HasSuffix(tree, ".json") {
-			out.Path = tree
-			out.Name = e.b3Name(t.Type)
+		if base, _, variant := strings.Cut(tree, "<"); strings.HasSuffix(base, ".json") && e.d.Trees[base] != nil {
+			out.Path = base
+			out.Name = e.b3Name(e.d.Trees[base].Type)
+			if variant {
+				b3Overrides(e.d, tree, e.overrides)
+			}
 			return out, nil
 		}
 		// Inline the tree, keeping the SubTree's label.

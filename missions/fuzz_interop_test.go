@@ -15,7 +15,8 @@ import (
 // imports: the export must read back.
 func FuzzB3Tree(f *testing.F) {
 	seedFiles(f, filepath.Join(corpusDir, "behavior3-ts", "*.json"), filepath.Join(corpusDir, "behavior3editor", "workdir", "*.json"),
-		filepath.Join(corpusDir, "behavior3editor", "*.b3-workspace"))
+		filepath.Join(corpusDir, "behavior3editor", "*.b3-workspace"), filepath.Join(corpusDir, "vscode-behavior3", "vars", "*.json"),
+		filepath.Join(corpusDir, "behavior3lua", "trees", "*.json"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ps := &problems{lim: Limits{Values: 2000, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
 		v, ok := parseJSON(data, ps)

@@ -58,6 +58,15 @@ var (
 	b3Decorators = map[string]string{"ForceSuccess": "Succeeder", "ForceFailure": "Failer"}
 )
 
+// b3Empty are behavior3js's composites, which run without children (the
+// editor saves one before its children are linked): what they return then,
+// a leaf of that status. Its decorators without a child return ERROR when
+// ticked; botd refuses them when the mission is loaded.
+var b3Empty = map[string]string{
+	"Sequence": "Succeed", "MemSequence": "Succeed", // every child (none) succeeded
+	"Priority": "Fail", "MemPriority": "Fail", // no child succeeded
+}
+
 // b3NodeKeys are the members of a Behavior3 0.3 node: read, or the
 // editor's layout and documentation (display, description).
 var b3NodeKeys = map[string]bool{
@@ -270,6 +279,8 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 	} else if to, ok := b3Leaves[name]; ok && len(n.Children) == 0 {
 		n.Type = to
 	} else if to, ok := b3Decorators[name]; ok && len(n.Children) > 0 {
+		n.Type = to
+	} else if to, ok := b3Empty[name]; ok && len(n.Children) == 0 && n.Params == nil {
 		n.Type = to
 	}
 	// Default titles ("Repeat <maxLoop>x", a subtree's own title) say

@@ -17,10 +17,13 @@ import (
 //	node: {"id", "name", "desc", "args", "input", "output", "children",
 //	       "path", "disabled", "debug"}
 //
-// and a workspace file (*.b3-workspace, formerly workspace.json)
-// {"files": [{"path", "desc"}], "settings"} listing the tree files,
-// relative to it. A node's name is its type, desc its label, args its
-// parameters; input and output (blackboard variable names) are kept as
+// (version 2 of the format, written by the editor for VS Code, has
+// "variables" for vars and import, "overrides" for $override and a "uuid"
+// on every node), and a workspace file (*.b3-workspace, formerly
+// workspace.json) {"files": [{"path", "desc"}], "settings"} listing the
+// tree files, relative to it; a version 2 workspace holds only settings,
+// its trees being every .json file under its folder. A node's name is its
+// type, desc its label, args its parameters; input and output (blackboard variable names) are kept as
 // the parameters input and output. A node with a path runs the tree of
 // that file (relative to the workspace: the nearest directory above the
 // file holding a *.b3-workspace, else the file's own directory): it
@@ -37,9 +40,11 @@ var b3TreeAliases = map[string]string{
 	"JustSuccess": "Succeed", "JustFailure": "Fail",
 }
 
-// b3TreeBuiltins are behavior3-ts's built-in node names. Those botd also
-// has with another meaning (Wait counts the context's time unit, Check
-// evaluates an expression, ...) are imported as "Behavior3.<name>": an
+// b3TreeBuiltins are the built-in node names of behavior3-ts (current and
+// earlier versions) and behavior3lua. Those botd also has with another
+// meaning (Wait counts the context's time unit, Check evaluates an
+// expression, RepeatUntilFailure fails once maxLoop runs succeeded, ...)
+// are imported as "Behavior3.<name>": an
 // unknown type, for a substitution to stand in for, and written back
 // without the prefix. botd's own types of those names are written
 // "botd.<name>", which reads back as botd's.
@@ -48,7 +53,8 @@ var b3TreeBuiltins = map[string]bool{}
 func init() {
 	for _, n := range strings.Fields(`Calculate Concat GetField JustFailure JustSuccess Let Log Math Now Push RandomIndex SetField
 		WaitForEvent Wait IfElse Parallel Race Selector Sequence Switch Watchdog Check Includes IsNull NotNull AlwaysFailure
-		AlwaysRunning AlwaysSuccess Assert Delay Filter ForEach Invert Listen Once Repeat RetryUntilFailure RetryUntilSuccess Timeout`) {
+		AlwaysRunning AlwaysSuccess Assert Delay Filter ForEach Invert Listen Once Repeat RetryUntilFailure RetryUntilSuccess Timeout
+		Assign Clear Cmp Index IsStatus Loop Random RepeatUntilFailure RepeatUntilSuccess WaitForCount AlwaysFail`) {
 		b3TreeBuiltins[n] = true
 	}
 }
@@ -75,6 +81,7 @@ func b3TreeImportName(name string) string {
 var b3TreeNodeKeys = map[string]bool{
 	"id": true, "name": true, "desc": true, "args": true, "input": true, "output": true, "children": true,
 	"path": true, "disabled": true, "debug": true, "$id": true, "$mtime": true, "$size": true, "$status": true,
+	"uuid": true, // version 2: the node's stable identity, which overrides name
 }
 
 // isB3Tree reports whether o is a tree file of the current editor.
@@ -89,13 +96,17 @@ func isB3Tree(o *object) bool {
 }
 
 // isB3Workspace reports whether o is the editor's workspace file: the
-// current {"files": [...]} or the 2020 desktop editor's workspace.json
-// {"workdir", "nodeConfPath", "isRelative"}, whose trees are every .json
-// file under workdir.
+// current {"files": [...]}, version 2's {"settings": {...}} (whose trees
+// are every .json file under its folder) or the 2020 desktop editor's
+// workspace.json {"workdir", "nodeConfPath", "isRelative"}, whose trees
+// are every .json file under workdir.
 func isB3Workspace(o *object) bool {
 	if _, ok := o.m["workdir"].(string); ok {
 		_, conf := o.get("nodeConfPath")
 		return conf
+	}
+	if _, ok := o.m["settings"].(*object); ok && len(o.keys) == 1 {
+		return true
 	}
 	files, ok := o.m["files"].([]any)
 	if !ok {
@@ -119,15 +130,37 @@ type b3TreeImporter struct {
 	// pending are the tree files still to read, with the node that asked.
 	pending []b3Pending
 	bytes   int
+	// Subtree overrides (import_b3override.go): each tree file's
+	// overrides by uuid, the imported nodes' uuids and names, the uuids of
+	// the disabled nodes (where they are), the trees as read, and the
+	// variants made.
+	patches   map[string]map[string]*b3Patch
+	info      map[*bt.NodeDef]b3NodeInfo
+	disabled  map[string]string
+	orig      map[string]*bt.NodeDef
+	memo      map[string]string // variant name -> the tree to run
+	needs     map[string]bool   // a tree file or its subtrees have overrides
+	needsDone map[string]bool
+	variants  int
+	work      int // nodes the override pass visited
+	tooLarge  bool
+	cur       string          // the tree file being read
+	ids       map[string]bool // the node ids given
 }
 
 type b3Pending struct{ key, from string }
 
 // decodeB3Tree imports a tree file (workspace false) or a workspace.
 func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Document {
-	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{}}
+	return decodeB3TreeFrom(o, file, workspace, os.ReadFile, ps)
+}
+
+// decodeB3TreeFrom is decodeB3Tree reading the other tree files with read.
+func decodeB3TreeFrom(o *object, file string, workspace bool, read func(string) ([]byte, error), ps *problems) *Document {
+	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{},
+		patches: map[string]map[string]*b3Patch{}, info: map[*bt.NodeDef]b3NodeInfo{}, disabled: map[string]string{}, ids: map[string]bool{}}
 	if file != "" {
-		imp.read = os.ReadFile
+		imp.read = read
 		imp.dir = b3WorkspaceDir(file, workspace)
 	}
 	d := &Document{Format: Format}
@@ -138,7 +171,9 @@ func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Documen
 			return nil
 		}
 		if wd, ok := o.m["workdir"].(string); ok {
-			files = b3WorkdirFiles(imp.dir, wd, ps)
+			files = b3WorkdirFiles(imp.dir, wd, "/workdir", ps)
+		} else if _, listed := o.get("files"); !listed {
+			files = b3WorkdirFiles(imp.dir, ".", "", ps)
 		}
 		for i, f := range files {
 			fo, ok := f.(*object)
@@ -163,6 +198,7 @@ func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Documen
 		d.Name = o.str("name")
 	}
 	imp.drain()
+	imp.applyOverrides()
 	if len(imp.order) == 0 {
 		return nil
 	}
@@ -180,25 +216,43 @@ func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Documen
 	return d
 }
 
-// b3WorkdirFiles lists the .json files under a 2020 workspace's workdir
-// as the "files" entries of a current workspace.
-func b3WorkdirFiles(dir, workdir string, ps *problems) []any {
+// b3WorkdirFiles lists the tree files under a 2020 workspace's workdir, or
+// under a version 2 workspace's folder, as the "files" entries of a
+// current workspace: the .json files but those the editor skips (tooling
+// files, and the .vscode, .git, node_modules, dist and build folders).
+func b3WorkdirFiles(dir, workdir, at string, ps *problems) []any {
 	var out []any
 	root := filepath.Join(dir, filepath.FromSlash(workdir))
 	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !e.IsDir() && strings.HasSuffix(p, ".json") && len(out) <= maxB3Files {
+		if e.IsDir() && p != root && b3SkipDirs[strings.ToLower(e.Name())] {
+			return filepath.SkipDir
+		}
+		if !e.IsDir() && strings.HasSuffix(strings.ToLower(p), ".json") && !b3SkipFile(e.Name()) && len(out) <= maxB3Files {
 			rel, _ := filepath.Rel(dir, p)
 			out = append(out, &object{keys: []string{"path"}, m: map[string]any{"path": filepath.ToSlash(rel)}})
 		}
 		return nil
 	})
 	if err != nil {
-		ps.invalid("/workdir", "%v", err)
+		ps.invalid(at, "%v", err)
 	}
 	return out
+}
+
+// The folders and files the editor does not take for tree files.
+var b3SkipDirs = map[string]bool{".vscode": true, ".git": true, "node_modules": true, "dist": true, "build": true}
+
+func b3SkipFile(name string) bool {
+	switch n := strings.ToLower(name); {
+	case n == "package.json", n == "package-lock.json", n == "jsconfig.json", n == "components.json":
+		return true
+	case n == "tsconfig.json", strings.HasPrefix(n, "tsconfig.") && strings.HasSuffix(n, ".json"):
+		return true
+	}
+	return false
 }
 
 // b3WorkspaceDir is the directory tree paths are relative to.
@@ -284,6 +338,7 @@ func (imp *b3TreeImporter) drain() {
 var b3TreeFileKeys = map[string]bool{
 	"version": true, "name": true, "desc": true, "prefix": true, "export": true, "group": true, "import": true,
 	"vars": true, "custom": true, "root": true, "firstid": true, "$override": true,
+	"variables": true, "overrides": true, // version 2's vars and import, and $override
 }
 
 // tree converts one tree file's root under key; label prefixes the
@@ -295,16 +350,23 @@ func (imp *b3TreeImporter) tree(key string, o *object, label string) {
 	if label == "" {
 		base = "/root"
 	}
+	// behavior3-ts and behavior3lua read a tree file's root alone, so a
+	// project's own flag ("server": true) carries no behaviour and is
+	// ignored as they ignore it; an unknown member holding an object or a
+	// list may be a misspelt overrides or declaration, and is refused.
 	for _, k := range o.keys {
-		if !b3TreeFileKeys[k] {
-			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file", k)
+		if b3TreeFileKeys[k] {
+			continue
+		}
+		switch v := o.m[k].(type) {
+		case *object, []any:
+			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file (holding %s)", k, describe(v))
 		}
 	}
-	// $override changes the nodes of subtrees (their args, input, output,
-	// disabled) from the including tree: not read yet, so refused.
-	if ov, ok := o.m["$override"].(*object); ok && len(ov.keys) > 0 {
-		imp.ps.invalid(label+ptr("", "$override"), "overrides of subtree nodes are not supported; edit the subtree file instead")
-	}
+	// overrides ($override) change the nodes of the subtrees the tree runs;
+	// they are applied once every tree file is read.
+	imp.overrides(key, o, label)
+	imp.cur = key
 	imp.trees[key] = imp.node(root, base, 0)
 }
 
@@ -325,6 +387,14 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 	}
 	n := &bt.NodeDef{Type: name, Name: strings.TrimSpace(o.str("desc"))}
 	n.Type = b3TreeImportName(name)
+	// Version 2's uuid names the node in overrides; it is kept in the id
+	// (but for a uuid the file repeats, which the ids may not).
+	uuid, _ := o.m["uuid"].(string)
+	if id := imp.cur + "#" + uuid; uuid != "" && !strings.Contains(uuid, "#") && !imp.ids[id] {
+		n.ID = id
+		imp.ids[id] = true
+	}
+	defer func() { imp.info[n] = b3NodeInfo{uuid: uuid, name: name} }()
 	if args, ok := o.m["args"].(*object); ok {
 		n.Params = normalizeMap(args, ptr(path, "args"), ps)
 	} else if a, ok := o.get("args"); ok && a != nil {
@@ -364,7 +434,8 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 		key = filepath.ToSlash(filepath.Clean(filepath.FromSlash(key)))
 		imp.used[key] = true
 		imp.want(key, ptr(path, "path"))
-		return &bt.NodeDef{Type: "SubTree", Name: n.Name, Params: map[string]any{"tree": key}}
+		n = &bt.NodeDef{Type: "SubTree", ID: n.ID, Name: n.Name, Params: map[string]any{"tree": key}}
+		return n
 	}
 	if v, ok := o.get("children"); ok {
 		kids, isL := v.([]any)
@@ -379,6 +450,7 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 				continue
 			}
 			if b, _ := ko.m["disabled"].(bool); b {
+				imp.disabledUUIDs(ko, depth+1)
 				continue
 			}
 			if c := imp.node(ko, kp, depth+1); c != nil {
@@ -386,7 +458,37 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 			}
 		}
 	}
+	if to, ok := b3TreeEmpty[name]; ok && len(n.Children) == 0 && n.Params == nil {
+		n.Type = to
+	}
 	return n
+}
+
+// disabledUUIDs notes where the uuids of a disabled node and its
+// descendants are (an override may not enable them).
+func (imp *b3TreeImporter) disabledUUIDs(o *object, depth int) {
+	if depth >= imp.ps.lim.Depth {
+		return
+	}
+	if u, _ := o.m["uuid"].(string); u != "" {
+		imp.disabled[u] = imp.cur
+	}
+	kids, _ := o.m["children"].([]any)
+	for _, k := range kids {
+		if ko, ok := k.(*object); ok {
+			imp.disabledUUIDs(ko, depth+1)
+		}
+	}
+}
+
+// b3TreeEmpty are the behavior3-ts and behavior3lua composites that run
+// without children (the editor saves a composite before its children are
+// added; disabling every child leaves one too): what they return then, a
+// leaf of that status. Their other composites (IfElse, Watchdog) refuse
+// to build without their children, as botd does.
+var b3TreeEmpty = map[string]string{
+	"Sequence": "Succeed", "Parallel": "Succeed", // every child (none) succeeded
+	"Selector": "Fail", "Race": "Fail", "Switch": "Fail", // no child succeeded
 }
 
 // b3TreeExportNames are b3TreeAliases read right to left.
