@@ -1,6 +1,9 @@
 package bt
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // What the node types ported from BehaviorTree.CPP and Nav2 share.
 
@@ -19,6 +22,18 @@ func countOf(a *Agent, p Num) (int64, bool) {
 		return 0, false
 	}
 	return int64(v), true
+}
+
+// badCount says why countOf failed, for the error event.
+func badCount(a *Agent, p Num) string {
+	if p.Slot == NoSlot {
+		return fmt.Sprintf("%v is not a whole number", p.V)
+	}
+	name := a.BB.Key(p.Slot).Name
+	if _, ok := p.Get(a); !ok {
+		return fmt.Sprintf("%q is not set (or not a number)", name)
+	}
+	return fmt.Sprintf("%q is not a whole number", name)
 }
 
 // checkWhole reports a constant count parameter that is not a whole number.

@@ -43,6 +43,7 @@ func (l *btLoop) Open(a *Agent, n *Node) { *l.done.Of(a, n) = 0 }
 func (l *btLoop) Tick(a *Agent, n *Node) Status {
 	count, ok := countOf(a, l.count)
 	if !ok {
+		a.Emit(n.Index, "error", badCount(a, l.count))
 		return Error
 	}
 	done := l.done.Of(a, n)

@@ -100,3 +100,33 @@ func TestBTCPPBlackboardCheck(t *testing.T) {
 	wantStatus(t, "tick 2", r.tick(), bt.Failure)
 	r.wantKeys("halted", "true")
 }
+
+// BehaviorTree.CPP 3.8's tests/gtest_blackboard_precondition.cpp: two
+// SetBlackboards, then the check over AlwaysFailure with
+// return_on_mismatch SUCCESS: FAILURE when the values are equal, SUCCESS
+// when they differ.
+func TestBlackboardPreconditionTest(t *testing.T) {
+	for _, tc := range []struct {
+		name, node, a, b string
+		want             bt.Status
+	}{
+		{"IntEquals", "BlackboardCheckInt", "1", "1", bt.Failure},
+		{"IntDoesNotEqual", "BlackboardCheckInt", "1", "2", bt.Success},
+		{"DoubleEquals", "BlackboardCheckDouble", "1.1", "1.1", bt.Failure},
+		{"DoubleDoesNotEqual", "BlackboardCheckDouble", "1.1", "2.1", bt.Success},
+		{"StringEquals", "BlackboardCheckString", "foo", "foo", bt.Failure},
+		{"StringDoesNotEqual", "BlackboardCheckString", "foo", "bar", bt.Success},
+		{"BoolEquals", "BlackboardCheckBool", "true", "true", bt.Failure},
+		{"BoolDoesNotEqual", "BlackboardCheckBool", "true", "false", bt.Success},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			xml := `<root main_tree_to_execute = "MainTree" ><BehaviorTree ID="MainTree"><Sequence>
+			  <SetBlackboard output_key="a" value="` + tc.a + `" />
+			  <SetBlackboard output_key="b" value="` + tc.b + `" />
+			  <` + tc.node + ` value_A="{a}" value_B="{b}" return_on_mismatch="SUCCESS"><AlwaysFailure /></` + tc.node + `>
+			</Sequence></BehaviorTree></root>`
+			r := runBTCPP(t, xml, nil)
+			wantStatus(t, "status", r.tick(), tc.want)
+		})
+	}
+}
