@@ -258,7 +258,7 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 			}
 			if known && !strings.HasPrefix(r.Pattern, "/") && !strings.HasPrefix(r.Pattern, "@") && wildcard(r.Pattern) {
 				// Another framework's leaf of a botd name (foreignLeaf).
-				c.t.standIns = append(c.t.standIns, StandIn{Path: path, Type: typeName, With: describeWith(r.With)})
+				c.t.standIns = append(c.t.standIns, StandIn{Path: path, Type: typeName, With: DescribeStandIn(r.With)})
 			}
 			typeName, params = c.substitute(r, def)
 		}
@@ -277,7 +277,7 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 				}
 				typeName, params = c.substitute(r, def)
 				nt, known = c.reg.Lookup(typeName)
-				c.t.standIns = append(c.t.standIns, StandIn{Path: path, Tree: tree, With: describeWith(r.With)})
+				c.t.standIns = append(c.t.standIns, StandIn{Path: path, Tree: tree, With: DescribeStandIn(r.With)})
 			}
 		}
 	}

@@ -226,8 +226,9 @@ type passThrough struct{}
 
 func (passThrough) Tick(a *Agent, n *Node) Status { return a.Exec(n.Children[0]) }
 
-// describeWith names a stand-in: a Stub's status script, else its type.
-func describeWith(d NodeDef) string {
+// DescribeStandIn names a stand-in as a rule gives it: a Stub's status
+// script, else its type.
+func DescribeStandIn(d NodeDef) string {
 	if s, ok := d.Params["script"].(string); ok && d.Type == "Stub" {
 		return s
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Readers of generic values for the fields of a document: each reports a
@@ -86,7 +88,7 @@ func wholeUint(v any, path string, ps *problems) uint64 {
 func suggest(name string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), k); d < bestD {
+		if d := levenshtein.ComputeDistance(strings.ToLower(name), k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -94,24 +96,4 @@ func suggest(name string, known []string) string {
 		return " (did you mean \"" + best + "\"?)"
 	}
 	return " (known: " + strings.Join(known, ", ") + ")"
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -188,7 +188,7 @@ func (s *Substitutions) addRule(from string, def bt.NodeDef, rule string) error 
 	for _, r := range *s {
 		if r.Pattern == from {
 			if fmt.Sprint(r.With) != fmt.Sprint(def) {
-				return fmt.Errorf("substitution for %q given twice (%s and %s)", from, describeStandIn(r.With), describeStandIn(def))
+				return fmt.Errorf("substitution for %q given twice (%s and %s)", from, bt.DescribeStandIn(r.With), bt.DescribeStandIn(def))
 			}
 			return nil
 		}
@@ -214,11 +214,4 @@ func standIn(to string) (bt.NodeDef, error) {
 		return bt.NodeDef{}, fmt.Errorf("%q is neither a node type nor a status script (Running:3,Success)", to)
 	}
 	return bt.NodeDef{Type: to}, nil
-}
-
-func describeStandIn(d bt.NodeDef) string {
-	if s, ok := d.Params["script"].(string); ok && d.Type == "Stub" {
-		return s
-	}
-	return d.Type
 }
