@@ -82,14 +82,7 @@ func corpusFiles(t *testing.T) []corpusFile {
 // else the first reason it does not.
 func corpusOutcome(t *testing.T, f corpusFile, subs Substitutions) string {
 	path := filepath.Join(corpusDir, filepath.FromSlash(f.path))
-	opts := Options{Substitutions: subs}
-	if f.lib != "" {
-		lib, err := LoadLibrary([]string{f.lib}, Limits{})
-		if err != nil {
-			return "library: " + firstProblem(err)
-		}
-		opts.Library = lib
-	}
+	opts := corpusOptions(t, f, subs)
 	m, err := LoadFile(path, opts)
 	if err != nil {
 		return "load: " + firstProblem(err)
@@ -157,37 +150,74 @@ func TestCorpus(t *testing.T) {
 	}
 	subs := starSucceed(t)
 	var b strings.Builder
-	total, ok := map[string]int{}, map[string]int{}
+	// By format group and by source (the corpus folder): files, files
+	// that load (what botd check -substitute '*=Succeed' accepts), and
+	// files that also run without ERROR and round-trip.
+	total, loads, ok := map[string]int{}, map[string]int{}, map[string]int{}
 	for _, f := range corpusFiles(t) {
 		why := corpusOutcome(t, f, subs)
-		total[f.group]++
+		source := "  " + strings.SplitN(f.path, "/", 2)[0]
+		if strings.HasPrefix(f.path, "robots/") {
+			source = "  other robots"
+		}
+		for _, k := range []string{f.group, f.group + source} {
+			total[k]++
+			if !strings.HasPrefix(why, "load:") {
+				loads[k]++
+			}
+			if why == "" {
+				ok[k]++
+			}
+		}
 		if why == "" {
-			ok[f.group]++
 			why = "ok"
 		}
 		fmt.Fprintf(&b, "%s: %s\n", f.path, why)
 	}
 	groups := sortedKeys(total)
 	fmt.Fprintln(&b)
+	pc := func(n, of int) string { return fmt.Sprintf("%d of %d (%.1f %%)", n, of, 100*float64(n)/float64(of)) }
 	for _, g := range groups {
-		fmt.Fprintf(&b, "%s: %d of %d accepted (%.1f %%)\n", g, ok[g], total[g], 100*float64(ok[g])/float64(total[g]))
+		fmt.Fprintf(&b, "%s: load %s; run and round-trip %s\n", g, pc(loads[g], total[g]), pc(ok[g], total[g]))
 	}
-	resultsPath := filepath.Join(corpusDir, "results.txt")
+	compareResults(t, "results.txt", b.String())
+	for _, g := range groups {
+		t.Logf("%s: %d of %d files load, %d run and round-trip", g, loads[g], total[g], ok[g])
+	}
+}
+
+// compareResults compares the outcomes got with the results file name in
+// the corpus folder; -update rewrites the file first.
+func compareResults(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(corpusDir, name)
 	if *update {
-		if err := os.WriteFile(resultsPath, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(resultsPath)
+	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("corpus outcomes changed (go test -run TestCorpus -update to accept):\n%s", lineDiff(string(want), got))
+	if got != string(want) {
+		t.Errorf("outcomes changed (go test -run %s -update to accept):\n%s", t.Name(), lineDiff(string(want), got))
 	}
-	for _, g := range groups {
-		t.Logf("%s: %d of %d files accepted", g, ok[g], total[g])
+}
+
+// corpusOptions are the options a corpus file loads with: subs, and its
+// folder as the library when it has one.
+func corpusOptions(t *testing.T, f corpusFile, subs Substitutions) Options {
+	t.Helper()
+	opts := Options{Substitutions: subs}
+	if f.lib != "" {
+		lib, err := LoadLibrary([]string{f.lib}, Limits{})
+		if err != nil {
+			t.Fatalf("%s: library: %v", f.path, err)
+		}
+		opts.Library = lib
 	}
+	return opts
 }
 
 // lineDiff lists the lines only one side has.
