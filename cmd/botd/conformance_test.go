@@ -16,7 +16,6 @@ const fixtureDir = "../../../shared/fixtures/btcpp-xml"
 // each must report.
 var fixtureRejected = map[string]string{
 	"btcpp/corpus2.xml":        `params/timeout_ms: unknown parameter "timeout_ms" for Timeout`,
-	"btcpp/corpus3.xml":        `unknown tree "SubTree"`,
 	"btcpp/corpus4.xml":        "Succeeder takes exactly 1 child, got 0",
 	"nav2/nav2_tree_nodes.xml": "a mission needs at least one tree",
 	"btcpp/subtree_test.xml":   `line 4: <include path="subtrees/Talk.xml">`,
