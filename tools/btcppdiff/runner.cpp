@@ -4,7 +4,11 @@
 // Every node type the file's <TreeNodesModel> declares and BehaviorTree.CPP
 // does not know is registered as botd's '*=Succeed' stand-in: an action or
 // condition returns SUCCESS, a decorator passes its child's status through,
-// a control node returns SUCCESS without ticking its children.
+// a control node returns SUCCESS without ticking its children. Their ports
+// are untyped: a real node's types are unknown here, and a guessed type
+// clashes with the typed ports of BT.CPP's nodes on a shared key (the
+// price: BT.CPP's SetBlackboard cannot convert a string into an untyped
+// entry, and throws where the real node's port would have had a type).
 //
 // With -auto it also stands in for the node types used in the file (and
 // its -lib files and includes) that nothing declares, by their shape (no
@@ -279,6 +283,36 @@ void registerUnknown(BT::BehaviorTreeFactory& factory, const std::vector<std::st
         }
         trees.push_back(e->DeepClone(&keep)->ToElement());
       }
+      else if(tag == "TreeNodesModel")
+      {
+        // A file's model may be out of date (BT.CPP ignores it for nodes
+        // its program registers): its ports join those the file uses.
+        for(auto m = e->FirstChildElement(); m != nullptr; m = m->NextSiblingElement())
+        {
+          const char* id = m->Attribute("ID");
+          const std::string kind = m->Name();
+          if(id == nullptr || !isModelTag(kind) || factory.builders().count(id) != 0)
+          {
+            continue;
+          }
+          Shape& shape = shapes[id];
+          if(kind == "Decorator")
+          {
+            shape.children = std::max(shape.children, 1);
+          }
+          else if(kind == "Control")
+          {
+            shape.children = std::max(shape.children, 2);
+          }
+          for(auto p = m->FirstChildElement(); p != nullptr; p = p->NextSiblingElement())
+          {
+            if(const char* name = p->Attribute("name"))
+            {
+              shape.ports.insert(name);
+            }
+          }
+        }
+      }
       else if(tag == "include" && e->Attribute("path") != nullptr)
       {
         queue.push_back((std::filesystem::path(dir) / e->Attribute("path")).string());
@@ -393,8 +427,11 @@ int main(int argc, char** argv)
   BT::Tree tree;
   try
   {
-    registerModels(factory, file);
-    if(autoStandIn)
+    if(!autoStandIn)
+    {
+      registerModels(factory, file);
+    }
+    else
     {
       std::vector<std::string> files{ file };
       files.insert(files.end(), libs.begin(), libs.end());
