@@ -85,9 +85,6 @@ func (r *Registry) Compile(spec *Spec) (*Tree, error) {
 	if len(c.problems) > 0 {
 		return nil, c.dedupe()
 	}
-	for _, st := range c.assigns {
-		st.entry = c.ported[st.key]
-	}
 	c.finish()
 	return c.t, nil
 }
@@ -131,6 +128,9 @@ func newCompiler(r *Registry, spec *Spec, budget *childBudget) *compiler {
 // finish lays out the agents' memory and connects the child trees
 // compiled with this one to its blackboard.
 func (c *compiler) finish() {
+	for _, st := range c.assigns {
+		st.entry = c.ported[st.key]
+	}
 	c.t.computeLayout()
 	for _, ct := range c.children {
 		ct.attach(c.t, "")
@@ -166,7 +166,8 @@ type compiler struct {
 	childByName map[string]*Tree
 	// ported are the keys some node's port names ("{key}"): BT.CPP
 	// creates their entries when it builds the tree. assigns are the
-	// scripts' `=` statements, which need such an entry (see finish).
+	// scripts' `=` statements, which need such an entry (finish tells
+	// them which have one).
 	ported  map[Slot]bool
 	assigns []*scriptStmt
 }

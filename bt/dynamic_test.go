@@ -404,3 +404,16 @@ func TestDynamicSubTreeConcurrentInjection(t *testing.T) {
 	wg.Wait()
 	<-done
 }
+
+// A script's `=` in a child tree (a DynamicSubTree default) writes a key
+// a port of that tree names, as in the main tree: the child tree is
+// compiled on its own and learns its ported keys too.
+func TestDynamicSubTreeDefaultAssign(t *testing.T) {
+	h := newHarness(t, nd("Sequence", "root", nil, dyn("dyn", "plan", "d")),
+		withTree("d", nd("Sequence", "inner", nil,
+			nd("Script", "", kv{"code": "x = 1"}),
+			nd("Set", "", kv{"key": "x", "value": 2}))))
+	if got := h.run(1); got != "S" {
+		t.Fatalf("root statuses %s, want S", got)
+	}
+}
