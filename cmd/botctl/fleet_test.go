@@ -2,59 +2,18 @@ package main
 
 import (
 	"encoding/json"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
 )
-
-// startMosquitto runs Debian's mosquitto on a free loopback port for the
-// test (skipped when it is not installed; CI installs it) and returns its
-// URL.
-func startMosquitto(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("mosquitto")
-	if err != nil {
-		t.Skip("mosquitto is not installed (CI installs it: apt-get install mosquitto)")
-	}
-	addr := freeAddr(t)
-	_, port, _ := net.SplitHostPort(addr)
-	conf := filepath.Join(t.TempDir(), "mosquitto.conf")
-	if err := os.WriteFile(conf, []byte("listener "+port+" 127.0.0.1\nallow_anonymous true\npersistence false\nset_tcp_nodelay true\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-c", conf)
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = daemonSysProcAttr()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("mosquitto:\n%s", out.String())
-		}
-	})
-	waitFor(t, 30*time.Second, "mosquitto listening", func() bool {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}, nil)
-	return "tcp://" + addr
-}
 
 // startFleet runs `botd fleet` with args as a process, stopped (SIGINT,
 // then killed) when the test ends.
@@ -95,7 +54,7 @@ func startFleet(t *testing.T, args ...string) *exec.Cmd {
 // messages for a new subscription, which the race detector reports when
 // botctl subscribes while robots publish their state.
 func TestFleetCommands(t *testing.T) {
-	url := startMosquitto(t)
+	url := "tcp://" + mqtttest.StartMosquitto(t)
 	startFleet(t, "-n", "5", "-broker", url, "-labels", "site=yard-a,kind=rover")
 	straggler := startFleet(t, "-n", "1", "-broker", url, "-robot", "rover-9%03d", "-labels", "site=yard-b")
 
