@@ -58,13 +58,7 @@ func TestB3TreeVersion2(t *testing.T) {
 		got, _ := d.JSON()
 		t.Errorf("got\n%s", got)
 	}
-	m, err := d.Compile(Options{Substitutions: starSucceed(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := runToEnd(t, m); st != bt.Success {
-		t.Errorf("run: %v", st)
-	}
+	runsToSuccess(t, d, Options{Substitutions: starSucceed(t)})
 	// The tree file alone finds its subtree through the workspace above.
 	d, err = DecodeFile(filepath.Join(dir, "trees", "main.json"), Limits{}, nil)
 	if err != nil {
@@ -92,11 +86,5 @@ func TestB3TreeRepeatedUUID(t *testing.T) {
 	if _, err := d.Compile(Options{Substitutions: starSucceed(t)}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := ExportB3Tree(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d2 := mustDecode(t, out); !reflect.DeepEqual(d.Trees, d2.Trees) {
-		t.Errorf("round trip differs:\n%s", out)
-	}
+	exportsBack(t, d, ExportB3Tree)
 }
