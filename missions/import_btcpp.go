@@ -314,8 +314,12 @@ type btcppConv struct {
 	trees  map[string]*btcppTree
 	lib    map[string]bool
 	models map[string]subtreeModel
-	file   string // of the tree being converted ("" for the first file)
-	v3     bool
+	// defaulted counts the ports SubTree models have added, bounded as
+	// expansions are (Limits.AliasValues): a model of many ports called
+	// from many SubTrees must not multiply a small file.
+	defaulted int
+	file      string // of the tree being converted ("" for the first file)
+	v3        bool
 }
 
 // at locates a line for messages.
@@ -425,6 +429,13 @@ func (c *btcppConv) modelDefaults(raw map[string]string, e *xmlElem, path string
 	for _, port := range sortedKeys(model) {
 		if _, given := raw[port]; given {
 			continue
+		}
+		if c.defaulted++; c.defaulted > c.ps.lim.AliasValues {
+			if c.defaulted == c.ps.lim.AliasValues+1 {
+				c.ps.add(ptr(path, "params"), CodeTooLarge, "%s: the <TreeNodesModel> defaults of the SubTrees add more than %d ports",
+					c.at(e.line), c.ps.lim.AliasValues)
+			}
+			return
 		}
 		if model[port] == "" {
 			c.ps.invalid(ptr(path, "params"), "%s: <SubTree ID=%q> does not remap the port %q, which the tree's <TreeNodesModel> "+

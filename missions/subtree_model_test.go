@@ -1,6 +1,7 @@
 package missions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,28 @@ func TestSubTreeModelFromLibrary(t *testing.T) {
 	}
 	if st := runToEnd(t, m); st != bt.Success {
 		t.Errorf("%v, want SUCCESS (the library's default for who)", st)
+	}
+}
+
+// A model of many ports called from many SubTrees is bounded, as an
+// expansion: a small file cannot multiply into a huge document.
+func TestSubTreeModelDefaultsBounded(t *testing.T) {
+	var model, calls strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&model, `<input_port name="p%d" default="%d"/>`, i, i)
+	}
+	for i := 0; i < 100; i++ {
+		calls.WriteString(`<SubTree ID="Sub"/>`)
+	}
+	doc := `<root BTCPP_format="4" main_tree_to_execute="M"><TreeNodesModel><SubTree ID="Sub">` + model.String() + `</SubTree></TreeNodesModel>
+<BehaviorTree ID="M"><Sequence>` + calls.String() + `</Sequence></BehaviorTree>
+<BehaviorTree ID="Sub"><AlwaysSuccess/></BehaviorTree></root>`
+	_, err := Load([]byte(doc), Options{})
+	if got := problemLines(err); !strings.Contains(got, "the <TreeNodesModel> defaults of the SubTrees add more than 10000 ports") {
+		t.Errorf("got %s", got)
+	}
+	// Within the bound it loads.
+	if _, err := Load([]byte(strings.Replace(doc, calls.String(), `<SubTree ID="Sub"/><SubTree ID="Sub"/>`, 1)), Options{}); err != nil {
+		t.Error(err)
 	}
 }
