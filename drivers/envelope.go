@@ -80,6 +80,8 @@ type envelope struct {
 
 	writeMu sync.Mutex
 	batch   []pending // Apply's scratch, guarded by writeMu
+
+	dm deadman
 }
 
 type pending struct {
@@ -146,17 +148,22 @@ func (e *envelope) estopped() (bool, string) {
 func (e *envelope) apply() error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	now := e.now()
+	e.dm.renewed.Store(now.UnixNano())
 	e.mu.Lock()
 	e.batch = e.batch[:0]
 	for _, act := range e.acts {
 		c := act.want
 		if e.estop {
 			c = act.impl.safe()
+		} else if e.dm.tripped {
+			if _, exempt := act.impl.(deadmanExempt); !exempt {
+				c = act.impl.safe()
+			}
 		}
 		e.batch = append(e.batch, pending{c, act.owner})
 	}
 	e.mu.Unlock()
-	now := e.now()
 	var errs []error
 	for i, act := range e.acts {
 		if !act.ready {

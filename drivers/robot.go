@@ -78,6 +78,7 @@ type Robot struct {
 	mu          sync.Mutex // lifecycle
 	state       atomic.Int32
 	stop        chan struct{}
+	dmChanged   chan struct{} // SetDeadman wakes the deadman's goroutine
 	wg          sync.WaitGroup
 	startFaults []Fault // guarded by mu
 }
@@ -164,7 +165,7 @@ func newRobot(cfg *Config, opts Options) *Robot {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	r := &Robot{name: opts.Name, cfg: cfg, opts: opts, now: opts.Now, byName: map[string]*device{}}
+	r := &Robot{name: opts.Name, cfg: cfg, opts: opts, now: opts.Now, byName: map[string]*device{}, dmChanged: make(chan struct{}, 1)}
 	r.log = opts.Logger.With("robot", opts.Name)
 	r.env.log, r.env.now = r.log, r.now
 	return r
@@ -335,6 +336,11 @@ func (r *Robot) start(ctx context.Context, tolerant bool) (map[*device]error, er
 	r.table.mu.Unlock()
 	if !r.opts.Sync {
 		r.stop = make(chan struct{})
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.watchDeadman(r.stop)
+		}()
 		for _, d := range r.devices {
 			if d.run != nil && failed[d] == nil {
 				r.wg.Add(1)

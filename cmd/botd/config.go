@@ -71,6 +71,12 @@ type TickConfig struct {
 	// Spin wakes the tick loop this long before each deadline and waits
 	// the rest actively: less jitter, more CPU.
 	Spin time.Duration `yaml:"spin"`
+	// DeadmanPeriods and DeadmanMin: the actuators go to their safe state
+	// on their own when the tick has not renewed their commands for this
+	// many periods of the current rate, never sooner than deadman_min
+	// [4, 100ms].
+	DeadmanPeriods float64       `yaml:"deadman_periods"`
+	DeadmanMin     time.Duration `yaml:"deadman_min"`
 }
 
 // BrokerConfig says which broker to use; with no URL botd starts its own.
@@ -243,6 +249,12 @@ func (c *Config) validate() error {
 	}
 	if c.Tick.Spin < 0 || c.Tick.Spin > 5*time.Millisecond {
 		bad("tick.spin", "%v is outside [0, 5ms]", c.Tick.Spin)
+	}
+	if c.Tick.DeadmanPeriods < 0 || c.Tick.DeadmanPeriods > 0 && (c.Tick.DeadmanPeriods < 2 || c.Tick.DeadmanPeriods > 100) {
+		bad("tick.deadman_periods", "%v is outside [2, 100] (periods of the tick rate)", c.Tick.DeadmanPeriods)
+	}
+	if c.Tick.DeadmanMin < 0 || c.Tick.DeadmanMin > 5*time.Second {
+		bad("tick.deadman_min", "%v is outside [0, 5s]", c.Tick.DeadmanMin)
 	}
 	if c.Telemetry.StatusHz < 0 || c.Telemetry.StatusHz > 100 {
 		bad("telemetry.status_hz", "%v is outside [0, 100]", c.Telemetry.StatusHz)

@@ -260,6 +260,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	authorize := authorizer(verifier, log.With("part", "auth"))
 	s.runner, err = runner.New(withFence(runner.Config{
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
+		DeadmanPeriods: cfg.Tick.DeadmanPeriods, DeadmanMin: cfg.Tick.DeadmanMin,
 		Registry: s.reg, Keys: keys, Writable: cfg.Writable, Hardware: hardware{s.robot},
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
@@ -539,8 +540,12 @@ func (f *eventForwarder) emit(e protocol.Event) {
 	}
 }
 
-// The failsafe actions land and return_home reach the robot's vehicles.
-var _ runner.Vehicles = hardware{}
+// The failsafe actions land and return_home reach the robot's vehicles, and
+// the runner sets and rearms the robot's deadman.
+var (
+	_ runner.Vehicles = hardware{}
+	_ runner.Deadman  = hardware{}
+)
 
 // hardware adapts drivers.Robot to runner.Hardware.
 type hardware struct{ r *drivers.Robot }
@@ -550,6 +555,10 @@ func (h hardware) Apply() error                   { return h.r.Apply() }
 func (h hardware) Safe() error                    { return h.r.Safe() }
 func (h hardware) ReleaseEStop()                  { h.r.ReleaseEStop() }
 func (h hardware) Env() any                       { return h.r }
+func (h hardware) SetDeadman(d time.Duration)     { h.r.SetDeadman(d) }
+func (h hardware) Rearm()                         { h.r.Rearm() }
+
+func (h hardware) Deadman() (bool, time.Time, uint64) { return h.r.Deadman() }
 
 func (h hardware) EStop(reason string) {
 	if err := h.r.EStop(reason); err != nil {

@@ -62,6 +62,14 @@ type Config struct {
 	// Spin wakes the loop this long before each deadline and waits the
 	// rest actively (runtime.Gosched), trading CPU for less jitter.
 	Spin time.Duration
+	// DeadmanPeriods and DeadmanMin set the deadman under the tick (a
+	// Hardware that is also a Deadman): the actuators go to their safe
+	// state on their own when no tick has applied commands for this many
+	// periods of the current rate, and never sooner than DeadmanMin
+	// [4 periods, 100 ms]. A tick running that long also shows in the
+	// state as TICK_STALLED.
+	DeadmanPeriods float64
+	DeadmanMin     time.Duration
 	// Registry holds the node types missions may use.
 	Registry *bt.Registry
 	// Keys are the sensor and operator keys every mission can read.
@@ -106,6 +114,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxTickHz == 0 {
 		c.MaxTickHz = 500
+	}
+	if c.DeadmanPeriods <= 0 {
+		c.DeadmanPeriods = 4
+	}
+	if c.DeadmanMin <= 0 {
+		c.DeadmanMin = 100 * time.Millisecond
 	}
 	if c.MaxStored <= 0 {
 		c.MaxStored = 32
@@ -184,6 +198,11 @@ type Runner struct {
 	estopReq    chan struct{}
 	// estopPending is an e-stop whose command found the queue full.
 	estopPending atomic.Bool
+	// tickStart is when the tick now running started (unix ns; 0 between
+	// ticks): State and the tick watch see a stuck tick by it.
+	tickStart atomic.Int64
+	// deadman is the deadman time for the current rate (ns).
+	deadman atomic.Int64
 }
 
 // stored is a mission the daemon accepted.
@@ -298,7 +317,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	due, _ := sched.next(now)
 	timer := r.cfg.Clock.NewTimer(r.cfg.Clock.Until(due) - r.cfg.Spin)
 	defer timer.Stop()
-	skipped := 0
+	r.setDeadman()
+	stopWatch := r.watchTick()
+	defer stopWatch()
 	for {
 		select {
 		case <-ctx.Done():
@@ -317,14 +338,21 @@ func (r *Runner) Run(ctx context.Context) error {
 			runtime.Gosched()
 		}
 		start := r.cfg.Clock.Now()
+		r.tickStart.Store(start.UnixNano())
 		r.safeTick(start)
+		r.tickStart.Store(0)
 		end := r.cfg.Clock.Now()
-		r.stats.record(start.Sub(due), end.Sub(start), skipped)
+		late := start.Sub(due)
 		if r.reschedT {
 			r.reschedT = false
 			sched = newSchedule(end, r.hz)
+			r.setDeadman()
 		}
-		due, skipped = sched.next(end)
+		// The deadlines this tick let pass count now, so the next tick's
+		// supervisor sees them before anything else runs.
+		next, skipped := sched.next(end)
+		r.stats.record(late, end.Sub(start), skipped)
+		due = next
 		timer.Reset(r.cfg.Clock.Until(due) - r.cfg.Spin)
 	}
 }
@@ -367,6 +395,7 @@ func (r *Runner) tick(now time.Time) {
 	}
 	r.supervise(now)
 	r.stepMode(now)
+	r.rearmDeadman(now)
 	if r.pendingAbort {
 		r.pendingAbort = false
 		if run := r.run; run != nil && isActive(run.status) {

@@ -37,10 +37,15 @@ func (r *Runner) SetError(key string, e *protocol.StateError) {
 	}
 }
 
-// State returns the current state.
+// State returns the current state. Mode is ESTOP from the moment an
+// e-stop closed the gate (estopNow), before the tick goroutine got to
+// change the mode.
 func (r *Runner) State() protocol.State {
 	r.mu.Lock()
 	s := r.state
+	if s.EStop {
+		s.Mode = protocol.ModeEStop
+	}
 	s.Errors = append([]protocol.StateError{}, r.state.Errors...)
 	if r.state.Mission != nil {
 		m := *r.state.Mission
@@ -53,6 +58,9 @@ func (r *Runner) State() protocol.State {
 	hz := r.state.Tick.Hz
 	r.mu.Unlock()
 	s.Tick = r.stats.Summary(hz)
+	if e, stuck := r.stallError(r.cfg.Clock.Now()); stuck {
+		s.Errors = append(s.Errors, e)
+	}
 	return s
 }
 
@@ -63,7 +71,7 @@ func (r *Runner) publishState() {
 	r.state.Mode = r.currentMode()
 	r.state.RequestedMode = r.requested
 	r.state.Tick.Hz = r.hz
-	r.state.EStop = r.estop
+	r.state.EStop = r.estop || r.estopPending.Load() // an e-stop the tick has not applied yet
 	r.state.Failsafe = protocol.FailsafeState{Active: r.fs.active, Reason: r.fs.reason, Action: r.fs.action}
 	r.state.LastFailure = r.lastFailure
 	if run := r.run; run != nil {

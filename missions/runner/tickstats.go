@@ -16,7 +16,7 @@ type TickStats struct {
 	mu        sync.Mutex
 	count     uint64
 	overruns  uint64
-	inARow    int // consecutive overruns
+	inARow    int // deadlines missed since the last tick that kept its deadline
 	lastUs    int64
 	maxUs     int64
 	jitter    ring // |start - deadline| in µs, recent ticks
@@ -52,13 +52,15 @@ func (r *ring) samples() []int64 {
 }
 
 // record adds one tick: its lateness against the deadline, its duration,
-// and how many deadlines were skipped before it.
+// and how many deadlines passed while it ran (by the clock: one tick that
+// took 5 s at 20 Hz missed 100, and that alone can trip the overrun
+// failsafe).
 func (s *TickStats) record(late, took time.Duration, skipped int) {
 	s.mu.Lock()
 	s.count++
 	if skipped > 0 {
 		s.overruns += uint64(skipped)
-		s.inARow++
+		s.inARow += skipped
 	} else {
 		s.inARow = 0
 	}
@@ -103,7 +105,8 @@ func (s *TickStats) RunJitter() (p50, p99, maxUs int64, ticks, overruns uint64) 
 // Stats gives access to the tick figures (for measurement tools).
 func (r *Runner) Stats() *TickStats { return &r.stats }
 
-// overrunsInARow returns the current run of missed deadlines.
+// overrunsInARow returns the deadlines missed since the last tick that kept
+// its deadline.
 func (s *TickStats) overrunsInARow() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -40,7 +40,9 @@ func TestTickStats(t *testing.T) {
 	}
 	s.record(0, time.Millisecond, 2)
 	sum := s.Summary(100)
-	if sum.Count != 101 || sum.Overruns != 2 || sum.InARow != 1 || sum.MaxUs != 1000 {
+	// One tick that let two deadlines pass has missed two in a row: a
+	// single long tick counts by the clock, not as one late tick.
+	if sum.Count != 101 || sum.Overruns != 2 || sum.InARow != 2 || sum.MaxUs != 1000 {
 		t.Fatalf("summary %+v", sum)
 	}
 	if sum.JitterP50Us != 50 || sum.JitterP99Us != 99 || sum.JitterMaxUs != 100 {

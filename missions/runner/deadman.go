@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+// Deadman is a Hardware with a deadman under the tick (drivers.Robot): it
+// puts the actuators in their safe state on its own, from a goroutine the
+// tick cannot block, when Apply has not run for the deadman time, and
+// holds them there until Rearm.
+type Deadman interface {
+	SetDeadman(d time.Duration)
+	Deadman() (tripped bool, since time.Time, trips uint64)
+	Rearm()
+}
+
+// deadmanTime is the deadman time at rate hz.
+func (c *Config) deadmanTime(hz float64) time.Duration {
+	return max(time.Duration(c.DeadmanPeriods*float64(time.Second)/hz), c.DeadmanMin)
+}
+
+// setDeadman gives the hardware the deadman time of the current rate (tick
+// goroutine: at the start and when a mission changes the rate).
+func (r *Runner) setDeadman() {
+	d := r.cfg.deadmanTime(r.hz)
+	r.deadman.Store(int64(d))
+	if dm, ok := r.cfg.Hardware.(Deadman); ok {
+		dm.SetDeadman(d)
+	}
+}
+
+// rearmDeadman runs on every tick after the supervisor and the mode
+// machine: a deadman that tripped while the tick was stuck has been seen
+// (the overrun failsafe counted the deadlines that tick missed and halted
+// the mission if its action says so), so the wanted commands may go
+// through again.
+func (r *Runner) rearmDeadman(now time.Time) {
+	dm, ok := r.cfg.Hardware.(Deadman)
+	if !ok {
+		return
+	}
+	tripped, since, _ := dm.Deadman()
+	if !tripped {
+		return
+	}
+	r.emit(protocol.Event{Kind: "tick.stalled", Level: "error",
+		Message: fmt.Sprintf("the tick stopped for longer than the deadman time (%v): the actuators were put in their safe state at %s; the overrun failsafe decides what the mission does now",
+			time.Duration(r.deadman.Load()).Round(time.Millisecond), since.UTC().Format(time.RFC3339Nano)),
+		Data: map[string]any{"deadman_ms": time.Duration(r.deadman.Load()).Milliseconds()}})
+	dm.Rearm()
+}
+
+// stalled reports how long the tick now running has run when that is
+// longer than the deadman time (any goroutine).
+func (r *Runner) stalled(now time.Time) (time.Duration, bool) {
+	start := r.tickStart.Load()
+	if start == 0 {
+		return 0, false
+	}
+	age := now.Sub(time.Unix(0, start))
+	return age, age > time.Duration(r.deadman.Load())
+}
+
+// stallError is the state error of a stuck tick, added by State (which
+// telemetry calls from its own goroutine, so a stuck tick is visible).
+func (r *Runner) stallError(now time.Time) (protocol.StateError, bool) {
+	age, ok := r.stalled(now)
+	if !ok {
+		return protocol.StateError{}, false
+	}
+	return protocol.StateError{Code: "TICK_STALLED", Level: "ERROR",
+		Message: fmt.Sprintf("the tick has not finished for %v (deadman %v): actuators held in their safe state",
+			age.Round(time.Millisecond), time.Duration(r.deadman.Load()).Round(time.Millisecond))}, true
+}
+
+// watchTick is a goroutine that wakes telemetry when the tick gets stuck,
+// so the state with TICK_STALLED goes out without the tick's help. It
+// reads the wall clock (it only signals; what it reports comes from the
+// runner's clock in State). The returned func stops it and waits.
+func (r *Runner) watchTick() (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		var seen int64 // the stuck tick already signalled
+		for {
+			wait := max(time.Duration(r.deadman.Load())/2, time.Millisecond)
+			t := time.NewTimer(wait)
+			select {
+			case <-done:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			if _, ok := r.stalled(r.cfg.Clock.Now()); ok {
+				if start := r.tickStart.Load(); start != seen {
+					seen = start
+					r.log.Error("the tick is stuck: actuators held safe by the deadman", "deadman", time.Duration(r.deadman.Load()))
+					r.signal()
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
+}

@@ -1,0 +1,121 @@
+package runner
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+// deadmanHW is a fakeHW with a deadman the test trips, recording the mode
+// the runner was in when it rearmed.
+type deadmanHW struct {
+	*fakeHW
+	r       *Runner
+	mu      sync.Mutex
+	timeout time.Duration
+	tripped bool
+	rearmIn []string
+}
+
+func (h *deadmanHW) SetDeadman(d time.Duration) { h.mu.Lock(); h.timeout = d; h.mu.Unlock() }
+func (h *deadmanHW) Deadman() (bool, time.Time, uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tripped, time.Now(), 0
+}
+
+func (h *deadmanHW) Rearm() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tripped = false
+	h.rearmIn = append(h.rearmIn, h.r.currentMode()) // the tick goroutine calls Rearm
+}
+
+// stuckNode blocks its tick until released: a tick stuck in a node (an
+// expression that loops, a driver call that hangs).
+type stuckNode struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *stuckNode) Tick(*bt.Agent, *bt.Node) bt.Status {
+	close(s.entered)
+	<-s.release
+	return bt.Running
+}
+
+// TestStuckTickTripsTheDeadmanAndTheOverrunFailsafe: while a tick is
+// stuck, the state (read from another goroutine, as telemetry does) says
+// TICK_STALLED; when it ends, its missed deadlines trip the overrun
+// failsafe before the deadman is rearmed, so the mission is held, not
+// driven on.
+func TestStuckTickTripsTheDeadmanAndTheOverrunFailsafe(t *testing.T) {
+	stuck := &stuckNode{entered: make(chan struct{}), release: make(chan struct{})}
+	reg := bt.NewRegistry()
+	reg.Register(bt.NodeType{Name: "Stuck", Kind: bt.Leaf, Category: "action", New: func(*bt.Builder) bt.Behavior { return stuck }})
+	var hw *deadmanHW
+	tr := startRunner(t, "", func(c *Config) {
+		c.Registry = reg
+		c.TickHz = 100
+		c.DeadmanPeriods, c.DeadmanMin = 3, time.Millisecond
+		c.Failsafe.MaxOverruns = 5
+		hw = &deadmanHW{fakeHW: c.Hardware.(*fakeHW)}
+		c.Hardware = hw
+	})
+	hw.r = tr.Runner
+	hw.mu.Lock()
+	if want := 30 * time.Millisecond; hw.timeout != want {
+		t.Errorf("deadman set to %v, want 3 periods at 100 Hz: %v", hw.timeout, want)
+	}
+	hw.mu.Unlock()
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Start: true,
+		Mission: mission(0, `{"type":"Sequence","children":[{"type":"Log","params":{"message":"go"}},{"type":"Stuck"}]}`)})
+	<-stuck.entered
+	tr.waitFor("TICK_STALLED in the state", func(s protocol.State) bool {
+		for _, e := range s.Errors {
+			if e.Code == "TICK_STALLED" {
+				return true
+			}
+		}
+		return false
+	})
+	// The drivers' deadman has tripped meanwhile (this fake trips when told).
+	hw.mu.Lock()
+	hw.tripped = true
+	hw.mu.Unlock()
+	// Stay stuck past the overrun limit (5 periods): by the runner's clock.
+	for {
+		if age, _ := tr.stalled(time.Now()); age > 6*10*time.Millisecond {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(stuck.release)
+	tr.waitFor("the overrun failsafe", func(s protocol.State) bool { return s.Failsafe.Reason == "tick_overruns" || s.Mode == protocol.ModePaused })
+	tr.waitFor("the rearm", func(protocol.State) bool {
+		hw.mu.Lock()
+		defer hw.mu.Unlock()
+		return len(hw.rearmIn) > 0
+	})
+	hw.mu.Lock()
+	if got := hw.rearmIn[0]; got != protocol.ModeFailsafe {
+		t.Errorf("rearmed in mode %s, want FAILSAFE (the mission halted first)", got)
+	}
+	hw.mu.Unlock()
+	if n := tr.events.count("tick.stalled"); n != 1 {
+		t.Errorf("%d tick.stalled events, want 1", n)
+	}
+	var fs protocol.Event
+	for _, e := range tr.events.snapshot() {
+		if e.Kind == "failsafe.entered" {
+			fs = e
+		}
+	}
+	if !strings.Contains(fs.Message, "tick_overruns") {
+		t.Errorf("failsafe.entered %q, want the overrun failsafe", fs.Message)
+	}
+}
