@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/botd-project/botd/bt"
@@ -30,15 +31,31 @@ type pending struct {
 	// it if another mission started meanwhile.
 	parent *bt.Tree
 	// uses is how the mission of parent uses a blackboard.set key.
-	uses  []keyUse
-	reply chan protocol.Reply
+	uses []keyUse
+	// estops is the count of e-stops engaged when an estop.reset was
+	// sent.
+	estops uint64
+	reply  chan protocol.Reply
+	// entry is the command's place in the reply cache; the tick goroutine
+	// finishes it.
+	entry *cacheEntry
 }
 
 // Do executes a command and returns its reply. Missions are decoded and
 // validated here, on the caller's goroutine; the change itself is applied
 // by the tick goroutine between two ticks. A repeated command id gets the
-// first reply again and changes nothing.
+// first reply again and changes nothing, except that a failure which
+// depends on a passing condition (BUSY, STORAGE_FAILED, INTERNAL) is not
+// remembered, so that a retry once the cause is gone is tried afresh.
+//
+// An e-stop is the exception to all of it: it engages every time (with or
+// without an id, whatever id it repeats), and its reply comes as soon as
+// the hardware gate is closed, never after waiting for the tick goroutine
+// or another command (estopNow).
 func (r *Runner) Do(ctx context.Context, c protocol.Command) protocol.Reply {
+	if c.Op == protocol.OpEStop {
+		return r.estopNow(c)
+	}
 	if c.ID == "" {
 		return refuse(c, protocol.ErrValidation, "command without an id", "/id")
 	}
@@ -51,36 +68,75 @@ func (r *Runner) Do(ctx context.Context, c protocol.Command) protocol.Reply {
 			return refuse(c, protocol.ErrInternal, "timed out waiting for the first delivery of this command", "")
 		}
 	}
-	rep := r.doSafely(ctx, c)
-	r.replies.finish(entry, rep)
+	rep, queued := r.doSafely(ctx, c, entry)
+	if !queued {
+		r.replies.finish(entry, rep)
+	}
+	// else the tick goroutine finishes entry with the reply it applied
+	// (drainCommands): a command that timed out here may still be
+	// applied, and a retry under its id must get that outcome, not run
+	// it twice.
+	return rep
+}
+
+// estopNow is the e-stop path: the hardware gate closes on the caller's
+// goroutine, the state shows ESTOP from now on (State reads the flag
+// whatever the tick goroutine is doing, and telemetry is signalled), and
+// the tick goroutine changes the mode the next time it runs (estopPending,
+// estopReq). Nothing here waits for the tick goroutine or is cached by id.
+func (r *Runner) estopNow(c protocol.Command) (rep protocol.Reply) {
+	rep = ok(c, nil)
+	r.replies.estops.Add(1) // before the gate: a reset releasing it now sees this one (applyReset)
+	if hw := r.cfg.Hardware; hw != nil {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					r.log.Error("panic closing the e-stop gate", "panic", p)
+					rep = refuse(c, protocol.ErrInternal, fmt.Sprintf("closing the hardware e-stop gate failed: %v; the mode goes to ESTOP all the same", p), "")
+				}
+			}()
+			hw.EStop("operator e-stop")
+		}()
+	}
+	r.estopPending.Store(true)
+	r.mu.Lock()
+	r.state.EStop = true
+	r.mu.Unlock()
+	r.signal()
+	select {
+	case r.estopReq <- struct{}{}:
+	default: // the loop is woken already
+	}
 	return rep
 }
 
 // doSafely turns a panic while handling a command into an INTERNAL reply.
-func (r *Runner) doSafely(ctx context.Context, c protocol.Command) (rep protocol.Reply) {
+// queued is whether the command went to the tick goroutine, which then
+// answers it (and finishes entry).
+func (r *Runner) doSafely(ctx context.Context, c protocol.Command, entry *cacheEntry) (rep protocol.Reply, queued bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("panic handling a command", "op", c.Op, "panic", p)
 			rep = refuse(c, protocol.ErrInternal, fmt.Sprintf("internal error: %v", p), "")
 		}
 	}()
-	return r.do(ctx, c)
+	return r.do(ctx, c, entry)
 }
 
-func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
-	p := &pending{c: c, reply: make(chan protocol.Reply, 1)}
+func (r *Runner) do(ctx context.Context, c protocol.Command, entry *cacheEntry) (protocol.Reply, bool) {
+	p := &pending{c: c, reply: make(chan protocol.Reply, 1), entry: entry}
 	switch c.Op {
 	case protocol.OpMissionLoad:
 		doc, rerr := missionBytes(c.Mission)
 		if rerr != nil {
-			return protocol.Reply{ID: c.ID, Error: rerr}
+			return protocol.Reply{ID: c.ID, Error: rerr}, false
 		}
 		m, err := missions.Load(doc, r.loadOptions())
 		if err == nil && r.cfg.CheckMission != nil {
 			err = r.cfg.CheckMission(m)
 		}
 		if err != nil {
-			return protocol.Reply{ID: c.ID, Error: problemsError(err)}
+			return protocol.Reply{ID: c.ID, Error: problemsError(err)}, false
 		}
 		p.m, p.doc = m, doc
 		p.canon = missions.Canonical(m.Doc)
@@ -88,56 +144,36 @@ func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 		if m.Doc.ID != "" {
 			if err := r.jrnl.storeDoc(m.Doc.ID, p.hash, p.canon); err != nil {
 				r.log.Error("storing a mission", "mission", m.Doc.ID, "err", err)
-				return refuse(c, protocol.ErrStorageFailed, fmt.Sprintf("the mission cannot be stored, so it would be lost at a restart: %v", err), "")
+				return refuse(c, protocol.ErrStorageFailed, fmt.Sprintf("the mission cannot be stored, so it would be lost at a restart: %v", err), ""), false
 			}
 		}
-	case protocol.OpEStop:
-		// E-stop always wins: the hardware gate closes now, from this
-		// goroutine; the tick goroutine then changes the mode.
-		if hw := r.cfg.Hardware; hw != nil {
-			hw.EStop("operator e-stop")
-		}
-		defer func() {
-			select {
-			case r.estopReq <- struct{}{}:
-			default:
-			}
-		}()
+	case protocol.OpEStopReset:
+		// The reset releases the e-stops engaged before it was sent, never
+		// one that came after it (applyReset compares).
+		p.estops = r.replies.estops.Load()
 	case protocol.OpMissionInject:
 		if rep, bad := r.prepareInject(p); bad {
-			return rep
+			return rep, false
 		}
 	case protocol.OpBlackboardSet:
 		if rep, bad := r.prepareSet(p); bad {
-			return rep
+			return rep, false
 		}
 	case protocol.OpMissionStart, protocol.OpMissionPause, protocol.OpMissionResume, protocol.OpMissionAbort,
-		protocol.OpEStopReset, protocol.OpStateRequest:
+		protocol.OpStateRequest:
 	default:
-		return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
+		return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op"), false
 	}
 	select {
 	case r.cmds <- p:
 	default:
-		if c.Op == protocol.OpEStop {
-			// The gate is closed already; the mode must follow even when
-			// the queue is full: the tick loop picks the flag up.
-			r.estopPending.Store(true)
-			return ok(c, map[string]any{"queued": false}) // the deferred signal wakes the loop
-		}
-		return refuse(c, protocol.ErrBusy, "too many commands queued; try again", "")
-	}
-	if c.Op == protocol.OpEStop {
-		select {
-		case r.estopReq <- struct{}{}:
-		default:
-		}
+		return refuse(c, protocol.ErrBusy, "too many commands queued; try again", ""), false
 	}
 	select {
 	case rep := <-p.reply:
-		return rep
+		return rep, true
 	case <-ctx.Done():
-		return refuse(c, protocol.ErrInternal, "no reply from the tick loop in time", "")
+		return refuse(c, protocol.ErrInternal, "no reply from the tick loop in time; a retry with the same id gets the outcome", ""), true
 	}
 }
 
@@ -184,18 +220,30 @@ func ok(c protocol.Command, result map[string]any) protocol.Reply {
 
 // drainCommands applies every queued command (tick goroutine).
 func (r *Runner) drainCommands(now time.Time) {
-	if r.estopPending.Swap(false) {
-		r.apply(&pending{c: protocol.Command{ID: "estop-pending", Op: protocol.OpEStop}}, now)
-		r.signal()
-	}
+	r.applyPendingEStop(now)
 	for {
 		select {
 		case p := <-r.cmds:
-			p.reply <- r.apply(p, now)
+			rep := r.apply(p, now)
+			if p.entry != nil {
+				r.replies.finish(p.entry, rep)
+			}
+			p.reply <- rep
 			r.signal()
 		default:
 			return
 		}
+	}
+}
+
+// applyPendingEStop moves the mode to ESTOP when an e-stop engaged since
+// the last drain (tick goroutine). An e-stop is never queued: it takes
+// effect before any command queued with it, and a reset sent before it
+// cannot release it (applyReset).
+func (r *Runner) applyPendingEStop(now time.Time) {
+	if r.estopPending.Swap(false) {
+		r.apply(&pending{c: protocol.Command{ID: "estop-pending", Op: protocol.OpEStop}}, now)
+		r.signal()
 	}
 }
 
@@ -204,11 +252,11 @@ func (r *Runner) drainCommandsWith(code, msg string) {
 	for {
 		select {
 		case p := <-r.cmds:
-			if p.c.Op == protocol.OpEStop {
-				p.reply <- ok(p.c, nil)
-				continue
+			rep := refuse(p.c, code, msg, "")
+			if p.entry != nil {
+				r.replies.finish(p.entry, rep)
 			}
-			p.reply <- refuse(p.c, code, msg, "")
+			p.reply <- rep
 		default:
 			return
 		}
@@ -262,28 +310,46 @@ func (r *Runner) apply(p *pending, now time.Time) protocol.Reply {
 		}
 		return ok(c, nil)
 	case protocol.OpEStopReset:
-		if !r.estop {
-			return ok(c, nil)
-		}
-		r.estop = false
-		if hw := r.cfg.Hardware; hw != nil {
-			hw.ReleaseEStop()
-		}
-		r.mu.Lock()
-		r.state.EStop = false
-		r.mu.Unlock()
-		msg := "e-stop released; no mission is running"
-		if r.run != nil && isActive(r.run.status) {
-			msg = "e-stop released; the mission stays paused until resumed"
-		}
-		r.emit(protocol.Event{Kind: "estop.released", Level: "warning", Message: msg})
-		return ok(c, nil)
+		return r.applyReset(p, now)
 	case protocol.OpStateRequest:
 		return ok(c, nil)
 	case protocol.OpBlackboardSet:
 		return r.applySet(p, now)
 	}
 	return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
+}
+
+// applyReset releases the e-stop, unless another e-stop engaged after the
+// reset was sent: that one stays engaged whatever the order in which the
+// two reach the tick goroutine.
+func (r *Runner) applyReset(p *pending, now time.Time) protocol.Reply {
+	c := p.c
+	r.applyPendingEStop(now) // an e-stop engaged before the reset was sent is released by it
+	later := func() bool { return r.replies.estops.Load() != p.estops }
+	if later() {
+		return refuse(c, protocol.ErrNotAllowedInMode, "an e-stop engaged after this reset was sent; send estop.reset again", "")
+	}
+	if !r.estop {
+		return ok(c, nil)
+	}
+	r.estop = false
+	if hw := r.cfg.Hardware; hw != nil {
+		hw.ReleaseEStop()
+		if later() { // one engaged while the gate was being released
+			hw.EStop("operator e-stop")
+			r.estop = true
+			return refuse(c, protocol.ErrNotAllowedInMode, "an e-stop engaged after this reset was sent; send estop.reset again", "")
+		}
+	}
+	r.mu.Lock()
+	r.state.EStop = r.estopPending.Load()
+	r.mu.Unlock()
+	msg := "e-stop released; no mission is running"
+	if r.run != nil && isActive(r.run.status) {
+		msg = "e-stop released; the mission stays paused until resumed"
+	}
+	r.emit(protocol.Event{Kind: "estop.released", Level: "warning", Message: msg})
+	return ok(c, nil)
 }
 
 func (r *Runner) applyLoad(p *pending, now time.Time) protocol.Reply {
@@ -626,18 +692,22 @@ func pointerEscape(s string) string {
 }
 
 // replyCache remembers the last replies by command id, so a command
-// delivered twice (QoS 1) is executed once.
+// delivered twice (QoS 1) is executed once. It also counts the e-stops
+// engaged, for estop.reset (applyReset).
 type replyCache struct {
 	mu    sync.Mutex
 	max   int
 	byID  map[string]*list.Element
 	order *list.List
+	// estops counts the e-stops engaged so far (any goroutine).
+	estops atomic.Uint64
 }
 
 type cacheEntry struct {
-	id    string
-	reply protocol.Reply
-	done  chan struct{}
+	id       string
+	reply    protocol.Reply
+	done     chan struct{}
+	finished bool // guarded by replyCache.mu
 }
 
 func newReplyCache(max int) *replyCache {
@@ -662,9 +732,24 @@ func (c *replyCache) claim(id string) (*cacheEntry, bool) {
 	return e, true
 }
 
+// finish gives e its reply (once) and wakes the deliveries waiting for
+// it. A reply that depends on a passing condition is not kept: the next
+// delivery of the id runs the command afresh.
 func (c *replyCache) finish(e *cacheEntry, r protocol.Reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.finished {
+		return
+	}
+	e.finished = true
 	e.reply = r
 	close(e.done)
+	if r.Transient() {
+		if el, found := c.byID[e.id]; found && el.Value.(*cacheEntry) == e {
+			c.order.Remove(el)
+			delete(c.byID, e.id)
+		}
+	}
 }
 
 // prepareInject validates and compiles the tree of a mission.inject on

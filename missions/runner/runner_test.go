@@ -348,8 +348,12 @@ func TestRunnerEStopWins(t *testing.T) {
 	if !gate {
 		t.Fatal("the hardware e-stop gate was not closed by the time the command was acknowledged")
 	}
-	s := tr.waitMode(protocol.ModeEStop)
-	if !s.EStop || s.Mission.Status != protocol.RunPaused {
+	// The state says ESTOP as soon as the gate closed; the tick then
+	// pauses the mission.
+	s := tr.waitFor("the mission paused by the e-stop", func(s protocol.State) bool {
+		return s.Mode == protocol.ModeEStop && s.Mission != nil && s.Mission.Status == protocol.RunPaused
+	})
+	if !s.EStop {
 		t.Fatalf("e-stop state %+v mission %+v", s, s.Mission)
 	}
 	if rep := tr.do(protocol.Command{Op: protocol.OpMissionResume}); rep.OK {

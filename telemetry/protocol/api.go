@@ -264,8 +264,26 @@ type ReplyError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Path    string `json:"path,omitempty"`
-	// Problems lists every validation problem of a refused mission.
+	// Problems lists the validation problems of a refused mission: the
+	// first MaxReplyProblems of them, and More says how many more there
+	// were.
 	Problems []ReplyProblem `json:"problems,omitempty"`
+	More     int            `json:"more,omitempty"`
+}
+
+// Transient reports whether a reply refuses a command for a reason that
+// may pass (a full queue, failed storage, an internal failure or a
+// timeout): a cache of replies by command id must not keep it, so that a
+// retry under the same id is tried again once the cause is gone.
+func (r Reply) Transient() bool {
+	if r.OK || r.Error == nil {
+		return false
+	}
+	switch r.Error.Code {
+	case ErrBusy, ErrStorageFailed, ErrInternal:
+		return true
+	}
+	return false
 }
 
 // ReplyProblem is one validation problem.
@@ -299,6 +317,10 @@ const (
 	ErrInternal          = "INTERNAL"
 	ErrStorageFailed     = "STORAGE_FAILED"
 	ErrUnknownOp         = "UNKNOWN_OP"
+	// ErrRetained refuses a command that arrived as a retained message: a
+	// command left on the broker would otherwise run again at every
+	// connect (an e-stop is obeyed all the same).
+	ErrRetained = "RETAINED"
 )
 
 // TickSummary is a snapshot of the tick loop's figures.

@@ -1,0 +1,176 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/botd-project/botd/telemetry/protocol"
+)
+
+// stuckHW is a robot whose Apply blocks while the test holds it: the tick
+// goroutine is stuck in the middle of a tick, as it is behind an
+// expression that loops for seconds.
+type stuckHW struct {
+	*fakeHW
+	hold    atomic.Pointer[chan struct{}]
+	entered chan struct{}
+}
+
+func (h *stuckHW) Apply() error {
+	if ch := h.hold.Load(); ch != nil {
+		select {
+		case h.entered <- struct{}{}:
+		default:
+		}
+		<-*ch
+	}
+	return h.fakeHW.Apply()
+}
+
+// stick blocks the tick goroutine in its next Apply and returns once it
+// is blocked there; the returned function lets it go.
+func (h *stuckHW) stick(t *testing.T) (release func()) {
+	t.Helper()
+	ch := make(chan struct{})
+	h.hold.Store(&ch)
+	<-h.entered
+	var once atomic.Bool
+	release = func() {
+		if once.CompareAndSwap(false, true) {
+			h.hold.Store(nil)
+			close(ch)
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+func startStuckRunner(t *testing.T) (*testRunner, *stuckHW) {
+	var hw *stuckHW
+	tr := startRunner(t, "", func(c *Config) {
+		hw = &stuckHW{fakeHW: c.Hardware.(*fakeHW), entered: make(chan struct{}, 1)}
+		c.Hardware = hw
+	})
+	return tr, hw
+}
+
+func (h *fakeHW) gate() (closed bool, engaged int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.estop, h.estops
+}
+
+// The e-stop's reply comes from the e-stop path as soon as the gate is
+// closed, while the tick goroutine is stuck; the state says ESTOP from
+// then on; a second e-stop does not wait for the first; and the mode
+// follows when the tick goroutine runs again.
+func TestEStopRepliesWhileTheTickIsStuck(t *testing.T) {
+	tr, hw := startStuckRunner(t)
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(0, waitLong), Start: true})
+	tr.waitMode(protocol.ModeRunning)
+	release := hw.stick(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), waitEvent)
+	defer cancel()
+	for i, id := range []string{"stop-1", "stop-2", "stop-2", ""} { // a repeated id and none at all engage too
+		rep := tr.Do(ctx, protocol.Command{ID: id, Op: protocol.OpEStop}) // the tick is still blocked in Apply
+		if !rep.OK || rep.ID != id {
+			t.Fatalf("e-stop %d with the tick stuck: %+v", i, rep.Error)
+		}
+		if closed, n := tr.hw.gate(); !closed || n != i+1 {
+			t.Fatalf("e-stop %d: gate closed %v after %d e-stops", i, closed, n)
+		}
+		if s := tr.State(); s.Mode != protocol.ModeEStop || !s.EStop {
+			t.Fatalf("state with the e-stop engaged and the tick stuck: mode %s estop %v", s.Mode, s.EStop)
+		}
+	}
+	select {
+	case <-tr.Changed(): // telemetry publishes the state on this signal
+	default:
+		t.Fatal("the e-stop did not signal a state change")
+	}
+	release()
+	s := tr.waitFor("mission paused by the e-stop", func(s protocol.State) bool {
+		return s.Mission != nil && s.Mission.Status == protocol.RunPaused
+	})
+	if s.Mode != protocol.ModeEStop || !s.EStop {
+		t.Fatalf("after the tick ran: mode %s estop %v", s.Mode, s.EStop)
+	}
+}
+
+// A reset sent before an e-stop never releases it, whatever order they
+// reach the tick goroutine in.
+func TestResetSentBeforeAnEStopDoesNotReleaseIt(t *testing.T) {
+	tr, hw := startStuckRunner(t)
+	tr.mustOK(protocol.Command{Op: protocol.OpEStop})
+	tr.waitMode(protocol.ModeEStop)
+	release := hw.stick(t)
+	reset := make(chan protocol.Reply, 1)
+	go func() { reset <- tr.do(protocol.Command{ID: "reset", Op: protocol.OpEStopReset}) }()
+	tr.waitFor("the reset queued", func(protocol.State) bool { return len(tr.cmds) == 1 })
+	tr.mustOK(protocol.Command{ID: "stop-again", Op: protocol.OpEStop})
+	release()
+	if rep := <-reset; rep.OK || rep.Error.Code != protocol.ErrNotAllowedInMode {
+		t.Fatalf("reset sent before the second e-stop: %+v", rep)
+	}
+	if closed, _ := tr.hw.gate(); !closed {
+		t.Fatal("the gate was released")
+	}
+	if s := tr.State(); s.Mode != protocol.ModeEStop || !s.EStop {
+		t.Fatalf("mode %s estop %v", s.Mode, s.EStop)
+	}
+	// The refusal is the reset's answer: the same id gets it again; a
+	// new reset releases.
+	if rep := tr.do(protocol.Command{ID: "reset", Op: protocol.OpEStopReset}); rep.OK {
+		t.Fatal("the repeated reset was executed again")
+	}
+	tr.mustOK(protocol.Command{Op: protocol.OpEStopReset})
+	tr.waitMode(protocol.ModeIdle)
+	if closed, _ := tr.hw.gate(); closed {
+		t.Fatal("the gate is still closed")
+	}
+}
+
+// A refusal that depends on a passing condition is not kept by id: once
+// the cause is gone, the same command under the same id is executed.
+func TestTransientRefusalsAreNotCached(t *testing.T) {
+	dir := t.TempDir()
+	tr := startRunner(t, dir, nil)
+	docs := filepath.Join(dir, "missions")
+	if err := os.RemoveAll(docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(docs, nil, 0o644); err != nil { // the documents' folder is now a file
+		t.Fatal(err)
+	}
+	load := protocol.Command{ID: "load-1", Op: protocol.OpMissionLoad, Mission: mission(0, waitLong)}
+	if rep := tr.do(load); rep.OK || rep.Error.Code != protocol.ErrStorageFailed {
+		t.Fatalf("reply %+v, want STORAGE_FAILED", rep)
+	}
+	if err := os.Remove(docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr.mustOK(load)
+
+	// A command that timed out waiting for a stuck tick is answered by
+	// the tick when it runs: the retry under the same id gets that reply
+	// and the command runs once.
+	tr2, hw := startStuckRunner(t)
+	release := hw.stick(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	abort := protocol.Command{ID: "abort-1", Op: protocol.OpMissionAbort}
+	if rep := tr2.Do(ctx, abort); rep.OK || rep.Error.Code != protocol.ErrInternal {
+		t.Fatalf("abort with the tick stuck and no time: %+v", rep)
+	}
+	release()
+	if rep := tr2.do(abort); rep.OK || rep.Error.Code != protocol.ErrNoMission {
+		t.Fatalf("retry of the timed-out abort: %+v, want the tick's NO_MISSION", rep)
+	}
+}
