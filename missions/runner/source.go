@@ -58,6 +58,9 @@ func (r *Runner) State() protocol.State {
 	hz := r.state.Tick.Hz
 	r.mu.Unlock()
 	s.Tick = r.stats.Summary(hz)
+	if e, stuck := r.stallError(r.cfg.Clock.Now()); stuck {
+		s.Errors = append(s.Errors, e)
+	}
 	return s
 }
 
