@@ -61,6 +61,10 @@ type Config struct {
 	source string
 	// wrapConn wraps the robot's MQTT connections (botd fleet meters them).
 	wrapConn func(net.Conn) (net.Conn, error)
+	// brokerSecret, set when botd runs the broker itself, is the per-boot
+	// secret its own connections present: the embedded broker keeps the
+	// robot's client ids for them (broker.Identity).
+	brokerSecret string
 }
 
 // TickConfig is the tick rate and the range missions may ask for.

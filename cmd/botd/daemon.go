@@ -274,8 +274,10 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if s.url == "" {
 		// The broker outlives ctx: telemetry publishes the final state and
 		// OFFLINE through it after the mission stopped; close() stops it.
+		cfg.brokerSecret = broker.NewSecret()
 		s.broker, err = broker.Start(context.Background(), broker.Config{Addr: cfg.Broker.Embedded.Listen,
-			Credentials: cfg.Broker.Embedded.CredentialsFile, MaxPacketBytes: cfg.Broker.Embedded.MaxPacketBytes, MaxClients: cfg.Broker.Embedded.MaxClients, Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
+			Credentials: cfg.Broker.Embedded.CredentialsFile, MaxPacketBytes: cfg.Broker.Embedded.MaxPacketBytes, MaxClients: cfg.Broker.Embedded.MaxClients,
+			Identity: cfg.brokerIdentity(), Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
 			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running? use it with -broker tcp://%s, or move this one with -listen)",
 				cfg.Broker.Embedded.Listen, err, cfg.Broker.Embedded.Listen)
@@ -284,10 +286,9 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	}
 	s.tele, err = telemetry.NewDaemon(telemetry.DaemonConfig{
 		Robot: cfg.Robot, Prefix: cfg.Broker.TopicPrefix,
-		Conn: transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
-			Username: cfg.Broker.Username, PasswordFile: cfg.Broker.PasswordFile, PasswordEnv: "BOTD_MQTT_PASSWORD",
-			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn},
-		EStopUsername: cfg.Broker.EStopUsername,
+		Conn: cfg.ownConn(transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
+			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn}),
+		EStopUsername: cfg.estopUsername(),
 		StateDir:      stateDir, Source: s.runner, Commands: s.runner, Authorize: authorize, Factsheet: s.factsheet(),
 		TelemetryHz: cfg.Telemetry.StatusHz, KeyframeEvery: cfg.Telemetry.KeyframeEvery, MaxPayload: cfg.Telemetry.MaxPayload,
 		CommandRate: cfg.Telemetry.CommandRate, CommandBurst: cfg.Telemetry.CommandBurst, StaleAfter: cfg.Telemetry.StaleAfter,

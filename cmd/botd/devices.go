@@ -20,10 +20,15 @@ func mqttDialer(cfg *Config, url func() string, log *slog.Logger) func(broker, c
 		if broker == "" {
 			broker = url()
 		}
-		c, err := transport.Dial(transport.Options{Brokers: []string{broker}, ClientID: "botd-" + clientID,
-			Username: cfg.Broker.Username, PasswordFile: cfg.Broker.PasswordFile, PasswordEnv: "BOTD_MQTT_PASSWORD",
+		o := transport.Options{Brokers: []string{broker}, ClientID: "botd-" + clientID,
 			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile,
-			Logger: log.With("part", "device-mqtt", "client", clientID)})
+			Logger: log.With("part", "device-mqtt", "client", clientID)}
+		if broker == url() {
+			o = cfg.ownConn(o)
+		} else { // another broker: the configured credentials, never the secret
+			o.Username, o.PasswordFile, o.PasswordEnv = cfg.Broker.Username, cfg.Broker.PasswordFile, "BOTD_MQTT_PASSWORD"
+		}
+		c, err := transport.Dial(o)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", broker, err)
 		}

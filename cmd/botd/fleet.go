@@ -241,10 +241,19 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 	if f.broker != "" {
 		url = f.broker
 	}
+	// On the broker the fleet runs itself, the robots' client ids are kept
+	// for the robots (one secret for all: they share this process).
+	secret := ""
 	if url == "" {
+		secret = broker.NewSecret()
+		ids := make([]string, len(f.ids))
+		for i, id := range f.ids {
+			ids[i] = "botd-" + id
+		}
 		b, err := broker.Start(context.Background(), broker.Config{Addr: base.Broker.Embedded.Listen,
 			Credentials: base.Broker.Embedded.CredentialsFile, MaxPacketBytes: base.Broker.Embedded.MaxPacketBytes,
-			MaxClients: 2*f.n + 16, Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
+			MaxClients: 2*f.n + 16, Identity: &broker.Identity{IDs: ids, Secret: secret},
+			Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
 			return fmt.Errorf("embedded broker on %s: %w (give one with -broker)", base.Broker.Embedded.Listen, err)
 		}
@@ -274,6 +283,7 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		}
 		m := &wireMeter{acks: acks, now: time.Now}
 		cfg.wrapConn = m.wrap
+		cfg.brokerSecret = secret
 		s, err := build(cfg, log.With("robot", cfg.Robot))
 		if err != nil {
 			return fmt.Errorf("%s: %w", cfg.Robot, err)

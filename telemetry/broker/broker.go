@@ -17,6 +17,8 @@ import (
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
+
+	"github.com/botd-project/botd/internal/ratelog"
 )
 
 // DefaultBrokerAddr is where the embedded broker listens by default.
@@ -46,6 +48,10 @@ type Config struct {
 	// receive what is queued for them [2 s].
 	DrainTimeout time.Duration
 
+	// Identity, when set, reserves the daemon's client ids for the
+	// connections that present its secret (see Identity).
+	Identity *Identity
+
 	// Hooks are extra mochi hooks (tests use them to drop packets).
 	Hooks []mqtt.Hook
 }
@@ -63,6 +69,7 @@ type Broker struct {
 	// drain bounds Close's wait for queued deliveries.
 	drain  time.Duration
 	fanout *fanoutHook
+	ident  *identityHook // nil without Config.Identity
 }
 
 // Start starts the broker; it serves until Close or until ctx is
@@ -106,11 +113,22 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	caps.MaximumClients = int64(cfg.MaxClients)
 	caps.MaximumClientWritesPending = 1024
 	caps.MaximumSessionExpiryInterval = 3600
+	// Repeated lines are counted, not written (a stalled subscriber makes
+	// mochi warn once per message it cannot deliver).
+	log := slog.New(quietEnds{ratelog.New(cfg.Logger.Handler(), 0, 0)}).With("component", "broker")
 	srv := mqtt.New(&mqtt.Options{
 		Capabilities: caps,
-		Logger:       slog.New(quietEnds{cfg.Logger.Handler()}).With("component", "broker"),
+		Logger:       log,
 		InlineClient: false,
 	})
+	// First: it refuses a reserved id before any other hook admits it.
+	var ident *identityHook
+	if cfg.Identity != nil {
+		ident = &identityHook{id: *cfg.Identity, srv: srv, log: log}
+		if err := srv.AddHook(ident, nil); err != nil {
+			return nil, fmt.Errorf("broker identity: %w", err)
+		}
+	}
 	if users != nil {
 		err = srv.AddHook(new(auth.Hook), &auth.Options{Ledger: &auth.Ledger{Users: users}})
 	} else {
@@ -145,9 +163,18 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		_ = srv.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout, fanout: fanout}
+	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout, fanout: fanout, ident: ident}
 	b.stop = context.AfterFunc(ctx, func() { _ = b.Close() })
 	return b, nil
+}
+
+// RefusedIDs counts the clients refused because they asked for a client
+// id reserved by Config.Identity.
+func (b *Broker) RefusedIDs() int64 {
+	if b.ident == nil {
+		return 0
+	}
+	return b.ident.refused.Load()
 }
 
 // Addr is the address the broker listens on (with the real port).

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"github.com/botd-project/botd/telemetry/broker"
+	"github.com/botd-project/botd/telemetry/transport"
+)
+
+// brokerIdentity reserves the robot's client ids on the embedded broker
+// for the connections that present cfg.brokerSecret: the main and e-stop
+// connections (ClientID, ClientID-estop) and the devices' ("botd-<robot>-<device>").
+func (c *Config) brokerIdentity() *broker.Identity {
+	return &broker.Identity{IDs: []string{c.Broker.ClientID, "botd-" + c.Robot}, Secret: c.brokerSecret}
+}
+
+// ownConn gives o the credentials of the robot's own connections: the
+// per-boot secret on the broker botd runs itself (whatever its
+// credentials file holds), else the configured user and password.
+func (c *Config) ownConn(o transport.Options) transport.Options {
+	if c.brokerSecret != "" {
+		o.Username, o.Password, o.PasswordFile, o.PasswordEnv = c.Broker.ClientID, c.brokerSecret, "", ""
+		return o
+	}
+	o.Username, o.PasswordFile, o.PasswordEnv = c.Broker.Username, c.Broker.PasswordFile, "BOTD_MQTT_PASSWORD"
+	return o
+}
+
+// estopUsername is the e-stop connection's user: the main one's on the
+// embedded broker (the secret goes with any user name).
+func (c *Config) estopUsername() string {
+	if c.brokerSecret != "" {
+		return ""
+	}
+	return c.Broker.EStopUsername
+}
