@@ -27,7 +27,7 @@ func estopFlags(c *cli, fs *flag.FlagSet) {
 // estop is `estop [ROBOT]`, `estop --all` and `estop --robots SEL`.
 func (c *cli) estop(args []string) error {
 	if !c.all && c.robotsSel == "" {
-		return control(protocol.OpEStop)(c, args)
+		return c.estopOne(args)
 	}
 	if len(args) > 0 {
 		return usageError("give a robot, --all or --robots, not several")
@@ -43,6 +43,46 @@ func (c *cli) estop(args []string) error {
 		}
 	}
 	return c.fleetCommand(sel, protocol.LeafEStop, protocol.Command{Op: protocol.OpEStop}, nil)
+}
+
+// estopOne e-stops one robot, whatever its connection message says: a
+// retained OFFLINE may be anyone's (on an open broker any client can
+// publish one), so a robot that looks offline is a warning, not a reason
+// not to send. With no name it takes the only robot online, else the only
+// robot heard at all.
+func (c *cli) estopOne(args []string) error {
+	name, err := robotArg(args)
+	if err != nil {
+		return err
+	}
+	g, err := c.connect(false)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	var info ground.RobotInfo
+	known := true
+	if name == "" {
+		if info, _, err = c.pickRobot(g, ""); err != nil {
+			rs := g.Robots()
+			if len(rs) != 1 {
+				return err
+			}
+			info = rs[0]
+			fmt.Fprintf(c.stderr, "(%s: the only robot heard)\n", info.ID)
+		}
+	} else {
+		info, known = c.robotInfo(g, name)
+		info.ID = name
+	}
+	if err := c.offlineError(g, info.ID, info, known); err != nil {
+		fmt.Fprintf(c.stderr, "warning: %v; sending the e-stop anyway\n", err)
+	}
+	rep, err := c.send(g, info.ID, protocol.Command{Op: protocol.OpEStop})
+	if err != nil {
+		return err
+	}
+	return c.reportText(info.ID, protocol.OpEStop, rep, "")
 }
 
 // fleetRowJSON is one robot in a fleet command's --json output.
@@ -81,19 +121,30 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 	}
 	// A robot that said OFFLINE stopped cleanly (its mission halted, its
 	// motors safe): nothing to send it, nothing to wait for; it is listed.
+	// Except an e-stop: OFFLINE is a retained message anyone on an open
+	// broker can publish, so an e-stop goes to such a robot as well, with a
+	// warning, and its silence is not a failure.
 	var live []ground.RobotInfo
-	var offline []string
+	var offline, saidOffline []string
 	conn := map[string]string{}
 	for _, r := range targets {
 		conn[r.ID] = r.Connection
-		if r.Connection == protocol.ConnOffline {
-			offline = append(offline, r.ID)
-		} else {
+		switch {
+		case r.Connection != protocol.ConnOffline:
 			live = append(live, r)
+		case cmd.Op == protocol.OpEStop:
+			live = append(live, r)
+			saidOffline = append(saidOffline, r.ID)
+		default:
+			offline = append(offline, r.ID)
 		}
 	}
 	if len(live) == 0 {
 		return fail(exitUnreachable, "every robot %q matches is OFFLINE: %s", sel.String(), strings.Join(offline, ", "))
+	}
+	if len(saidOffline) > 0 {
+		fmt.Fprintf(c.stderr, "warning: %s said OFFLINE (a retained message, which any client of the broker may publish): sending the e-stop anyway\n",
+			strings.Join(saidOffline, ", "))
 	}
 	ids := ground.RobotIDs(live)
 	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
@@ -108,8 +159,11 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 	answered, refused := 0, 0
 	var missing []string
 	var lats []time.Duration
+	silentOffline := 0
 	for _, r := range results {
 		switch {
+		case !r.Answered && slices.Contains(saidOffline, r.Robot):
+			silentOffline++
 		case !r.Answered:
 			missing = append(missing, r.Robot)
 		case !r.Reply.OK:
@@ -151,6 +205,9 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 			switch {
 			case !r.Answered:
 				detail = fmt.Sprintf("no reply within %s", c.timeout)
+				if slices.Contains(saidOffline, r.Robot) {
+					detail += " (sent anyway: it said OFFLINE)"
+				}
 				if r.Err != nil {
 					detail += " (not sent: " + r.Err.Error() + ")"
 				}
@@ -180,10 +237,13 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 		if len(offline) > 0 {
 			line += fmt.Sprintf("; %d OFFLINE, not sent", len(offline))
 		}
+		if silentOffline > 0 {
+			line += fmt.Sprintf("; %d said OFFLINE and did not answer", silentOffline)
+		}
 		fmt.Fprintln(c.stdout, line)
 	}
 	switch {
-	case len(missing) > 0:
+	case len(missing) > 0, answered == 0:
 		return silent(exitUnreachable)
 	case refused > 0:
 		return silent(exitRefused)
