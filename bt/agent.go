@@ -56,6 +56,9 @@ type Agent struct {
 	Env any
 	// Sink receives emitted messages; nil drops them.
 	Sink Sink
+	// ExprLimits are the budgets of the agent's expressions and scripts
+	// (budget.go); set them before the first tick.
+	ExprLimits ExprLimits
 
 	tree  *Tree
 	nodes []Node // tree.nodes, one load less on the tick path
@@ -85,6 +88,8 @@ type Agent struct {
 	// ext holds pointers the memory block cannot (DynamicSubTree's child
 	// agents, injections); nil until a node needs it.
 	ext *agentExt
+	// exprs runs the agent's expressions; nil until one runs.
+	exprs *exprState
 }
 
 const (

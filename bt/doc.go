@@ -24,5 +24,8 @@
 // bt knows nothing about robots, MQTT or files: device leaves are registered
 // into a [Registry] by other packages, and telemetry and traces attach as
 // [Observer]s. It must never block, sleep or read the wall clock: time comes
-// from the caller on every tick.
+// from the caller on every tick. The one exception is the time budget of
+// expressions (budget.go), which reads a monotonic clock (ExprLimits.Clock)
+// only to stop a mission's expression that runs too long, never to decide
+// what a node does.
 package bt

@@ -18,17 +18,23 @@ var exprType = NodeType{
 }
 
 // exprEnv is the environment programs run against: blackboard names are
-// rewritten at load time into BotdKey(slot) calls, so a run resolves no
-// names.
+// rewritten at load time into BotdKey($env, slot) calls, so a run resolves
+// no names, and the budget functions (budget_patch.go) find the agent in
+// it.
 type exprEnv struct{ a *Agent }
 
-// BotdKey reads a blackboard slot; a missing value stops the program.
-func (e exprEnv) BotdKey(slot int) any {
+// botdKey reads a blackboard slot; a missing value stops the program.
+func botdKey(p ...any) (any, error) {
+	e, ok := arg(p, 0).(exprEnv)
+	slot, isInt := arg(p, 1).(int)
+	if !ok || e.a == nil || !isInt || slot < 0 || slot >= e.a.BB.Len() {
+		return nil, fmt.Errorf("BotdKey is internal")
+	}
 	v := e.a.BB.Get(Slot(slot))
 	if v.Kind() == KindNone {
-		panic(fmt.Sprintf("%q is not set", e.a.BB.Key(Slot(slot)).Name))
+		return nil, fmt.Errorf("%q is not set", e.a.BB.Key(Slot(slot)).Name)
 	}
-	return v.Interface()
+	return v.Interface(), nil
 }
 
 type exprNode struct {
@@ -57,12 +63,21 @@ func CompileExpr(src string, key func(string) Slot) (*vm.Program, error) {
 }
 
 // compileExpr compiles an expression over the blackboard (see
-// CompileExpr) with the given options.
+// CompileExpr) with the given options, rewritten to run on the agent's
+// budget (budget_patch.go).
 func compileExpr(src string, key func(string) Slot, opts ...expr.Option) (*vm.Program, error) {
+	options := func(kp *keyPatcher) []expr.Option {
+		calls := &callPatcher{}
+		kp.lets = calls
+		o := append([]expr.Option{expr.Env(exprEnv{})}, budgetOptions...)
+		o = append(o, expr.Patch(calls), expr.Patch(kp))
+		o = append(o, opts...)
+		return append(o, expr.Patch(stepPatcher{}))
+	}
 	// A first pass finds the names that survive folding ("a" inside "a.b"
 	// does not), so only real keys get slots.
 	probe := &keyPatcher{}
-	if _, err := expr.Compile(src, append([]expr.Option{expr.Env(exprEnv{}), expr.Patch(probe)}, opts...)...); err != nil {
+	if _, err := expr.Compile(src, options(probe)...); err != nil {
 		return nil, err
 	}
 	final := map[string]bool{}
@@ -77,7 +92,7 @@ func compileExpr(src string, key func(string) Slot, opts ...expr.Option) (*vm.Pr
 		}
 		return NoSlot
 	}
-	return expr.Compile(src, append([]expr.Option{expr.Env(exprEnv{}), expr.Patch(&keyPatcher{key: resolve})}, opts...)...)
+	return expr.Compile(src, options(&keyPatcher{key: resolve})...)
 }
 
 func firstLine(s string) string {
@@ -88,10 +103,11 @@ func firstLine(s string) string {
 }
 
 // keyPatcher rewrites free identifiers and member chains on them into
-// BotdKey(slot). ast.Walk visits children first, so "a" becomes a key
+// BotdKey($env, slot). ast.Walk visits children first, so "a" becomes a key
 // read and the enclosing "a.b" then folds it into the key "a.b".
 type keyPatcher struct {
 	key    func(string) Slot // nil while probing
+	lets   *callPatcher      // the names let declares are not keys
 	names  map[*ast.CallNode]string
 	folded map[string]bool
 }
@@ -101,10 +117,7 @@ func (p *keyPatcher) call(name string) *ast.CallNode {
 	if p.key != nil {
 		slot = p.key(name)
 	}
-	c := &ast.CallNode{
-		Callee:    &ast.IdentifierNode{Value: "BotdKey"},
-		Arguments: []ast.Node{&ast.IntegerNode{Value: int(slot)}},
-	}
+	c := budgetCall("BotdKey", &ast.IntegerNode{Value: int(slot)})
 	if p.names == nil {
 		p.names = map[*ast.CallNode]string{}
 	}
@@ -115,7 +128,7 @@ func (p *keyPatcher) call(name string) *ast.CallNode {
 func (p *keyPatcher) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
 	case *ast.IdentifierNode:
-		if n.Value == "BotdKey" || n.Value == "$env" {
+		if n.Value == "BotdKey" || n.Value == "$env" || budgetNames[n.Value] || p.lets != nil && p.lets.lets[n.Value] {
 			return
 		}
 		ast.Patch(node, p.call(n.Value))
@@ -141,7 +154,7 @@ func (e *exprNode) Tick(a *Agent, n *Node) Status {
 	if e.prog == nil {
 		return Error
 	}
-	out, err := expr.Run(e.prog, exprEnv{a})
+	out, err := a.evalExpr(e.prog)
 	if err != nil {
 		a.Emit(n.Index, "error", "expr: "+firstLine(err.Error()))
 		return Error

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -127,6 +126,8 @@ func splitStatements(src string) []string {
 // run executes the statements in order and returns the value of the last
 // one.
 func (s script) run(a *Agent) (any, error) {
+	m := a.beginEval()
+	defer m.endEval()
 	var last any
 	for _, st := range s {
 		if st.key != NoSlot && st.must && a.BB.Get(st.key).Kind() == KindNone {
@@ -135,11 +136,14 @@ func (s script) run(a *Agent) (any, error) {
 		if st.assign && !st.entry && a.BB.Get(st.key).Kind() == KindNone {
 			return nil, fmt.Errorf("the blackboard entry %q does not exist yet: use := to create it", a.BB.Key(st.key).Name)
 		}
-		v, err := expr.Run(st.prog, exprEnv{a})
+		v, err := m.run(a, st.prog)
 		if err != nil {
 			return nil, fmt.Errorf("%s", firstLine(err.Error()))
 		}
 		if st.key != NoSlot {
+			if n := valueBytes(v, 0); n > MaxValueBytes {
+				return nil, fmt.Errorf("%q: a value of %d bytes exceeds the limit of %d for values a mission writes", a.BB.Key(st.key).Name, n, MaxValueBytes)
+			}
 			a.BB.Set(st.key, ValueOf(v))
 		}
 		last = v

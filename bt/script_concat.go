@@ -14,15 +14,16 @@ import (
 // string with a string or a number, as BT.CPP does; any other pair is an
 // error. A whole number is written without decimals, another with six
 // (C++'s std::to_string). expr-lang binds `..` less tightly than + and -
-// (BT.CPP binds them equally): `"n" .. 1 + 2` is "n3" here.
+// (BT.CPP binds them equally): `"n" .. 1 + 2` is "n3" here. The joined
+// string counts against the evaluation's memory budget (budget.go).
 
-const concatFunc = "botd_concat"
+const concatFunc = "botd_dots"
 
 type concatPatcher struct{}
 
 func (concatPatcher) Visit(node *ast.Node) {
 	if b, ok := (*node).(*ast.BinaryNode); ok && b.Operator == ".." {
-		ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: concatFunc}, Arguments: []ast.Node{b.Left, b.Right}})
+		ast.Patch(node, budgetCall(concatFunc, b.Left, b.Right))
 	}
 }
 
@@ -30,7 +31,11 @@ func (concatPatcher) Visit(node *ast.Node) {
 var scriptOptions = []expr.Option{
 	expr.Patch(concatPatcher{}),
 	expr.Function(concatFunc, func(p ...any) (any, error) {
-		if len(p) != 2 {
+		m, err := budgetOf(p)
+		if err != nil {
+			return nil, err
+		}
+		if p = p[1:]; len(p) != 2 {
 			return nil, fmt.Errorf("..: want two operands")
 		}
 		a, aStr := p[0].(string)
@@ -47,6 +52,10 @@ var scriptOptions = []expr.Option{
 			if b = concatNumber(p[1]); b == "" {
 				return nil, fmt.Errorf("..: operation not permitted on %T", p[1])
 			}
+		}
+		n := float64(len(a) + len(b))
+		if err := m.alloc(n, func() string { return fmt.Sprintf(".. would make a %s string", sizeText(n)) }); err != nil {
+			return nil, err
 		}
 		return a + b, nil
 	}),

@@ -1,0 +1,237 @@
+package bt
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/expr-lang/expr/vm"
+)
+
+// Expressions and scripts come from missions, that is from outside: each
+// evaluation (an Expr's expression, all the statements of a Script or of
+// a script parameter) runs on a budget, and a node whose evaluation
+// overruns it returns ERROR with the reason, like any failed expression.
+//
+//   - Memory: the operations that can make a value grow (string +, the
+//     script ..; repeat, join, replace, toJSON, string, split, concat,
+//     flatten and the other builtins listed in budgetedBuiltins) count
+//     the bytes they would allocate before they allocate, against
+//     ExprLimits.Memory. expr-lang's own budget (ranges, array and map
+//     literals, sort) is set to Memory/16 elements.
+//   - Steps: every iteration of a predicate (all, any, map, filter, count,
+//     reduce, ...) is a step, a budgeted builtin costs a step per 64 bytes
+//     it makes and `matches` a step per 16 bytes it scans; at most
+//     ExprLimits.Steps per evaluation and TickSteps per tick. Steps are
+//     deterministic: the same mission stops at the same place on any
+//     machine.
+//   - Time: a backstop for work the steps do not see. While it counts
+//     steps an evaluation reads the clock every few hundred steps and stops
+//     once it has run ExprLimits.Time, or once the evaluations of the tick
+//     have run TickTime together.
+
+// Default expression budgets (see ExprLimits).
+const (
+	DefaultExprMemory    = 1 << 20
+	DefaultExprSteps     = 100_000
+	DefaultExprTickSteps = 1_000_000
+	DefaultExprTime      = 25 * time.Millisecond
+	DefaultExprTickTime  = 100 * time.Millisecond
+	// MaxExprNodes bounds the syntax tree of one expression or script
+	// statement.
+	MaxExprNodes = 1000
+)
+
+// MaxValueBytes bounds a value an expression writes to the blackboard (a
+// script assignment): a string of at most this many bytes, or an array or
+// map whose strings and numbers (8 bytes each) add up to at most this. It
+// is the limit the blackboard.set command puts on operator strings: the
+// blackboard is published at telemetry's rate.
+const MaxValueBytes = 1 << 10
+
+// ExprLimits are an agent's expression budgets; a zero field takes its
+// default.
+type ExprLimits struct {
+	// Memory bounds the bytes one evaluation may make [1 MiB].
+	Memory int
+	// Steps bounds the steps of one evaluation [100,000]; TickSteps the
+	// steps of all the evaluations of one tick [1,000,000].
+	Steps, TickSteps int
+	// Time bounds one evaluation [25ms]; TickTime all the evaluations of
+	// one tick [100ms]. A runner may derive them from its tick period.
+	Time, TickTime time.Duration
+	// Clock reads a monotonic clock in ns for the time budget; nil: the
+	// process's monotonic clock. It is the one clock bt reads itself.
+	Clock func() int64
+}
+
+func (l ExprLimits) withDefaults() ExprLimits {
+	if l.Memory <= 0 {
+		l.Memory = DefaultExprMemory
+	}
+	if l.Steps <= 0 {
+		l.Steps = DefaultExprSteps
+	}
+	if l.TickSteps <= 0 {
+		l.TickSteps = DefaultExprTickSteps
+	}
+	if l.Time <= 0 {
+		l.Time = DefaultExprTime
+	}
+	if l.TickTime <= 0 {
+		l.TickTime = DefaultExprTickTime
+	}
+	if l.Clock == nil {
+		l.Clock = monotonic
+	}
+	return l
+}
+
+var clockBase = time.Now()
+
+func monotonic() int64 { return int64(time.Since(clockBase)) }
+
+// clockEvery is how many steps pass between two reads of the clock.
+const clockEvery = 256
+
+// exprState is an agent's expression machine, kept from one evaluation to
+// the next so that evaluating allocates little: a VM and the budget
+// counters.
+type exprState struct {
+	vm  vm.VM
+	lim ExprLimits
+	// per evaluation
+	mem, steps int
+	nextClock  int   // steps at which the clock is read next
+	start      int64 // clock when the first step was counted; 0: not read
+	deadline   int64
+	// per tick
+	tick      uint64
+	tickSteps int
+	tickTime  int64
+}
+
+func (a *Agent) exprMachine() *exprState {
+	if a.exprs == nil {
+		a.exprs = &exprState{lim: a.ExprLimits.withDefaults()}
+		a.exprs.vm.MemoryBudget = uint(a.exprs.lim.Memory / 16)
+	}
+	return a.exprs
+}
+
+// beginEval starts an evaluation's budget.
+func (a *Agent) beginEval() *exprState {
+	s := a.exprMachine()
+	if s.tick != a.ticks {
+		s.tick, s.tickSteps, s.tickTime = a.ticks, 0, 0
+	}
+	s.mem, s.steps, s.nextClock, s.start = 0, 0, 0, 0
+	return s
+}
+
+// endEval adds the evaluation to its tick's totals.
+func (s *exprState) endEval() {
+	s.tickSteps += s.steps
+	if s.start != 0 {
+		s.tickTime += s.lim.Clock() - s.start
+	}
+}
+
+// run runs one program of the evaluation.
+func (s *exprState) run(a *Agent, prog *vm.Program) (any, error) {
+	return s.vm.Run(prog, exprEnv{a})
+}
+
+// evalExpr runs prog as one evaluation.
+func (a *Agent) evalExpr(prog *vm.Program) (any, error) {
+	s := a.beginEval()
+	out, err := s.run(a, prog)
+	s.endEval()
+	return out, err
+}
+
+// step counts n steps and checks the step and time budgets.
+func (s *exprState) step(n int) error {
+	s.steps += n
+	if s.steps > s.lim.Steps {
+		return fmt.Errorf("step budget exceeded: more than %d steps in one evaluation", s.lim.Steps)
+	}
+	if s.tickSteps+s.steps > s.lim.TickSteps {
+		return fmt.Errorf("step budget exceeded: more than %d steps in one tick", s.lim.TickSteps)
+	}
+	if s.steps < s.nextClock {
+		return nil
+	}
+	s.nextClock = s.steps + clockEvery
+	now := s.lim.Clock()
+	if s.start == 0 {
+		s.start = now
+		s.deadline = now + min(int64(s.lim.Time), int64(s.lim.TickTime)-s.tickTime)
+	}
+	if now > s.deadline {
+		return fmt.Errorf("time budget exceeded: an evaluation may run %v, the evaluations of a tick %v", s.lim.Time, s.lim.TickTime)
+	}
+	return nil
+}
+
+// alloc counts bytes an operation is about to make (what says what it
+// would make, for the error) and the steps making them takes.
+func (s *exprState) alloc(bytes float64, what func() string) error {
+	if bytes > float64(s.lim.Memory-s.mem) {
+		return fmt.Errorf("memory budget exceeded: %s (the budget is %s per evaluation)", what(), sizeText(float64(s.lim.Memory)))
+	}
+	s.mem += int(bytes)
+	if bytes >= 64 {
+		return s.step(int(bytes) / 64)
+	}
+	return nil
+}
+
+// sizeText writes a byte count for people.
+func sizeText(b float64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for b >= 1024 && i < len(units)-1 {
+		b /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f bytes", b)
+	}
+	return fmt.Sprintf("%.3g %s", b, units[i])
+}
+
+// valueBytes measures a value for MaxValueBytes: a string by its length,
+// a number or boolean as 8, an array or map by its elements (and keys). It
+// stops counting once past the limit.
+func valueBytes(v any, depth int) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case nil:
+		return 0
+	case []any:
+		n := 0
+		for _, e := range x {
+			if n += valueBytes(e, depth+1); n > MaxValueBytes || depth > 32 {
+				return n + MaxValueBytes
+			}
+		}
+		return n
+	case map[string]any:
+		n := 0
+		for k, e := range x {
+			if n += len(k) + valueBytes(e, depth+1); n > MaxValueBytes || depth > 32 {
+				return n + MaxValueBytes
+			}
+		}
+		return n
+	}
+	switch r := reflect.ValueOf(v); r.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return 8 * r.Len()
+	case reflect.String:
+		return r.Len()
+	}
+	return 8
+}
