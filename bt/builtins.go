@@ -1,5 +1,10 @@
 package bt
 
+import (
+	"fmt"
+	"time"
+)
+
 // registerBuiltins adds the node catalog of the mission contract (section
 // 3). Device leaves are registered by the drivers package.
 func registerBuiltins(r *Registry) {
@@ -64,12 +69,42 @@ func msAliases(name string) []string {
 	return nil
 }
 
-// readMs reads a millisecond parameter as nanoseconds; ok is false when a
-// referenced key is missing or not a non-negative number.
-func readMs(a *Agent, p Num) (int64, bool) {
+// MaxDuration is the longest duration a mission may give a timer (Wait,
+// Delay, Timeout, Cooldown, a check's age, Nav2's timers...): longer ones
+// are refused when the mission loads, or when read from the blackboard,
+// instead of wrapping around the clock's int64 nanoseconds.
+const MaxDuration = 30 * 24 * time.Hour
+
+const maxDurationText = "30 days"
+
+// durationUnits are the units of duration parameters, in ns.
+var durationUnits = map[string]float64{"ms": 1e6, "s": 1e9}
+
+// readMs reads node's millisecond parameter p as nanoseconds; when a
+// referenced key is missing or not a number from 0 to MaxDuration, ok is
+// false and the node emits why.
+func readMs(a *Agent, node int32, p Num) (int64, bool) { return readDuration(a, node, p, "ms") }
+
+// readDuration reads a duration parameter in unit (a key of
+// durationUnits) as nanoseconds, as readMs.
+func readDuration(a *Agent, node int32, p Num, unit string) (int64, bool) {
 	v, ok := p.Get(a)
-	if !ok || v < 0 || v != v {
-		return 0, false
+	ns := v * durationUnits[unit]
+	if ok && ns >= 0 && ns <= float64(MaxDuration) {
+		return int64(ns), true
 	}
-	return int64(v * 1e6), true
+	what := fmt.Sprintf("%v %s", v, unit)
+	if p.Slot != NoSlot {
+		what = fmt.Sprintf("%q", a.BB.Key(p.Slot).Name)
+		if !ok {
+			what += " is not set or not a number"
+		} else {
+			what += fmt.Sprintf(" holds %v %s", v, unit)
+		}
+	}
+	if ok {
+		what += ", not a duration from 0 to " + maxDurationText
+	}
+	a.Emit(node, "error", "duration: "+what)
+	return 0, false
 }

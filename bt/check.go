@@ -79,7 +79,7 @@ func (c *check) Tick(a *Agent, n *Node) Status {
 	}
 	var maxAge int64 // ns
 	if c.hasAge {
-		d, ok := readMs(a, c.maxAge)
+		d, ok := readMs(a, n.Index, c.maxAge)
 		if !ok {
 			return Error
 		}

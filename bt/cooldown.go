@@ -42,7 +42,7 @@ func newCooldown(b *Builder) Behavior {
 
 func (c *cooldown) Open(a *Agent, n *Node) {
 	m := c.mem.Of(a, n)
-	if d, ok := readMs(a, c.ms); ok {
+	if d, ok := readMs(a, n.Index, c.ms); ok {
 		m.dur = uint64(d)
 	} else {
 		m.dur = badDuration

@@ -260,7 +260,7 @@ func (a *Agent) run(i int32) Status {
 		m := (*timerMem)(unsafe.Pointer(&a.words[w.mem]))
 		if opening {
 			m.start = a.now
-			if d, ok := readMs(a, w.ms); ok {
+			if d, ok := readMs(a, i, w.ms); ok {
 				m.dur = uint64(d)
 			} else {
 				m.dur = badDuration

@@ -1,7 +1,5 @@
 package bt
 
-import "time"
-
 var timeExpiredType = NodeType{
 	Name: "TimeExpired", Kind: Leaf, Category: "condition",
 	Doc: "As in Nav2: when it starts afresh notes the time and returns FAILURE; afterwards SUCCESS once `seconds` have passed " +
@@ -56,11 +54,11 @@ func (t *timeExpired) Tick(a *Agent, n *Node) Status {
 	if stamp != m.pathStamp {
 		m.start, m.pathStamp = a.Now(), stamp
 	}
-	s, ok := t.seconds.Get(a)
+	d, ok := readDuration(a, n.Index, t.seconds, "s")
 	if !ok {
 		return Error
 	}
-	if a.Now()-m.start < int64(s*float64(time.Second)) {
+	if a.Now()-m.start < d {
 		return Failure
 	}
 	m.start = a.Now()

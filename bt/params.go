@@ -134,6 +134,9 @@ func (p *Param) check(v any) string {
 		if p.Max != nil && f > *p.Max {
 			return fmt.Sprintf("%v is above the limit %v", f, *p.Max)
 		}
+		if unit, ok := durationUnits[p.Unit]; ok && f*unit > float64(MaxDuration) {
+			return fmt.Sprintf("%v %s is longer than the longest duration, %s (%v %s)", f, p.Unit, maxDurationText, float64(MaxDuration)/unit, p.Unit)
+		}
 	case TBool:
 		if _, ok := v.(bool); !ok {
 			return fmt.Sprintf("want a boolean, got %s", describe(v))

@@ -1,7 +1,5 @@
 package bt
 
-import "time"
-
 var regulatorType = NodeType{
 	Name: "Regulator", Kind: Decorator,
 	Doc: "While its child is running, ticks it every tick. When the child is not running, starts it again only if 1/`hz` seconds " +
@@ -32,7 +30,7 @@ func (r *regulator) Tick(a *Agent, n *Node) Status {
 		if !ok || hz <= 0 {
 			return Error
 		}
-		period := int64(float64(time.Second) / hz)
+		period := ratePeriod(hz)
 		if m.started && a.Now()-m.lastStart < period {
 			if m.last != Idle {
 				return m.last

@@ -43,7 +43,7 @@ func newTimer(b *Builder) timer { return timer{ms: b.Number("ms"), mem: Reserve[
 func (t *timer) Open(a *Agent, n *Node) {
 	m := t.mem.Of(a, n)
 	m.start = a.Now()
-	if d, ok := readMs(a, t.ms); ok {
+	if d, ok := readMs(a, n.Index, t.ms); ok {
 		m.dur = uint64(d)
 	} else {
 		m.dur = badDuration
