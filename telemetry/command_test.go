@@ -53,7 +53,7 @@ func TestCommandRefusals(t *testing.T) {
 		{`{"id":"a3"}`, "a3", protocol.ErrValidation, "/op"},
 		{`{"id":"a4","op":"mission.pause","ts":"noon"}`, "a4", protocol.ErrValidation, "/ts"},
 		{`{"id":"a5","op":"mission.pause","ts":"2026-11-21T11:59:00.000Z"}`, "a5", protocol.ErrStaleCommand, "/ts"},
-		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 3000) + `"}`, "", protocol.ErrTooLarge, ""},
+		{`{"id":"a6","op":"mission.load","mission":"` + strings.Repeat("x", 3000) + `"}`, "a6", protocol.ErrTooLarge, ""}, // the id read from its head
 		// encoding/json would take the last of two members silently.
 		{`{"id":"a7","op":"state.request","op":"mission.abort"}`, "a7", protocol.ErrValidation, "/op"},
 		{`{"id":"a8","op":"blackboard.set","key":"k","value":{"a":1,"a":2}}`, "a8", protocol.ErrValidation, "/value/a"},

@@ -69,13 +69,21 @@ type DaemonConfig struct {
 	EventQueue          int           // events waiting for the outbox [1024]
 	CommandQueue        int           // commands waiting for intake; a full queue answers BUSY [256]
 	ReplyQueue          int           // replies waiting to be published [4096]
+	// MaxPublish is the largest message the daemon publishes
+	// [protocol.DefaultMaxPublish]; keep it well below the broker's packet
+	// limit (bounds.go).
+	MaxPublish int
 	// TreeBudget: a tree whose nodes' JSON is larger goes gzip-compressed
 	// on the retained tree topic [64 KiB].
 	TreeBudget int
 
 	// Link is called with every change of the link (and once at start);
-	// from a telemetry goroutine, so it must not block for long.
-	Link func(protocol.LinkState)
+	// from a telemetry goroutine, so it must not block for long. While
+	// the broker keeps closing connections right after they connect (a
+	// client taking the robot's id), a link that comes back is reported
+	// only once it has held for LinkGrace [DefaultLinkGrace] (link.go).
+	Link      func(protocol.LinkState)
+	LinkGrace time.Duration
 	// Fault reports a problem of telemetry's own that the operator must
 	// see in state.errors (e is nil when it cleared), e.g. events that
 	// cannot be stored. Called from telemetry goroutines; must not block.
@@ -104,6 +112,12 @@ func (c *DaemonConfig) fill() error {
 	}
 	if c.MaxPayload <= 0 {
 		c.MaxPayload = 256 << 10
+	}
+	if c.MaxPublish <= 0 {
+		c.MaxPublish = protocol.DefaultMaxPublish
+	}
+	if c.MaxPublish < 16<<10 {
+		return fmt.Errorf("telemetry: max publish size %d is too small (at least 16 KiB)", c.MaxPublish)
 	}
 	if c.CommandRate <= 0 {
 		c.CommandRate = 20
@@ -159,6 +173,9 @@ func (c *DaemonConfig) fill() error {
 	if c.Link == nil {
 		c.Link = func(protocol.LinkState) {}
 	}
+	if c.LinkGrace <= 0 {
+		c.LinkGrace = DefaultLinkGrace
+	}
 	if c.Fault == nil {
 		c.Fault = func(string, *protocol.StateError) {}
 	}
@@ -203,6 +220,7 @@ type Daemon struct {
 	presenceMu sync.Mutex
 	presence   map[string]presence // by ground station id
 	presenceCh chan struct{}
+	quickDrops atomic.Uint64 // connections closed within LinkGrace (link.go)
 
 	running atomic.Bool
 	conn    atomic.Value // Conn, once Run has dialled
@@ -231,6 +249,9 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 	if ocfg.Clock == nil {
 		ocfg.Clock = cfg.Clock
 	}
+	if ocfg.MaxEvent <= 0 || ocfg.MaxEvent > cfg.MaxPublish {
+		ocfg.MaxEvent = cfg.MaxPublish
+	}
 	ob, err := OpenOutbox(ocfg)
 	if err != nil {
 		return nil, err
@@ -257,7 +278,12 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 	d.seq.events.Store(ob.LastSeq())
 	if n := ob.Corrupt(); n > 0 {
 		d.events <- protocol.Event{Kind: "events.corrupt", Level: "warning",
-			Message: fmt.Sprintf("%d damaged event files in the outbox were moved to %s and not published", n, filepath.Join(ocfg.Dir, corruptDir))}
+			Message: fmt.Sprintf("%d damaged or oversized event files in the outbox were moved to %s and not published", n, filepath.Join(ocfg.Dir, corruptDir))}
+	}
+	if why := ob.StateCorrupt(); why != "" {
+		d.events <- protocol.Event{Kind: "events.state_corrupt", Level: "warning", Data: map[string]any{"boot": ob.Boot()},
+			Message: fmt.Sprintf("the outbox state (%s) was damaged (%s) and was moved to %s.corrupt; event numbering starts a new boot (%d)",
+				stateFile, protocol.Truncate(why, 200), stateFile, ob.Boot())}
 	}
 	return d, nil
 }
@@ -346,6 +372,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wg.Go(func() { d.estopLoop(runCtx) })
 	wg.Go(func() { d.replyLoop(runCtx, conn) })
 	wg.Go(func() { d.linkLoop(runCtx, conn) })
+	wg.Go(func() { d.watchConn(runCtx, estopConn, "estop", d.cfg.Conn.ClientID+"-estop") })
 	<-ctx.Done()
 	wg.Wait()
 
@@ -410,6 +437,7 @@ func (d *Daemon) storeEvent(e protocol.Event) {
 	if e.Time.IsZero() {
 		e.Time = d.cfg.Clock.Now()
 	}
+	e = boundEvent(e, d.cfg.MaxPublish)
 	h := d.header(&d.seq.events)
 	b, err := json.Marshal(protocol.EventMsg{Header: h, ID: uuid.NewString(), Event: e})
 	if err != nil {
@@ -486,27 +514,6 @@ func (d *Daemon) linkState(conn transport.Conn) protocol.LinkState {
 	return ls
 }
 
-// linkLoop reports link changes: the broker connection and ground station
-// presence.
-func (d *Daemon) linkLoop(ctx context.Context, conn transport.Conn) {
-	var last protocol.LinkState
-	first := true
-	for {
-		changed := conn.LinkChanged()
-		if ls := d.linkState(conn); first || ls != last {
-			first, last = false, ls
-			d.log.Info("link", "broker", ls.Broker, "gcs_online", ls.GCSOnline)
-			d.cfg.Link(ls)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-		case <-d.presenceCh:
-		}
-	}
-}
-
 // Metrics returns the current metrics figures (without a header).
 func (d *Daemon) Metrics() protocol.MetricsMsg {
 	m := protocol.MetricsMsg{
@@ -538,6 +545,11 @@ func (d *Daemon) publishJSON(conn transport.Conn, topic string, qos byte, retain
 	if err != nil {
 		d.publishFailures.Add(1)
 		d.log.Error("encoding", "topic", topic, "err", err)
+		return
+	}
+	if len(b) > d.cfg.MaxPublish {
+		d.publishFailures.Add(1)
+		d.log.Error("message too large to publish; not sent", "topic", topic, "bytes", len(b), "max", d.cfg.MaxPublish)
 		return
 	}
 	if err := conn.Publish(topic, qos, retain, b); err != nil {

@@ -21,7 +21,8 @@ const maxCommandID = 128
 
 type inboundCmd struct {
 	payload []byte
-	size    int // when payload was too large to keep
+	size    int    // when payload was too large to keep
+	id      string // then: its id, read from its head
 }
 
 // onCommand runs on the MQTT client's goroutine and never waits. An
@@ -41,6 +42,8 @@ func (d *Daemon) onCommand(_ string, payload []byte) {
 	in := inboundCmd{size: len(payload)}
 	if len(payload) <= d.cfg.MaxPayload {
 		in.payload = bytes.Clone(payload)
+	} else {
+		in.id = scanTop(payload[:min(len(payload), tooLargeHead)]).id
 	}
 	select {
 	case d.cmds <- in:
@@ -48,7 +51,7 @@ func (d *Daemon) onCommand(_ string, payload []byte) {
 	default:
 	}
 	if in.payload == nil {
-		d.offerReply(d.tooLarge(in.size))
+		d.offerReply(d.tooLarge(in.size, payload))
 		return
 	}
 	top := scanTop(payload)
@@ -72,8 +75,14 @@ func refuse(id, code, path, format string, args ...any) protocol.Reply {
 	return protocol.Reply{ID: id, Error: &protocol.ReplyError{Code: code, Message: fmt.Sprintf(format, args...), Path: path}}
 }
 
-func (d *Daemon) tooLarge(size int) protocol.Reply {
-	return refuse("", protocol.ErrTooLarge, "", "command of %d bytes exceeds the limit of %d", size, d.cfg.MaxPayload)
+// tooLarge refuses an oversized command, under its id when its head
+// (tooLargeHead bytes) names one.
+func (d *Daemon) tooLarge(size int, payload []byte) protocol.Reply {
+	id := ""
+	if payload != nil {
+		id = scanTop(payload[:min(len(payload), tooLargeHead)]).id
+	}
+	return refuse(id, protocol.ErrTooLarge, "", "command of %d bytes exceeds the limit of %d", size, d.cfg.MaxPayload)
 }
 
 // handle checks a command in this order: size; JSON syntax, duplicate
@@ -87,7 +96,9 @@ func (d *Daemon) tooLarge(size int) protocol.Reply {
 // checked afresh (a rate-limited command may pass later).
 func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	if in.payload == nil {
-		return d.tooLarge(in.size)
+		r := d.tooLarge(in.size, nil)
+		r.ID = in.id
+		return r
 	}
 	m, prob := parseStrict(in.payload, maxCommandDepth)
 	if prob != nil {
@@ -157,7 +168,9 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	if !served {
 		r = d.do(ctx, c)
 	}
-	d.replies.put(c.ID, hash, r)
+	if !r.Transient() { // BUSY, STORAGE_FAILED, INTERNAL: a retry is tried afresh
+		d.replies.put(c.ID, hash, r)
+	}
 	return r
 }
 
@@ -289,6 +302,7 @@ func (d *Daemon) replyLoop(ctx context.Context, conn transport.Conn) {
 }
 
 func (d *Daemon) sendReply(conn transport.Conn, r protocol.Reply) {
+	r = boundReply(r, d.cfg.MaxPublish)
 	b, err := json.Marshal(protocol.ReplyMsg{Header: d.header(&d.seq.reply), Reply: r})
 	if err != nil {
 		// A Result the handler filled with something JSON cannot hold.

@@ -284,6 +284,7 @@ func (d *Daemon) publishBlackboard(conn transport.Conn, p *publisher) {
 	out := vals[:0:0]
 	for _, v := range vals {
 		v.AgeMs = math.Round(v.AgeMs)
+		v.Value = boundValue(v.Value)
 		if !full {
 			if last, sent := p.bbSent[v.Key]; sent && !changed(last, v.Value, d.cfg.Deadbands.For(v.Key)) {
 				continue

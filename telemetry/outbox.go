@@ -26,9 +26,14 @@ import (
 
 // OutboxConfig configures an Outbox.
 type OutboxConfig struct {
-	Dir        string        // created if missing (0700)
-	MaxEvents  int           // default 10000
-	MaxBytes   int64         // default 16 MiB
+	Dir       string // created if missing (0700)
+	MaxEvents int    // default 10000
+	MaxBytes  int64  // default 16 MiB
+	// MaxEvent is the largest event kept [protocol.DefaultMaxPublish]:
+	// a larger one is refused by Add, and one a previous run left is moved
+	// aside at open (a broker refuses it, and a resend would follow every
+	// reconnect).
+	MaxEvent   int
 	Window     int           // messages in flight at once; default 16
 	AckTimeout time.Duration // resend from the oldest after this; default 30 s
 	// Retention keeps a delivered event this long for ground stations
@@ -62,6 +67,9 @@ type Outbox struct {
 	lastSeq uint64
 	boot    uint64
 	corrupt int // files moved aside at open
+	// stateCorrupt is why state.json was found damaged at open and moved
+	// to state.json.corrupt ("" when it was fine).
+	stateCorrupt string
 
 	dropped atomic.Uint64
 	acked   atomic.Uint64
@@ -100,6 +108,9 @@ func OpenOutbox(cfg OutboxConfig) (*Outbox, error) {
 	}
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = 16 << 20
+	}
+	if cfg.MaxEvent <= 0 {
+		cfg.MaxEvent = protocol.DefaultMaxPublish
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = 16
@@ -145,8 +156,18 @@ func (o *Outbox) readState() (outboxState, error) {
 		return st, fmt.Errorf("telemetry: outbox: %w", err)
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		// Without it numbering could go back: refuse rather than guess.
-		return st, fmt.Errorf("telemetry: outbox: %s is damaged (%v); move it away to start numbering afresh", filepath.Join(o.cfg.Dir, stateFile), err)
+		// A damaged state must not keep the daemon from starting: it is
+		// put aside for an operator to look at, and reported. Sequence
+		// numbers start again above the events kept; the boot counter
+		// starts again from the clock (seconds since 1970), far above any
+		// count of starts, so (boot, seq) never repeats one sent before.
+		path := filepath.Join(o.cfg.Dir, stateFile)
+		o.stateCorrupt = err.Error()
+		o.log.Error("outbox: state.json is damaged; moved aside, numbering starts a new boot", "err", err)
+		if rerr := os.Rename(path, path+".corrupt"); rerr != nil {
+			return st, fmt.Errorf("telemetry: outbox: %s is damaged (%v) and cannot be moved aside: %w", path, err, rerr)
+		}
+		return outboxState{Boot: uint64(max(o.cfg.Clock.Now().Unix(), 1))}, nil
 	}
 	return st, nil
 }
@@ -182,6 +203,9 @@ func (o *Outbox) load() error {
 			if b, err = os.ReadFile(filepath.Join(o.cfg.Dir, name)); err == nil {
 				payload, err = decodeRecord(seq, b)
 			}
+		}
+		if err == nil && len(payload) > o.cfg.MaxEvent {
+			err = fmt.Errorf("event of %d bytes is larger than the %d a message may have", len(payload), o.cfg.MaxEvent)
 		}
 		if err != nil {
 			o.moveAside(name, err)
@@ -283,6 +307,10 @@ func (o *Outbox) LastSeq() uint64 {
 // Boot counts the outbox's opens: one more at every daemon start.
 func (o *Outbox) Boot() uint64 { return o.boot }
 
+// StateCorrupt says why state.json was found damaged at open and moved
+// aside to state.json.corrupt ("" when it was fine).
+func (o *Outbox) StateCorrupt() string { return o.stateCorrupt }
+
 // Corrupt is how many damaged files were moved aside at open.
 func (o *Outbox) Corrupt() int { return o.corrupt }
 
@@ -326,9 +354,9 @@ func (o *Outbox) Acked() uint64 { return o.acked.Load() }
 // bounds. A failed write is counted and returned; the caller still has the
 // event to send live.
 func (o *Outbox) Add(seq uint64, payload []byte) error {
-	if int64(len(payload)) > o.cfg.MaxBytes {
+	if int64(len(payload)) > o.cfg.MaxBytes || len(payload) > o.cfg.MaxEvent {
 		o.dropped.Add(1)
-		return fmt.Errorf("telemetry: outbox: event of %d bytes exceeds the outbox", len(payload))
+		return fmt.Errorf("telemetry: outbox: event of %d bytes exceeds the limit of %d", len(payload), min(int64(o.cfg.MaxEvent), o.cfg.MaxBytes))
 	}
 	o.mu.Lock()
 	if len(o.entries) > 0 && seq <= o.entries[len(o.entries)-1].seq {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,9 +82,72 @@ func TestOutboxSeqAndBootSurviveRestarts(t *testing.T) {
 	if o2.LastSeq() != 3 || o2.Boot() != o.Boot()+1 || o.Boot() != 1 {
 		t.Fatalf("after a restart: last seq %d boot %d (first boot %d)", o2.LastSeq(), o2.Boot(), o.Boot())
 	}
+	// A damaged state file does not stop a start: it is put aside and
+	// reported, and numbering starts a boot above every count of starts,
+	// so (boot, seq) never repeats.
+	o2.Add(4, []byte("{}"))
 	os.WriteFile(filepath.Join(dir, stateFile), []byte("{broken"), 0o600)
-	if _, err := OpenOutbox(OutboxConfig{Dir: dir}); err == nil {
-		t.Fatal("a damaged state file was accepted: numbering could go back")
+	o3, err := OpenOutbox(OutboxConfig{Dir: dir})
+	if err != nil {
+		t.Fatalf("a damaged state file stopped the outbox from opening: %v", err)
+	}
+	if o3.StateCorrupt() == "" || o3.Boot() <= o2.Boot()+1 || o3.LastSeq() < 4 {
+		t.Fatalf("after a damaged state: reported %q, boot %d (before %d), last seq %d", o3.StateCorrupt(), o3.Boot(), o2.Boot(), o3.LastSeq())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, stateFile+".corrupt")); err != nil || string(b) != "{broken" {
+		t.Fatalf("the damaged state was not kept aside: %q %v", b, err)
+	}
+	o4, err := OpenOutbox(OutboxConfig{Dir: dir})
+	if err != nil || o4.StateCorrupt() != "" || o4.Boot() != o3.Boot()+1 {
+		t.Fatalf("the next start: err %v, reported %q, boot %d after %d", err, o4.StateCorrupt(), o4.Boot(), o3.Boot())
+	}
+}
+
+// A daemon whose outbox state is damaged starts, and says so in an event.
+func TestDaemonStartsWithADamagedOutboxState(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "outbox"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "outbox", stateFile), []byte("\x00\x00garbage"), 0o600)
+	d, err := NewDaemon(DaemonConfig{Robot: "rover-1", StateDir: dir, Source: newFakeSource(0), Commands: &fakeHandler{}})
+	if err != nil {
+		t.Fatalf("the daemon did not start: %v", err)
+	}
+	select {
+	case e := <-d.events:
+		if e.Kind != "events.state_corrupt" || e.Level != "warning" {
+			t.Fatalf("event %+v", e)
+		}
+	default:
+		t.Fatal("the damaged state was not reported")
+	}
+}
+
+// An event larger than a message may be is refused by the outbox, and one
+// a previous run left (before events were bounded) is moved aside at
+// open: it would be refused by the broker and resent after every
+// reconnect.
+func TestOutboxRefusesOversizedEvents(t *testing.T) {
+	dir := t.TempDir()
+	o, err := OpenOutbox(OutboxConfig{Dir: dir, MaxEvent: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := []byte(`{"m":"` + strings.Repeat("x", 3<<20) + `"}`)
+	if err := o.Add(1, big); err != nil {
+		t.Fatal(err) // allowed by this outbox: a run with a larger limit
+	}
+	o.Add(2, []byte("{}"))
+	o2, err := OpenOutbox(OutboxConfig{Dir: dir, MaxEvent: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o2.Len() != 1 || o2.Corrupt() != 1 {
+		t.Fatalf("after open with a smaller limit: %d kept, %d moved aside", o2.Len(), o2.Corrupt())
+	}
+	if err := o2.Add(3, big); err == nil {
+		t.Fatal("an oversized event was stored")
 	}
 }
 

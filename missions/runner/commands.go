@@ -194,19 +194,33 @@ func missionBytes(raw json.RawMessage) ([]byte, *protocol.ReplyError) {
 }
 
 // problemsError turns validation problems into a reply error: the code
-// and path of the first problem, and the whole list.
+// and path of the first problem, and the first protocol.MaxReplyProblems
+// of them (More counts the others, so that a document with thousands of
+// problems gets a small reply).
 func problemsError(err error) *protocol.ReplyError {
 	var ps bt.Problems
 	if !errors.As(err, &ps) || len(ps) == 0 {
-		return &protocol.ReplyError{Code: protocol.ErrValidation, Message: err.Error()}
+		e := &protocol.ReplyError{Code: protocol.ErrValidation, Message: err.Error()}
+		e.Bound()
+		return e
 	}
-	e := &protocol.ReplyError{Code: ps[0].Code, Message: ps.Error(), Path: ps[0].Path}
+	shown := ps[:min(len(ps), protocol.MaxReplyProblems)]
+	msg := shown.Error()
+	if more := len(ps) - len(shown); more > 0 {
+		msg = fmt.Sprintf("%d problems, the first %d:%s\n  (and %d more)", len(ps), len(shown), strings.TrimPrefix(msg, fmt.Sprintf("%d problems:", len(shown))), more)
+	}
+	e := &protocol.ReplyError{Code: ps[0].Code, Message: msg, Path: ps[0].Path}
 	if e.Code == "" {
 		e.Code = protocol.ErrValidation
 	}
 	for _, p := range ps {
 		e.Problems = append(e.Problems, protocol.ReplyProblem{Path: p.Path, Message: p.Message, Code: p.Code})
+		if len(e.Problems) == protocol.MaxReplyProblems {
+			break
+		}
 	}
+	e.More = len(ps) - len(e.Problems)
+	e.Bound()
 	return e
 }
 
@@ -463,7 +477,8 @@ func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
 	}
 	switch mode {
 	case protocol.ModeRunning:
-		return ok(c, nil)
+		// Nothing to resume: the reply says so rather than "resumed".
+		return ok(c, map[string]any{"resumed": false, "mission_id": r.run.s.m.Doc.ID, "note": fmt.Sprintf("mission %q is already running", r.run.s.m.Doc.Name)})
 	case protocol.ModePaused:
 	default:
 		return refuse(c, protocol.ErrNotAllowedInMode, "resume is not possible in mode "+mode, "")
@@ -476,7 +491,7 @@ func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
 	d := r.run.s.m.Doc
 	r.emit(protocol.Event{Kind: "mission.resumed", Level: "info", Mission: d.ID, Message: "mission resumed from the root"})
 	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "resumed", Mission: d.ID, Revision: d.Revision}, nil)
-	return ok(c, nil)
+	return ok(c, map[string]any{"resumed": true, "mission_id": d.ID})
 }
 
 // MaxOperatorString is the longest string value blackboard.set accepts,

@@ -2,8 +2,11 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -172,5 +175,24 @@ func TestTransientRefusalsAreNotCached(t *testing.T) {
 	release()
 	if rep := tr2.do(abort); rep.OK || rep.Error.Code != protocol.ErrNoMission {
 		t.Fatalf("retry of the timed-out abort: %+v, want the tick's NO_MISSION", rep)
+	}
+}
+
+// A mission with thousands of problems is refused with a small reply: the
+// first problems, and how many more there were.
+func TestRefusalWithManyProblemsIsSmall(t *testing.T) {
+	tr := startRunner(t, "", nil)
+	params := make([]string, 0, 20000)
+	for i := range 20000 {
+		params = append(params, fmt.Sprintf(`"unknown_%d":1`, i))
+	}
+	root := `{"type":"Log","params":{"message":"x",` + strings.Join(params, ",") + `}}`
+	rep := tr.do(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(0, root)})
+	if rep.OK {
+		t.Fatal("a mission with 20000 unknown parameters was accepted")
+	}
+	b, _ := json.Marshal(rep)
+	if e := rep.Error; len(e.Problems) != protocol.MaxReplyProblems || e.More != 20000-protocol.MaxReplyProblems || len(b) > 16<<10 {
+		t.Fatalf("reply of %d bytes with %d problems and %d more", len(b), len(e.Problems), e.More)
 	}
 }
