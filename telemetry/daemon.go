@@ -78,8 +78,12 @@ type DaemonConfig struct {
 	TreeBudget int
 
 	// Link is called with every change of the link (and once at start);
-	// from a telemetry goroutine, so it must not block for long.
-	Link func(protocol.LinkState)
+	// from a telemetry goroutine, so it must not block for long. While
+	// the broker keeps closing connections right after they connect (a
+	// client taking the robot's id), a link that comes back is reported
+	// only once it has held for LinkGrace [DefaultLinkGrace] (link.go).
+	Link      func(protocol.LinkState)
+	LinkGrace time.Duration
 	// Fault reports a problem of telemetry's own that the operator must
 	// see in state.errors (e is nil when it cleared), e.g. events that
 	// cannot be stored. Called from telemetry goroutines; must not block.
@@ -169,6 +173,9 @@ func (c *DaemonConfig) fill() error {
 	if c.Link == nil {
 		c.Link = func(protocol.LinkState) {}
 	}
+	if c.LinkGrace <= 0 {
+		c.LinkGrace = DefaultLinkGrace
+	}
 	if c.Fault == nil {
 		c.Fault = func(string, *protocol.StateError) {}
 	}
@@ -213,6 +220,7 @@ type Daemon struct {
 	presenceMu sync.Mutex
 	presence   map[string]presence // by ground station id
 	presenceCh chan struct{}
+	quickDrops atomic.Uint64 // connections closed within LinkGrace (link.go)
 
 	running atomic.Bool
 	conn    atomic.Value // Conn, once Run has dialled
@@ -364,6 +372,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wg.Go(func() { d.estopLoop(runCtx) })
 	wg.Go(func() { d.replyLoop(runCtx, conn) })
 	wg.Go(func() { d.linkLoop(runCtx, conn) })
+	wg.Go(func() { d.watchConn(runCtx, estopConn, "estop", d.cfg.Conn.ClientID+"-estop") })
 	<-ctx.Done()
 	wg.Wait()
 
@@ -503,27 +512,6 @@ func (d *Daemon) linkState(conn transport.Conn) protocol.LinkState {
 		}
 	}
 	return ls
-}
-
-// linkLoop reports link changes: the broker connection and ground station
-// presence.
-func (d *Daemon) linkLoop(ctx context.Context, conn transport.Conn) {
-	var last protocol.LinkState
-	first := true
-	for {
-		changed := conn.LinkChanged()
-		if ls := d.linkState(conn); first || ls != last {
-			first, last = false, ls
-			d.log.Info("link", "broker", ls.Broker, "gcs_online", ls.GCSOnline)
-			d.cfg.Link(ls)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-		case <-d.presenceCh:
-		}
-	}
 }
 
 // Metrics returns the current metrics figures (without a header).

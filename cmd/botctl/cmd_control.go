@@ -110,6 +110,9 @@ func (c *cli) command(args []string, cmd protocol.Command) error {
 	if cmd.Op == protocol.OpEStopReset && rep.OK {
 		text = "e-stop released; " + afterReset(info.State)
 	}
+	if note, _ := rep.Result["note"].(string); rep.OK && note != "" && rep.Result["resumed"] == false {
+		text = "nothing resumed: " + note
+	}
 	return c.reportText(robot, cmd.Op, rep, text)
 }
 

@@ -492,6 +492,16 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *driv
 // station would. It was validated at start; the runner may still refuse it
 // (a stored mission with the same id and revision but other content).
 func (s *system) startMission(ctx context.Context) {
+	if m, ok := s.runner.Interrupted(); ok {
+		// A mission was running when botd stopped (a crash, a power cut,
+		// Ctrl-C): the configured one must not drive off in its place.
+		msg := fmt.Sprintf("the configured mission (%s) was not started: mission %q (%s) was interrupted when botd stopped; send mission.resume to run it again, or mission.start with an id to run another",
+			s.cfg.Mission, m.Name, m.ID)
+		s.log.Warn("configured mission not started", "file", s.cfg.Mission, "interrupted", m.ID, "name", m.Name)
+		s.emit(protocol.Event{Kind: "mission.not_started", Level: "warning", Mission: s.missionID, Message: msg,
+			Data: map[string]any{"interrupted": m.ID, "file": s.cfg.Mission}})
+		return
+	}
 	s.waitVehicles(ctx)
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

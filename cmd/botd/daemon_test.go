@@ -336,10 +336,36 @@ func TestDaemonLastWillOnKill(t *testing.T) {
 	p.cmd.Wait()
 	r.waitFor(t, "the last will", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnBroken })
 
-	// Restarted, it reports the interrupted mission and comes back ONLINE.
+	// Restarted, it reports the interrupted mission and comes back ONLINE;
+	// the configured mission (the demo patrol) does not drive off in its
+	// place: the robot stays idle, and an event says why and what to send.
+	r.mu.Lock()
+	before := len(r.events)
+	r.mu.Unlock()
 	p2 := startDaemonProc(t, "-broker", b.URL(), "-state-dir", dir, "-robot", "rover-kill")
 	r.waitFor(t, "ONLINE again", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnOnline })
 	r.waitFor(t, "the interrupted patrol", func(r *groundRec) bool { return r.hasEvent("mission.interrupted") })
+	r.waitFor(t, "the configured mission held back", func(r *groundRec) bool { return r.hasEvent("mission.not_started") })
+	r.mu.Lock()
+	var boot uint64 // the restarted daemon's (events of the first may come again)
+	for _, e := range r.events[before:] {
+		if e.Kind == "mission.not_started" {
+			boot = e.Boot
+		}
+	}
+	for _, e := range r.events[before:] {
+		if e.Kind == "mission.started" && e.Boot == boot {
+			t.Errorf("after the restart a mission started by itself: %s", e.Message)
+		}
+		if e.Kind == "mission.not_started" && !strings.Contains(e.Message, "mission.resume") {
+			t.Errorf("mission.not_started does not say what to send: %s", e.Message)
+		}
+	}
+	r.mu.Unlock()
+	r.waitFor(t, "the state naming the interrupted mission", func(r *groundRec) bool {
+		s := r.lastState()
+		return s.Mode == protocol.ModeIdle && s.Mission != nil && s.Mission.Status == protocol.RunInterrupted
+	})
 	p2.stop(t)
 	r.waitFor(t, "OFFLINE", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnOffline })
 }

@@ -160,6 +160,9 @@ type Runner struct {
 	reschedT bool
 	operator map[string]bt.Value // blackboard.set values, applied to every mission
 	stored   uint64              // missions stored so far (orders them for eviction)
+	// interruptedAtStart is the mission the journal says was running when
+	// the daemon stopped (set by New, read-only after).
+	interruptedAtStart *protocol.MissionState
 	// journalCorrupt counts journal lines found damaged at start.
 	journalCorrupt int
 	lastFlt        map[string]bool // fault codes already reported
@@ -272,6 +275,12 @@ func New(cfg Config) (*Runner, error) {
 		r.stored++
 		r.store[id] = &stored{m: m, hash: m.Doc.Hash(), doc: doc, interrupted: id == st.interrupted, order: r.stored}
 	}
+	for _, st := range r.store {
+		if st.interrupted {
+			d := st.m.Doc
+			r.interruptedAtStart = &protocol.MissionState{ID: d.ID, Name: d.Name, Revision: d.Revision, Status: protocol.RunInterrupted}
+		}
+	}
 	r.state = protocol.State{Mode: protocol.ModeStarting, RequestedMode: protocol.ModeIdle, Errors: []protocol.StateError{}}
 	r.modeMem = fsm.Memory{}
 	return r, nil
@@ -358,10 +367,23 @@ func (r *Runner) Run(ctx context.Context) error {
 }
 
 func interruptedMessage(s *stored) string {
-	if s.m.Doc.ResumeAfterRestart {
-		return "the daemon stopped while this mission ran; send mission.resume to run it again from the start"
+	d := s.m.Doc
+	if d.ResumeAfterRestart {
+		return fmt.Sprintf("the daemon stopped while mission %q (%s, revision %d) ran; send mission.resume to run it again from the start", d.Name, d.ID, d.Revision)
 	}
-	return "the daemon stopped while this mission ran; it does not allow resuming after a restart (start it again to rerun it)"
+	return fmt.Sprintf("the daemon stopped while mission %q (%s, revision %d) ran; it does not allow resuming after a restart (send mission.start with its id to rerun it)", d.Name, d.ID, d.Revision)
+}
+
+// Interrupted is the mission that was running when the daemon last
+// stopped (a crash, a power cut, a stop mid-mission), as the journal
+// says; ok is false when none was. The
+// daemon does not start its configured mission while there is one: the
+// robot stays still until an operator decides.
+func (r *Runner) Interrupted() (m protocol.MissionState, ok bool) {
+	if r.interruptedAtStart == nil {
+		return protocol.MissionState{}, false
+	}
+	return *r.interruptedAtStart, true
 }
 
 // safeTick runs a tick and survives a panic in it (a bug, or a node that
