@@ -95,7 +95,9 @@ func TestStuckTickTripsTheDeadmanAndTheOverrunFailsafe(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	close(stuck.release)
-	tr.waitFor("the overrun failsafe", func(s protocol.State) bool { return s.Failsafe.Reason == "tick_overruns" || s.Mode == protocol.ModePaused })
+	tr.waitFor("the overrun failsafe", func(s protocol.State) bool {
+		return s.Failsafe.Reason == "tick_overruns" || s.Mode == protocol.ModePaused
+	})
 	tr.waitFor("the rearm", func(protocol.State) bool {
 		hw.mu.Lock()
 		defer hw.mu.Unlock()
