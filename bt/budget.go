@@ -105,7 +105,9 @@ type exprState struct {
 	nextClock  int   // steps at which the clock is read next
 	start      int64 // clock when the first step was counted; 0: not read
 	deadline   int64
-	// per tick
+	// per tick: root is the agent whose ticks count (a DynamicSubTree's
+	// child agent shares its parent's machine)
+	root      *Agent
 	tick      uint64
 	tickSteps int
 	tickTime  int64
@@ -113,7 +115,7 @@ type exprState struct {
 
 func (a *Agent) exprMachine() *exprState {
 	if a.exprs == nil {
-		a.exprs = &exprState{lim: a.ExprLimits.withDefaults()}
+		a.exprs = &exprState{lim: a.ExprLimits.withDefaults(), root: a}
 		a.exprs.vm.MemoryBudget = uint(a.exprs.lim.Memory / 16)
 	}
 	return a.exprs
@@ -122,8 +124,8 @@ func (a *Agent) exprMachine() *exprState {
 // beginEval starts an evaluation's budget.
 func (a *Agent) beginEval() *exprState {
 	s := a.exprMachine()
-	if s.tick != a.ticks {
-		s.tick, s.tickSteps, s.tickTime = a.ticks, 0, 0
+	if t := s.root.ticks; s.tick != t {
+		s.tick, s.tickSteps, s.tickTime = t, 0, 0
 	}
 	s.mem, s.steps, s.nextClock, s.start = 0, 0, 0, 0
 	return s

@@ -1,6 +1,7 @@
 package bt
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,4 +186,17 @@ func TestBudgetCompileLimits(t *testing.T) {
 	}
 	h := newHarness(t, nd("Expr", "", kv{"expr": `botd_step(1) == nil`}))
 	wantReason(t, tickUntilError(t, h, 1), "without its environment")
+}
+
+func TestBudgetSharedWithChildTrees(t *testing.T) {
+	// A DynamicSubTree's child agent counts against its parent's tick:
+	// twenty child trees of 60,000 steps are over the tick's million.
+	var kids []*NodeDef
+	for i := 0; i < 20; i++ {
+		kids = append(kids, dyn("", "plan"+strconv.Itoa(i), "d"))
+	}
+	h := newHarness(t, nd("Sequence", "", nil, kids...),
+		withTree("d", nd("Expr", "", kv{"expr": `let r = 1..60000; all(r, {true})`})))
+	stepsOnly(h)
+	wantReason(t, tickUntilError(t, h, 1), "more than 1000000 steps in one tick")
 }

@@ -78,6 +78,8 @@ func (d *dynamic) Open(a *Agent, n *Node) {
 		child = NewAgent(eff, a.ID, a.now)
 		child.rng ^= uint64(n.Index+1) * 0xD1B54A32D192ED03
 		child.Sink = &childSink{parent: a, node: n.Index}
+		// The child's expressions count against the parent's budget.
+		child.exprs = a.exprMachine()
 		x.ptrs[d.ptr] = child
 	}
 	child.Env = a.Env
