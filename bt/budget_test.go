@@ -112,6 +112,7 @@ func TestBudgetCPU(t *testing.T) {
 	for _, tc := range []struct{ name, expr, reason string }{
 		{"regexp over a long string", `all(1..999999, {not (s matches "^(x|xx)*y$")})`, "memory budget exceeded"},
 		{"regexp over a long string, a smaller range", `all(1..50000, {not (s matches "^(x|xx)*y$")})`, "step budget exceeded"},
+		{"a long pattern compiled at every match", `all(1..50000, {not ("y" matches s)})`, "step budget exceeded"},
 		{"nested predicates", `let r = 1..1000; all(r, {all(r, {all(r, {true})})})`, "step budget exceeded: more than 100000 steps in one evaluation"},
 		{"in over a long array", `let r = 1..60000; all(r, {# in r})`, "step budget exceeded"},
 		{"sort in a loop", `let r = 1..60000; any(r, {len(sort(r)) == 0})`, "memory budget exceeded: sort would make"},
@@ -168,6 +169,10 @@ func TestBudgetOrdinaryExpressions(t *testing.T) {
 			`replace(name, "1", "2") == "r2" && toJSON(n) == "3" && fromBase64(toBase64(name)) == name && len(concat(xs, xs)) == 6 && ` +
 			`max(xs) == 3 && indexOf(name, "1") == 1 && name matches "^r[0-9]$" && "r" in ["r", "s"] && 3 in 1..5 && 2 in xs && string(n) == "3"`}),
 			bb: bb, want: "S"},
+		{name: "more predicates", tree: nd("Expr", "", kv{"expr": `sortBy(xs, {-#})[0] == 3 && len(groupBy(xs, {# > 1})[true]) == 2 && ` +
+			`reduce(xs, {#acc + #}, 0) == 6 && find(xs, {# > 1}) == 2 && findIndex(xs, {# == 3}) == 2 && findLast(xs, {# < 3}) == 2 && ` +
+			`one(xs, {# == 1}) && none(xs, {# > 5}) && any(xs, {# == 2}) && len(filter(xs, {# != 2})) == 2 && sum(xs, {#}) == 6`}), bb: bb, want: "S"},
+		{name: "a pattern from the blackboard", tree: nd("Expr", "", kv{"expr": `name matches pat && "r" + "1" matches pat`}), bb: kv{"name": "r1", "pat": "^r[0-9]$"}, want: "S"},
 		{name: "pipes", tree: nd("Expr", "", kv{"expr": `name | repeat(2) | upper() == "R1R1"`}), bb: bb, want: "S"},
 		{name: "script", tree: nd("ScriptCondition", "", kv{"code": `m := name .. "/" .. n; l := len(m); m == "r1/3" && l == 4`}), bb: bb, want: "S"},
 	})
