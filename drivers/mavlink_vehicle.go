@@ -1,6 +1,7 @@
 package drivers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -128,6 +129,7 @@ type Vehicle struct {
 	textsAt   time.Time
 	textsLost uint64
 	recent    [64]*vehicleOp // the ops the leaves follow, by id
+	safeOp    *vehicleOp     // the last hold the safe state sent (Robot.Settle waits for it)
 	fsMode    flightMode     // the failsafe's land or return, until a leaf commands again
 	speed     float64        // the GoTo speed last asked for
 	// missionCount is the items of the mission botd last uploaded (-1: none);
@@ -448,7 +450,27 @@ func (v *Vehicle) safeStop() {
 	}
 	op := v.modeOp("hold (safe state)", modeHold)
 	op.report = true
+	v.mu.Lock()
+	v.safeOp = op
+	v.mu.Unlock()
 	v.submit(op)
+}
+
+// settle waits for the last hold the safe state sent to be acknowledged (or refused), or for
+// ctx; nil when there is none to wait for.
+func (v *Vehicle) settle(ctx context.Context) error {
+	v.mu.Lock()
+	op := v.safeOp
+	v.mu.Unlock()
+	if op == nil {
+		return nil
+	}
+	select {
+	case <-op.done:
+		return op.err
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %s: not acknowledged: %w", v.name, op.what, ctx.Err())
+	}
 }
 
 // eStop is what the e-stop does: land, or stop the motors when landed (or in the air, forced).

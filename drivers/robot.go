@@ -382,6 +382,9 @@ func (r *Robot) startFault(dev string, err error) {
 	r.startFaults = append(r.startFaults, Fault{Device: dev, Code: FaultDriverError, Message: err.Error(), Since: r.now()})
 }
 
+// closeSettle bounds how long Close waits for the safe state to be confirmed (Settle).
+const closeSettle = 5 * time.Second
+
 // Close stops the sampling goroutines and waits for them, puts every actuator in its safe
 // state, halts the drivers that started and finalizes the boards that connected. It works after
 // a failed Build or Start and is idempotent; only the first call can return an error.
@@ -400,6 +403,13 @@ func (r *Robot) Close() error {
 	if err := r.env.safeAll(); err != nil {
 		errs = append(errs, err)
 	}
+	// Safe state first, then close: the drivers (a vehicle's link) stay up until the safe
+	// state has reached them.
+	ctx, cancel := context.WithTimeout(context.Background(), closeSettle)
+	if err := r.Settle(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	cancel()
 	for _, act := range r.env.acts {
 		r.env.setReady(act, false)
 	}
@@ -465,6 +475,20 @@ func (r *Robot) EStopped() (bool, string) { return r.env.estopped() }
 // Safe puts every actuator in its safe state now and forgets all commands and owners (mission
 // end, abort). Unlike EStop it leaves commands allowed.
 func (r *Robot) Safe() error { return r.env.safeAll() }
+
+// Settle waits until the safe state has reached the actuators that take it in their own time:
+// a MAVLink vehicle's hold is acknowledged by the autopilot. The daemon calls it at shutdown,
+// after Safe and before it says the actuators are safe and closes the robot (which stops the
+// link). It gives up when ctx ends.
+func (r *Robot) Settle(ctx context.Context) error {
+	var errs []error
+	for _, v := range r.Vehicles() {
+		if err := v.settle(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // Sample reads, on the caller's goroutine, every sensor that is due at now (sync mode only; in
 // async mode the sensors' goroutines sample and Sample does nothing). Call it from the goroutine

@@ -180,6 +180,8 @@ type system struct {
 	emit func(protocol.Event)
 	// copter is the simulated multicopter the config asked for (nil: none).
 	copter *multicopter.Vehicle
+	// stopCopter stops it (close calls it after closing the robot).
+	stopCopter func()
 }
 
 // The runner is what telemetry reads and commands.
@@ -355,11 +357,13 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 // systemd; the robots of `botd fleet` do not.
 func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 	cfg, log := s.cfg, s.log
+	// The simulated multicopter stops in close, after the robot: the
+	// vehicle's hold at shutdown must reach it.
 	stopCopter, err := s.startCopter(ctx)
 	if err != nil {
 		return err
 	}
-	defer stopCopter()
+	s.stopCopter = stopCopter
 	if err := s.robot.Start(ctx); err != nil {
 		return fmt.Errorf("starting the robot: %w", err)
 	}
@@ -430,6 +434,9 @@ func (s *system) close() {
 		if err := s.robot.Close(); err != nil {
 			s.log.Warn("closing the robot", "err", err)
 		}
+	}
+	if s.stopCopter != nil {
+		s.stopCopter()
 	}
 	if s.broker != nil {
 		s.broker.Close()
@@ -556,6 +563,7 @@ func (f *eventForwarder) emit(e protocol.Event) {
 var (
 	_ runner.Vehicles = hardware{}
 	_ runner.Deadman  = hardware{}
+	_ runner.Settler  = hardware{}
 )
 
 // hardware adapts drivers.Robot to runner.Hardware.
@@ -570,6 +578,7 @@ func (h hardware) SetDeadman(d time.Duration)     { h.r.SetDeadman(d) }
 func (h hardware) Rearm()                         { h.r.Rearm() }
 
 func (h hardware) Deadman() (bool, time.Time, uint64) { return h.r.Deadman() }
+func (h hardware) Settle(ctx context.Context) error   { return h.r.Settle(ctx) }
 
 func (h hardware) EStop(reason string) {
 	if err := h.r.EStop(reason); err != nil {

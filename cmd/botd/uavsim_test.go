@@ -202,3 +202,68 @@ func TestSimMulticopterConfigErrors(t *testing.T) {
 		t.Fatalf("configs/uav-sim.yaml: %v", err)
 	}
 }
+
+// TestDaemonUAVHoldsAtShutdown: botd stopped (SIGTERM, as Ctrl-C) while the simulated
+// multicopter flies the survey: the vehicle's hold is sent and acknowledged before the daemon
+// says "actuators safe" and closes the link, never refused as "robot closed" after it.
+func TestDaemonUAVHoldsAtShutdown(t *testing.T) {
+	cfgText, err := os.ReadFile("../../configs/uav-sim.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hwText, err := os.ReadFile("../../configs/uav-sim-hw.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := "127.0.0.1:" + strconv.Itoa(freeUDPPort(t))
+	dir := t.TempDir()
+	cfg := strings.NewReplacer("127.0.0.1:14540", port,
+		"mission: missions/survey.json", "mission: "+mustAbs(t, "../../configs/missions/survey.json")).Replace(string(cfgText))
+	hw := strings.ReplaceAll(string(hwText), "127.0.0.1:14540", port)
+	for name, body := range map[string]string{"uav-sim.yaml": cfg, "uav-sim-hw.yaml": hw} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := freeAddr(t)
+	p := startDaemonProc(t, "-config", filepath.Join(dir, "uav-sim.yaml"), "-listen", addr, "-state-dir", filepath.Join(dir, "state"))
+	waitBroker(t, addr)
+	rec := &surveyGround{modes: map[float64]bool{}, bbKeys: map[string]bool{}}
+	gc, err := ground.New(ground.Config{GCS: "test-" + uuid.NewString()[:8], Conn: transport.Options{Brokers: []string{"tcp://" + addr}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gc.Close() })
+	if _, err := gc.Watch("uav-1", ground.RobotHandlers{
+		Event:      func(m protocol.EventMsg) { rec.mu.Lock(); rec.events = append(rec.events, m); rec.mu.Unlock() },
+		Blackboard: rec.blackboard,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		rec.mu.Lock()
+		alt := rec.maxAlt
+		rec.mu.Unlock()
+		if alt > 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the survey never climbed above 5 m")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.stop(t)
+	out := p.out.String()
+	if strings.Contains(out, "drivers: robot closed") || strings.Contains(out, "not confirmed") || strings.Contains(out, "closing the robot") {
+		t.Errorf("the hold at shutdown did not reach the vehicle:\n%s", out)
+	}
+	held := strings.Index(out, "hold (safe state)")
+	safe := strings.Index(out, "botd stopped; actuators safe")
+	if safe < 0 {
+		t.Fatalf("no clean stop in the log:\n%s", out)
+	}
+	if held >= 0 && held > safe {
+		t.Errorf("the hold was logged after \"actuators safe\":\n%s", out)
+	}
+}

@@ -70,6 +70,9 @@ type Config struct {
 	// state as TICK_STALLED.
 	DeadmanPeriods float64
 	DeadmanMin     time.Duration
+	// SettleTimeout bounds how long shutdown waits for the safe state to
+	// be confirmed (a Hardware that is a Settler) [5 s].
+	SettleTimeout time.Duration
 	// Registry holds the node types missions may use.
 	Registry *bt.Registry
 	// Keys are the sensor and operator keys every mission can read.
@@ -120,6 +123,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.DeadmanMin <= 0 {
 		c.DeadmanMin = 100 * time.Millisecond
+	}
+	if c.SettleTimeout <= 0 {
+		c.SettleTimeout = 5 * time.Second
 	}
 	if c.MaxStored <= 0 {
 		c.MaxStored = 32
@@ -533,7 +539,26 @@ func (r *Runner) shutdown() {
 		}
 	}
 	r.safe()
+	if st, ok := r.cfg.Hardware.(Settler); ok {
+		// Shutdown is the one place that waits for the safe state: a
+		// vehicle's hold must be acknowledged before the link goes.
+		ctx, cancel := context.WithTimeout(context.Background(), r.cfg.SettleTimeout)
+		err := st.Settle(ctx)
+		cancel()
+		if err != nil {
+			r.log.Error("the safe state was not confirmed at shutdown", "err", err)
+			r.emit(protocol.Event{Kind: "daemon.stopped", Level: "error", Message: fmt.Sprintf("botd stopped; the safe state was not confirmed: %v", err)})
+			return
+		}
+	}
 	r.emit(protocol.Event{Kind: "daemon.stopped", Level: "info", Message: "botd stopped; actuators safe"})
+}
+
+// Settler is a Hardware whose safe state takes time to reach some
+// actuators (a MAVLink vehicle's hold waits for the autopilot's
+// acknowledgement): Settle waits for it, until ctx ends.
+type Settler interface {
+	Settle(ctx context.Context) error
 }
 
 // startMission makes s the active run and starts ticking it.
