@@ -212,6 +212,7 @@ type Daemon struct {
 	droppedEvents   atomic.Uint64
 	storageFault    atomic.Bool   // the last event could not be stored
 	droppedCommands atomic.Uint64 // commands left without a reply
+	retainedCmds    atomic.Uint64 // retained commands ignored
 	publishFailures atomic.Uint64
 
 	limiter *tokenBucket
@@ -324,7 +325,7 @@ func (d *Daemon) connectionMsg(state string, seq uint64) []byte {
 func (d *Daemon) connOptions() transport.Options {
 	o := d.cfg.Conn
 	o.Subscriptions = append(append([]transport.Subscription(nil), o.Subscriptions...),
-		transport.Subscription{Filter: d.topics.Cmd(), QoS: protocol.QoSReliable, Handler: d.onCommand},
+		transport.Subscription{Filter: d.topics.Cmd(), QoS: protocol.QoSReliable, Handler: d.onCommand, Retained: d.onRetainedCommand},
 		transport.Subscription{Filter: protocol.GCSStateFilter(d.topics.Prefix()), QoS: protocol.QoSRetained, Handler: d.onPresence},
 	)
 	// The will is fixed for the client's life; seq 0 says the broker sent it.
@@ -529,6 +530,7 @@ func (d *Daemon) Metrics() protocol.MetricsMsg {
 			Outbox:   d.outbox.Dropped(),
 			Commands: d.droppedCommands.Load(),
 			Publish:  d.publishFailures.Load(),
+			Retained: d.retainedCmds.Load(),
 		},
 	}
 	if conn := d.currentConn(); conn != nil {

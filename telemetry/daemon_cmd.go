@@ -30,14 +30,9 @@ type inboundCmd struct {
 // queued for the intake, and when the queue is full it is answered BUSY
 // at once (a ground station sends it again with the same id).
 func (d *Daemon) onCommand(_ string, payload []byte) {
-	// The cheap test first: only a payload that mentions estop (or hides
-	// letters behind \u escapes) is scanned here, and no further than the
-	// size limit (scanTop reads what it can of a cut-off object).
-	if bytes.Contains(payload, []byte("estop")) || bytes.Contains(payload, []byte(`\u`)) {
-		if top := scanTop(payload[:min(len(payload), d.cfg.MaxPayload)]); top.estop {
-			d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: keepEStop(payload)})
-			return
-		}
+	if top, isEStop := d.estopIn(payload); isEStop {
+		d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: keepEStop(payload)})
+		return
 	}
 	in := inboundCmd{size: len(payload)}
 	if len(payload) <= d.cfg.MaxPayload {
@@ -56,6 +51,43 @@ func (d *Daemon) onCommand(_ string, payload []byte) {
 	}
 	top := scanTop(payload)
 	d.offerReply(refuse(top.id, protocol.ErrBusy, "", "%d commands are waiting already; send it again with the same id", cap(d.cmds)))
+}
+
+// estopIn reports whether a command payload is an e-stop, and its top
+// level. The cheap test first: only a payload that mentions estop (or
+// hides letters behind \u escapes) is scanned, and no further than the
+// size limit (scanTop reads what it can of a cut-off object).
+func (d *Daemon) estopIn(payload []byte) (topLevel, bool) {
+	if bytes.Contains(payload, []byte("estop")) || bytes.Contains(payload, []byte(`\u`)) {
+		if top := scanTop(payload[:min(len(payload), d.cfg.MaxPayload)]); top.estop {
+			return top, true
+		}
+	}
+	return topLevel{}, false
+}
+
+// onRetainedCommand runs on the MQTT client's goroutine for a command the
+// broker kept from before the subscription (the retain flag). It is never
+// executed: it would run again at every connect, after every restart
+// (a retained mission.start left by any tool started the mission at every
+// boot). It is answered RETAINED, reported in an event and counted
+// (dropped.retained). An e-stop is obeyed all the same: stopping is the
+// safe side.
+func (d *Daemon) onRetainedCommand(topic string, payload []byte) {
+	if len(payload) == 0 {
+		return // an empty retained message clears one: nothing was sent
+	}
+	if top, isEStop := d.estopIn(payload); isEStop {
+		d.log.Warn("a retained e-stop on cmd was obeyed; clear it with an empty retained message", "topic", topic)
+		d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: keepEStop(payload)})
+		return
+	}
+	d.retainedCmds.Add(1)
+	top := scanTop(payload[:min(len(payload), tooLargeHead, d.cfg.MaxPayload)])
+	msg := fmt.Sprintf("a command left retained on %s was ignored (%d bytes): a retained command would run again at every connect; clear it with an empty retained message", topic, len(payload))
+	d.log.Warn(msg, "id", top.id)
+	d.EventSink()(protocol.Event{Kind: "command.retained", Level: "warning", Message: msg, Data: map[string]any{"id": top.id, "bytes": len(payload)}})
+	d.offerReply(refuse(top.id, protocol.ErrRetained, "", "%s", msg))
 }
 
 // intakeLoop handles commands one at a time, in arrival order, and sends
@@ -281,9 +313,15 @@ func errCode(r protocol.Reply) string {
 }
 
 // replyLoop publishes the replies, e-stop replies first. It is the only
-// publisher of the reply topic, so reply seqs go out in order.
+// publisher of the reply topic, so reply seqs go out in order. A reply
+// waits for the link to be up (a command the broker delivers while the
+// client subscribes, a retained one, is answered before the connection
+// counts as up, when a publish would fail).
 func (d *Daemon) replyLoop(ctx context.Context, conn transport.Conn) {
 	for {
+		if !waitUp(ctx, conn) {
+			return
+		}
 		select {
 		case r := <-d.estopReplies:
 			d.sendReply(conn, r)
@@ -297,6 +335,21 @@ func (d *Daemon) replyLoop(ctx context.Context, conn transport.Conn) {
 			d.sendReply(conn, r)
 		case r := <-d.replyQ:
 			d.sendReply(conn, r)
+		}
+	}
+}
+
+// waitUp waits until conn is up; false when ctx ended first.
+func waitUp(ctx context.Context, conn transport.Conn) bool {
+	for {
+		changed := conn.LinkChanged()
+		if conn.IsUp() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-changed:
 		}
 	}
 }

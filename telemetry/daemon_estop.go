@@ -53,7 +53,7 @@ func (d *Daemon) estopConnOptions() transport.Options {
 	if d.cfg.EStopUsername != "" {
 		o.Username = d.cfg.EStopUsername
 	}
-	o.Subscriptions = []transport.Subscription{{Filter: d.topics.EStop(), QoS: protocol.QoSReliable, Handler: d.onEStop}}
+	o.Subscriptions = []transport.Subscription{{Filter: d.topics.EStop(), QoS: protocol.QoSReliable, Handler: d.onEStop, Retained: d.onRetainedEStop}}
 	o.Will, o.Birth, o.Goodbye = nil, nil, nil
 	o.NoResend = nil
 	o.Discard = d.topics.Discard()
@@ -74,6 +74,19 @@ func (d *Daemon) onEStop(_ string, payload []byte) {
 		o.payload = keepEStop(payload)
 	}
 	d.engage(o)
+}
+
+// onRetainedEStop obeys an e-stop the broker kept from before the
+// subscription (left retained by a ground station): an e-stop is obeyed
+// however it comes, so a robot with one left on the broker stops at every
+// connect until someone clears it (an empty retained message). That is
+// the safe side; the log says where it came from.
+func (d *Daemon) onRetainedEStop(topic string, payload []byte) {
+	if len(payload) == 0 {
+		return // the clearing message itself
+	}
+	d.log.Warn("a retained e-stop was obeyed; clear it with an empty retained message", "topic", topic)
+	d.onEStop(topic, payload)
 }
 
 // keepEStop copies an e-stop's payload to be checked after it engaged,

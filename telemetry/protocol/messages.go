@@ -250,6 +250,9 @@ type DropFigures struct {
 	Outbox   uint64 `json:"outbox"`   // evicted from the full outbox, oldest first
 	Commands uint64 `json:"commands"` // the command queue was full (no reply sent)
 	Publish  uint64 `json:"publish"`  // a publish failed (link down, timeout)
+	// Retained counts the commands ignored because they arrived as
+	// retained messages (left on the broker: never executed).
+	Retained uint64 `json:"retained"`
 }
 
 // ReplyMsg answers one command.

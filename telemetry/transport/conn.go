@@ -91,8 +91,9 @@ type pahoConn struct {
 }
 
 type subscription struct {
-	qos byte
-	h   Handler
+	qos      byte
+	h        Handler
+	retained Handler // nil: Handler takes retained messages too
 }
 
 // Dial creates a client and starts connecting in the background (it
@@ -107,7 +108,7 @@ func Dial(opts Options) (Conn, error) {
 	}
 	c := &pahoConn{opts: opts, log: opts.Logger, subs: map[string]subscription{}, changed: make(chan struct{})}
 	for _, s := range opts.Subscriptions {
-		c.subs[s.Filter] = subscription{qos: s.QoS, h: s.Handler}
+		c.subs[s.Filter] = subscription{qos: s.QoS, h: s.Handler, retained: s.Retained}
 	}
 	po.SetOnConnectHandler(c.onConnect)
 	po.SetConnectionLostHandler(func(_ paho.Client, err error) {
@@ -160,7 +161,7 @@ func (c *pahoConn) onConnect(cl paho.Client) {
 	// CleanSession: the broker forgot our subscriptions and paho does not
 	// restore them.
 	for f, s := range subs {
-		if err := c.subscribe(cl, f, s.qos, s.h); err != nil {
+		if err := c.subscribe(cl, f, s); err != nil {
 			c.log.Warn("mqtt resubscribe", "filter", f, "err", err)
 		}
 	}
@@ -176,8 +177,14 @@ func (c *pahoConn) onConnect(cl paho.Client) {
 	c.signal()
 }
 
-func wrapHandler(h Handler) paho.MessageHandler {
-	return func(_ paho.Client, m paho.Message) { h(m.Topic(), m.Payload()) }
+func wrapHandler(s subscription) paho.MessageHandler {
+	return func(_ paho.Client, m paho.Message) {
+		if s.retained != nil && m.Retained() {
+			s.retained(m.Topic(), m.Payload())
+			return
+		}
+		s.h(m.Topic(), m.Payload())
+	}
 }
 
 func (c *pahoConn) wait(t paho.Token) error {
@@ -258,7 +265,7 @@ func (c *pahoConn) Subscribe(filter string, qos byte, h Handler) error {
 	if !c.client.IsConnectionOpen() {
 		return nil // OnConnect subscribes
 	}
-	return c.subscribe(c.client, filter, qos, h)
+	return c.subscribe(c.client, filter, subscription{qos: qos, h: h})
 }
 
 // subackInUse is the SUBACK code of a refused packet id (MQTT 5's 0x91).
@@ -271,10 +278,10 @@ const subackInUse = 0x91
 // MQTT connection numbers its packets independently: the retained
 // messages of one subscription then make the next one fail, silently. A
 // retry goes out with another packet id.
-func (c *pahoConn) subscribe(cl paho.Client, filter string, qos byte, h Handler) error {
+func (c *pahoConn) subscribe(cl paho.Client, filter string, s subscription) error {
 	var err error
 	for range 8 {
-		t := cl.Subscribe(filter, qos, wrapHandler(h))
+		t := cl.Subscribe(filter, s.qos, wrapHandler(s))
 		if err = c.wait(t); err != nil {
 			return err
 		}

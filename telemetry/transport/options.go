@@ -77,6 +77,10 @@ type Subscription struct {
 	Filter  string
 	QoS     byte
 	Handler Handler
+	// Retained, when set, receives the messages the broker delivers with
+	// the retain flag (those it kept from before the subscription)
+	// instead of Handler.
+	Retained Handler
 }
 
 func (o *Options) fill() error {
