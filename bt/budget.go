@@ -19,14 +19,15 @@ import (
 //     the bytes they would allocate before they allocate, against
 //     ExprLimits.Memory. expr-lang's own budget (ranges, array and map
 //     literals, sort) is set to Memory/16 elements.
-//   - Steps: every iteration of a predicate (all, any, map, filter, count,
-//     reduce, ...) is a step, a budgeted builtin costs a step per 64 bytes
-//     it makes and `matches` a step per 16 bytes it scans; at most
-//     ExprLimits.Steps per evaluation and TickSteps per tick. Steps are
-//     deterministic: the same mission stops at the same place on any
-//     machine.
-//   - Time: a backstop for work the steps do not see. While it counts
-//     steps an evaluation reads the clock every few hundred steps and stops
+//   - Steps: every iteration of a loop (all, any, map, filter, count,
+//     reduce, ...) is a step, or more for a long body, counted before the
+//     loop starts; a budgeted builtin costs a step per 64 bytes it makes,
+//     `matches` a step per 2 bytes it scans, and so on (budget_patch.go);
+//     at most ExprLimits.Steps per evaluation and TickSteps per tick.
+//     Steps are deterministic: the same mission stops at the same place
+//     on any machine.
+//   - Time: a backstop for work the steps do not see. When it counts
+//     steps an evaluation reads the clock, every 256 steps, and stops
 //     once it has run ExprLimits.Time, or once the evaluations of the tick
 //     have run TickTime together.
 

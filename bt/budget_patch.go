@@ -19,8 +19,12 @@ import (
 //     botd_repeat($env, s, n): the same builtin behind a check of what it
 //     would make (the builtin itself is disabled);
 //   - a + whose operands may be strings becomes botd_add($env, a, b);
-//   - the body of every predicate ({...} of all, map, filter, ...) becomes
-//     (botd_step($env); body);
+//   - a loop over a collection, all(coll, {body}) (and any, map, filter,
+//     reduce, ...), becomes (let c = coll; botd_iter($env, c, w); all(c,
+//     {body})): its steps, the collection's length times the weight w of
+//     an iteration (1, and 1 more per 8 syntax nodes of the body), are
+//     counted once before the loop runs, so an iteration calls nothing
+//     (a loop that stops early, as any's, has counted all its steps);
 //   - the scanned operand of contains, startsWith, endsWith and in
 //     becomes botd_scan($env, x), which counts a step per 16 bytes or 4
 //     elements; the subject of matches botd_regexp($env, x), a step per
@@ -245,7 +249,7 @@ var budgetOptions = func() []expr.Option {
 	opts := []expr.Option{
 		expr.MaxNodes(MaxExprNodes),
 		expr.Function("BotdKey", botdKey, new(func(any, int) any)),
-		expr.Function(budgetPref+"step", budgetStep, new(func(any) any)),
+		expr.Function(budgetPref+"iter", budgetIter, new(func(any, any, int) any)),
 		expr.Function(budgetPref+"scan", budgetScan, new(func(any, any) any)),
 		expr.Function(budgetPref+"regexp", budgetRegexp, new(func(any, any) any)),
 		expr.Function(budgetPref+"pattern", budgetPattern, new(func(any, any) any)),
@@ -260,7 +264,7 @@ var budgetOptions = func() []expr.Option {
 // budgetNames are the functions the patchers write; keyPatcher leaves
 // them alone.
 var budgetNames = func() map[string]bool {
-	m := map[string]bool{budgetPref + "step": true, budgetPref + "scan": true, budgetPref + "add": true,
+	m := map[string]bool{budgetPref + "iter": true, budgetPref + "scan": true, budgetPref + "add": true,
 		budgetPref + "regexp": true, budgetPref + "pattern": true, concatFunc: true}
 	for _, b := range budgetedBuiltins {
 		m[budgetPref+b.name] = true
@@ -348,14 +352,6 @@ func budgetOf(p []any) (*exprState, error) {
 	return nil, fmt.Errorf("internal function called without its environment")
 }
 
-func budgetStep(p ...any) (any, error) {
-	s, err := budgetOf(p)
-	if err != nil {
-		return nil, err
-	}
-	return nil, s.step(1)
-}
-
 func budgetScan(p ...any) (any, error) {
 	s, err := budgetOf(p)
 	if err != nil {
@@ -441,15 +437,34 @@ func (p *callPatcher) Visit(node *ast.Node) {
 // stepPatcher runs after keyPatcher (it needs the types the checker
 // found): predicates count their steps, + on strings and the scanning
 // operators go through the budget.
-type stepPatcher struct{}
+type stepPatcher struct {
+	lets int // the collections named so far
+}
 
-func (stepPatcher) Visit(node *ast.Node) {
+func (p *stepPatcher) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
-	case *ast.PredicateNode:
-		if seq, ok := n.Node.(*ast.SequenceNode); ok && len(seq.Nodes) == 2 && isBudgetCall(seq.Nodes[0], "step") {
+	case *ast.BuiltinNode:
+		if !iterating[n.Name] || len(n.Arguments) == 0 {
 			return
 		}
-		n.Node = &ast.SequenceNode{Nodes: []ast.Node{budgetCall(budgetPref + "step"), n.Node}}
+		if id, ok := n.Arguments[0].(*ast.IdentifierNode); ok && strings.HasPrefix(id.Value, collPrefix) {
+			return
+		}
+		// (let c = coll; botd_iter($env, c, weight); all(c, {...})): the
+		// collection's length, times the weight of the body, is counted
+		// once before the loop.
+		weight := 1
+		for _, a := range n.Arguments[1:] {
+			if pr, ok := a.(*ast.PredicateNode); ok {
+				weight += nodeCount(pr.Node) / iterNodes
+			}
+		}
+		name := fmt.Sprintf("%s%d", collPrefix, p.lets)
+		p.lets++
+		coll := n.Arguments[0]
+		n.Arguments[0] = &ast.IdentifierNode{Value: name}
+		ast.Patch(node, &ast.VariableDeclaratorNode{Name: name, Value: coll, Expr: &ast.SequenceNode{Nodes: []ast.Node{
+			budgetCall(budgetPref+"iter", &ast.IdentifierNode{Value: name}, &ast.IntegerNode{Value: weight}), n}}})
 	case *ast.BinaryNode:
 		switch n.Operator {
 		case "+":
@@ -487,6 +502,38 @@ func boundedOperand(n ast.Node) bool {
 		return x.Operator == ".."
 	}
 	return false
+}
+
+// iterating are the builtins that loop over a collection.
+var iterating = map[string]bool{"all": true, "none": true, "any": true, "one": true, "filter": true, "map": true, "count": true,
+	"sum": true, "find": true, "findIndex": true, "findLast": true, "findLastIndex": true, "groupBy": true, "sortBy": true, "reduce": true}
+
+// collPrefix names the collections stepPatcher declares.
+const collPrefix = "botd_coll_"
+
+// iterNodes: a predicate's body costs a step more per iteration for
+// every iterNodes syntax nodes.
+const iterNodes = 8
+
+func nodeCount(n ast.Node) int {
+	c := &counter{}
+	ast.Walk(&n, c)
+	return c.n
+}
+
+type counter struct{ n int }
+
+func (c *counter) Visit(*ast.Node) { c.n++ }
+
+// budgetIter counts the steps of a loop before it starts: the length of
+// the collection times the weight of an iteration.
+func budgetIter(p ...any) (any, error) {
+	s, err := budgetOf(p)
+	if err != nil {
+		return nil, err
+	}
+	w, _ := arg(p, 2).(int)
+	return nil, s.step(1 + lenOf(arg(p, 1))*max(w, 1))
 }
 
 func isBudgetCall(n ast.Node, name string) bool {

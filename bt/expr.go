@@ -73,7 +73,7 @@ func compileExpr(src string, key func(string) Slot, opts ...expr.Option) (*vm.Pr
 		o := append([]expr.Option{expr.Env(exprEnv{})}, budgetOptions...)
 		o = append(o, expr.Patch(calls), expr.Patch(kp))
 		o = append(o, opts...)
-		return append(o, expr.Patch(stepPatcher{}))
+		return append(o, expr.Patch(&stepPatcher{}))
 	}
 	// A first pass finds the names that survive folding ("a" inside "a.b"
 	// does not), so only real keys get slots.
