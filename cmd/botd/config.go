@@ -107,6 +107,9 @@ type EmbeddedBroker struct {
 	MaxPacketBytes int `yaml:"max_packet_bytes"`
 	// MaxClients bounds the connections at once [1000].
 	MaxClients int `yaml:"max_clients"`
+	// MaxQueueBytes bounds what waits for one client, to be sent or to be
+	// acknowledged; past it the client is disconnected [8 MiB].
+	MaxQueueBytes int `yaml:"max_queue_bytes"`
 }
 
 // TelemetryConfig sets publishing rates and command intake limits.

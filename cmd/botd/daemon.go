@@ -278,7 +278,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		// OFFLINE through it after the mission stopped; close() stops it.
 		cfg.brokerSecret = broker.NewSecret()
 		s.broker, err = broker.Start(context.Background(), broker.Config{Addr: cfg.Broker.Embedded.Listen,
-			Credentials: cfg.Broker.Embedded.CredentialsFile, MaxPacketBytes: cfg.Broker.Embedded.MaxPacketBytes, MaxClients: cfg.Broker.Embedded.MaxClients,
+			Credentials: cfg.Broker.Embedded.CredentialsFile, MaxPacketBytes: cfg.Broker.Embedded.MaxPacketBytes, MaxClients: cfg.Broker.Embedded.MaxClients, MaxQueueBytes: cfg.Broker.Embedded.MaxQueueBytes,
 			Identity: cfg.brokerIdentity(), Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
 			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running? use it with -broker tcp://%s, or move this one with -listen)",

@@ -44,6 +44,13 @@ type Config struct {
 	// MaxClients bounds the connections at once [1000].
 	MaxClients int
 
+	// MaxQueueBytes bounds the bytes waiting to be sent to one client,
+	// and, separately, those sent at QoS 1 or 2 and not yet acknowledged
+	// [8 MiB, and at least MaxPacketBytes + 64 KiB]: a client that lets
+	// more wait (it does not read, or does not acknowledge, what it
+	// subscribed to) is disconnected.
+	MaxQueueBytes int
+
 	// DrainTimeout bounds how long Close waits for connected clients to
 	// receive what is queued for them [2 s].
 	DrainTimeout time.Duration
@@ -70,6 +77,8 @@ type Broker struct {
 	drain  time.Duration
 	fanout *fanoutHook
 	ident  *identityHook // nil without Config.Identity
+	// inflight bounds what waits for acknowledgement.
+	inflight *inflightHook
 }
 
 // Start starts the broker; it serves until Close or until ctx is
@@ -87,6 +96,10 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = 1000
 	}
+	if cfg.MaxQueueBytes <= 0 {
+		cfg.MaxQueueBytes = 8 << 20
+	}
+	cfg.MaxQueueBytes = max(cfg.MaxQueueBytes, cfg.MaxPacketBytes+64<<10)
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 2 * time.Second
 	}
@@ -142,6 +155,10 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 			return nil, fmt.Errorf("broker hook: %w", err)
 		}
 	}
+	inflight := newInflightHook(int64(cfg.MaxQueueBytes), srv.Clients, log)
+	if err := srv.AddHook(inflight, nil); err != nil {
+		return nil, fmt.Errorf("broker hook: %w", err)
+	}
 	// Last, so it counts only publishes every other hook let through.
 	fanout := &fanoutHook{}
 	if err := srv.AddHook(fanout, nil); err != nil {
@@ -154,7 +171,9 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if cfg.TLS != nil {
 		nl = tls.NewListener(nl, cfg.TLS)
 	}
-	gl := newGuardedListener(nl)
+	gl := newGuardedListener(nl, cfg.MaxQueueBytes, func(c net.Conn) {
+		log.Warn("client disconnected: it does not read what it subscribed to", "remote", c.RemoteAddr().String(), "max_queue_bytes", cfg.MaxQueueBytes)
+	})
 	if err := srv.AddListener(listeners.NewNet("botd", gl)); err != nil {
 		_ = nl.Close()
 		return nil, fmt.Errorf("broker listener: %w", err)
@@ -163,7 +182,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		_ = srv.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout, fanout: fanout, ident: ident}
+	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout, fanout: fanout, ident: ident, inflight: inflight}
 	b.stop = context.AfterFunc(ctx, func() { _ = b.Close() })
 	return b, nil
 }
@@ -176,6 +195,33 @@ func (b *Broker) RefusedIDs() int64 {
 	}
 	return b.ident.refused.Load()
 }
+
+// QueuedBytes is what waits to be sent to the clients, in bytes (each
+// client's at most Config.MaxQueueBytes).
+func (b *Broker) QueuedBytes() int64 { return b.ln.queued.Load() }
+
+// InflightBytes is what was sent at QoS 1 or 2 and waits for the clients'
+// acknowledgement, in bytes (each client's at most Config.MaxQueueBytes).
+func (b *Broker) InflightBytes() int64 { return b.inflight.bytes() }
+
+// Clients are the ids of the clients connected now.
+func (b *Broker) Clients() []string {
+	var ids []string
+	for _, cl := range b.srv.Clients.GetAll() {
+		if !cl.Closed() {
+			ids = append(ids, cl.ID)
+		}
+	}
+	return ids
+}
+
+// MaxQueueBytes is the bound on the bytes waiting for one client
+// (Config.MaxQueueBytes after its defaults).
+func (b *Broker) MaxQueueBytes() int { return b.ln.queueLimit }
+
+// SlowConsumers counts the clients disconnected because more than
+// Config.MaxQueueBytes waited to be sent to them, or to be acknowledged.
+func (b *Broker) SlowConsumers() int64 { return b.ln.slow.Load() + b.inflight.slow.Load() }
 
 // Addr is the address the broker listens on (with the real port).
 func (b *Broker) Addr() string { return b.addr }
@@ -207,7 +253,7 @@ func (b *Broker) Close() error {
 // no connected client has a message queued for it, or until deadline.
 func (b *Broker) waitDrained(deadline time.Time) {
 	for {
-		queued := int(b.fanout.inbound.Load())
+		queued := int(b.fanout.inbound.Load()) + int(b.ln.queued.Load())
 		for _, cl := range b.srv.Clients.GetAll() {
 			if !cl.Closed() {
 				queued += pendingWrites(cl)

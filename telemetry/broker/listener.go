@@ -3,6 +3,7 @@ package broker
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,22 +22,32 @@ const ConnectTimeout = 10 * time.Second
 // have not completed CONNECT, and waits until every accepted connection
 // has reached mochi's first read (after its Add). Each connection also
 // gets a deadline for its CONNECT (mochi sets none before it).
+//
+// Each connection's writes also go through a sendQueue bounded in bytes
+// (sendq.go).
 type guardedListener struct {
 	net.Listener
 	mu      sync.Mutex
 	closed  bool
 	pending map[*guardedConn]struct{} // accepted, CONNECT not yet read
+
+	queueLimit int          // bytes per connection
+	queued     atomic.Int64 // bytes waiting in every connection's queue
+	slow       atomic.Int64 // connections closed for their queue
+	full       func(net.Conn)
 }
 
 type guardedConn struct {
 	net.Conn
-	l       *guardedListener
-	once    sync.Once
-	started chan struct{} // closed at mochi's first read
+	l         *guardedListener
+	q         *sendQueue
+	once      sync.Once
+	closeOnce sync.Once
+	started   chan struct{} // closed at mochi's first read
 }
 
-func newGuardedListener(l net.Listener) *guardedListener {
-	return &guardedListener{Listener: l, pending: map[*guardedConn]struct{}{}}
+func newGuardedListener(l net.Listener, queueLimit int, full func(net.Conn)) *guardedListener {
+	return &guardedListener{Listener: l, pending: map[*guardedConn]struct{}{}, queueLimit: queueLimit, full: full}
 }
 
 func (l *guardedListener) Accept() (net.Conn, error) {
@@ -52,8 +63,22 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 		return nil, net.ErrClosed
 	}
 	gc := &guardedConn{Conn: c, l: l, started: make(chan struct{})}
+	gc.q = newSendQueue(c, l.queueLimit, &l.queued, func(c net.Conn) { l.slow.Add(1); l.full(c) })
 	l.pending[gc] = struct{}{}
 	return gc, nil
+}
+
+// Write queues b for the connection's writer (sendq.go).
+func (c *guardedConn) Write(b []byte) (int, error) { return c.q.Write(b) }
+
+// Close ends the send queue and its writer with the connection.
+func (c *guardedConn) Close() error {
+	err := net.ErrClosed
+	c.closeOnce.Do(func() {
+		c.q.close()
+		err = c.Conn.Close()
+	})
+	return err
 }
 
 func (c *guardedConn) Read(b []byte) (int, error) {
@@ -83,7 +108,7 @@ func (l *guardedListener) shut() {
 	l.mu.Unlock()
 	_ = l.Listener.Close()
 	for _, c := range pending {
-		_ = c.Conn.Close()
+		_ = c.Close()
 		<-c.started
 	}
 }

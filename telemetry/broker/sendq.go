@@ -1,0 +1,125 @@
+package broker
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// errSlowConsumer ends a client that lets more than its byte bound wait
+// for it.
+var errSlowConsumer = errors.New("client does not read what it subscribed to: its send queue is over its bound")
+
+// sendQueue is a client connection's outgoing bytes, bounded. mochi
+// v2.7.9 bounds a client's queue in messages only (1024 here) and writes
+// to the socket under the client's lock: a subscriber that never reads
+// fills its socket, mochi's writer blocks, and 1024 messages of up to the
+// packet limit wait for it, for every such subscriber. Here mochi's
+// writes only append to this queue, which a goroutine of its own drains
+// to the socket; when the bytes waiting would pass the bound, the
+// connection is closed (mochi then ends the client and frees its queue
+// and, for a clean session, its in-flight messages). A consumer that reads
+// keeps its queue near empty; one that does not is gone after at most
+// the bound.
+type sendQueue struct {
+	conn  net.Conn
+	limit int
+	total *atomic.Int64 // every queue's bytes (the listener's)
+	full  func(net.Conn)
+
+	mu      sync.Mutex
+	buf     []byte
+	err     error // the queue's end: overflow, a failed write, or Close
+	closing bool
+	wake    chan struct{} // one slot
+}
+
+func newSendQueue(c net.Conn, limit int, total *atomic.Int64, full func(net.Conn)) *sendQueue {
+	q := &sendQueue{conn: c, limit: limit, total: total, full: full, wake: make(chan struct{}, 1)}
+	go q.run()
+	return q
+}
+
+func (q *sendQueue) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	if q.err != nil {
+		err := q.err
+		q.mu.Unlock()
+		return 0, err
+	}
+	if len(q.buf)+len(p) > q.limit {
+		q.err = errSlowConsumer
+		q.drop()
+		q.mu.Unlock()
+		q.signal()
+		q.full(q.conn)
+		_ = q.conn.Close()
+		return 0, errSlowConsumer
+	}
+	q.buf = append(q.buf, p...)
+	q.total.Add(int64(len(p)))
+	q.mu.Unlock()
+	q.signal()
+	return len(p), nil
+}
+
+func (q *sendQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// drop forgets what is queued; q.mu is held.
+func (q *sendQueue) drop() {
+	q.total.Add(-int64(len(q.buf)))
+	q.buf = nil
+}
+
+// run writes what is queued until the queue ends.
+func (q *sendQueue) run() {
+	var out []byte
+	for range q.wake {
+		for {
+			q.mu.Lock()
+			if q.err != nil || len(q.buf) == 0 {
+				end := q.err != nil
+				q.mu.Unlock()
+				if end {
+					return
+				}
+				break
+			}
+			out, q.buf = q.buf, out[:0]
+			q.mu.Unlock()
+			_, err := q.conn.Write(out)
+			q.total.Add(-int64(len(out)))
+			if cap(out) > 64<<10 {
+				out = nil // an idle client keeps no large buffer
+			}
+			if err != nil {
+				q.mu.Lock()
+				if q.err == nil {
+					q.err = err
+				}
+				q.drop()
+				q.mu.Unlock()
+				_ = q.conn.Close() // mochi's read ends and it stops the client
+				return
+			}
+		}
+	}
+}
+
+// close ends the queue (what is queued is dropped: Broker.Close waits for
+// the queues to drain before it closes the clients) and its writer.
+func (q *sendQueue) close() {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = net.ErrClosed
+	}
+	q.drop()
+	q.mu.Unlock()
+	q.signal()
+}
