@@ -30,8 +30,8 @@ type inboundCmd struct {
 // queued for the intake, and when the queue is full it is answered BUSY
 // at once (a ground station sends it again with the same id).
 func (d *Daemon) onCommand(_ string, payload []byte) {
-	if top, isEStop := d.estopIn(payload); isEStop {
-		d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: keepEStop(payload)})
+	if o, isEStop := d.estopIn(payload); isEStop {
+		d.engage(o)
 		return
 	}
 	in := inboundCmd{size: len(payload)}
@@ -53,17 +53,20 @@ func (d *Daemon) onCommand(_ string, payload []byte) {
 	d.offerReply(refuse(top.id, protocol.ErrBusy, "", "%d commands are waiting already; send it again with the same id", cap(d.cmds)))
 }
 
-// estopIn reports whether a command payload is an e-stop, and its top
-// level. The cheap test first: only a payload that mentions estop (or
-// hides letters behind \u escapes) is scanned, and no further than the
-// size limit (scanTop reads what it can of a cut-off object).
-func (d *Daemon) estopIn(payload []byte) (topLevel, bool) {
-	if bytes.Contains(payload, []byte("estop")) || bytes.Contains(payload, []byte(`\u`)) {
-		if top := scanTop(payload[:min(len(payload), d.cfg.MaxPayload)]); top.estop {
-			return top, true
+// estopIn reports whether a command payload is an e-stop, as the order
+// to engage it. It reads the payload as UTF-8 text first (encoding.go: a
+// byte-order mark, UTF-16). The cheap test next: only a payload that
+// mentions estop (or hides letters behind \u escapes) is scanned, and no
+// further than the size limit (scanTop reads what it can of a cut-off
+// object).
+func (d *Daemon) estopIn(payload []byte) (estopOrder, bool) {
+	text, enc := utf8Text(payload[:min(len(payload), 2*d.cfg.MaxPayload)])
+	if bytes.Contains(text, []byte("estop")) || bytes.Contains(text, []byte(`\u`)) {
+		if top := scanTop(text[:min(len(text), d.cfg.MaxPayload)]); top.estop {
+			return estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, encoding: enc, payload: keepEStop(text)}, true
 		}
 	}
-	return topLevel{}, false
+	return estopOrder{}, false
 }
 
 // onRetainedCommand runs on the MQTT client's goroutine for a command the
@@ -77,9 +80,9 @@ func (d *Daemon) onRetainedCommand(topic string, payload []byte) {
 	if len(payload) == 0 {
 		return // an empty retained message clears one: nothing was sent
 	}
-	if top, isEStop := d.estopIn(payload); isEStop {
+	if o, isEStop := d.estopIn(payload); isEStop {
 		d.log.Warn("a retained e-stop on cmd was obeyed; clear it with an empty retained message", "topic", topic)
-		d.engage(estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: keepEStop(payload)})
+		d.engage(o)
 		return
 	}
 	d.retainedCmds.Add(1)
@@ -134,9 +137,13 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	}
 	m, prob := parseStrict(in.payload, maxCommandDepth)
 	if prob != nil {
-		top := scanTop(in.payload)
-		if top.estop { // an e-stop hidden behind escapes, and broken: obeyed all the same
-			return d.estopNow(ctx, estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, payload: in.payload})
+		text, enc := utf8Text(in.payload)
+		top := scanTop(text)
+		if top.estop { // an e-stop hidden behind escapes or in another encoding, or broken: obeyed all the same
+			return d.estopNow(ctx, estopOrder{topic: protocol.LeafCmd, id: top.id, idProblem: top.idProblem, reply: true, encoding: enc, payload: text})
+		}
+		if enc != "" {
+			return refuse(top.id, protocol.ErrInvalidJSON, "", "a command is UTF-8 JSON text without a byte-order mark; this one is %s", enc)
 		}
 		id := top.id
 		if prob.code == protocol.ErrInvalidJSON {

@@ -39,6 +39,7 @@ type estopOrder struct {
 	topic     string // leaf it came on: cmd or estop
 	id        string // "" when it had no usable id
 	idProblem string // why not
+	encoding  string // the payload came in this encoding, not plain UTF-8 (utf8Text)
 	reply     bool   // answer on the reply topic
 	payload   []byte // nil when not kept
 }
@@ -69,9 +70,10 @@ func (d *Daemon) estopConnOptions() transport.Options {
 func (d *Daemon) onEStop(_ string, payload []byte) {
 	o := estopOrder{topic: protocol.LeafEStop}
 	if len(payload) <= d.cfg.MaxPayload {
-		top := scanTop(payload)
-		o.id, o.reply = top.id, top.id != ""
-		o.payload = keepEStop(payload)
+		text, enc := utf8Text(payload)
+		top := scanTop(text)
+		o.id, o.reply, o.encoding = top.id, top.id != "", enc
+		o.payload = keepEStop(text)
 	}
 	d.engage(o)
 }
@@ -157,6 +159,9 @@ func (d *Daemon) estopAnswer(rep protocol.Reply, o estopOrder) protocol.Reply {
 	var note string
 	if o.topic == protocol.LeafCmd {
 		note = o.idProblem // on cmd, a command needs an id
+	}
+	if o.encoding != "" {
+		note = joinNotes(note, "sent as "+o.encoding+", not UTF-8 JSON text")
 	}
 	var hash [32]byte
 	hashed := false
