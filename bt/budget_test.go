@@ -208,3 +208,17 @@ func TestBudgetSharedWithChildTrees(t *testing.T) {
 	stepsOnly(h)
 	wantReason(t, tickUntilError(t, h, 1), "more than 1000000 steps in one tick")
 }
+
+func TestBudgetAgentGoesOn(t *testing.T) {
+	// Over the budget one tick, within it the next: the agent's machine
+	// is as good as new after an evaluation it stopped.
+	h := newHarness(t, nd("Expr", "e", kv{"expr": `len(repeat(s, n)) == n && all(1..n, {# > 0})`}), withBB(kv{"s": "x", "n": 1e9}))
+	wantReason(t, tickUntilError(t, h, 1), "repeat would make a 954 MiB string")
+	slot, _ := h.tree.Slot("n")
+	h.a.BB.SetNumber(slot, 1000)
+	for i := 0; i < 3; i++ {
+		if st := h.tick(); st != Success {
+			t.Fatalf("tick %d after the error: %v (%q)", i, st, h.sink.msgs)
+		}
+	}
+}
