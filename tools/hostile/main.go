@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,7 +144,63 @@ func main() {
 	report("MQTT PUBLISH announcing 200 MB", *rounds, map[string]int{"connections closed at the header": closed})
 	n, _ := filepath.Glob(filepath.Join(dir, "missions", "missions", "*.json"))
 	fmt.Printf("\nmission documents on disk at the end: %d\n", len(n))
+
+	// Hostile missions: code that would run without bound. Each replaces
+	// the patrol; the reply is ok (they are valid), and each run ends in
+	// ERROR when it reaches its budget.
+	attack := func(root string) func(int) protocol.Command {
+		return func(int) protocol.Command {
+			doc := fmt.Sprintf(`{"format":"botd/mission@1","id":%q,"name":"attack","main":"m","trees":{"m":%s}}`, uuid.NewString(), root)
+			return protocol.Command{Op: protocol.OpMissionLoad, Mission: json.RawMessage(doc), Start: true, Replace: true}
+		}
+	}
+	fmt.Println()
+	fmt.Println("| round | inputs | replies | RSS after | overruns | worst jitter | mission |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	round("Script `s := repeat(repeat(\"x\", 999999), 999999)` (168 bytes)", *rounds,
+		attack(`{"type":"Script","params":{"code":"s := repeat(repeat(\"x\", 999999), 999999)"}}`))
+	round("`s = s + s` every tick under a forever Repeater", 1,
+		attack(`{"type":"MemSequence","children":[{"type":"Script","params":{"code":"s := 'xxxxxxxx'"}},{"type":"Repeater","params":{"count":-1},"children":[{"type":"Script","params":{"code":"s = s + s"}}]}]}`))
+	round("`all(1..999999, {not (repeat(\"x\", 16384) matches \"^(x|xx)*y$\")})` beside a Drive", *rounds,
+		attack(`{"type":"Parallel","params":{"success":2},"children":[{"type":"Drive","params":{"linear":0.2}},{"type":"Expr","params":{"expr":"all(1..999999, {not (repeat(\"x\", 16384) matches \"^(x|xx)*y$\")})"}}]}`))
+
+	// E-stops while such a mission runs, on the estop topic and on cmd:
+	// the reply's round trip as the ground station sees it.
+	fmt.Println()
+	fmt.Println("| e-stop on | e-stops | reply p50 | reply max | replies ok |")
+	fmt.Println("|---|---:|---:|---:|---:|")
+	for _, onTopic := range []bool{true, false} {
+		var lat []time.Duration
+		okN := 0
+		for range *rounds {
+			send(attack(`{"type":"Parallel","params":{"success":2},"children":[{"type":"Drive","params":{"linear":0.2}},{"type":"Expr","params":{"expr":"all(1..999999, {not (repeat(\"x\", 16384) matches \"^(x|xx)*y$\")})"}}]}`)(0))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			t0 := time.Now()
+			var rep protocol.Reply
+			var err error
+			if onTopic {
+				rep, err = g.SendEStop(ctx, "rover-h", protocol.Command{Op: protocol.OpEStop})
+			} else {
+				rep, err = g.Send(ctx, "rover-h", protocol.Command{Op: protocol.OpEStop})
+			}
+			lat = append(lat, time.Since(t0))
+			cancel()
+			if err == nil && rep.OK {
+				okN++
+			}
+			send(protocol.Command{Op: protocol.OpEStopReset})
+		}
+		slices.Sort(lat)
+		leaf := "cmd"
+		if onTopic {
+			leaf = "estop"
+		}
+		fmt.Printf("| `%s` | %d | %.1f ms | %.1f ms | %d |\n", leaf, len(lat), ms(lat[len(lat)/2]), ms(lat[len(lat)-1]), okN)
+	}
+	fmt.Printf("\nRSS at the end: %.1f MiB\n", rssMiB(cmd.Process.Pid))
 }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func freeAddr() string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
