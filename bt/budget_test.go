@@ -125,19 +125,26 @@ func TestBudgetCPU(t *testing.T) {
 	}
 }
 
+// smallTickBudget gives h a budget of 1000 steps per evaluation and
+// 10,000 per tick, which loops of a few hundred iterations reach fast.
+func smallTickBudget(h *harness) {
+	h.a.ExprLimits.Steps, h.a.ExprLimits.TickSteps = 1000, 10_000
+	stepsOnly(h)
+}
+
 func TestBudgetPerTick(t *testing.T) {
-	// Twenty nodes of 60,000 steps each are within the evaluation's budget
+	// Twenty nodes of 600 steps each are within the evaluation's budget
 	// but not the tick's.
 	var kids []*NodeDef
 	for i := 0; i < 20; i++ {
-		kids = append(kids, nd("Expr", "", kv{"expr": `let r = 1..60000; all(r, {true})`}))
+		kids = append(kids, nd("Expr", "", kv{"expr": `let r = 1..600; all(r, {true})`}))
 	}
 	h := newHarness(t, nd("Sequence", "", nil, kids...))
-	stepsOnly(h)
-	wantReason(t, tickUntilError(t, h, 1), "more than 1000000 steps in one tick")
+	smallTickBudget(h)
+	wantReason(t, tickUntilError(t, h, 1), "more than 10000 steps in one tick")
 	// The next tick starts afresh.
 	h2 := newHarness(t, nd("Sequence", "", nil, kids[:10]...))
-	stepsOnly(h2)
+	smallTickBudget(h2)
 	for i := 0; i < 3; i++ {
 		if st := h2.tick(); st != Success {
 			t.Fatalf("tick %d: %v (%q)", i, st, h2.sink.msgs)
@@ -198,15 +205,15 @@ func TestBudgetCompileLimits(t *testing.T) {
 
 func TestBudgetSharedWithChildTrees(t *testing.T) {
 	// A DynamicSubTree's child agent counts against its parent's tick:
-	// twenty child trees of 60,000 steps are over the tick's million.
+	// twenty child trees of 600 steps are over a tick's 10,000.
 	var kids []*NodeDef
 	for i := 0; i < 20; i++ {
 		kids = append(kids, dyn("", "plan"+strconv.Itoa(i), "d"))
 	}
 	h := newHarness(t, nd("Sequence", "", nil, kids...),
-		withTree("d", nd("Expr", "", kv{"expr": `let r = 1..60000; all(r, {true})`})))
-	stepsOnly(h)
-	wantReason(t, tickUntilError(t, h, 1), "more than 1000000 steps in one tick")
+		withTree("d", nd("Expr", "", kv{"expr": `let r = 1..600; all(r, {true})`})))
+	smallTickBudget(h)
+	wantReason(t, tickUntilError(t, h, 1), "more than 10000 steps in one tick")
 }
 
 func TestBudgetAgentGoesOn(t *testing.T) {
