@@ -230,9 +230,21 @@ func valueBytes(v any, depth int) int {
 		}
 		return n
 	}
+	// Other arrays and maps ([]string from split, []int from a range,
+	// ...): element by element.
 	switch r := reflect.ValueOf(v); r.Kind() {
-	case reflect.Slice, reflect.Array, reflect.Map:
-		return 8 * r.Len()
+	case reflect.Slice, reflect.Array:
+		n := 0
+		for i := 0; i < r.Len() && n <= MaxValueBytes; i++ {
+			n += valueBytes(r.Index(i).Interface(), depth+1)
+		}
+		return n
+	case reflect.Map:
+		n := 0
+		for it := r.MapRange(); it.Next() && n <= MaxValueBytes; {
+			n += valueBytes(it.Key().Interface(), depth+1) + valueBytes(it.Value().Interface(), depth+1)
+		}
+		return n
 	case reflect.String:
 		return r.Len()
 	}

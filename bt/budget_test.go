@@ -72,6 +72,7 @@ func TestBudgetGrowingStrings(t *testing.T) {
 		{"toBase64", `s = toBase64(s + s)`, "exceeds the limit of 1024"},
 		{"arrays", `a = concat(a, a)`, "exceeds the limit of 1024"},
 		{"flatten", `a = flatten([a, a, a])`, "exceeds the limit of 1024"},
+		{"split", `a = split(a[0] + a[0] + ",", ",")`, "exceeds the limit of 1024"},
 		{"concat in one go", `a = concat(a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, ` +
 			`a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, ` +
 			`a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a)`, "exceeds the limit of 1024"},
