@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -46,6 +47,10 @@ type sessions struct {
 type session struct {
 	expires time.Time
 	n       uint64
+	// ctx ends with the session (logout, expiry, eviction): the requests
+	// made under it, streams included, end with it.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 func newSessions(token string, now func() time.Time) *sessions {
@@ -66,7 +71,7 @@ func (a *sessions) create() string {
 	defer a.mu.Unlock()
 	for k, se := range a.live {
 		if !now.Before(se.expires) {
-			delete(a.live, k)
+			a.drop(k)
 		}
 	}
 	if len(a.live) >= maxSessions {
@@ -77,33 +82,61 @@ func (a *sessions) create() string {
 				oldest, n, first = k, se.n, false
 			}
 		}
-		delete(a.live, oldest)
+		a.drop(oldest)
 	}
 	a.made++
-	a.live[secret] = session{expires: now.Add(sessionTTL), n: a.made}
+	ctx, cancel := context.WithDeadline(context.Background(), now.Add(sessionTTL))
+	a.live[secret] = session{expires: now.Add(sessionTTL), n: a.made, ctx: ctx, cancel: cancel}
 	return secret
+}
+
+// drop ends a session; a.mu is held.
+func (a *sessions) drop(secret string) {
+	if se, ok := a.live[secret]; ok {
+		se.cancel()
+		delete(a.live, secret)
+	}
 }
 
 // valid reports whether r carries a live session.
 func (a *sessions) valid(r *http.Request) bool {
+	_, ok := a.lookup(r)
+	return ok
+}
+
+// lookup returns the context of r's live session.
+func (a *sessions) lookup(r *http.Request) (context.Context, bool) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || len(c.Value) != 64 {
-		return false
+		return nil, false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	se, ok := a.live[c.Value]
 	if ok && !a.now().Before(se.expires) {
-		delete(a.live, c.Value)
-		return false
+		a.drop(c.Value)
+		return nil, false
 	}
-	return ok
+	return se.ctx, ok
+}
+
+// bind returns r with a context that also ends when its session ends (a
+// stream open at logout stops at once), and the function that releases
+// it. A request without a session is returned as it is.
+func (a *sessions) bind(r *http.Request) (*http.Request, func()) {
+	sctx, ok := a.lookup(r)
+	if !ok {
+		return r, func() {}
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(sctx, cancel)
+	return r.WithContext(ctx), func() { stop(); cancel() }
 }
 
 func (a *sessions) end(r *http.Request) {
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		a.mu.Lock()
-		delete(a.live, c.Value)
+		a.drop(c.Value)
 		a.mu.Unlock()
 	}
 }
@@ -160,7 +193,9 @@ func (s *server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.auth.tokenOK(req.Token) {
-		s.log.Warn("dashboard login refused", "remote", r.RemoteAddr)
+		// s.loginLog counts repeats: a refusal per request would let
+		// anyone fill the log.
+		s.loginLog.Warn("dashboard login refused", "remote", r.RemoteAddr)
 		writeError(w, http.StatusUnauthorized, "BAD_TOKEN", "wrong token")
 		return
 	}

@@ -74,9 +74,13 @@ func (h *hub) goBackground(f func(ctx context.Context)) bool {
 
 // subscriber is one tab's stream.
 type subscriber struct {
-	ch   chan []byte
-	gone chan struct{} // closed when the hub dropped the tab
-	once sync.Once
+	ch     chan []byte
+	queued atomic.Int64  // bytes in ch
+	gone   chan struct{} // closed when the hub dropped the tab
+	once   sync.Once
+	// Tree bytes sent since treeSince (treebound.go; the view's mu).
+	treeSince time.Time
+	treeBytes int
 }
 
 func (s *subscriber) drop() { s.once.Do(func() { close(s.gone) }) }

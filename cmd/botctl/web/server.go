@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/botd-project/botd/internal/ratelog"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -107,6 +108,8 @@ type server struct {
 	fleet     *fleet
 	fleetStop func() error
 	auth      *sessions
+	// loginLog writes refused logins, 10 per 10 s, then a count.
+	loginLog *slog.Logger
 }
 
 // Handler returns the dashboard as an http.Handler, for tests
@@ -154,6 +157,7 @@ func newServer(opts Options, g station) (*server, error) {
 		now:   time.Now,
 	}
 	s.auth = newSessions(opts.Token, func() time.Time { return s.now() })
+	s.loginLog = slog.New(ratelog.New(s.log.Handler(), 0, 0))
 	s.hub = newHub(g, s.log, s.now)
 	s.startFleet()
 	s.routes()
@@ -208,6 +212,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorize(w, r) {
 		return
 	}
+	r, release := s.auth.bind(r)
+	defer release()
 	s.mux.ServeHTTP(w, r)
 }
 

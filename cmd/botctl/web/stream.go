@@ -181,11 +181,13 @@ func (s *server) stream(w http.ResponseWriter, r *http.Request) {
 		case <-gone:
 			return // dropped as too slow, or the dashboard is closing
 		case f := <-frames:
+			sub.queued.Add(-int64(len(f)))
 			buf.Write(f)
 			// Take what else is queued, so a burst is one write.
 			for more := true; more && buf.Len() < 256<<10; {
 				select {
 				case f := <-frames:
+					sub.queued.Add(-int64(len(f)))
 					buf.Write(f)
 				default:
 					more = false

@@ -25,7 +25,7 @@ type view struct {
 	connection *protocol.ConnectionMsg
 	factsheet  *factsheetFrame
 	state      *protocol.StateMsg
-	tree       *protocol.TreeMsg
+	tree       *treeFrame // treebound.go
 	st         statusTracker
 	bb         *protocol.BlackboardMsg // the merged picture, as of bbAt
 	bbTable    protocol.BlackboardTable
@@ -98,7 +98,7 @@ type robotSnapshot struct {
 	Connection *protocol.ConnectionMsg `json:"connection"`
 	Factsheet  *factsheetFrame         `json:"factsheet"`
 	State      *protocol.StateMsg      `json:"state"`
-	Tree       *protocol.TreeMsg       `json:"tree"`
+	Tree       *treeFrame              `json:"tree"`
 	Status     *statusFrame            `json:"status"`
 	Blackboard *protocol.BlackboardMsg `json:"blackboard"`
 	Events     []protocol.EventMsg     `json:"events"`
@@ -162,21 +162,6 @@ func (v *view) onState(m protocol.StateMsg) {
 	defer v.mu.Unlock()
 	v.state = &m
 	v.broadcast("state", m)
-}
-
-func (v *view) onTree(m protocol.TreeMsg) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if m.Nodes == nil {
-		m.Nodes = []protocol.TreeNode{}
-	}
-	v.tree = &m
-	v.st.setTree(m.Mission, m.Revision, len(m.Nodes))
-	v.broadcast("tree", m)
-	if kf, ok := v.st.keyframe(); ok { // a tab resets its statuses with a new tree
-		v.broadcast("status", kf)
-	}
-	v.afterStatus()
 }
 
 func (v *view) onStatus(m protocol.StatusMsg) {
@@ -361,14 +346,24 @@ func (v *view) broadcast(event string, data any) {
 		return
 	}
 	for s := range v.subs {
+		v.send(s, f)
+	}
+}
+
+// send queues f for s (v.mu held); a tab that has too many frames, or
+// too many bytes, waiting is dropped (it reconnects).
+func (v *view) send(s *subscriber, f []byte) {
+	if s.queued.Load()+int64(len(f)) <= maxTabQueued {
 		select {
 		case s.ch <- f:
+			s.queued.Add(int64(len(f)))
+			return
 		default:
-			delete(v.subs, s)
-			s.drop()
-			v.h.log.Info("dropped a slow dashboard tab", "robot", v.id)
 		}
 	}
+	delete(v.subs, s)
+	s.drop()
+	v.h.log.Info("dropped a slow dashboard tab", "robot", v.id)
 }
 
 // snapshotFrames bring a new tab up to date, oldest knowledge first.

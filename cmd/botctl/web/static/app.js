@@ -120,7 +120,8 @@
       tree.setTree(d);
       window.dispatchEvent(new CustomEvent('botd:tree', { detail: d }));
       $('tree-empty').hidden = nodes.length > 0;
-      $('tree-empty').textContent = 'No mission is loaded on ' + S.robot + '.';
+      // A tree over the dashboard's bounds comes without its nodes, with a note.
+      $('tree-empty').textContent = typeof d.note === 'string' && d.note ? d.note : 'No mission is loaded on ' + S.robot + '.';
       $('tree-info').textContent = nodes.length ? `${nodes.length} nodes · rev ${d.revision}` : '';
     });
     on('status', (d) => {
