@@ -31,6 +31,11 @@ import (
 //     once it has run ExprLimits.Time, or once the evaluations of the tick
 //     have run TickTime together.
 
+// budgetDoc is what the docs of the nodes that run expressions say of the
+// budget.
+const budgetDoc = "Each evaluation runs on a budget (by default 1 MiB made, 100,000 steps, 25 ms; see MISSIONS.md, Expressions): " +
+	"over it, ERROR with the reason."
+
 // Default expression budgets (see ExprLimits).
 const (
 	DefaultExprMemory    = 1 << 20

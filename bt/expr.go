@@ -13,7 +13,7 @@ var exprType = NodeType{
 	Name: "Expr", Kind: Leaf, Category: "condition",
 	Doc: "A boolean expression over the blackboard (expr-lang syntax: `battery.percent < 20 && mode == \"auto\"`), " +
 		"compiled when the mission is loaded. SUCCESS when true, FAILURE when false; a name missing at run time is ERROR. " +
-		"Each evaluation runs on a budget (1 MiB made, 100,000 steps, 25 ms; see MISSIONS.md, Expressions): over it, ERROR with the reason.",
+		budgetDoc,
 	Params: []Param{{Name: "expr", Aliases: []string{"code"}, Type: TExpr, Required: true, Doc: "the expression"}},
 	New:    newExpr,
 }

@@ -175,7 +175,7 @@ var scriptType = NodeType{
 	Name: "Script", Kind: Leaf, Category: "action",
 	Doc: "As in BehaviorTree.CPP: runs the statements of `code` (assignments `key := expr`, `key = expr`, `key += expr`, ..., " +
 		"separated by ';') over the blackboard; SUCCESS. An expression that fails (a key that is not set) is ERROR, and so is a value " +
-		"over 1 KiB. " + "Each evaluation runs on a budget (1 MiB made, 100,000 steps, 25 ms; see MISSIONS.md, Expressions): over it, ERROR with the reason.",
+		"over 1 KiB. " + budgetDoc,
 	Params: []Param{{Name: "code", Type: TExpr, Required: true, Doc: "the statements"}},
 	New:    func(b *Builder) Behavior { return &scriptNode{code: b.scriptParam("code")} },
 }
@@ -183,7 +183,7 @@ var scriptType = NodeType{
 var scriptConditionType = NodeType{
 	Name: "ScriptCondition", Kind: Leaf, Category: "condition",
 	Doc: "As in BehaviorTree.CPP: runs the statements of `code` and returns SUCCESS when the last one is true, FAILURE when false; " +
-		"ERROR when it is not a boolean or an expression fails. " + "Each evaluation runs on a budget (1 MiB made, 100,000 steps, 25 ms; see MISSIONS.md, Expressions): over it, ERROR with the reason.",
+		"ERROR when it is not a boolean or an expression fails. " + budgetDoc,
 	Params: []Param{{Name: "code", Type: TExpr, Required: true, Doc: "the statements; the last one is the condition"}},
 	New:    func(b *Builder) Behavior { return &scriptNode{code: b.scriptParam("code"), cond: true} },
 }
