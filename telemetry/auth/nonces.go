@@ -18,6 +18,10 @@ import (
 // NonceFile is the nonce store's file name in the state directory.
 const NonceFile = "nonces.log"
 
+// MarkFile holds the nonce store's high-water mark: how many nonces it
+// has recorded, ever (marks.go).
+const MarkFile = "nonces.mark"
+
 // Defaults of NonceConfig.
 const (
 	DefaultPerKey = 1024
@@ -72,6 +76,9 @@ type NonceStore struct {
 	global  int64
 	keys    map[string]*keyWindow
 	damaged string
+	// seq numbers the nonces recorded, ever; every line and every
+	// compacted file carries it, and MarkFile says how far it went.
+	seq int64
 }
 
 type keyWindow struct {
@@ -87,6 +94,7 @@ type nonceRecord struct {
 	H int64  `json:"h,omitempty"`
 	F int64  `json:"f,omitempty"`
 	G int64  `json:"g,omitempty"`
+	S int64  `json:"s,omitempty"` // the record's number (a compacted file: the last one's)
 }
 
 // OpenNonces opens (or creates) the store in cfg.Dir.
@@ -111,6 +119,9 @@ func OpenNonces(cfg NonceConfig) (*NonceStore, error) {
 	if err != nil {
 		return nil, err
 	}
+	if damage == "" {
+		damage = s.checkMark()
+	}
 	if damage != "" {
 		now := cfg.Now().Unix()
 		for _, k := range s.keys {
@@ -120,7 +131,7 @@ func OpenNonces(cfg NonceConfig) (*NonceStore, error) {
 		s.damaged = fmt.Sprintf("%s; kept as %s; envelopes issued before %s are refused",
 			damage, NonceFile+".corrupt", time.Unix(s.global, 0).UTC().Format(time.RFC3339))
 		cfg.Logger.Error("the nonce store is damaged: signed commands issued before it was found are refused", "reason", s.damaged)
-		if err := os.Rename(s.path, s.path+".corrupt"); err != nil {
+		if err := os.Rename(s.path, s.path+".corrupt"); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("keeping the damaged nonce store aside: %w", err)
 		}
 	}
@@ -209,7 +220,7 @@ func parseLine(line []byte) (nonceRecord, bool) {
 	if err := json.Unmarshal(line[9:], &r); err != nil {
 		return r, false
 	}
-	if r.G == 0 && r.K == "" {
+	if r.G == 0 && r.K == "" && r.S == 0 {
 		return r, false
 	}
 	return r, true
@@ -222,7 +233,8 @@ func encodeLine(r nonceRecord) []byte {
 
 // apply adds a record to memory.
 func (s *NonceStore) apply(r nonceRecord) {
-	if r.G != 0 {
+	s.seq = max(s.seq, r.S)
+	if r.K == "" {
 		s.global = max(s.global, r.G)
 		return
 	}
@@ -303,7 +315,8 @@ func (s *NonceStore) Use(kid, nonce string, iat int64) error {
 			return err
 		}
 	}
-	if _, err := s.f.Write(encodeLine(nonceRecord{K: kid, N: nonce, I: iat})); err != nil {
+	rec := nonceRecord{K: kid, N: nonce, I: iat, S: s.seq + 1}
+	if _, err := s.f.Write(encodeLine(rec)); err != nil {
 		s.broken = true
 		return err
 	}
@@ -312,7 +325,13 @@ func (s *NonceStore) Use(kid, nonce string, iat int64) error {
 		return err
 	}
 	s.lines++
-	s.apply(nonceRecord{K: kid, N: nonce, I: iat})
+	s.apply(rec)
+	// The nonce is on disk; without the mark a later loss of this line
+	// would go unnoticed, so the command does not take effect either.
+	if err := s.writeMark(); err != nil {
+		s.broken = true
+		return fmt.Errorf("nonce store mark: %w", err)
+	}
 	if s.lines > 2*s.live()+64 {
 		if err := s.compact(); err != nil {
 			// The nonce is on disk already; the next Use compacts again.
@@ -327,8 +346,8 @@ func (s *NonceStore) Use(kid, nonce string, iat int64) error {
 func (s *NonceStore) compact() error {
 	var b bytes.Buffer
 	lines := 0
-	if s.global != 0 {
-		b.Write(encodeLine(nonceRecord{G: s.global}))
+	if s.global != 0 || s.seq != 0 {
+		b.Write(encodeLine(nonceRecord{G: s.global, S: s.seq}))
 		lines++
 	}
 	for id, k := range s.keys {
@@ -356,6 +375,9 @@ func (s *NonceStore) compact() error {
 	}
 	if err == nil {
 		err = syncDir(s.cfg.Dir)
+	}
+	if err == nil {
+		err = s.writeMark()
 	}
 	if err != nil {
 		os.Remove(tmp)
