@@ -84,6 +84,11 @@ type DaemonConfig struct {
 	// only once it has held for LinkGrace [DefaultLinkGrace] (link.go).
 	Link      func(protocol.LinkState)
 	LinkGrace time.Duration
+	// LinkLossTimeout is the runner's link-loss timeout: when set, the
+	// MQTT keepalive is derived from it (at most a quarter of it, see
+	// keepAliveFor), so that a broker that goes silent is noticed in time
+	// for the failsafe. Conn.KeepAlive, when set, is kept if shorter.
+	LinkLossTimeout time.Duration
 	// Fault reports a problem of telemetry's own that the operator must
 	// see in state.errors (e is nil when it cleared), e.g. events that
 	// cannot be stored. Called from telemetry goroutines; must not block.
@@ -112,6 +117,11 @@ func (c *DaemonConfig) fill() error {
 	}
 	if c.MaxPayload <= 0 {
 		c.MaxPayload = 256 << 10
+	}
+	if c.LinkLossTimeout > 0 {
+		if ka := keepAliveFor(c.LinkLossTimeout); c.Conn.KeepAlive <= 0 || c.Conn.KeepAlive > ka {
+			c.Conn.KeepAlive = ka
+		}
 	}
 	if c.MaxPublish <= 0 {
 		c.MaxPublish = protocol.DefaultMaxPublish

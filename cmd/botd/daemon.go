@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -219,7 +220,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
-	if err := cfg.checkSubstitutionsSim(s.hw); err != nil {
+	if err := cfg.checkHardware(s.hw); err != nil { // as check-config does
 		return nil, err
 	}
 	subs, _ := cfg.substitutions() // validated with the config
@@ -297,6 +298,8 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		StatusMaxHz: cfg.Telemetry.StatusMaxHz, BlackboardHz: cfg.Telemetry.BlackboardHz, BlackboardFullEvery: cfg.Telemetry.BlackboardFullEvery,
 		Deadbands: deadbands(cfg.Telemetry.Deadbands), MetricsEvery: cfg.Telemetry.MetricsEvery,
 		Link: s.runner.SetLink, Fault: s.runner.SetError, Logger: log.With("part", "telemetry"), Clock: s.clock,
+		// The keepalive follows the link-loss timeout (0: the runner's 10 s).
+		LinkLossTimeout: cmp.Or(cfg.Failsafe.LinkLossTimeout, 10*time.Second),
 	})
 	if err != nil {
 		return nil, err
@@ -475,10 +478,14 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *driv
 		return nil, "", fmt.Errorf("%s: mission: %w", cfg.source, err)
 	}
 	subs, _ := cfg.substitutions() // validated with the config
-	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
-		Limits: cfg.Limits.Limits, Substitutions: subs})
+	opts := missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
+		Limits: cfg.Limits.Limits, Substitutions: subs}
+	m, err := missions.Load(data, opts)
 	if err == nil && fence != nil {
 		err = fenceMissionCheck(fence)(m)
+	}
+	if err == nil {
+		err = cfg.checkFailsafeTrees(m.Doc, opts)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)

@@ -19,6 +19,7 @@ type Proxy struct {
 	target string
 
 	delay   atomic.Int64 // nanoseconds added to every chunk forwarded
+	frozen  atomic.Bool  // forward nothing until thawed
 	refuse  atomic.Bool
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -48,6 +49,12 @@ func (p *Proxy) URL() string { return "tcp://" + p.Addr() }
 
 // SetDelay delays every chunk forwarded, in both directions, by d.
 func (p *Proxy) SetDelay(d time.Duration) { p.delay.Store(int64(d)) }
+
+// Freeze stops forwarding in both directions without closing anything
+// (a broker or a network that hangs: the sockets stay open, nothing
+// arrives, and once the buffers are full writes block), or forwards
+// again what was held.
+func (p *Proxy) Freeze(on bool) { p.frozen.Store(on) }
 
 // Refuse makes the proxy close new connections at once (a network that is
 // down), or accept them again.
@@ -105,6 +112,12 @@ func (p *Proxy) track(c net.Conn) bool {
 	return true
 }
 
+func (p *Proxy) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
 func (p *Proxy) untrack(c net.Conn) {
 	p.mu.Lock()
 	delete(p.conns, c)
@@ -152,6 +165,12 @@ func (p *Proxy) pipe(src, dst net.Conn) {
 		if n > 0 {
 			if d := time.Duration(p.delay.Load()); d > 0 {
 				time.Sleep(d)
+			}
+			for p.frozen.Load() {
+				if p.isClosed() {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return

@@ -1,0 +1,37 @@
+package telemetry
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/internal/faultnet"
+	"github.com/botd-project/botd/internal/mqtttest"
+)
+
+// A broker that goes silent with the socket open (a frozen process or
+// network) is noticed within half of the link-loss timeout, so that the
+// failsafe's own timer starts in time: the keepalive comes from the
+// timeout. With the 15 s default keepalive it took 28 s.
+func TestFrozenBrokerNoticedInTime(t *testing.T) {
+	b := mqtttest.StartBroker(t, "")
+	proxy, err := faultnet.Start(strings.TrimPrefix(b.URL(), "tcp://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = proxy.Close() })
+	const linkLoss = 4 * time.Second
+	h := startDaemon(t, proxy.URL(), func(c *DaemonConfig) { c.LinkLossTimeout = linkLoss })
+	h.waitUp(t)
+	mqtttest.Eventually(t, "the link reported up", func() bool { ls, ok := h.links.last(); return ok && ls.Broker })
+
+	frozen := time.Now()
+	proxy.Freeze(true)
+	mqtttest.Eventually(t, "the link reported down", func() bool { ls, _ := h.links.last(); return !ls.Broker })
+	if took := time.Since(frozen); took > linkLoss/2+linkLoss/4 {
+		t.Fatalf("a frozen broker was noticed after %v; the link-loss timeout is %v (keepalive %v)", took, linkLoss, h.d.cfg.Conn.KeepAlive)
+	} else {
+		t.Logf("a frozen broker was noticed after %v (link-loss timeout %v, keepalive %v)", took, linkLoss, h.d.cfg.Conn.KeepAlive)
+	}
+	proxy.Freeze(false)
+}
