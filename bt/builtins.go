@@ -83,13 +83,20 @@ var durationUnits = map[string]float64{"ms": 1e6, "s": 1e9}
 // readMs reads node's millisecond parameter p as nanoseconds; when a
 // referenced key is missing or not a number from 0 to MaxDuration, ok is
 // false and the node emits why.
-func readMs(a *Agent, node int32, p Num) (int64, bool) { return readDuration(a, node, p, "ms") }
+func readMs(a *Agent, node int32, p Num) (int64, bool) { return ReadDuration(a, node, p, "ms") }
 
-// readDuration reads a duration parameter in unit (a key of
-// durationUnits) as nanoseconds, as readMs.
-func readDuration(a *Agent, node int32, p Num, unit string) (int64, bool) {
+// ReadDuration reads node's duration parameter p, in unit ("ms" or "s"),
+// as clock nanoseconds. When a referenced key is missing or not a number
+// from 0 to MaxDuration, ok is false and the node emits why: the node
+// should return ERROR. Device leaves read their durations with it, so
+// that none wraps around.
+func ReadDuration(a *Agent, node int32, p Num, unit string) (int64, bool) {
+	per, known := durationUnits[unit]
+	if !known {
+		panic("bt: ReadDuration: unknown unit " + unit)
+	}
 	v, ok := p.Get(a)
-	ns := v * durationUnits[unit]
+	ns := v * per
 	if ok && ns >= 0 && ns <= float64(MaxDuration) {
 		return int64(ns), true
 	}

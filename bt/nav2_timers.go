@@ -54,7 +54,7 @@ func (t *timeExpired) Tick(a *Agent, n *Node) Status {
 	if stamp != m.pathStamp {
 		m.start, m.pathStamp = a.Now(), stamp
 	}
-	d, ok := readDuration(a, n.Index, t.seconds, "s")
+	d, ok := ReadDuration(a, n.Index, t.seconds, "s")
 	if !ok {
 		return Error
 	}
