@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -64,6 +65,28 @@ func boundEvent(e protocol.Event, max int) protocol.Event {
 		e.Data = map[string]any{"truncated": "data not encodable"}
 	}
 	return e
+}
+
+// boundState cuts the messages of a state's errors and last failure (a
+// node's error may quote a value of any size): the state is the robot's
+// heartbeat, and one too large to publish would leave the ground station
+// without it.
+func boundState(s protocol.State) protocol.State {
+	copied := false
+	for i, e := range s.Errors {
+		if len(e.Message) > protocol.MaxReplyMessage {
+			if !copied { // the Source's slice is not ours to change
+				s.Errors, copied = slices.Clone(s.Errors), true
+			}
+			s.Errors[i].Message = protocol.Truncate(e.Message, protocol.MaxReplyMessage)
+		}
+	}
+	if f := s.LastFailure; f != nil && len(f.Message) > protocol.MaxReplyMessage {
+		c := *f
+		c.Message = protocol.Truncate(c.Message, protocol.MaxReplyMessage)
+		s.LastFailure = &c
+	}
+	return s
 }
 
 // boundValue cuts a blackboard value for publishing: a long string is cut

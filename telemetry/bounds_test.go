@@ -35,7 +35,7 @@ func TestOutputsAreBounded(t *testing.T) {
 		c.TelemetryHz, c.BlackboardHz = 50, 50
 	})
 	tp := h.d.Topics()
-	rec := mqtttest.NewRecorder(t, b.URL(), tp.Reply(), tp.Events(), tp.Blackboard())
+	rec := mqtttest.NewRecorder(t, b.URL(), tp.Reply(), tp.Events(), tp.Blackboard(), tp.State())
 	h.waitUp(t)
 	max := h.d.cfg.MaxPublish
 	huge := strings.Repeat("x", 3<<20)
@@ -46,9 +46,19 @@ func TestOutputsAreBounded(t *testing.T) {
 	}
 	h.d.EventSink()(protocol.Event{Kind: "log", Level: "info", Message: huge, Data: map[string]any{"value": huge}})
 	h.src.setBB(bbv("blob", huge), bbv("n", 1.0))
+	h.src.mu.Lock()
+	h.src.state.Errors = []protocol.StateError{{Code: "NODE_ERROR", Level: "ERROR", Message: huge}}
+	h.src.state.LastFailure = &protocol.Failure{Code: "NODE_ERROR", Message: huge}
+	h.src.mu.Unlock()
+	h.src.signal()
 
-	mqtttest.Eventually(t, "the reply, the event and the blackboard", func() bool {
-		return len(rec.On(tp.Reply())) > 0 && len(rec.On(tp.Events())) > 0 && len(rec.On(tp.Blackboard())) > 0
+	mqtttest.Eventually(t, "the reply, the event, the blackboard and the state", func() bool {
+		for _, m := range rec.On(tp.State()) {
+			if s, err := protocol.DecodeState(m.Payload); err == nil && len(s.Errors) == 1 && s.LastFailure != nil {
+				return len(rec.On(tp.Reply())) > 0 && len(rec.On(tp.Events())) > 0 && len(rec.On(tp.Blackboard())) > 0
+			}
+		}
+		return false
 	})
 	for _, m := range rec.All() {
 		if len(m.Payload) > max {

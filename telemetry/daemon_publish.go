@@ -193,7 +193,7 @@ func (d *Daemon) publishFactsheet(conn transport.Conn) {
 }
 
 func (d *Daemon) publishState(conn transport.Conn) {
-	d.publishJSON(conn, d.topics.State(), protocol.QoSRetained, true, protocol.StateMsg{Header: d.header(&d.seq.state), State: d.src.State()})
+	d.publishJSON(conn, d.topics.State(), protocol.QoSRetained, true, protocol.StateMsg{Header: d.header(&d.seq.state), State: boundState(d.src.State())})
 }
 
 func (d *Daemon) publishStateP(conn transport.Conn, p *publisher) {
