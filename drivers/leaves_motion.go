@@ -64,15 +64,15 @@ func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 	}
 	lin, ok1 := readNum(a, n, "linear", d.linear)
 	ang, ok2 := readNum(a, n, "angular", d.angular)
-	dur := 0.0
+	var dur int64
 	ok3 := true
 	if d.timed {
-		dur, ok3 = readNum(a, n, "ms", d.ms)
+		dur, ok3 = bt.ReadDuration(a, n.Index, d.ms, "ms") // never a wrap: 0 to 30 days
 	}
-	if !ok1 || !ok2 || !ok3 || dur < 0 {
+	if !ok1 || !ok2 || !ok3 {
 		return
 	}
-	m.start, m.dur, m.linear, m.angular = a.Now(), int64(dur*1e6), lin, ang
+	m.start, m.dur, m.linear, m.angular = a.Now(), dur, lin, ang
 	m.ready = true
 }
 

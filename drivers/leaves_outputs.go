@@ -227,11 +227,11 @@ func (bz *buzzer) Open(a *bt.Agent, n *bt.Node) {
 		return
 	}
 	if bz.timed {
-		d, ok := readNum(a, n, "ms", bz.ms)
-		if !ok || d < 0 {
+		d, ok := bt.ReadDuration(a, n.Index, bz.ms, "ms")
+		if !ok {
 			return
 		}
-		m.start, m.dur = a.Now(), int64(d*1e6)
+		m.start, m.dur = a.Now(), d
 	}
 	m.ready = true
 }

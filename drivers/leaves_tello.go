@@ -78,11 +78,11 @@ func (t *telloRequest) Open(a *bt.Agent, n *bt.Node) {
 	if _, act := t.act.use(a, n, &m.reported); act == nil {
 		return
 	}
-	ms, ok := readNum(a, n, "timeout_ms", t.timeout)
+	ns, ok := bt.ReadDuration(a, n.Index, t.timeout, "ms")
 	if !ok {
 		return
 	}
-	m.start, m.timeout, m.ready = a.Now(), int64(ms*1e6), true
+	m.start, m.timeout, m.ready = a.Now(), ns, true
 }
 
 func (t *telloRequest) Tick(a *bt.Agent, n *bt.Node) bt.Status {
@@ -165,14 +165,15 @@ func (t *telloMove) Open(a *bt.Agent, n *bt.Node) {
 	r, ok2 := readNum(a, n, "right", t.r)
 	u, ok3 := readNum(a, n, "up", t.u)
 	y, ok4 := readNum(a, n, "yaw", t.y)
-	dur, ok5 := 0.0, true
+	var dur int64
+	ok5 := true
 	if t.timed {
-		dur, ok5 = readNum(a, n, "ms", t.ms)
+		dur, ok5 = bt.ReadDuration(a, n.Index, t.ms, "ms")
 	}
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || dur < 0 {
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
 		return
 	}
-	m.start, m.dur, m.c = a.Now(), int64(dur*1e6), command{mode: telloSticks, a: f, b: r, c: u, d: y}
+	m.start, m.dur, m.c = a.Now(), dur, command{mode: telloSticks, a: f, b: r, c: u, d: y}
 	m.ready = true
 }
 

@@ -381,3 +381,24 @@ func TestLedBlinks(t *testing.T) {
 		t.Errorf("blinking %s", levels)
 	}
 }
+
+// TestDriveDurationFromTheBlackboardNeverWraps: a Drive whose ms comes from the blackboard
+// holding 1e13 (past the 30-day limit; as nanoseconds it would wrap and end at once) is ERROR
+// with a reason, and the wheels do not turn.
+func TestDriveDurationFromTheBlackboardNeverWraps(t *testing.T) {
+	cfg := parse(t, allKinds)
+	g := newRig(t, cfg)
+	tree := compileTree(t, cfg, nd("Drive", "", kv{"linear": 0.2, "ms": "{hold_ms}"}))
+	ar := newAgentRig(t, g, tree, 20)
+	slot, _ := tree.Slot("hold_ms")
+	ar.agent.BB.Set(slot, bt.NumberValue(1e13))
+	if st := ar.tick(); st != bt.Error {
+		t.Fatalf("Drive for 1e13 ms: %v, want ERROR", st)
+	}
+	if !strings.Contains(ar.sink.String(), "hold_ms") {
+		t.Errorf("no reason naming the key: %q", ar.sink.String())
+	}
+	if l, r := g.sim.Wheels(); l != 0 || r != 0 {
+		t.Errorf("wheels %v %v", l, r)
+	}
+}

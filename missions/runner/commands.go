@@ -497,7 +497,7 @@ func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
 // MaxOperatorString is the longest string value blackboard.set accepts,
 // in bytes: operator values stay on the blackboard, which telemetry
 // publishes at its rate.
-const MaxOperatorString = 1 << 10
+const MaxOperatorString = bt.MaxValueBytes // the limit of values missions write, too
 
 // prepareSet checks a blackboard.set on the caller's goroutine: a
 // writable key, a number, boolean or string value, not too long; and it
