@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/botd-project/botd/bt"
+
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -20,6 +22,16 @@ type Deadman interface {
 // deadmanTime is the deadman time at rate hz.
 func (c *Config) deadmanTime(hz float64) time.Duration {
 	return max(time.Duration(c.DeadmanPeriods*float64(time.Second)/hz), c.DeadmanMin)
+}
+
+// exprLimits are the expression budgets of an agent ticked at hz: the
+// time all its expressions may take in one tick stays under half the
+// deadman time (so that a mission's own expressions, on their budget,
+// cannot trip the deadman), one evaluation under a quarter of it; bt's
+// defaults where they are tighter.
+func (r *Runner) exprLimits(hz float64) bt.ExprLimits {
+	d := r.cfg.deadmanTime(hz)
+	return bt.ExprLimits{TickTime: min(bt.DefaultExprTickTime, d/2), Time: min(bt.DefaultExprTime, d/4)}
 }
 
 // setDeadman gives the hardware the deadman time of the current rate (tick

@@ -121,3 +121,15 @@ func TestStuckTickTripsTheDeadmanAndTheOverrunFailsafe(t *testing.T) {
 		t.Errorf("failsafe.entered %q, want the overrun failsafe", fs.Message)
 	}
 }
+
+// TestExprLimitsStayUnderTheDeadman: the expressions of one tick may take
+// at most half the deadman time, so their own budget cannot trip it.
+func TestExprLimitsStayUnderTheDeadman(t *testing.T) {
+	r := &Runner{cfg: Config{DeadmanPeriods: 4, DeadmanMin: 10 * time.Millisecond}}
+	if l := r.exprLimits(100); l.TickTime != 20*time.Millisecond || l.Time != 10*time.Millisecond {
+		t.Errorf("at 100 Hz (deadman 40 ms): %+v", l)
+	}
+	if l := r.exprLimits(20); l.TickTime != bt.DefaultExprTickTime || l.Time != bt.DefaultExprTime {
+		t.Errorf("at 20 Hz (deadman 200 ms): %+v, want bt's defaults", l)
+	}
+}

@@ -270,6 +270,7 @@ func (r *Runner) startFailsafeTree(run *activeRun, name string) {
 	now := r.cfg.Clock.Now()
 	a := bt.NewAgent(t, 1, now.UnixNano())
 	a.Sink = agentSink{r}
+	a.ExprLimits = r.exprLimits(r.hz)
 	if hw := r.cfg.Hardware; hw != nil {
 		a.Env = hw.Env()
 		run.fsBinding = hw.Bind(t)

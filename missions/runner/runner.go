@@ -590,6 +590,7 @@ func (r *Runner) startMission(s *stored, now time.Time) {
 	if hz != r.hz {
 		r.hz, r.reschedT = hz, true
 	}
+	a.ExprLimits = r.exprLimits(hz)
 	r.mu.Lock()
 	r.board = board
 	r.tree = treeInfo(s.m)
