@@ -20,9 +20,13 @@ func FuzzCommandIntake(f *testing.F) {
 		`{"id":"a","op":"x","agent":"1"}`, `{"id":"a","op":"x","tree":[1,2]}`,
 		`{"id":"a","op":"state.request","op":"mission.abort"}`, `{"id":"a","OP":"mission.abort"}`, `{"op":"\u0065stop"}`,
 		"{\"id\":\"\xff\",\"op\":\"x\"}", `{"id":"a","op":"x","value":{"k":1,"k":2}}`,
+		"\xef\xbb\xbf{\"id\":\"a\",\"op\":\"estop\"}", "\xef\xbb\xbf{\"id\":\"a\",\"op\":\"x\"}",
 	} {
 		f.Add([]byte(s))
 	}
+	f.Add(utf16Bytes(`{"id":"a","op":"estop"}`, false, true))
+	f.Add(utf16Bytes(`{"id":"a","op":"estop"`, true, false))
+	f.Add(utf16Bytes(`{"id":"a","op":"mission.pause"}`, false, false))
 	h := &fakeHandler{}
 	d, err := NewDaemon(DaemonConfig{Robot: "r", Conn: mqtttest.Options("tcp://127.0.0.1:1"), StateDir: f.TempDir(),
 		Source: newFakeSource(0), Commands: h, MaxPayload: 4096, CommandRate: 1e9, CommandBurst: 1 << 30, StaleAfter: -1})
@@ -45,7 +49,8 @@ func FuzzCommandIntake(f *testing.F) {
 		if called > 1 {
 			t.Fatalf("handler called %d times", called)
 		}
-		isEStop := scanTop(payload).estop
+		text, _ := utf8Text(payload)
+		isEStop := scanTop(text).estop // in any encoding (encoding.go)
 		if called == 1 && h.lastOp() == protocol.OpEStop {
 			// Obeyed whatever else is wrong with it.
 			if !isEStop || !r.OK {
