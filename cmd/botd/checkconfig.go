@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,35 +17,61 @@ import (
 )
 
 // runCheckConfig validates a daemon config: the file itself, its hardware
-// section, its world and its mission. Given a hardware file (the
-// `hardware:` a config points at: adaptors and devices), it checks that
-// and says so. Exit status 0 when valid.
+// section, its world and its mission, with the checks the daemon makes
+// before it starts (a config it passes, the daemon starts with). A
+// hardware file (the `hardware:` a config points at: adaptors and
+// devices) is not a daemon config: it is checked and described, and
+// refused as a config, unless -hardware says a hardware file is what is
+// meant. Exit status 0 when valid.
 func runCheckConfig(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: botd check-config FILE   (a daemon config, or a hardware file)")
+	fs := flag.NewFlagSet("check-config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hwOnly := fs.Bool("hardware", false, "FILE is a hardware file (adaptors and devices): check it alone")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: botd check-config FILE             a daemon config, with its hardware, world and mission")
+		fmt.Fprintln(stderr, "       botd check-config -hardware FILE   a hardware file alone")
+	}
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	file := args[0]
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	file := fs.Arg(0)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		fmt.Fprintln(stdout, err)
 		return 1
 	}
-	if isHardwareFile(data) {
+	if *hwOnly || isHardwareFile(data) {
 		hw, err := drivers.ParseConfig(data)
-		if err != nil {
+		switch {
+		case err != nil:
 			fmt.Fprintf(stdout, "%s: hardware file: %v\n", file, err)
-			return 1
+		case *hwOnly:
+			fmt.Fprintf(stdout, "%s: ok: a hardware file (%s); a daemon config uses it with `hardware: %s`\n", file, hardwareSummary(hw), filepath.Base(file))
+			return 0
+		default:
+			fmt.Fprintf(stdout, "%s: a hardware file (%s)\n", file, hardwareSummary(hw))
 		}
-		fmt.Fprintf(stdout, "%s: ok: a hardware file (%s), not a daemon config; a daemon config uses it with `hardware: %s`\n",
-			file, hardwareSummary(hw), filepath.Base(file))
-		return 0
+		if !*hwOnly {
+			fmt.Fprintln(stdout, hardwareFileError(file))
+		}
+		return 1
 	}
-	if err := checkConfigFile(file); err != nil {
+	cfg, err := readConfig(file)
+	if cfg != nil {
+		err = errors.Join(err, checkConfig(cfg))
+	}
+	if err != nil {
 		fmt.Fprintln(stdout, err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", file)
+	for _, n := range cfg.failsafeNotes() {
+		fmt.Fprintf(stdout, "%s: note: %s\n", file, n)
+	}
 	return 0
 }
 
@@ -85,16 +113,24 @@ func hardwareSummary(hw *drivers.Config) string {
 	return fmt.Sprintf("%d devices: %s; boards: %s", len(devs), strings.Join(devs, ", "), strings.Join(boards, ", "))
 }
 
+// checkConfigFile is check-config's verdict on a daemon config: every
+// problem of the file and of what it refers to.
 func checkConfigFile(file string) error {
-	cfg, err := loadConfig(file)
-	if err != nil {
+	cfg, err := readConfig(file)
+	if cfg == nil {
 		return err
 	}
-	return checkConfig(cfg)
+	return errors.Join(err, checkConfig(cfg))
 }
 
-// checkConfig validates what a config refers to, without starting anything.
+// checkConfig validates what a config refers to, without starting
+// anything: its hardware, world, geofence and mission, and the failsafe
+// against them. The daemon's start (build) makes the same checks with the
+// same functions: checkHardware, compileFence, configuredMission.
 func checkConfig(cfg *Config) error {
+	if cfg.Hardware.Kind == 0 {
+		return nil // validate says it is missing
+	}
 	data, name, err := cfg.hardwareYAML()
 	if err != nil {
 		return fmt.Errorf("%s: hardware: %w", cfg.source, err)
@@ -103,24 +139,27 @@ func checkConfig(cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
 	}
-	if err := cfg.checkSubstitutionsSim(hw); err != nil {
-		return err
+	var errs []error
+	if err := cfg.checkHardware(hw); err != nil {
+		errs = append(errs, err)
 	}
 	if cfg.World != "" {
 		if _, err := loadWorld(cfg); err != nil {
-			return fmt.Errorf("%s: %w", cfg.source, err)
+			errs = append(errs, fmt.Errorf("%s: %w", cfg.source, err))
 		}
 	}
-	fence, err := compileFence(cfg, hw)
-	if err != nil {
-		return err
+	var fence *drivers.Fence
+	if cfg.Geofence == nil || cfg.Geofence.Validate("geofence") == nil { // else validate reported it
+		if fence, err = compileFence(cfg, hw); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if cfg.Mission != "" {
+	if err == nil && cfg.Mission != "" {
 		reg := bt.NewRegistry()
 		drivers.Register(reg, hw)
 		if _, _, err := configuredMission(cfg, reg, append(hw.SensorKeys(), cfg.Writable...), fence); err != nil {
-			return err
+			errs = append(errs, err)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

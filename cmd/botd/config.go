@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"net"
@@ -12,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -175,27 +174,67 @@ var robotIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
 // loadConfig reads a config file; relative paths inside it are resolved
 // from its directory.
 func loadConfig(file string) (*Config, error) {
+	c, err := readConfig(file)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readConfig is loadConfig that also returns what it could decode of a
+// config with problems (see decodeAndValidate), so that check-config can
+// check what the config refers to as well, and report every problem at
+// once.
+func readConfig(file string) (*Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	return parseConfig(data, os.DirFS(filepath.Dir(file)), file)
+	return decodeAndValidate(data, os.DirFS(filepath.Dir(file)), file)
 }
 
 // parseConfig decodes, fills defaults and validates, reporting every
-// problem with its field path.
+// problem with its field path. A hardware file is refused as such: it is
+// what a config's hardware: names, not a config.
 func parseConfig(data []byte, dir fs.FS, source string) (*Config, error) {
+	c, err := decodeAndValidate(data, dir, source)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decodeAndValidate is parseConfig that also returns what it could
+// decode of a config with problems (nil when it is not a config at all).
+func decodeAndValidate(data []byte, dir fs.FS, source string) (*Config, error) {
+	if isHardwareFile(data) {
+		return nil, hardwareFileError(source)
+	}
 	c := &Config{dir: dir, source: source}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) { // an empty file is an empty config
-		return nil, fmt.Errorf("%s: %w", source, err)
+	errs, ok := decodeConfig(data, c)
+	if !ok {
+		return nil, sourceErrors(source, errs)
 	}
 	c.setDefaults()
 	if err := c.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		errs = append(errs, unjoin(err)...)
 	}
-	return c, nil
+	return c, sourceErrors(source, errs)
+}
+
+// sourceErrors puts the file's name before each problem, one a line.
+func sourceErrors(source string, errs []error) error {
+	for i, e := range errs {
+		errs[i] = fmt.Errorf("%s: %w", source, e)
+	}
+	return errors.Join(errs...)
+}
+
+// hardwareFileError refuses a hardware file given as a daemon config,
+// naming the fix.
+func hardwareFileError(source string) error {
+	return fmt.Errorf("%s is a hardware file (adaptors and devices), not a daemon config: "+
+		"name it in a daemon config with `hardware: %s` (configs/rover.yaml is one) and give botd that config", source, filepath.Base(source))
 }
 
 func (c *Config) setDefaults() {
@@ -266,9 +305,7 @@ func (c *Config) validate() error {
 	if c.Telemetry.StatusHz < 0 || c.Telemetry.StatusHz > 100 {
 		bad("telemetry.status_hz", "%v is outside [0, 100]", c.Telemetry.StatusHz)
 	}
-	if c.Telemetry.MaxPayload < 0 {
-		bad("telemetry.max_payload", "must not be negative")
-	}
+	c.validateCounts(bad)
 	if c.Telemetry.StatusMaxHz < 0 || c.Telemetry.StatusMaxHz > 1000 {
 		bad("telemetry.status_max_hz", "%v is outside [0, 1000]", c.Telemetry.StatusMaxHz)
 	}
@@ -283,12 +320,7 @@ func (c *Config) validate() error {
 			bad("telemetry.deadbands."+pat, "%v: a deadband is zero or more", v)
 		}
 	}
-	if err := c.Failsafe.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if c.Failsafe.BatteryCritical > 0 && c.Failsafe.BatteryLow > 0 && c.Failsafe.BatteryCritical > c.Failsafe.BatteryLow {
-		bad("failsafe", "battery_critical %v is above battery_low %v", c.Failsafe.BatteryCritical, c.Failsafe.BatteryLow)
-	}
+	c.Failsafe.validate(c.Mission != "", bad)
 	if c.Geofence != nil {
 		if err := c.Geofence.Validate("geofence"); err != nil {
 			errs = append(errs, err)
@@ -331,13 +363,11 @@ func (c *Config) validate() error {
 			bad(fmt.Sprintf("writable[%d]", i), "%q is not a blackboard key", k)
 		}
 	}
-	switch c.Log.Level {
-	case "debug", "info", "warn", "error":
-	default:
-		bad("log.level", "%q is not debug, info, warn or error", c.Log.Level)
+	if levels := []string{"debug", "info", "warn", "error"}; !slices.Contains(levels, c.Log.Level) {
+		bad("log.level", "%q is not debug, info, warn or error%s", c.Log.Level, didYouMeanWord(c.Log.Level, levels))
 	}
-	if c.Log.Format != "text" && c.Log.Format != "json" {
-		bad("log.format", "%q is not text or json", c.Log.Format)
+	if formats := []string{"text", "json"}; !slices.Contains(formats, c.Log.Format) {
+		bad("log.format", "%q is not text or json%s", c.Log.Format, didYouMeanWord(c.Log.Format, formats))
 	}
 	if _, err := c.substitutions(); err != nil {
 		errs = append(errs, err)
@@ -346,6 +376,63 @@ func (c *Config) validate() error {
 		bad("hardware", "missing: name a hardware file (e.g. sim.yaml) or give adaptors and devices inline")
 	}
 	return errors.Join(errs...)
+}
+
+// validateCounts checks the rates, sizes and periods whose zero takes the
+// default: a negative one has no meaning (the parts would quietly take
+// the default), except where it is documented to turn a check off
+// (telemetry.stale_after). Numbers that are not numbers (.nan, .inf) are
+// refused everywhere.
+func (c *Config) validateCounts(bad func(field, format string, args ...any)) {
+	for _, f := range []struct {
+		field string
+		v     float64
+	}{
+		{"tick.hz", c.Tick.Hz}, {"tick.min_hz", c.Tick.MinHz}, {"tick.max_hz", c.Tick.MaxHz}, {"tick.deadman_periods", c.Tick.DeadmanPeriods},
+		{"telemetry.status_hz", c.Telemetry.StatusHz}, {"telemetry.command_rate", c.Telemetry.CommandRate},
+		{"telemetry.status_max_hz", c.Telemetry.StatusMaxHz}, {"telemetry.blackboard_hz", c.Telemetry.BlackboardHz},
+		{"failsafe.battery_low", c.Failsafe.BatteryLow}, {"failsafe.battery_critical", c.Failsafe.BatteryCritical},
+	} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			bad(f.field, "%v is not a number", f.v)
+		} else if f.v < 0 && f.field == "telemetry.command_rate" {
+			bad(f.field, "%v: want a positive rate (0: the default)", f.v)
+		}
+	}
+	for _, f := range []struct {
+		field string
+		v     int
+	}{
+		{"broker.embedded.max_packet_bytes", c.Broker.Embedded.MaxPacketBytes}, {"broker.embedded.max_clients", c.Broker.Embedded.MaxClients},
+		{"broker.embedded.max_queue_bytes", c.Broker.Embedded.MaxQueueBytes},
+		{"telemetry.max_payload", c.Telemetry.MaxPayload}, {"telemetry.command_burst", c.Telemetry.CommandBurst},
+		{"limits.document_bytes", c.Limits.DocumentBytes}, {"limits.values", c.Limits.Values}, {"limits.alias_values", c.Limits.AliasValues},
+		{"limits.depth", c.Limits.Depth}, {"limits.string_bytes", c.Limits.StringBytes}, {"limits.nodes", c.Limits.Nodes},
+		{"limits.stored_missions", c.Limits.StoredMissions}, {"limits.stored_bytes", c.Limits.StoredBytes},
+	} {
+		if f.v < 0 {
+			bad(f.field, "%d: want a positive number (0: the default)", f.v)
+		}
+	}
+	for _, f := range []struct {
+		field string
+		v     time.Duration
+	}{
+		{"telemetry.keyframe_every", c.Telemetry.KeyframeEvery}, {"telemetry.blackboard_full_every", c.Telemetry.BlackboardFullEvery},
+		{"telemetry.metrics_every", c.Telemetry.MetricsEvery},
+	} {
+		if f.v < 0 {
+			bad(f.field, "%v: want a positive duration (0: the default)", f.v)
+		}
+	}
+	if _, _, err := net.SplitHostPort(c.Broker.Embedded.Listen); err != nil {
+		bad("broker.embedded.listen", "%q: want host:port (127.0.0.1:1883)", c.Broker.Embedded.Listen)
+	}
+	if l := c.Metrics.Listen; l != "" {
+		if _, _, err := net.SplitHostPort(l); err != nil {
+			bad("metrics.listen", "%q: want host:port (127.0.0.1:9100)", l)
+		}
+	}
 }
 
 // readRelative reads a file named in the config, relative to it.

@@ -28,19 +28,31 @@ func TestExampleConfigsAreValid(t *testing.T) {
 }
 
 // check-config recognises a hardware file (what a config's hardware:
-// points at) and checks it as one, instead of failing on its fields.
+// points at): it checks and describes it, and refuses it as a daemon
+// config, naming the fix; -hardware checks it alone.
 func TestCheckConfigHardwareFile(t *testing.T) {
 	for _, f := range []string{"../../configs/rover-raspi.yaml", "../../configs/sim.yaml"} {
 		code, out, _ := runCmd(t, "check-config", f)
-		if code != 0 || !strings.Contains(out, f+": ok: a hardware file (") || !strings.Contains(out, "not a daemon config") {
+		if code != 1 || !strings.Contains(out, f+": a hardware file (") ||
+			!strings.Contains(out, "not a daemon config: name it in a daemon config with `hardware: "+filepath.Base(f)+"`") {
 			t.Errorf("check-config %s: %d %s", f, code, out)
+		}
+		code, out, _ = runCmd(t, "check-config", "-hardware", f)
+		if code != 0 || !strings.Contains(out, f+": ok: a hardware file (") {
+			t.Errorf("check-config -hardware %s: %d %s", f, code, out)
 		}
 	}
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "hw.yaml")
 	os.WriteFile(bad, []byte("adaptors: {board: {kind: sim}}\ndevices:\n  - {name: base, kind: diff_drive, left: {speed: \"11\", dir: \"13\"}, right: {speed: \"15\", dir: \"16\"}, max_linear: -1}\n"), 0o644)
-	if code, out, _ := runCmd(t, "check-config", bad); code != 1 || !strings.Contains(out, "hw.yaml: hardware file: ") {
-		t.Errorf("a bad hardware file: %d %s", code, out)
+	for _, args := range [][]string{{bad}, {"-hardware", bad}} {
+		if code, out, _ := runCmd(t, append([]string{"check-config"}, args...)...); code != 1 || !strings.Contains(out, "hw.yaml: hardware file: ") {
+			t.Errorf("a bad hardware file %v: %d %s", args, code, out)
+		}
+	}
+	// A daemon config given to -hardware is no hardware file.
+	if code, out, _ := runCmd(t, "check-config", "-hardware", "../../configs/default.yaml"); code != 1 || !strings.Contains(out, "hardware file: ") {
+		t.Errorf("-hardware with a daemon config: %d %s", code, out)
 	}
 }
 
@@ -52,7 +64,7 @@ func TestBadConfigs(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"unknown field", "robot: r\nhardware: sim.yaml\ntick: {hz: 20, rate: 3}\n", []string{"field rate not found"}},
+		{"unknown field", "robot: r\nhardware: sim.yaml\ntick: {hz: 20, rate: 3}\n", []string{"tick.rate: unknown field (known: deadman_min, deadman_periods, hz, max_hz, min_hz, spin)"}},
 		{"several problems", "robot: 'bad id'\nhardware: sim.yaml\ntick: {hz: 900}\nlog: {level: loud}\nsecurity: {require_signed_missions: true}\n",
 			[]string{"robot:", "tick.hz: 900 is outside", "log.level", "security.public_keys"}},
 		{"no hardware", "robot: r\n", []string{"hardware: missing"}},

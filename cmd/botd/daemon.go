@@ -220,7 +220,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
-	if err := cfg.checkSubstitutionsSim(s.hw); err != nil {
+	if err := cfg.checkHardware(s.hw); err != nil { // as check-config does
 		return nil, err
 	}
 	subs, _ := cfg.substitutions() // validated with the config
@@ -478,10 +478,14 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *driv
 		return nil, "", fmt.Errorf("%s: mission: %w", cfg.source, err)
 	}
 	subs, _ := cfg.substitutions() // validated with the config
-	m, err := missions.Load(data, missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
-		Limits: cfg.Limits.Limits, Substitutions: subs})
+	opts := missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
+		Limits: cfg.Limits.Limits, Substitutions: subs}
+	m, err := missions.Load(data, opts)
 	if err == nil && fence != nil {
 		err = fenceMissionCheck(fence)(m)
+	}
+	if err == nil {
+		err = cfg.checkFailsafeTrees(m.Doc, opts)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)

@@ -10,7 +10,7 @@ import (
 
 // FuzzConfig feeds the daemon's config parser and checker arbitrary YAML
 // (relative paths resolve in configs/): a bad config is an error, never a
-// panic.
+// panic, even when what it refers to is checked too.
 func FuzzConfig(f *testing.F) {
 	for _, pattern := range []string{"../../configs/*.yaml", "testdata/*.yaml"} {
 		paths, _ := filepath.Glob(pattern)
@@ -21,10 +21,19 @@ func FuzzConfig(f *testing.F) {
 		}
 	}
 	f.Add([]byte("robot: r\nhardware: sim.yaml\nlimits: {nodes: -1, values: 99999999999}\n"))
+	f.Add([]byte("robot: r\nhardware: sim.yaml\nmission: missions/patrol.json\n" +
+		"failsafe: {battery_low: 130, battery_critical: 110, link_loss_action: hover, battery_action: lnad, require_gsc: true, sensor_action: go_home}\n"))
+	f.Add([]byte("robot: r\nhardware: sim.yaml\ntick: {hz: fast, min_hz: .nan}\ntelemetry: {keyframe_every: 5, deadbands: {a: x}}\nwritable: x\n"))
+	f.Add([]byte("adaptors: {board: {kind: sim}}\ndevices: []\n"))
 	dir := os.DirFS("../../configs")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := parseConfig(data, dir, "fuzz.yaml")
-		if err != nil {
+		// check-config checks what a config with problems refers to as
+		// well (readConfig): so does the fuzzer.
+		cfg, err := decodeAndValidate(data, dir, "fuzz.yaml")
+		if cfg == nil {
+			if err == nil {
+				t.Fatal("no config and no error")
+			}
 			return
 		}
 		_ = checkConfig(cfg)

@@ -156,9 +156,9 @@ func TestGeofenceConfigAndCheck(t *testing.T) {
 // The example Tello hardware file is a valid hardware file, and the Tello mission of
 // docs/UAV.md checks against it (and not against the default rover).
 func TestTelloExample(t *testing.T) {
-	code, out, _ := runCmd(t, "check-config", "../../configs/tello.yaml")
+	code, out, _ := runCmd(t, "check-config", "-hardware", "../../configs/tello.yaml")
 	if code != 0 || !strings.Contains(out, "1 devices: drone (tello)") {
-		t.Fatalf("check-config tello.yaml: %d %s", code, out)
+		t.Fatalf("check-config -hardware tello.yaml: %d %s", code, out)
 	}
 	if code, out, _ := runCmd(t, "check", "-hardware", "../../configs/tello.yaml", "testdata/tello-hop.yaml"); code != 0 {
 		t.Fatalf("check the Tello mission: %d %s", code, out)

@@ -64,7 +64,9 @@ Usage:
   botd [-config FILE] [flags] run the daemon (default: simulated rover, embedded broker, demo mission)
   botd check FILE...        validate missions (botd JSON/YAML, Behavior3 JSON, BehaviorTree.CPP XML)
   botd sim [flags] FILE     run a mission headless on virtual time and print its trace
-  botd check-config FILE    validate a daemon config (hardware, world and mission included), or a hardware file
+  botd check-config FILE    validate a daemon config (hardware, world and mission included), as the daemon does before it starts
+  botd check-config -hardware FILE
+                            validate a hardware file (adaptors and devices) alone
   botd export [-format btcpp|b3|botd] FILE
                             write a mission as BehaviorTree.CPP XML (Groot2), Behavior3 or botd JSON
   botd nodes [-format F]    print the node catalog (markdown, json, or btcpp: a TreeNodesModel for Groot2)
