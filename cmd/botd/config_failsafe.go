@@ -27,12 +27,11 @@ import (
 // builtinActions are the failsafe actions the runner carries out itself.
 var builtinActions = []string{runner.ActionContinue, runner.ActionHold, runner.ActionAbort, runner.ActionLand, runner.ActionReturnHome}
 
-// The runner's defaults for the battery thresholds
-// (runner.FailsafeConfig): a config that sets one of them is compared
-// with the other's default.
+// The runner's defaults for the battery thresholds: a config that sets
+// one of them is compared with the other's default.
 const (
-	defaultBatteryLow      = 25
-	defaultBatteryCritical = 10
+	defaultBatteryLow      = runner.DefaultBatteryLow
+	defaultBatteryCritical = runner.DefaultBatteryCritical
 )
 
 // failsafeAction is one configured action with its field path.

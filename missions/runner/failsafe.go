@@ -60,6 +60,13 @@ type FailsafeConfig struct {
 	OverrunAction string `yaml:"overrun_action"`
 }
 
+// The battery thresholds a zero BatteryLow and BatteryCritical take, in
+// percent.
+const (
+	DefaultBatteryLow      = 25
+	DefaultBatteryCritical = 10
+)
+
 func (c *FailsafeConfig) setDefaults() {
 	if c.LinkLossTimeout == 0 {
 		c.LinkLossTimeout = 10 * time.Second
@@ -68,10 +75,10 @@ func (c *FailsafeConfig) setDefaults() {
 		c.BatteryKey = "battery.percent"
 	}
 	if c.BatteryLow == 0 {
-		c.BatteryLow = 25
+		c.BatteryLow = DefaultBatteryLow
 	}
 	if c.BatteryCritical == 0 {
-		c.BatteryCritical = 10
+		c.BatteryCritical = DefaultBatteryCritical
 	}
 	if c.MaxOverruns == 0 {
 		c.MaxOverruns = 10
