@@ -85,9 +85,10 @@ type DaemonConfig struct {
 	Link      func(protocol.LinkState)
 	LinkGrace time.Duration
 	// LinkLossTimeout is the runner's link-loss timeout: when set, the
-	// MQTT keepalive is derived from it (at most a quarter of it, see
-	// keepAliveFor), so that a broker that goes silent is noticed in time
-	// for the failsafe. Conn.KeepAlive, when set, is kept if shorter.
+	// MQTT keepalive and ping timeout are derived from it (at most a
+	// quarter of it each, see keepAliveFor), so that a broker that goes
+	// silent is noticed in time for the failsafe. Conn.KeepAlive and
+	// Conn.PingTimeout, when set, are kept if shorter.
 	LinkLossTimeout time.Duration
 	// Fault reports a problem of telemetry's own that the operator must
 	// see in state.errors (e is nil when it cleared), e.g. events that
@@ -119,8 +120,12 @@ func (c *DaemonConfig) fill() error {
 		c.MaxPayload = 256 << 10
 	}
 	if c.LinkLossTimeout > 0 {
-		if ka := keepAliveFor(c.LinkLossTimeout); c.Conn.KeepAlive <= 0 || c.Conn.KeepAlive > ka {
+		ka, pt := keepAliveFor(c.LinkLossTimeout)
+		if c.Conn.KeepAlive <= 0 || c.Conn.KeepAlive > ka {
 			c.Conn.KeepAlive = ka
+		}
+		if c.Conn.PingTimeout <= 0 || c.Conn.PingTimeout > pt {
+			c.Conn.PingTimeout = pt
 		}
 	}
 	if c.MaxPublish <= 0 {

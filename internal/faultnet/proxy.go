@@ -52,8 +52,8 @@ func (p *Proxy) SetDelay(d time.Duration) { p.delay.Store(int64(d)) }
 
 // Freeze stops forwarding in both directions without closing anything
 // (a broker or a network that hangs: the sockets stay open, nothing
-// arrives, and once the buffers are full writes block), or forwards
-// again what was held.
+// arrives, not even the end of a connection, and once the buffers are
+// full writes block), or forwards again what was held.
 func (p *Proxy) Freeze(on bool) { p.frozen.Store(on) }
 
 // Refuse makes the proxy close new connections at once (a network that is
@@ -177,6 +177,11 @@ func (p *Proxy) pipe(src, dst net.Conn) {
 			}
 		}
 		if err != nil {
+			// A frozen network passes nothing on, not even the end of a
+			// connection: the other side learns of it once thawed.
+			for p.frozen.Load() && !p.isClosed() {
+				time.Sleep(10 * time.Millisecond)
+			}
 			return // EOF, a cut, or the other side closed: end both
 		}
 	}

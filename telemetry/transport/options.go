@@ -60,6 +60,7 @@ type Options struct {
 	Discard string
 
 	KeepAlive            time.Duration // default 15 s; the will fires about 1.5× after a silent death
+	PingTimeout          time.Duration // no answer to a ping this long: the connection is lost; default KeepAlive/2
 	ConnectTimeout       time.Duration // default 10 s
 	PublishTimeout       time.Duration // default 5 s; also paho's write timeout
 	ConnectRetryInterval time.Duration // default 2 s
@@ -116,6 +117,7 @@ func (o *Options) fill() error {
 		}
 	}
 	def(&o.KeepAlive, 15*time.Second)
+	def(&o.PingTimeout, o.KeepAlive/2)
 	def(&o.ConnectTimeout, 10*time.Second)
 	def(&o.PublishTimeout, 5*time.Second)
 	def(&o.ConnectRetryInterval, 2*time.Second)
@@ -213,7 +215,7 @@ func (o *Options) paho() (*paho.ClientOptions, error) {
 	po.SetConnectRetryInterval(o.ConnectRetryInterval)
 	po.SetMaxReconnectInterval(o.MaxReconnectInterval)
 	po.SetKeepAlive(o.KeepAlive)
-	po.SetPingTimeout(o.KeepAlive / 2)
+	po.SetPingTimeout(o.PingTimeout)
 	po.SetConnectTimeout(o.ConnectTimeout)
 	po.SetWriteTimeout(o.PublishTimeout)
 	po.SetDialer(&net.Dialer{Timeout: o.ConnectTimeout})
