@@ -1,6 +1,7 @@
 package bt
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -84,6 +85,7 @@ func (br *barrier) Open(a *Agent, n *Node) {
 	w := br.place.Of(a, n)
 	f, ok := br.count.Get(a)
 	if !ok || f < 1 || f != math.Trunc(f) || f > math.MaxInt32 {
+		a.Emit(n.Index, "error", "Barrier: count: "+a.NumProblem(br.count, "a whole number from 1"))
 		w.Store(barBadCount)
 		return
 	}
@@ -95,6 +97,7 @@ func (br *barrier) Open(a *Agent, n *Node) {
 		s.count = count
 	} else if count != s.count {
 		// Agents that meet must agree on the group size.
+		a.Emit(n.Index, "error", fmt.Sprintf("Barrier: count is %d here, but the group waiting has count %d", count, s.count))
 		w.Store(barBadCount)
 		return
 	}

@@ -29,6 +29,8 @@ const (
 
 var cmpOps = map[string]cmpOp{"<": opLT, "<=": opLE, ">": opGT, ">=": opGE, "==": opEQ, "!=": opNE}
 
+var opNames = [...]string{opLT: "<", opLE: "<=", opGT: ">", opGE: ">=", opEQ: "==", opNE: "!="}
+
 type check struct {
 	key    Slot
 	op     cmpOp
@@ -75,6 +77,7 @@ func (c *check) Tick(a *Agent, n *Node) Status {
 	bb := &a.BB
 	k := bb.kind[c.key]
 	if k == KindNone {
+		a.Emit(n.Index, "error", "Check: "+a.KeyProblem(c.key, "a value"))
 		return Error
 	}
 	var maxAge int64 // ns
@@ -92,6 +95,7 @@ func (c *check) Tick(a *Agent, n *Node) Status {
 	if c.other != NoSlot {
 		rk = bb.kind[c.other]
 		if rk == KindNone {
+			a.Emit(n.Index, "error", "Check: "+a.KeyProblem(c.other, "a value"))
 			return Error
 		}
 		if c.hasAge && a.Now()-bb.ts[c.other] > maxAge {
@@ -102,18 +106,28 @@ func (c *check) Tick(a *Agent, n *Node) Status {
 	if k == KindNumber && rk == KindNumber {
 		return boolStatus(compareNum(c.op, bb.num[c.key], rn))
 	}
-	return c.tickValues(a, k, rk)
+	return c.tickValues(a, n, k, rk)
 }
 
 // tickValues compares non-numeric values (== and != only).
-func (c *check) tickValues(a *Agent, k, rk ValueKind) Status {
+func (c *check) tickValues(a *Agent, n *Node, k, rk ValueKind) Status {
 	left := a.BB.Get(c.key)
 	right := c.value
 	if c.other != NoSlot {
 		right = a.BB.Get(c.other)
 	}
 	if c.op != opEQ && c.op != opNE {
-		return Error // ordering a non-number is a type error
+		// Ordering a non-number is a type error.
+		bad, slot := left, c.key
+		if k == KindNumber {
+			bad, slot = right, c.other
+		}
+		what := describeValue(bad)
+		if slot != NoSlot {
+			what = fmt.Sprintf("%q holds %s", a.BB.Key(slot).Name, what)
+		}
+		a.Emit(n.Index, "error", fmt.Sprintf("Check: %s compares numbers, and %s", opNames[c.op], what))
+		return Error
 	}
 	eq := left.Equal(right)
 	if k != rk {

@@ -743,4 +743,7 @@ func (h haltByClose) Halt(a *Agent, n *Node) { h.c.Close(a, n) }
 // errorBehavior stands in for a node that failed to compile.
 type errorBehavior struct{}
 
-func (errorBehavior) Tick(*Agent, *Node) Status { return Error }
+func (errorBehavior) Tick(a *Agent, n *Node) Status {
+	a.Emit(n.Index, "error", nodeName(n)+": the node did not compile")
+	return Error
+}

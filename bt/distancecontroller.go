@@ -54,6 +54,7 @@ func (d *distanceController) Tick(a *Agent, n *Node) Status {
 	}
 	dist, ok := d.distance.Get(a)
 	if !ok {
+		a.Emit(n.Index, "error", "DistanceController: distance: "+a.NumProblem(d.distance, "a number"))
 		return Error
 	}
 	child := n.Children[0]

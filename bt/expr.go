@@ -153,6 +153,7 @@ func (p *keyPatcher) Visit(node *ast.Node) {
 
 func (e *exprNode) Tick(a *Agent, n *Node) Status {
 	if e.prog == nil {
+		a.Emit(n.Index, "error", "expr: no expression")
 		return Error
 	}
 	out, err := a.evalExpr(e.prog)

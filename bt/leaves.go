@@ -32,10 +32,23 @@ var (
 	_ Halter = constant(0)
 )
 
-func (constant) Open(*Agent, *Node)          {}
-func (constant) Close(*Agent, *Node)         {}
-func (constant) Halt(*Agent, *Node)          {}
-func (c constant) Tick(*Agent, *Node) Status { return Status(c) }
+func (constant) Open(*Agent, *Node)  {}
+func (constant) Close(*Agent, *Node) {}
+func (constant) Halt(*Agent, *Node)  {}
+func (c constant) Tick(a *Agent, n *Node) Status {
+	if Status(c) == Error {
+		a.Emit(n.Index, "error", nodeName(n)+": returns ERROR by design (a test or stand-in node)")
+	}
+	return Status(c)
+}
+
+// nodeName is the type name of n for messages.
+func nodeName(n *Node) string {
+	if n.Type == nil {
+		return "node"
+	}
+	return n.Type.Name
+}
 
 var subTreeType = NodeType{
 	Name: "SubTree", Kind: Decorator, SkipsPass: true, MinChildren: -1, MaxChildren: -1,
@@ -55,6 +68,7 @@ type subTree struct{}
 
 func (subTree) Tick(a *Agent, n *Node) Status {
 	if len(n.Children) == 0 {
+		a.Emit(n.Index, "error", "SubTree: no tree to run")
 		return Error
 	}
 	return a.Exec(n.Children[0])

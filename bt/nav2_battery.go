@@ -35,6 +35,7 @@ func (l *batteryLow) Tick(a *Agent, n *Node) Status {
 	}
 	min, ok := l.min.Get(a)
 	if !ok {
+		a.Emit(n.Index, "error", "IsBatteryLow: min_battery: "+a.NumProblem(l.min, "a number"))
 		return Error
 	}
 	if level <= min {

@@ -1,6 +1,9 @@
 package bt
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Nav2's PathLongerOnApproach, its path read from the blackboard.
 
@@ -109,6 +112,18 @@ func (p *pathLonger) Tick(a *Agent, n *Node) Status {
 	prox, okP := p.prox.Get(a)
 	factor, okF := p.factor.Get(a)
 	if !ok || !okP || !okF {
+		var why string
+		switch {
+		case !okP:
+			why = "prox_len: " + a.NumProblem(p.prox, "a number")
+		case !okF:
+			why = "length_factor: " + a.NumProblem(p.factor, "a number")
+		case p.path == NoSlot:
+			why = "no path key given"
+		default:
+			why = fmt.Sprintf("path: %q holds %s, not a path (a list of poses with x and y)", a.BB.Key(p.path).Name, describeValue(v))
+		}
+		a.Emit(n.Index, "error", "PathLongerOnApproach: "+why)
 		return Error
 	}
 	old := m.old

@@ -13,10 +13,12 @@ type persistentSequence struct{ idx Slot }
 
 func (p persistentSequence) Tick(a *Agent, n *Node) Status {
 	if p.idx == NoSlot {
+		a.Emit(n.Index, "error", "PersistentSequence: current_child_idx: no key given")
 		return Error
 	}
 	v, ok := a.BB.Number(p.idx)
 	if !ok || v < 0 || v != float64(int(v)) {
+		a.Emit(n.Index, "error", "PersistentSequence: current_child_idx: "+a.NumProblem(Num{Slot: p.idx}, "a child index (a whole number from 0)"))
 		return Error
 	}
 	for i := int(v); i < len(n.Children); i++ {

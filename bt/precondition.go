@@ -54,6 +54,7 @@ func (p *precondition) Tick(a *Agent, n *Node) Status {
 	running := p.running.Of(a, n)
 	if !*running {
 		if p.cond == nil {
+			a.Emit(n.Index, "error", "Precondition: no condition (if)")
 			return Error
 		}
 		v, err := p.cond.run(a)

@@ -35,6 +35,7 @@ func (r *rateController) Tick(a *Agent, n *Node) Status {
 	if !a.heldStatus(n, &m.held) {
 		hz, ok := r.hz.Get(a)
 		if !ok || hz < 0 || math.IsNaN(hz) {
+			a.Emit(n.Index, "error", "RateController: hz: "+a.NumProblem(r.hz, "a rate of 0 Hz or more"))
 			return Error
 		}
 		m.period = ratePeriod(hz)

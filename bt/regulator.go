@@ -28,6 +28,7 @@ func (r *regulator) Tick(a *Agent, n *Node) Status {
 	if !a.IsOpen(child) {
 		hz, ok := r.hz.Get(a)
 		if !ok || hz <= 0 {
+			a.Emit(n.Index, "error", "Regulator: hz: "+a.NumProblem(r.hz, "a rate over 0 Hz"))
 			return Error
 		}
 		period := ratePeriod(hz)

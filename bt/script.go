@@ -195,6 +195,10 @@ type scriptNode struct {
 
 func (s *scriptNode) Tick(a *Agent, n *Node) Status {
 	if s.code == nil {
+		if !s.cond {
+			return Success // as BehaviorTree.CPP's Script with empty code
+		}
+		a.Emit(n.Index, "error", "ScriptCondition: no code (want a condition)")
 		return Error
 	}
 	v, err := s.code.run(a)

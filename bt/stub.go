@@ -89,6 +89,7 @@ func newStub(b *Builder) Behavior {
 
 func (s *stub) Tick(a *Agent, n *Node) Status {
 	if len(s.steps) == 0 {
+		a.Emit(n.Index, "error", "Stub: no status script")
 		return Error
 	}
 	m := s.mem.Of(a, n)
@@ -99,11 +100,19 @@ func (s *stub) Tick(a *Agent, n *Node) Status {
 		}
 		if (step.dur == 0 && m.ticks < step.ticks) || (step.dur > 0 && a.Now()-m.start < step.dur) {
 			m.ticks++
-			return step.st
+			return stubError(a, n, step.st)
 		}
 		m.step, m.ticks = m.step+1, 0
 	}
-	return s.steps[len(s.steps)-1].st
+	return stubError(a, n, s.steps[len(s.steps)-1].st)
+}
+
+// stubError says why a scripted ERROR is one.
+func stubError(a *Agent, n *Node, st Status) Status {
+	if st == Error {
+		a.Emit(n.Index, "error", nodeName(n)+": ERROR, as its status script says (a stand-in node)")
+	}
+	return st
 }
 
 // IsStubScript reports whether s reads as a Stub's script (a list of

@@ -56,5 +56,8 @@ func (t *testNode) Tick(a *Agent, n *Node) Status {
 	if !ok || !run(t.post) {
 		return Error
 	}
+	if t.status == Error {
+		a.Emit(n.Index, "error", "TestNode: return_status is ERROR")
+	}
 	return t.status
 }

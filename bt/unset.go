@@ -13,6 +13,7 @@ type unset struct{ key Slot }
 
 func (u unset) Tick(a *Agent, n *Node) Status {
 	if u.key == NoSlot {
+		a.Emit(n.Index, "error", "UnsetBlackboard: no key given")
 		return Error
 	}
 	a.BB.Delete(u.key)

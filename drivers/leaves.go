@@ -218,7 +218,7 @@ func driverError(a *bt.Agent, n *bt.Node, r *Robot, act *actuator, o owner) bool
 func readNum(a *bt.Agent, n *bt.Node, name string, p bt.Num) (float64, bool) {
 	v, ok := p.Get(a)
 	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-		a.Emit(n.Index, "error", fmt.Sprintf("%s: parameter %s: the blackboard has no number there", n.Type.Name, name))
+		a.Emit(n.Index, "error", fmt.Sprintf("%s: parameter %s: %s", n.Type.Name, name, a.NumProblem(p, "a finite number")))
 		return 0, false
 	}
 	return v, true

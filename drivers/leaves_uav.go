@@ -336,6 +336,7 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 	if err := r.env.command(act, owner{a, n.Index}, command{mode: vehFlying}, true); err != nil {
 		m.estopped = errors.Is(err, ErrEStopped)
 		if !m.estopped {
+			a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, act.dev.kind, act.dev.name, err))
 			return
 		}
 		m.ready = true
@@ -511,6 +512,7 @@ func (q *uavQuery) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	}
 	va, ok := act.impl.(*vehicleAct)
 	if !ok {
+		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q is not a vehicle", n.Type.Name, act.dev.kind, act.dev.name))
 		return bt.Error
 	}
 	st, up := va.v.snapshot()
