@@ -1,6 +1,7 @@
 package bt
 
 import (
+	"encoding/json"
 	"io"
 	"strconv"
 )
@@ -74,6 +75,36 @@ func (tw *TraceWriter) OnNode(a *Agent, node int32, ev Event, st Status) {
 	}
 	e = append(e, '}')
 	tw.events[a.ID] = e
+}
+
+// Emit records a message a node emitted (a Sink's Emit: an error's
+// reason, a Log node's message) as an event {"node":3,"event":"message",
+// "level":"error","message":"..."}.
+func (tw *TraceWriter) Emit(a *Agent, node int32, level, msg string) {
+	for a.ID >= len(tw.events) {
+		tw.events = append(tw.events, nil)
+	}
+	e := tw.events[a.ID]
+	if len(e) > 0 {
+		e = append(e, ',')
+	}
+	e = append(e, `{"node":`...)
+	e = strconv.AppendInt(e, int64(node), 10)
+	e = append(e, `,"event":"message","level":`...)
+	e = appendJSONString(e, level)
+	e = append(e, `,"message":`...)
+	e = appendJSONString(e, msg)
+	e = append(e, '}')
+	tw.events[a.ID] = e
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	q, err := json.Marshal(s)
+	if err != nil {
+		return append(b, `""`...)
+	}
+	return append(b, q...)
 }
 
 // EndTick writes the line of one agent's tick.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/botd-project/botd/bt"
@@ -139,8 +140,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = files[0]
 	}
-	fmt.Fprintf(summary, "mission %q: %s after %d ticks (%.3f s virtual, %d agents)\n",
-		name, res.describe(), res.ticks, float64(res.ticks)/o.hz, o.agents)
+	fmt.Fprintf(summary, "mission %q: %s after %d ticks (%.3f s virtual, %d agents)%s\n",
+		name, res.describe(), res.ticks, float64(res.ticks)/o.hz, o.agents, res.why(m.Tree))
 	return res.exitCode()
 }
 
@@ -158,6 +159,42 @@ type simResult struct {
 	ticks    int
 	statuses []bt.Status // per agent; Running when stopped by the limit
 	stopped  bool        // interrupted or hit the tick limit
+	lastErr  []nodeMessage
+}
+
+// nodeMessage is a message a node emitted.
+type nodeMessage struct {
+	node int32
+	msg  string
+}
+
+// why is the reason the first agent that ended with ERROR gave last, as
+// ": node (Type): message" ("" when there is none).
+func (r simResult) why(t *bt.Tree) string {
+	for i, st := range r.statuses {
+		if st != bt.Error || i >= len(r.lastErr) || r.lastErr[i].msg == "" {
+			continue
+		}
+		e := r.lastErr[i]
+		who := ""
+		if len(r.statuses) > 1 {
+			who = fmt.Sprintf("agent %d: ", i)
+		}
+		if e.node < 0 || int(e.node) >= t.Len() {
+			return ": " + who + e.msg
+		}
+		n := t.Node(int(e.node))
+		typ := ""
+		if n.Type != nil {
+			typ = n.Type.Name
+		}
+		label := typ
+		if n.Name != "" && n.Name != typ {
+			label = fmt.Sprintf("%s (%s)", n.Name, typ)
+		}
+		return fmt.Sprintf(": %s%s: %s", who, label, strings.TrimPrefix(e.msg, typ+": "))
+	}
+	return ""
 }
 
 func (r simResult) describe() string {
@@ -197,7 +234,8 @@ func (s *simRun) run(ctx context.Context) simResult {
 	agents := make([]*bt.Agent, n)
 	bindings := make([]*drivers.Binding, n)
 	res := simResult{statuses: make([]bt.Status, n)}
-	sink := &logSink{w: s.log}
+	sink := &logSink{w: s.log, trace: s.trace, last: make([]nodeMessage, n)}
+	res.lastErr = sink.last
 	for i := range agents {
 		a := bt.NewAgent(s.tree, i, 0)
 		a.Sink = sink
@@ -249,12 +287,21 @@ func (s *simRun) run(ctx context.Context) simResult {
 	return res
 }
 
-// logSink prints what nodes emit, stamped with virtual time.
+// logSink prints what nodes emit, stamped with virtual time, adds it to
+// the trace and keeps each agent's last error.
 type logSink struct {
-	w   io.Writer
-	now int64
+	w     io.Writer
+	now   int64
+	trace *bt.TraceWriter
+	last  []nodeMessage // per agent
 }
 
 func (l *logSink) Emit(a *bt.Agent, node int32, level, msg string) {
 	fmt.Fprintf(l.w, "t=%.3fs agent=%d node=%d %s: %s\n", float64(l.now)/1e9, a.ID, node, level, msg)
+	if l.trace != nil {
+		l.trace.Emit(a, node, level, msg)
+	}
+	if level == "error" && a.ID >= 0 && a.ID < len(l.last) {
+		l.last[a.ID] = nodeMessage{node: node, msg: msg}
+	}
 }
