@@ -516,6 +516,9 @@ func (d *Daemon) onPresence(topic string, payload []byte) {
 func (d *Daemon) linkState(conn transport.Conn) protocol.LinkState {
 	ls := protocol.LinkState{Broker: conn.IsUp()}
 	if !ls.Broker {
+		if h, ok := conn.(transport.Heard); ok {
+			ls.DownSince = h.LastHeard()
+		}
 		return ls // presence is unknown without the broker
 	}
 	now := conn.Connects()

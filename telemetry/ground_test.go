@@ -87,7 +87,10 @@ func TestGCSPresenceDrivesLink(t *testing.T) {
 	h.waitUp(t)
 	want := func(what string, ls protocol.LinkState) {
 		t.Helper()
-		mqtttest.Eventually(t, what, func() bool { l, ok := h.links.last(); return ok && l == ls })
+		mqtttest.Eventually(t, what, func() bool {
+			l, ok := h.links.last()
+			return ok && l.Broker == ls.Broker && l.GCSOnline == ls.GCSOnline
+		})
 	}
 	want("broker up, no station", protocol.LinkState{Broker: true})
 
@@ -114,6 +117,9 @@ func TestGCSPresenceDrivesLink(t *testing.T) {
 	h.gate.Set(true)
 	h.gate.Sever()
 	want("broker lost", protocol.LinkState{})
+	if l, _ := h.links.last(); l.DownSince.IsZero() {
+		t.Error("broker lost without the time it was last heard from")
+	}
 	h.gate.Set(false)
 	want("broker and station back", protocol.LinkState{Broker: true, GCSOnline: true})
 	_ = g2

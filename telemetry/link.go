@@ -158,7 +158,7 @@ func (d *Daemon) linkLoop(ctx context.Context, conn transport.Conn) {
 			raw, rawSince = ls, now
 		}
 		// Losses at once; gains when not flapping, or once they held.
-		next := protocol.LinkState{Broker: reported.Broker && raw.Broker, GCSOnline: reported.GCSOnline && raw.GCSOnline}
+		next := protocol.LinkState{Broker: reported.Broker && raw.Broker, GCSOnline: reported.GCSOnline && raw.GCSOnline, DownSince: raw.DownSince}
 		var hold time.Time
 		switch {
 		case first || !w.flapping(now) || now.Sub(rawSince) >= d.cfg.LinkGrace:

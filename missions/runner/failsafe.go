@@ -143,6 +143,11 @@ func (r *Runner) supervise(now time.Time) {
 		r.fs.linkDownSince = time.Time{}
 	case r.fs.linkDownSince.IsZero():
 		r.fs.linkDownSince = now
+		// A silent broker was last heard from before it was noticed
+		// gone: the timeout runs from that last contact.
+		if !link.Broker && !link.DownSince.IsZero() && link.DownSince.Before(now) {
+			r.fs.linkDownSince = link.DownSince
+		}
 	}
 	if !up && cfg.LinkLossTimeout > 0 && now.Sub(r.fs.linkDownSince) >= cfg.LinkLossTimeout {
 		act := cfg.LinkLossAction

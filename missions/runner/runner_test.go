@@ -536,3 +536,17 @@ func TestRunnerTickAllocatesNothing(t *testing.T) {
 		t.Fatalf("state %+v", s)
 	}
 }
+
+// TestLinkLossMeasuredFromTheLastContact: a silent broker is noticed late
+// (a keepalive and a ping timeout after its last word); the link-loss
+// timeout runs from that last contact, not from the notice.
+func TestLinkLossMeasuredFromTheLastContact(t *testing.T) {
+	tr := startRunner(t, "", func(c *Config) { c.Failsafe.LinkLossTimeout = time.Hour })
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(0, waitLong), Start: true})
+	tr.waitMode(protocol.ModeRunning)
+	tr.SetLink(protocol.LinkState{Broker: false, DownSince: time.Now().Add(-2 * time.Hour)})
+	s := tr.waitMode(protocol.ModeFailsafe)
+	if s.Failsafe.Reason != "link_lost" {
+		t.Fatalf("failsafe %+v, want link_lost", s.Failsafe)
+	}
+}

@@ -97,6 +97,10 @@ type FailsafeState struct {
 type LinkState struct {
 	Broker    bool `json:"broker"`
 	GCSOnline bool `json:"gcs_online"`
+	// DownSince, with the broker down, is when it was last heard from:
+	// a silent broker is noticed only a keepalive and a ping timeout
+	// later, and the link-loss failsafe measures from the last contact.
+	DownSince time.Time `json:"down_since,omitzero"`
 }
 
 // BatteryState is the latest battery reading.

@@ -81,6 +81,7 @@ type pahoConn struct {
 	connects atomic.Uint64
 	closing  atomic.Bool // Close has begun: no more birth messages
 	closed   atomic.Bool
+	heard    atomic.Int64 // unix ns the broker last sent anything (heardConn)
 
 	mu      sync.Mutex
 	subs    map[string]subscription
@@ -139,11 +140,42 @@ func (c *pahoConn) open(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	conn = &heardConn{Conn: conn, at: &c.heard}
 	if c.opts.WrapConn != nil {
 		return c.opts.WrapConn(conn)
 	}
 	return conn, nil
 }
+
+// heardConn records when the broker last sent anything (a PINGRESP
+// included): a silent broker's last contact, which a link-loss timer
+// measures from, is earlier than the moment the client notices it.
+type heardConn struct {
+	net.Conn
+	at *atomic.Int64
+}
+
+func (h *heardConn) Read(b []byte) (int, error) {
+	n, err := h.Conn.Read(b)
+	if n > 0 {
+		h.at.Store(time.Now().UnixNano())
+	}
+	return n, err
+}
+
+// LastHeard is when the broker last sent anything on any connection (zero:
+// never).
+func (c *pahoConn) LastHeard() time.Time {
+	if ns := c.heard.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+
+// Heard is a Conn that knows when the broker last sent anything.
+type Heard interface{ LastHeard() time.Time }
+
+var _ Heard = (*pahoConn)(nil)
 
 func (c *pahoConn) onConnect(cl paho.Client) {
 	c.onConnMu.Lock()
