@@ -172,13 +172,18 @@ func (c *cli) printRefusal(robot, what string, e *protocol.ReplyError) {
 		fmt.Fprintln(c.stderr)
 		return
 	}
-	fmt.Fprintf(c.stderr, " (%d problem%s)\n", len(e.Problems), plural(len(e.Problems)))
+	n := len(e.Problems) + e.More
+	fmt.Fprintf(c.stderr, " (%d problem%s)\n", n, plural(n))
 	for _, p := range e.Problems {
 		path := p.Path
 		if path == "" {
 			path = "(document)"
 		}
 		fmt.Fprintf(c.stderr, "  %s: %s\n", path, oneLine(p.Message))
+	}
+	if e.More > 0 {
+		// The robot lists the first problems of a long refusal and counts the rest.
+		fmt.Fprintf(c.stderr, "  ... and %d more (botd check on the file lists them all)\n", e.More)
 	}
 }
 
