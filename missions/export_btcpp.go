@@ -111,6 +111,9 @@ var btcppBuiltinNames = map[string]bool{
 type btcppExporter struct {
 	reg   *bt.Registry
 	model map[string]*btcppModel // declared node types by XML name
+	// builtinModels declares BT.CPP's built-in types too (Groot2's
+	// FULLTREE carries every model).
+	builtinModels bool
 	// conds are the attributes of a PrePost being folded into the node
 	// written next (BT.CPP's _skipIf, _while, ...).
 	conds [][2]string
@@ -160,6 +163,31 @@ func (e *btcppExporter) node(b *bytes.Buffer, n *bt.NodeDef, depth int) error {
 	conds := e.conds
 	e.conds = nil
 	indent := strings.Repeat("  ", depth)
+	name, attrs, err := e.head(n, conds)
+	if err != nil {
+		return err
+	}
+	b.WriteString(indent + "<" + name)
+	for _, a := range attrs {
+		b.WriteString(" " + a[0] + "=" + attr(a[1]))
+	}
+	if len(n.Children) == 0 {
+		b.WriteString("/>\n")
+		return nil
+	}
+	b.WriteString(">\n")
+	for _, c := range n.Children {
+		if err := e.node(b, c, depth+1); err != nil {
+			return err
+		}
+	}
+	b.WriteString(indent + "</" + name + ">\n")
+	return nil
+}
+
+// head returns the XML element name and attributes of n (conds are the
+// folded PrePost attributes), and declares its type in the model.
+func (e *btcppExporter) head(n *bt.NodeDef, conds [][2]string) (string, [][2]string, error) {
 	nt, known := e.reg.Lookup(n.Type)
 	typeName := n.Type
 	if known {
@@ -199,7 +227,7 @@ func (e *btcppExporter) node(b *bytes.Buffer, n *bt.NodeDef, depth int) error {
 		}
 		v, err := portValue(n.Params[k])
 		if err != nil {
-			return fmt.Errorf("%s parameter %q: %w", n.Type, k, err)
+			return "", nil, fmt.Errorf("%s parameter %q: %w", n.Type, k, err)
 		}
 		attrs = append(attrs, [2]string{port, v})
 	}
@@ -209,25 +237,10 @@ func (e *btcppExporter) node(b *bytes.Buffer, n *bt.NodeDef, depth int) error {
 		}
 	}
 	attrs = append(attrs, conds...)
-	if !btcppBuiltinNames[out.name] {
+	if e.builtinModels || !btcppBuiltinNames[out.name] {
 		e.declare(out, nt, known, n)
 	}
-	b.WriteString(indent + "<" + out.name)
-	for _, a := range attrs {
-		b.WriteString(" " + a[0] + "=" + attr(a[1]))
-	}
-	if len(n.Children) == 0 {
-		b.WriteString("/>\n")
-		return nil
-	}
-	b.WriteString(">\n")
-	for _, c := range n.Children {
-		if err := e.node(b, c, depth+1); err != nil {
-			return err
-		}
-	}
-	b.WriteString(indent + "</" + out.name + ">\n")
-	return nil
+	return out.name, attrs, nil
 }
 
 // paramOf returns the declaration of parameter k of a known type.
