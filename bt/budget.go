@@ -122,7 +122,7 @@ type exprState struct {
 func (a *Agent) exprMachine() *exprState {
 	if a.exprs == nil {
 		a.exprs = &exprState{lim: a.ExprLimits.withDefaults(), root: a}
-		a.exprs.vm.MemoryBudget = uint(a.exprs.lim.Memory / 16)
+		a.exprs.vm.MemoryBudget = uint(vmElements(a.exprs.lim.Memory))
 	}
 	return a.exprs
 }
@@ -189,11 +189,44 @@ func (s *exprState) alloc(bytes float64, what func() string) error {
 		return fmt.Errorf("memory budget exceeded: %s (the budget is %s per evaluation)", what(), sizeText(float64(s.lim.Memory)))
 	}
 	s.mem += int(bytes)
-	if bytes >= 64 {
-		return s.step(int(bytes) / 64)
+	if n := allocSteps(bytes); n > 0 {
+		return s.step(n)
 	}
 	return nil
 }
+
+// The cost model, shared by the run-time checks (the budget functions
+// below and in budget_patch.go and budget_builtins.go) and the estimate
+// botd check makes of constant expressions (budget_static.go), so the
+// two cannot disagree.
+
+// allocSteps are the steps of making bytes: one per 64.
+func allocSteps(bytes float64) int {
+	if bytes >= 64 {
+		return int(bytes) / 64
+	}
+	return 0
+}
+
+// iterSteps are the steps a loop over n elements counts before it
+// starts, each iteration weighing w.
+func iterSteps(n, w int) int { return 1 + n*max(w, 1) }
+
+// scanSteps are the steps of scanning x (contains, in, ...).
+func scanSteps(x any) int {
+	_, steps, _ := costScan([]any{x})
+	return 1 + int(steps)
+}
+
+// regexpSteps are the steps of matching subject x.
+func regexpSteps(x any) int { return 1 + strLen(x)/regexpBytes }
+
+// patternCost are the steps of compiling pattern x.
+func patternCost(x any) int { return 1 + strLen(x)*patternSteps }
+
+// vmElements is expr-lang's own budget for the memory budget: the
+// elements of the ranges, arrays and maps one program may make.
+func vmElements(memory int) int { return memory / elemBytes }
 
 // sizeText writes a byte count for people.
 func sizeText(b float64) string {

@@ -86,9 +86,22 @@ func arg(a []any, i int) any {
 }
 
 func strLen(v any) int {
-	s, _ := v.(string)
-	return len(s)
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case sizedString:
+		return int(x)
+	}
+	return 0
 }
+
+// sizedString and sizedList stand, in the estimate botd check makes
+// (budget_static.go), for a string or an array too large to make while
+// a mission loads: only its length is known. Programs never see them.
+type (
+	sizedString int
+	sizedList   int
+)
 
 // lenOf is the length of a string, array, slice or map (0 for others).
 func lenOf(v any) int {
@@ -99,6 +112,10 @@ func lenOf(v any) int {
 		return len(x)
 	case nil:
 		return 0
+	case sizedString:
+		return int(x)
+	case sizedList:
+		return int(x)
 	}
 	switch r := reflect.ValueOf(v); r.Kind() {
 	case reflect.Slice, reflect.Array, reflect.Map, reflect.String:
@@ -127,9 +144,10 @@ func costElems(a []any) (float64, float64, string) {
 func costScan(a []any) (float64, float64, string) {
 	steps := 0.0
 	for _, x := range a {
-		if _, ok := x.(string); ok {
+		switch x.(type) {
+		case string, sizedString:
 			steps += float64(lenOf(x)) / scanBytes
-		} else {
+		default:
 			steps += float64(lenOf(x)) / scanElems
 		}
 	}
@@ -221,6 +239,29 @@ func flatCount(v any, depth int) int {
 	return n
 }
 
+// what says what b would make.
+func (b budgetedBuiltin) what(bytes float64, makes string) string {
+	return fmt.Sprintf("%s would make a %s %s", b.name, sizeText(bytes), makes)
+}
+
+// builtinSteps are the steps of a budgeted builtin's call besides those
+// of what it makes.
+func builtinSteps(steps float64) int { return 1 + int(min(steps, 1<<40)) }
+
+// callBuiltin calls expr-lang's builtin orig.
+func callBuiltin(orig *builtin.Function, name string, args []any) (any, error) {
+	switch {
+	case orig.Func != nil:
+		return orig.Func(args...)
+	case orig.Safe != nil:
+		out, _, err := orig.Safe(args...)
+		return out, err
+	case orig.Fast != nil && len(args) == 1:
+		return orig.Fast(args[0]), nil
+	}
+	return nil, fmt.Errorf("%s: invalid arguments", name)
+}
+
 // budgetedOption disables builtin b and declares botd_<b>, which takes
 // the environment first and checks the cost before it calls the builtin.
 func budgetedOption(b budgetedBuiltin) expr.Option {
@@ -256,25 +297,14 @@ func budgetedOption(b budgetedBuiltin) expr.Option {
 		args := p[1:]
 		bytes, steps, makes := b.cost(args)
 		if bytes > 0 {
-			if err := s.alloc(bytes, func() string {
-				return fmt.Sprintf("%s would make a %s %s", b.name, sizeText(bytes), makes)
-			}); err != nil {
+			if err := s.alloc(bytes, func() string { return b.what(bytes, makes) }); err != nil {
 				return nil, err
 			}
 		}
-		if err := s.step(1 + int(min(steps, 1<<40))); err != nil {
+		if err := s.step(builtinSteps(steps)); err != nil {
 			return nil, err
 		}
-		switch {
-		case orig.Func != nil:
-			return orig.Func(args...)
-		case orig.Safe != nil:
-			out, _, err := orig.Safe(args...)
-			return out, err
-		case orig.Fast != nil && len(args) == 1:
-			return orig.Fast(args[0]), nil
-		}
-		return nil, fmt.Errorf("%s: invalid arguments", b.name)
+		return callBuiltin(orig, b.name, args)
 	}
 	return func(c *conf.Config) {
 		c.Disabled[b.name] = true

@@ -86,8 +86,7 @@ func budgetScan(p ...any) (any, error) {
 		return nil, err
 	}
 	x := arg(p, 1)
-	_, steps, _ := costScan([]any{x})
-	return x, s.step(1 + int(steps))
+	return x, s.step(scanSteps(x))
 }
 
 // budgetRegexp counts a match: a step per 2 bytes of the subject (a
@@ -98,7 +97,7 @@ func budgetRegexp(p ...any) (any, error) {
 		return nil, err
 	}
 	x := arg(p, 1)
-	return x, s.step(1 + strLen(x)/regexpBytes)
+	return x, s.step(regexpSteps(x))
 }
 
 // budgetPattern counts the compiling of a pattern that is not a
@@ -110,7 +109,7 @@ func budgetPattern(p ...any) (any, error) {
 		return nil, err
 	}
 	x := arg(p, 1)
-	return x, s.step(1 + strLen(x)*patternSteps)
+	return x, s.step(patternCost(x))
 }
 
 func budgetAdd(p ...any) (any, error) {
@@ -122,7 +121,7 @@ func budgetAdd(p ...any) (any, error) {
 	if ls, ok := l.(string); ok {
 		if rs, ok := r.(string); ok {
 			n := float64(len(ls) + len(rs))
-			if err := s.alloc(n, func() string { return fmt.Sprintf("+ would make a %s string", sizeText(n)) }); err != nil {
+			if err := s.alloc(n, func() string { return addWhat(n) }); err != nil {
 				return nil, err
 			}
 			return ls + rs, nil
@@ -130,6 +129,9 @@ func budgetAdd(p ...any) (any, error) {
 	}
 	return runtime.Add(l, r), nil
 }
+
+// addWhat says what a + of strings would make.
+func addWhat(bytes float64) string { return fmt.Sprintf("+ would make a %s string", sizeText(bytes)) }
 
 func envArg() ast.Node { return &ast.IdentifierNode{Value: "$env"} }
 
@@ -261,7 +263,7 @@ func budgetIter(p ...any) (any, error) {
 		return nil, err
 	}
 	w, _ := arg(p, 2).(int)
-	return nil, s.step(1 + lenOf(arg(p, 1))*max(w, 1))
+	return nil, s.step(iterSteps(lenOf(arg(p, 1)), w))
 }
 
 func isBudgetCall(n ast.Node, name string) bool {

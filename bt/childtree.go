@@ -150,6 +150,9 @@ func (c *compiler) childTree(name string, stack []string) (*Tree, string) {
 		return nil, ""
 	}
 	cc.finish()
+	for _, w := range cc.t.warnings {
+		c.t.warn(w)
+	}
 	c.children = append(c.children, cc.t)
 	c.childByName[name] = cc.t
 	return cc.t, ""

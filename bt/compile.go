@@ -61,6 +61,9 @@ func (r *Registry) Compile(spec *Spec) (*Tree, error) {
 			sub := newCompiler(r, spec, nil)
 			sub.node(spec.Trees[name], "/trees/"+pathEscape(name), "", -1, -1, name, []string{name})
 			c.problems = append(c.problems, sub.problems...)
+			for _, w := range sub.t.warnings {
+				c.t.warn(w)
+			}
 		}
 	}
 	for _, k := range spec.Keys {
@@ -595,6 +598,17 @@ func (b *Builder) Errorf(param, format string, args ...any) {
 		p = b.c.paramPath(b.path, param)
 	}
 	b.c.problem(p, CodeValidation, fmt.Sprintf(format, args...))
+}
+
+// Warnf reports something that does not stop the mission from loading
+// but that its author should hear of (botd check prints it), at the
+// node or at one of its parameters.
+func (b *Builder) Warnf(param, format string, args ...any) {
+	p := b.path
+	if param != "" {
+		p = b.c.paramPath(b.path, param)
+	}
+	b.c.t.warn(Problem{Path: p, Code: CodeWarning, Message: fmt.Sprintf(format, args...)})
 }
 
 // ErrorAt reports a problem at a JSON pointer inside the node's

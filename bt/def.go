@@ -61,6 +61,8 @@ const (
 	CodeValidation  = "VALIDATION_FAILED"
 	CodeUnknownType = "UNKNOWN_NODE_TYPE"
 	CodeLimit       = "LIMIT_EXCEEDED"
+	// CodeWarning marks a Tree's warnings, never a problem.
+	CodeWarning = "WARNING"
 )
 
 // pathEscape escapes a JSON pointer token (RFC 6901).

@@ -53,6 +53,7 @@ func newExpr(b *Builder) Behavior {
 		b.Errorf("expr", "%s", firstLine(err.Error()))
 		return &exprNode{}
 	}
+	b.costWarnings("expr", "expression", prog)
 	return &exprNode{prog: prog}
 }
 

@@ -163,12 +163,23 @@ func (b *Builder) scriptParam(name string) script {
 		b.Errorf(name, "%s", err)
 		return nil
 	}
+	progs := make([]*vm.Program, len(s))
 	for i := range s {
 		if s[i].assign {
 			b.c.assigns = append(b.c.assigns, &s[i])
 		}
+		progs[i] = s[i].prog
 	}
+	b.costWarnings(name, "script", progs...)
 	return s
+}
+
+// costWarnings warns of a parameter whose evaluation constants put over
+// its budget (budget_static.go).
+func (b *Builder) costWarnings(param, what string, progs ...*vm.Program) {
+	for _, w := range estimateCost(progs).overBudget(what) {
+		b.Warnf(param, "%s", w)
+	}
 }
 
 var scriptType = NodeType{

@@ -38,28 +38,40 @@ var scriptOptions = []expr.Option{
 		if p = p[1:]; len(p) != 2 {
 			return nil, fmt.Errorf("..: want two operands")
 		}
-		a, aStr := p[0].(string)
-		b, bStr := p[1].(string)
-		if !aStr && !bStr {
-			return nil, fmt.Errorf("..: operation not permitted on %T and %T (one side must be a string)", p[0], p[1])
-		}
-		if !aStr {
-			if a = concatNumber(p[0]); a == "" {
-				return nil, fmt.Errorf("..: operation not permitted on %T", p[0])
-			}
-		}
-		if !bStr {
-			if b = concatNumber(p[1]); b == "" {
-				return nil, fmt.Errorf("..: operation not permitted on %T", p[1])
-			}
+		a, b, err := concatOperands(p[0], p[1])
+		if err != nil {
+			return nil, err
 		}
 		n := float64(len(a) + len(b))
-		if err := m.alloc(n, func() string { return fmt.Sprintf(".. would make a %s string", sizeText(n)) }); err != nil {
+		if err := m.alloc(n, func() string { return dotsWhat(n) }); err != nil {
 			return nil, err
 		}
 		return a + b, nil
 	}),
 }
+
+// concatOperands are the strings `x .. y` joins.
+func concatOperands(x, y any) (a, b string, err error) {
+	a, aStr := x.(string)
+	b, bStr := y.(string)
+	if !aStr && !bStr {
+		return "", "", fmt.Errorf("..: operation not permitted on %T and %T (one side must be a string)", x, y)
+	}
+	if !aStr {
+		if a = concatNumber(x); a == "" {
+			return "", "", fmt.Errorf("..: operation not permitted on %T", x)
+		}
+	}
+	if !bStr {
+		if b = concatNumber(y); b == "" {
+			return "", "", fmt.Errorf("..: operation not permitted on %T", y)
+		}
+	}
+	return a, b, nil
+}
+
+// dotsWhat says what a `..` would make.
+func dotsWhat(bytes float64) string { return fmt.Sprintf(".. would make a %s string", sizeText(bytes)) }
 
 // concatNumber formats a number for `..` ("" when v is not a number).
 func concatNumber(v any) string {

@@ -130,6 +130,22 @@ type Tree struct {
 	bridge    []slotPair // global keys shared with parent
 
 	standIns []StandIn // SubTrees of missing trees, stood in for
+	warnings []Problem // what the mission's author should hear of (Warnings)
+}
+
+// Warnings lists what the compiler found that does not stop the mission
+// from loading but that its author should hear of: an expression whose
+// constants put it over its budget, so that it will return ERROR every
+// time it runs (budget_static.go). Each has Code CodeWarning.
+func (t *Tree) Warnings() []Problem { return t.warnings }
+
+func (t *Tree) warn(p Problem) {
+	for _, w := range t.warnings {
+		if w == p {
+			return
+		}
+	}
+	t.warnings = append(t.warnings, p)
 }
 
 // StandIn records a node a wildcard rule stood in for although botd knows

@@ -18,8 +18,9 @@ import (
 
 // runCheck validates every file and prints, for each, one line per
 // problem ("FILE: path: message") or "FILE: ok (N nodes)", the same for
-// one file as for many, and a warning for a key that looks like a typo of
-// a sensor key. Unknown node types and parameters near a known one get a
+// one file as for many, and warnings: a key that looks like a typo of a
+// sensor key, an expression whose constants put it over its budget
+// ("FILE: path: warning: message"). Unknown node types and parameters near a known one get a
 // "did you mean". Exit status 0 when all are valid, 1 otherwise (2 on
 // usage errors).
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -88,6 +89,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%sok (%d nodes)\n", prefix, m.Tree.Len())
 		for _, w := range standInWarnings(m.Tree.StandIns()) {
 			fmt.Fprintf(stdout, "%swarning: %s\n", prefix, w)
+		}
+		for _, w := range m.Tree.Warnings() {
+			fmt.Fprintf(stdout, "%s%s: warning: %s\n", prefix, w.Path, w.Message)
 		}
 		var used, own []string
 		for _, k := range m.Tree.Keys() {
