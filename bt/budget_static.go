@@ -29,9 +29,13 @@ import (
 // count, ...); nothing whose input comes from the blackboard.
 
 // staticMax bounds the strings (bytes) and arrays (elements) the estimate
-// makes while a mission loads; a larger one is known by its length only
-// (sizedString, sizedList).
-const staticMax = 1 << 14
+// makes while a mission loads, and staticTotal what it makes for one
+// program; a larger one is known by its length only (sizedString,
+// sizedList).
+const (
+	staticMax   = 1 << 14
+	staticTotal = 1 << 18
+)
 
 // costEstimate is the least one evaluation costs.
 type costEstimate struct {
@@ -52,7 +56,7 @@ func estimateCost(progs []*vm.Program) costEstimate {
 		if p == nil {
 			continue
 		}
-		e := &estimator{lets: map[string]sval{}}
+		e := &estimator{lets: map[string]sval{}, made: new(int)}
 		e.eval(p.Node(), 1)
 		c.steps += e.steps
 		c.bytes += e.bytes
@@ -113,6 +117,7 @@ var unknown sval
 func known(v any) sval { return sval{v: v, known: true} }
 
 type estimator struct {
+	made                *int // bytes (elements as 16) made, shared with sub-estimates
 	lets                map[string]sval
 	steps, bytes, elems float64
 	biggest             string
@@ -233,6 +238,15 @@ func (e *estimator) eval(node ast.Node, mult float64) sval {
 	return unknown
 }
 
+// make reports whether the estimate may make n more bytes.
+func (e *estimator) make(n int) bool {
+	if *e.made+n > staticTotal {
+		return false
+	}
+	*e.made += n
+	return true
+}
+
 // rangeOf is lo..hi: its elements count against expr-lang's budget.
 func (e *estimator) rangeOf(lo, hi sval, mult float64) sval {
 	l, ok1 := lo.v.(int)
@@ -242,7 +256,7 @@ func (e *estimator) rangeOf(lo, hi sval, mult float64) sval {
 	}
 	size := max(h-l+1, 0)
 	e.elems += float64(size) * mult
-	if size > staticMax {
+	if size > staticMax || !e.make(size*elemBytes) {
 		return known(sizedList(size))
 	}
 	return known(runtime.MakeRange(l, h)) // the value the program makes
@@ -309,7 +323,7 @@ func (e *estimator) call(n *ast.CallNode, mult float64) sval {
 		e.alloc(bytes, mult, what(bytes))
 		ls, ok1 := l.(string)
 		rs, ok2 := r.(string)
-		if ok1 && ok2 && bytes <= staticMax {
+		if ok1 && ok2 && bytes <= staticMax && e.make(int(bytes)) {
 			return known(ls + rs)
 		}
 		return known(sizedString(min(bytes, 1<<50)))
@@ -327,7 +341,7 @@ func (e *estimator) call(n *ast.CallNode, mult float64) sval {
 		bytes, steps, makes := b.cost(vals)
 		e.alloc(bytes, mult, b.what(bytes, makes))
 		e.steps += float64(builtinSteps(steps)) * mult
-		if bytes <= staticMax && !sized(vals, 0) {
+		if bytes <= staticMax && !sized(vals, 0) && e.make(int(bytes)) {
 			return constCall(b, vals)
 		}
 		if !exactCost[b.name] {
@@ -373,7 +387,7 @@ func (e *estimator) builtin(n *ast.BuiltinNode, mult float64) sval {
 		}
 		// The body's cost once, and its value when it is constant,
 		// which tells whether a loop that may stop early runs to the end.
-		once := &estimator{lets: e.lets}
+		once := &estimator{lets: e.lets, made: e.made}
 		v := once.eval(p.Node, 1)
 		b, isBool := v.v.(bool)
 		runs := l
