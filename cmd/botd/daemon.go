@@ -30,6 +30,7 @@ import (
 	"github.com/botd-project/botd/telemetry/broker"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
+	"github.com/botd-project/botd/telemetry/vda5050"
 )
 
 // runDaemon is `botd [flags]`: the daemon. With no -config it runs the
@@ -39,7 +40,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs, f := daemonFlags(stderr)
 	configFile, broker, robot, mission, stateDir, listen := f.config, f.broker, f.robot, f.mission, f.stateDir, f.listen
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd [-config FILE] [-broker URL] [-robot ID] [-mission FILE] [-state-dir DIR] [-listen ADDR]")
+		fmt.Fprintln(stderr, "usage: botd [-config FILE] [-broker URL] [-robot ID] [-mission FILE] [-state-dir DIR] [-listen ADDR] [-groot2 HOST:PORT]")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "\nother commands: botd check | sim | nodes | check-config | version (botd help)")
 	}
@@ -78,6 +79,9 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *listen != "" {
 		cfg.Broker.Embedded.Listen = *listen
 	}
+	if *f.groot2 != "" {
+		cfg.Groot2.Listen = *f.groot2
+	}
 	if err := cfg.validate(); err != nil {
 		fmt.Fprintln(stderr, "botd:", err)
 		return 1
@@ -98,6 +102,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // daemonFlagValues are the daemon's flags.
 type daemonFlagValues struct {
 	config, broker, robot, mission, stateDir, listen *string
+	groot2                                           *string
 }
 
 // daemonFlags defines the daemon's flags (botd -h lists them too).
@@ -111,6 +116,7 @@ func daemonFlags(out io.Writer) (*flag.FlagSet, daemonFlagValues) {
 		mission:  fs.String("mission", "", "mission file to load and start, overriding the config"),
 		stateDir: fs.String("state-dir", "", "state directory (journal, event outbox), overriding the config (default: $BOTD_STATE_DIR, else $XDG_STATE_HOME/botd/ROBOT, else ~/.local/state/botd/ROBOT)"),
 		listen:   fs.String("listen", "", "embedded broker address, overriding the config (default 127.0.0.1:1883)"),
+		groot2:   fs.String("groot2", "", groot2Usage),
 	}
 }
 
@@ -167,6 +173,7 @@ type system struct {
 	reg    *bt.Registry
 	runner *runner.Runner
 	tele   *telemetry.Daemon
+	vda    *vda5050.Adapter // nil without a vda5050 section
 	broker *broker.Broker
 	url    string
 	clock  clockwork.Clock
@@ -305,6 +312,9 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		return nil, err
 	}
 	events.set(s.tele.EventSink())
+	if err := s.buildVDA5050(); err != nil {
+		return nil, err
+	}
 	if nonces != nil && nonces.Damaged() != "" {
 		events.emit(noncesDamagedEvent(nonces.Damaged()))
 	}
@@ -381,6 +391,7 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 			errs <- fmt.Errorf("telemetry: %w", err)
 		}
 	}()
+	s.startVDA5050(teleCtx, &wg, errs)
 	if s.world != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); stepWorld(ctx, s.world) }()
@@ -404,6 +415,10 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 				log.Error("metrics endpoint", "err", err)
 			}
 		}()
+	}
+	if cfg.Groot2.Listen != "" {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.serveGroot2(ctx) }()
 	}
 	if !notify {
 		// not the process's daemon

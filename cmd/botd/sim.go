@@ -32,6 +32,7 @@ type simOptions struct {
 	agents   int
 	subst    string
 	trace    string
+	btlog    string
 	world    string
 	hardware string
 	libs     libFlag
@@ -46,6 +47,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.agents, "agents", 1, "number of agents sharing the tree")
 	fs.StringVar(&o.subst, "substitute", "", substituteUsage)
 	fs.StringVar(&o.trace, "trace", "", "write the JSON-lines trace to FILE, or - for stdout")
+	fs.StringVar(&o.btlog, "btlog", "", "write agent 0's node transitions to FILE, a .btlog Groot2 replays (BehaviorTree.CPP's FileLogger2 format)")
 	fs.StringVar(&o.world, "world", "", "world file of the simulated yard (default: the built-in yard)")
 	fs.StringVar(&o.hardware, "hardware", "", "hardware config of the simulated robots (default: the built-in rover)")
 	fs.Var(&o.libs, "lib", libUsage)
@@ -94,7 +96,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd sim:", err)
 		return simError
 	}
-	m, err := loadFile(files[0], newRegistry(hw), hw, subs, lib)
+	reg := newRegistry(hw)
+	m, err := loadFile(files[0], reg, hw, subs, lib)
 	if err != nil {
 		fmt.Fprintf(stderr, "botd sim: %s: %v\n", files[0], err)
 		return simError
@@ -130,8 +133,17 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return simError
 	}
 	defer fleet.Close()
-	s := &simRun{opts: o, tree: m.Tree, trace: trace, log: stderr, fleet: fleet}
+	btlog, err := openSimBTLog(o.btlog, m, reg)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd sim:", err)
+		return simError
+	}
+	s := &simRun{opts: o, tree: m.Tree, trace: trace, log: stderr, fleet: fleet, btlog: btlog}
 	res := s.run(ctx)
+	if err := btlog.close(); err != nil {
+		fmt.Fprintln(stderr, "botd sim:", err)
+		return simError
+	}
 	if trace != nil && trace.Err() != nil {
 		fmt.Fprintln(stderr, "botd sim: writing the trace:", trace.Err())
 		return simError
@@ -153,6 +165,7 @@ type simRun struct {
 	trace *bt.TraceWriter
 	log   io.Writer
 	fleet *drivers.SimFleet // one simulated robot per agent, in one world
+	btlog *simBTLog         // agent 0's transitions, or nil
 }
 
 type simResult struct {
@@ -244,6 +257,9 @@ func (s *simRun) run(ctx context.Context) simResult {
 		if s.trace != nil {
 			a.SetObserver(s.trace)
 		}
+		if i == 0 && s.btlog != nil {
+			a.SetObserver(s.btlog.observer(a.Observer()))
+		}
 		agents[i] = a
 		res.statuses[i] = bt.Running
 	}
@@ -254,6 +270,9 @@ func (s *simRun) run(ctx context.Context) simResult {
 		}
 		now := nanosAt(k, s.opts.hz)
 		sink.now = now
+		if s.btlog != nil {
+			s.btlog.now = now
+		}
 		res.ticks = k
 		s.fleet.Advance(drivers.SimEpoch.Add(time.Duration(now)))
 		for i, a := range agents {
