@@ -252,7 +252,8 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		}
 		b, err := broker.Start(context.Background(), broker.Config{Addr: base.Broker.Embedded.Listen,
 			Credentials: base.Broker.Embedded.CredentialsFile, MaxPacketBytes: base.Broker.Embedded.MaxPacketBytes,
-			MaxClients: 2*f.n + 16, MaxQueueBytes: base.Broker.Embedded.MaxQueueBytes, Identity: &broker.Identity{IDs: ids, Secret: secret},
+			MaxClients: 2*f.n + 16, MaxQueueBytes: base.Broker.Embedded.MaxQueueBytes,
+			MaxTotalQueueBytes: base.Broker.Embedded.MaxTotalQueueBytes, Identity: &broker.Identity{IDs: ids, Secret: secret},
 			Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
 			return fmt.Errorf("embedded broker on %s: %w (give one with -broker)", base.Broker.Embedded.Listen, err)

@@ -46,10 +46,16 @@ type Config struct {
 
 	// MaxQueueBytes bounds the bytes waiting to be sent to one client,
 	// and, separately, those sent at QoS 1 or 2 and not yet acknowledged
-	// [8 MiB, and at least MaxPacketBytes + 64 KiB]: a client that lets
+	// [32 MiB, and at least MaxPacketBytes + 64 KiB]: a client that lets
 	// more wait (it does not read, or does not acknowledge, what it
-	// subscribed to) is disconnected.
+	// subscribed to) is disconnected. A client that subscribes to many
+	// retained messages at once gets them all queued: 1,000 robots'
+	// factsheets are about 25 MB.
 	MaxQueueBytes int
+	// MaxTotalQueueBytes bounds the same for all the clients together
+	// [64 MiB, and at least MaxQueueBytes]: past it the client with the
+	// most waiting is disconnected.
+	MaxTotalQueueBytes int
 
 	// DrainTimeout bounds how long Close waits for connected clients to
 	// receive what is queued for them [2 s].
@@ -97,9 +103,13 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		cfg.MaxClients = 1000
 	}
 	if cfg.MaxQueueBytes <= 0 {
-		cfg.MaxQueueBytes = 8 << 20
+		cfg.MaxQueueBytes = 32 << 20
 	}
 	cfg.MaxQueueBytes = max(cfg.MaxQueueBytes, cfg.MaxPacketBytes+64<<10)
+	if cfg.MaxTotalQueueBytes <= 0 {
+		cfg.MaxTotalQueueBytes = 64 << 20
+	}
+	cfg.MaxTotalQueueBytes = max(cfg.MaxTotalQueueBytes, cfg.MaxQueueBytes)
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 2 * time.Second
 	}
@@ -155,7 +165,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 			return nil, fmt.Errorf("broker hook: %w", err)
 		}
 	}
-	inflight := newInflightHook(int64(cfg.MaxQueueBytes), srv.Clients, log)
+	inflight := newInflightHook(int64(cfg.MaxQueueBytes), int64(cfg.MaxTotalQueueBytes), srv.Clients, log)
 	if err := srv.AddHook(inflight, nil); err != nil {
 		return nil, fmt.Errorf("broker hook: %w", err)
 	}
@@ -171,7 +181,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if cfg.TLS != nil {
 		nl = tls.NewListener(nl, cfg.TLS)
 	}
-	gl := newGuardedListener(nl, cfg.MaxQueueBytes, func(c net.Conn) {
+	gl := newGuardedListener(nl, cfg.MaxQueueBytes, int64(cfg.MaxTotalQueueBytes), func(c net.Conn) {
 		log.Warn("client disconnected: it does not read what it subscribed to", "remote", c.RemoteAddr().String(), "max_queue_bytes", cfg.MaxQueueBytes)
 	})
 	if err := srv.AddListener(listeners.NewNet("botd", gl)); err != nil {
@@ -218,6 +228,10 @@ func (b *Broker) Clients() []string {
 // MaxQueueBytes is the bound on the bytes waiting for one client
 // (Config.MaxQueueBytes after its defaults).
 func (b *Broker) MaxQueueBytes() int { return b.ln.queueLimit }
+
+// MaxTotalQueueBytes is the bound for all the clients together
+// (Config.MaxTotalQueueBytes after its defaults).
+func (b *Broker) MaxTotalQueueBytes() int64 { return b.ln.totalLimit }
 
 // SlowConsumers counts the clients disconnected because more than
 // Config.MaxQueueBytes waited to be sent to them, or to be acknowledged.

@@ -9,28 +9,33 @@ import (
 	"github.com/mochi-mqtt/server/v2/packets"
 )
 
-// inflightHook bounds in bytes what mochi keeps for a client at QoS 1 and
-// 2 until the client acknowledges it. mochi bounds that by count only
-// (8192 messages, each a copy of up to the packet limit): a subscriber
+// inflightHook bounds in bytes what mochi keeps for clients at QoS 1 and
+// 2 until they acknowledge it. mochi bounds that by count only (8192
+// messages a client, each a copy of up to the packet limit): a subscriber
 // that reads but never acknowledges, or a session kept for a client that
-// left, would hold gigabytes. Past the bound a connected client is
-// disconnected (a clean session then frees everything); a session whose
-// client is gone gets nothing more until it comes back.
+// left, would hold gigabytes. Past its bound (or when all the clients
+// together pass the broker's, the client holding most) a connected client
+// is disconnected (a clean session then frees everything); a session
+// whose client is gone loses what it holds and gets nothing more kept
+// until it comes back.
 type inflightHook struct {
 	mqtt.HookBase
-	limit   int64
-	clients *mqtt.Clients
-	log     *slog.Logger
-	dropped atomic.Int64 // messages not kept for a session over its bound
-	slow    atomic.Int64 // clients disconnected over their bound
+	limit      int64 // per client
+	totalLimit int64 // all the clients together
+	clients    *mqtt.Clients
+	log        *slog.Logger
+	dropped    atomic.Int64 // messages not kept for a session over its bound
+	slow       atomic.Int64 // clients disconnected over their bound
 
 	mu    sync.Mutex
 	held  map[string]map[uint16]int64 // by client id, by packet id: bytes
 	total map[string]int64
+	all   int64
 }
 
-func newInflightHook(limit int64, clients *mqtt.Clients, log *slog.Logger) *inflightHook {
-	return &inflightHook{limit: limit, clients: clients, log: log, held: map[string]map[uint16]int64{}, total: map[string]int64{}}
+func newInflightHook(limit, totalLimit int64, clients *mqtt.Clients, log *slog.Logger) *inflightHook {
+	return &inflightHook{limit: limit, totalLimit: totalLimit, clients: clients, log: log,
+		held: map[string]map[uint16]int64{}, total: map[string]int64{}}
 }
 
 func (h *inflightHook) ID() string { return "botd-inflight" }
@@ -58,25 +63,61 @@ func (h *inflightHook) OnQosPublish(cl *mqtt.Client, pk packets.Packet, _ int64,
 		h.held[cl.ID] = m
 	}
 	h.total[cl.ID] += size - m[pk.PacketID]
+	h.all += size - m[pk.PacketID]
 	m[pk.PacketID] = size
-	over := h.total[cl.ID] > h.limit
-	if over && cl.Closed() {
-		// Nobody to disconnect: keep nothing more for the session.
-		h.total[cl.ID] -= size
-		delete(m, pk.PacketID)
+	victim := ""
+	switch {
+	case h.total[cl.ID] > h.limit:
+		victim = cl.ID
+	case h.all > h.totalLimit:
+		var most int64
+		for id, t := range h.total {
+			if t > most {
+				victim, most = id, t
+			}
+		}
 	}
 	h.mu.Unlock()
-	switch {
-	case !over:
-	case cl.Closed():
-		cl.State.Inflight.Delete(pk.PacketID)
-		h.dropped.Add(1)
-		h.log.Warn("message not kept for a client that left: its session holds too much", "client", cl.ID, "max_queue_bytes", h.limit)
-	default:
-		h.slow.Add(1)
-		h.log.Warn("client disconnected: it does not acknowledge what it receives", "client", cl.ID, "max_queue_bytes", h.limit)
-		cl.Stop(errSlowConsumer)
+	if victim == "" {
+		return
 	}
+	vc := cl
+	if victim != cl.ID {
+		var ok bool
+		if vc, ok = h.clients.Get(victim); !ok {
+			h.forget(victim)
+			return
+		}
+	}
+	if !vc.Closed() {
+		h.slow.Add(1)
+		h.log.Warn("client disconnected: it does not acknowledge what it receives", "client", vc.ID, "max_queue_bytes", h.limit)
+		vc.Stop(errSlowConsumer)
+		return
+	}
+	// Nobody to disconnect: the session keeps nothing more.
+	h.mu.Lock()
+	ids := make([]uint16, 0, len(h.held[vc.ID]))
+	for id := range h.held[vc.ID] {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	for _, id := range ids {
+		if vc.State.Inflight.Delete(id) {
+			h.dropped.Add(1)
+		}
+	}
+	h.forget(vc.ID)
+	h.log.Warn("messages not kept for a client that left: its session held too much", "client", vc.ID, "messages", len(ids), "max_queue_bytes", h.limit)
+}
+
+// forget drops what is counted for a client.
+func (h *inflightHook) forget(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.all -= h.total[id]
+	delete(h.held, id)
+	delete(h.total, id)
 }
 
 func (h *inflightHook) done(cl *mqtt.Client, pk packets.Packet) {
@@ -88,6 +129,7 @@ func (h *inflightHook) done(cl *mqtt.Client, pk packets.Packet) {
 		return
 	}
 	delete(m, pk.PacketID)
+	h.all -= size
 	if h.total[cl.ID] -= size; len(m) == 0 {
 		delete(h.held, cl.ID)
 		delete(h.total, cl.ID)
@@ -99,13 +141,9 @@ func (h *inflightHook) OnQosDropped(cl *mqtt.Client, pk packets.Packet)  { h.don
 
 // OnDisconnect forgets an expiring session (mochi clears its messages).
 func (h *inflightHook) OnDisconnect(cl *mqtt.Client, _ error, expire bool) {
-	if !expire || cl.IsTakenOver() {
-		return
+	if expire && !cl.IsTakenOver() {
+		h.forget(cl.ID)
 	}
-	h.mu.Lock()
-	delete(h.held, cl.ID)
-	delete(h.total, cl.ID)
-	h.mu.Unlock()
 }
 
 // OnSessionEstablished counts again what the session holds (mochi may
@@ -122,18 +160,21 @@ func (h *inflightHook) OnSessionEstablished(cl *mqtt.Client, _ packets.Packet) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.all -= h.total[cl.ID]
 	delete(h.held, cl.ID)
 	delete(h.total, cl.ID)
 	if len(m) > 0 {
 		h.held[cl.ID], h.total[cl.ID] = m, total
+		h.all += total
 	}
 	h.prune()
 }
 
 // prune forgets the clients mochi forgot; h.mu is held.
 func (h *inflightHook) prune() {
-	for id := range h.total {
+	for id, t := range h.total {
 		if _, ok := h.clients.Get(id); !ok {
+			h.all -= t
 			delete(h.held, id)
 			delete(h.total, id)
 		}
@@ -145,9 +186,5 @@ func (h *inflightHook) bytes() int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.prune()
-	var n int64
-	for _, t := range h.total {
-		n += t
-	}
-	return n
+	return h.all
 }

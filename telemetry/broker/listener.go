@@ -32,9 +32,11 @@ type guardedListener struct {
 	pending map[*guardedConn]struct{} // accepted, CONNECT not yet read
 
 	queueLimit int          // bytes per connection
+	totalLimit int64        // bytes in all the queues
 	queued     atomic.Int64 // bytes waiting in every connection's queue
 	slow       atomic.Int64 // connections closed for their queue
 	full       func(net.Conn)
+	live       map[*guardedConn]struct{} // accepted, not closed
 }
 
 type guardedConn struct {
@@ -46,8 +48,30 @@ type guardedConn struct {
 	started   chan struct{} // closed at mochi's first read
 }
 
-func newGuardedListener(l net.Listener, queueLimit int, full func(net.Conn)) *guardedListener {
-	return &guardedListener{Listener: l, pending: map[*guardedConn]struct{}{}, queueLimit: queueLimit, full: full}
+func newGuardedListener(l net.Listener, queueLimit int, totalLimit int64, full func(net.Conn)) *guardedListener {
+	return &guardedListener{Listener: l, pending: map[*guardedConn]struct{}{}, queueLimit: queueLimit, totalLimit: totalLimit,
+		full: full, live: map[*guardedConn]struct{}{}}
+}
+
+// shed disconnects the connection with the longest queue while all the
+// queues together hold more than totalLimit: many clients each within
+// their own bound may not add up to more than the broker's.
+func (l *guardedListener) shed() {
+	if l.queued.Load() <= l.totalLimit {
+		return
+	}
+	l.mu.Lock()
+	var worst *guardedConn
+	most := 0
+	for c := range l.live {
+		if n := c.q.len(); n > most {
+			worst, most = c, n
+		}
+	}
+	l.mu.Unlock()
+	if worst != nil {
+		worst.q.evict()
+	}
 }
 
 func (l *guardedListener) Accept() (net.Conn, error) {
@@ -63,8 +87,9 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 		return nil, net.ErrClosed
 	}
 	gc := &guardedConn{Conn: c, l: l, started: make(chan struct{})}
-	gc.q = newSendQueue(c, l.queueLimit, &l.queued, func(c net.Conn) { l.slow.Add(1); l.full(c) })
+	gc.q = newSendQueue(c, l.queueLimit, &l.queued, func(c net.Conn) { l.slow.Add(1); l.full(c) }, l.shed)
 	l.pending[gc] = struct{}{}
+	l.live[gc] = struct{}{}
 	return gc, nil
 }
 
@@ -77,6 +102,9 @@ func (c *guardedConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.q.close()
 		err = c.Conn.Close()
+		c.l.mu.Lock()
+		delete(c.l.live, c)
+		c.l.mu.Unlock()
 	})
 	return err
 }

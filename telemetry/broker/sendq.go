@@ -27,6 +27,7 @@ type sendQueue struct {
 	limit int
 	total *atomic.Int64 // every queue's bytes (the listener's)
 	full  func(net.Conn)
+	over  func() // called when total passes the listener's bound
 
 	mu      sync.Mutex
 	buf     []byte
@@ -35,8 +36,8 @@ type sendQueue struct {
 	wake    chan struct{} // one slot
 }
 
-func newSendQueue(c net.Conn, limit int, total *atomic.Int64, full func(net.Conn)) *sendQueue {
-	q := &sendQueue{conn: c, limit: limit, total: total, full: full, wake: make(chan struct{}, 1)}
+func newSendQueue(c net.Conn, limit int, total *atomic.Int64, full func(net.Conn), over func()) *sendQueue {
+	q := &sendQueue{conn: c, limit: limit, total: total, full: full, over: over, wake: make(chan struct{}, 1)}
 	go q.run()
 	return q
 }
@@ -49,19 +50,39 @@ func (q *sendQueue) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	if len(q.buf)+len(p) > q.limit {
-		q.err = errSlowConsumer
-		q.drop()
 		q.mu.Unlock()
-		q.signal()
-		q.full(q.conn)
-		_ = q.conn.Close()
+		q.evict()
 		return 0, errSlowConsumer
 	}
 	q.buf = append(q.buf, p...)
 	q.total.Add(int64(len(p)))
 	q.mu.Unlock()
 	q.signal()
+	if q.over != nil {
+		q.over()
+	}
 	return len(p), nil
+}
+
+// evict ends the queue as a slow consumer's and closes its connection
+// (mochi then ends the client).
+func (q *sendQueue) evict() {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = errSlowConsumer
+	}
+	q.drop()
+	q.mu.Unlock()
+	q.signal()
+	q.full(q.conn)
+	_ = q.conn.Close()
+}
+
+// len is how many bytes wait.
+func (q *sendQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.buf)
 }
 
 func (q *sendQueue) signal() {
