@@ -21,6 +21,7 @@ require (
 	github.com/mochi-mqtt/server/v2 v2.7.9
 	github.com/muesli/termenv v0.16.0
 	github.com/prometheus/client_golang v1.23.2
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/vmihailenco/msgpack/v5 v5.4.1
 	go.bug.st/serial v1.6.4
 	go.yaml.in/yaml/v3 v3.0.6

@@ -1,0 +1,331 @@
+package vda5050
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
+)
+
+type harness struct {
+	t      *testing.T
+	a      *Adapter
+	r      *fakeRunner
+	c      *fakeConn
+	mu     sync.Mutex
+	pose   [3]float64
+	header uint32
+}
+
+func start(t *testing.T, cfg Config) *harness {
+	t.Helper()
+	cfg.SetDefaults()
+	if cfg.SerialNumber == "" {
+		cfg.SerialNumber = "rover-1"
+	}
+	if cfg.Actions == nil {
+		cfg.Actions = map[string]ActionConfig{"beep": {Node: map[string]any{"type": "Wait", "params": map[string]any{"ms": 10}}}}
+	}
+	if err := cfg.Validate("vda5050"); err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, r: newFakeRunner(), c: &fakeConn{t: t, wake: make(chan struct{}, 1)}}
+	a, err := New(Options{Config: cfg, Runner: h.r, Reading: h.reading, Poll: 5 * time.Millisecond, MaxPayload: 4096,
+		Dial: func(o transport.Options) (transport.Conn, error) {
+			h.c.opts = o
+			validate(t, o.Will.Topic, o.Will.Payload)
+			b := o.Birth()
+			h.c.record(b.Topic, b.Retain, b.Payload)
+			return h.c, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.a = a
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	h.c.waitState("the first state", func(State) bool { return true })
+	return h
+}
+
+func (h *harness) reading(key string) (float64, time.Time, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch key {
+	case "pose.x":
+		return h.pose[0], time.Now(), true
+	case "pose.y":
+		return h.pose[1], time.Now(), true
+	case "pose.heading":
+		return h.pose[2], time.Now(), true
+	}
+	return 0, time.Time{}, false
+}
+
+func (h *harness) send(kind string, msg map[string]any) {
+	h.t.Helper()
+	h.header++
+	base := map[string]any{"headerId": h.header, "timestamp": "2026-11-26T12:00:00.000Z", "version": "2.0.0",
+		"manufacturer": "botd", "serialNumber": "rover-1"}
+	for k, v := range msg {
+		base[k] = v
+	}
+	b, err := json.Marshal(base)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.raw(kind, b)
+}
+
+func (h *harness) raw(kind string, b []byte) {
+	h.c.deliver(h.a.Topics()[kind], b)
+}
+
+// order builds an order over the points, node ids n0, n1, ...; the nodes
+// from released on are horizon.
+func order(id string, update int, first int, pts [][2]float64, released int) map[string]any {
+	var nodes, edges []any
+	for i, p := range pts {
+		seq := first + 2*i
+		nodes = append(nodes, map[string]any{"nodeId": fmt.Sprintf("n%d", seq/2), "sequenceId": seq, "released": i < released,
+			"nodePosition": map[string]any{"x": p[0], "y": p[1], "mapId": "default", "allowedDeviationXY": 0.2}, "actions": []any{}})
+		if i > 0 {
+			edges = append(edges, map[string]any{"edgeId": fmt.Sprintf("e%d", seq-1), "sequenceId": seq - 1, "released": i < released,
+				"startNodeId": fmt.Sprintf("n%d", (seq-2)/2), "endNodeId": fmt.Sprintf("n%d", seq/2), "maxSpeed": 0.2, "actions": []any{}})
+		}
+	}
+	if edges == nil {
+		edges = []any{}
+	}
+	return map[string]any{"orderId": id, "orderUpdateId": update, "nodes": nodes, "edges": edges}
+}
+
+func hasError(typ string) func(State) bool {
+	return func(s State) bool {
+		return slices.ContainsFunc(s.Errors, func(e Error) bool { return e.ErrorType == typ })
+	}
+}
+
+func TestOrderCompletes(t *testing.T) {
+	h := start(t, Config{})
+	h.send("order", order("o1", 0, 0, [][2]float64{{0, 0}, {1, 0}, {1, 1}}, 3))
+	s := h.c.waitState("order o1 accepted", func(s State) bool { return s.OrderID == "o1" })
+	if s.LastNodeID != "n0" || len(s.NodeStates) != 2 || len(s.EdgeStates) != 2 || len(s.Errors) != 0 {
+		t.Fatalf("state after acceptance: %+v", s)
+	}
+	if ops := h.r.ops(); !slices.Equal(ops, []string{protocol.OpMissionLoad}) {
+		t.Fatalf("commands %v", ops)
+	}
+	// The generated mission drives to each node within its deviation, at
+	// most the edge's speed.
+	js, _ := json.Marshal(h.r.missions[0])
+	for _, want := range []string{`"type":"MoveTo"`, `"x":1,"y":1`, `"speed":0.2`, `"tolerance":0.2`, `"id":"` + newRun(&plan{orderID: "o1"}).missionID} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("mission lacks %s:\n%s", want, js)
+		}
+	}
+	h.r.progress(1, "")
+	h.c.waitState("node n1 reached", func(s State) bool { return s.LastNodeID == "n1" && s.LastNodeSequenceID == 2 && len(s.NodeStates) == 1 })
+	h.r.progress(2, protocol.RunSucceeded)
+	h.c.waitState("order done", func(s State) bool {
+		return s.LastNodeID == "n2" && len(s.NodeStates) == 0 && len(s.EdgeStates) == 0 && len(s.Errors) == 0
+	})
+	// A new order is taken once the last one is done.
+	h.mu.Lock()
+	h.pose = [3]float64{1, 1, 0}
+	h.mu.Unlock()
+	h.send("order", order("o2", 0, 0, [][2]float64{{1, 1}, {0, 0}}, 2))
+	h.c.waitState("order o2 accepted", func(s State) bool { return s.OrderID == "o2" && len(s.NodeStates) == 1 })
+}
+
+func TestRefusals(t *testing.T) {
+	h := start(t, Config{})
+	h.send("order", order("run", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}}, 2))
+	h.c.waitState("order accepted", func(s State) bool { return s.OrderID == "run" })
+	unknownRef := order("x", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2)
+	unknownRef["edges"].([]any)[0].(map[string]any)["endNodeId"] = "nowhere"
+	offMap := order("x", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2)
+	offMap["nodes"].([]any)[1].(map[string]any)["nodePosition"].(map[string]any)["mapId"] = "warehouse-2"
+	withAction := order("run", 1, 2, [][2]float64{{1, 0}, {2, 0}}, 2)
+	withAction["nodes"].([]any)[1].(map[string]any)["actions"] = []any{map[string]any{"actionId": "a1", "actionType": "fly", "blockingType": "HARD"}}
+	for _, c := range []struct {
+		name, typ string
+		send      func()
+	}{
+		{"malformed JSON", ErrValidation, func() { h.raw("order", []byte(`{"orderId": `)) }},
+		{"wrong version", ErrValidation, func() { h.send("order", map[string]any{"version": "1.1.0", "orderId": "x"}) }},
+		{"another serial number", ErrValidation, func() { h.send("order", map[string]any{"serialNumber": "rover-2", "orderId": "x"}) }},
+		{"too large", ErrValidation, func() { h.raw("order", make([]byte, 5000)) }},
+		{"an edge naming an unknown node", ErrValidation, func() { h.send("order", unknownRef) }},
+		{"a node on another map", ErrNoRoute, func() { h.send("order", offMap) }},
+		{"another order while one runs", ErrOrder, func() { h.send("order", order("other", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2)) }},
+		{"a repeated orderUpdateId with other content", ErrOrderUpdate, func() { h.send("order", order("run", -0, 0, [][2]float64{{0, 0}, {1, 0}}, 1)) }},
+		{"an update not at the last base node", ErrOrderUpdate, func() { h.send("order", order("run", 1, 0, [][2]float64{{0, 0}, {1, 0}}, 2)) }},
+		{"an unknown action type", ErrOrder, func() { h.send("order", withAction) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h.a.dropped.Store(0)
+			c.send()
+			h.c.waitState(c.typ, func(s State) bool {
+				return s.OrderID == "run" && len(s.NodeStates) == 2 && slices.ContainsFunc(s.Errors, func(e Error) bool {
+					return e.ErrorType == c.typ && strings.Contains(fmt.Sprint(e), "")
+				}) && len(s.Errors) > 0 && s.Errors[len(s.Errors)-1].ErrorType == c.typ
+			})
+		})
+	}
+	// Nothing refused reached the runner: the running order is undisturbed.
+	if ops := h.r.ops(); !slices.Equal(ops, []string{protocol.OpMissionLoad}) {
+		t.Fatalf("commands %v", ops)
+	}
+}
+
+func TestOrderRefusedByBotd(t *testing.T) {
+	h := start(t, Config{})
+	h.r.refuse = &protocol.ReplyError{Code: protocol.ErrValidation, Message: "/trees/main: outside the geofence"}
+	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {50, 0}}, 2))
+	s := h.c.waitState("refused", hasError(ErrNoRoute))
+	if s.OrderID != "" || len(s.NodeStates) != 0 {
+		t.Fatalf("a refused order shows as running: %+v", s)
+	}
+	e := s.Errors[len(s.Errors)-1]
+	for _, ref := range []Reference{{"topic", "order"}, {"orderId", "o"}, {"orderUpdateId", "0"}} {
+		if !slices.Contains(e.ErrorReferences, ref) {
+			t.Errorf("error %+v lacks reference %v", e, ref)
+		}
+	}
+	// Far from the first node: refused before botd is asked.
+	h.send("order", order("far", 0, 0, [][2]float64{{5, 5}, {6, 5}}, 2))
+	h.c.waitState("far refused", func(s State) bool { return strings.Contains(fmt.Sprint(s.Errors), "from the robot") })
+}
+
+func TestInstantActions(t *testing.T) {
+	h := start(t, Config{})
+	ia := func(key, nameKey, typ, id string) {
+		h.send("instantActions", map[string]any{key: []any{map[string]any{nameKey: typ, "actionId": id, "blockingType": "HARD"}}})
+	}
+	status := func(id string) func(State) bool {
+		return func(s State) bool {
+			return slices.ContainsFunc(s.ActionStates, func(a ActionState) bool {
+				return a.ActionID == id && (a.ActionStatus == ActionFinished || a.ActionStatus == ActionFailed)
+			})
+		}
+	}
+	ia("actions", "actionType", "cancelOrder", "c0")
+	s := h.c.waitState("cancel without an order answered", status("c0"))
+	if !hasError(ErrNoOrderToCancel)(s) {
+		t.Errorf("cancelOrder without an order: no noOrderToCancel error: %+v", s.Errors)
+	}
+	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2))
+	h.c.waitState("order accepted", func(s State) bool { return s.OrderID == "o" })
+	ia("instantActions", "actionType", "startPause", "p1") // vda-5050-lib's array name
+	h.c.waitState("paused", func(s State) bool { return s.Paused && status("p1")(s) })
+	ia("actions", "actionName", "stopPause", "p2") // the 2.0.0 schema's field name
+	h.c.waitState("resumed", func(s State) bool { return !s.Paused && status("p2")(s) })
+	n := len(h.c.on("/factsheet"))
+	ia("actions", "actionType", "factsheetRequest", "f1")
+	h.c.waitState("factsheet answered", status("f1"))
+	if len(h.c.on("/factsheet")) <= n {
+		t.Error("factsheetRequest: no factsheet")
+	}
+	ia("actions", "actionType", "stateRequest", "s1")
+	h.c.waitState("state answered", status("s1"))
+	ia("actions", "actionType", "dance", "d1")
+	h.c.waitState("unknown refused", func(s State) bool {
+		return slices.Contains(s.ActionStates, ActionState{ActionID: "d1", ActionType: "dance", ActionStatus: ActionFailed,
+			ResultDescription: `"dance" is not an instant action this robot knows (` + knownInstant() + ")"})
+	})
+	ia("actions", "actionType", "cancelOrder", "c1")
+	s = h.c.waitState("cancelled", func(s State) bool { return status("c1")(s) && len(s.NodeStates) == 0 })
+	if ops := h.r.ops(); !slices.Equal(ops, []string{protocol.OpMissionLoad, protocol.OpMissionPause, protocol.OpMissionResume, protocol.OpMissionAbort}) {
+		t.Fatalf("commands %v", ops)
+	}
+	if s.OrderID != "o" || s.LastNodeID != "n0" {
+		t.Errorf("after cancel: order %q at %q", s.OrderID, s.LastNodeID)
+	}
+}
+
+func TestOrderUpdateStitched(t *testing.T) {
+	h := start(t, Config{})
+	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}, {3, 0}}, 2))
+	s := h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+	if len(s.NodeStates) != 3 || s.NodeStates[1].Released || s.EdgeStates[1].Released {
+		t.Fatalf("horizon: %+v %+v", s.NodeStates, s.EdgeStates)
+	}
+	withAction := order("o", 1, 2, [][2]float64{{1, 0}, {2, 0}, {3, 0}}, 3)
+	withAction["nodes"].([]any)[2].(map[string]any)["actions"] = []any{map[string]any{"actionId": "b1", "actionType": "beep", "blockingType": "HARD",
+		"actionParameters": []any{map[string]any{"key": "tone", "value": "{not a key}"}}}}
+	h.send("order", withAction)
+	s = h.c.waitState("update stitched", func(s State) bool { return s.OrderUpdateID == 1 })
+	if len(s.NodeStates) != 3 || !s.NodeStates[2].Released || len(s.ActionStates) != 1 || s.ActionStates[0].ActionStatus != ActionWaiting {
+		t.Fatalf("after the update: %+v", s)
+	}
+	cmds := h.r.cmds
+	if len(cmds) != 2 || !cmds[1].Replace {
+		t.Fatalf("the update was not loaded in place of the running mission: %+v", cmds)
+	}
+	js, _ := json.Marshal(h.r.missions[1])
+	if !strings.Contains(string(js), `"vda5050.a0.tone":"{not a key}"`) || strings.Count(string(js), `"MoveTo"`) != 3 {
+		t.Fatalf("stitched mission:\n%s", js)
+	}
+	h.r.progress(2, "")
+	h.c.waitState("n2", func(s State) bool { return s.LastNodeID == "n2" })
+	h.r.progress(4, protocol.RunSucceeded)
+	h.c.waitState("done with the action", func(s State) bool {
+		return s.LastNodeID == "n3" && len(s.NodeStates) == 0 && s.ActionStates[0].ActionStatus == ActionFinished
+	})
+	// The same update again is a resend: nothing happens.
+	h.send("order", withAction)
+	h.send("instantActions", map[string]any{"actions": []any{map[string]any{"actionType": "stateRequest", "actionId": "x", "blockingType": "NONE"}}})
+	s = h.c.waitState("after the resend", func(s State) bool { return len(s.ActionStates) == 2 })
+	if len(s.Errors) != 0 || len(h.r.ops()) != 2 {
+		t.Fatalf("a resend was acted on: %+v, %v", s.Errors, h.r.ops())
+	}
+}
+
+func TestMissionFailureReported(t *testing.T) {
+	h := start(t, Config{})
+	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2))
+	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+	h.r.progress(0, protocol.RunAborted)
+	s := h.c.waitState("failure", hasError(ErrOrderExecution))
+	if s.Errors[0].ErrorReferences[1] != (Reference{"orderId", "o"}) {
+		t.Fatalf("%+v", s.Errors)
+	}
+}
+
+func TestConnectionAndHeartbeat(t *testing.T) {
+	h := start(t, Config{StateEvery: time.Second})
+	h.c.waitState("a heartbeat", func(s State) bool { return s.HeaderID >= 1 })
+	conns := h.c.on("/connection")
+	var c Connection
+	_ = json.Unmarshal(conns[0].payload, &c)
+	if c.ConnectionState != "ONLINE" || !conns[0].retain || !h.c.opts.Will.Retain || !strings.Contains(string(h.c.opts.Will.Payload), "CONNECTIONBROKEN") {
+		t.Fatalf("connection %+v, will %+v", c, h.c.opts.Will)
+	}
+	var last uint32
+	for i, m := range h.c.on("/state") {
+		var s State
+		_ = json.Unmarshal(m.payload, &s)
+		if i > 0 && s.HeaderID != last+1 {
+			t.Errorf("state headerId %d after %d", s.HeaderID, last)
+		}
+		last = s.HeaderID
+		if _, err := time.Parse(time.RFC3339Nano, s.Timestamp); err != nil || !strings.HasSuffix(s.Timestamp, "Z") {
+			t.Errorf("timestamp %q", s.Timestamp)
+		}
+	}
+}

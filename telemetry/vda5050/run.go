@@ -1,0 +1,218 @@
+package vda5050
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// orderRun is the order botd is executing (or executed last): every base
+// node, edge and action of it and of its updates, stitched in sequence
+// order, and how far the robot got.
+type orderRun struct {
+	orderID  string
+	updateID int64
+	zoneSet  string
+	nodes    []Node // base nodes of every update, then the latest horizon
+	edges    []Edge
+	base     int // nodes[:base] are released
+	actions  []actionRef
+	status   []ActionState // by action index
+	steps    []step
+	done     int // steps completed
+	// from is the first step of the mission now loaded: its progress key
+	// counts from there.
+	from      int
+	missionID string
+	// lastNode is the index of the last node reached.
+	lastNode int
+	// ended: the mission finished (SUCCESS), failed or was cancelled.
+	ended, failed, cancelled bool
+	// last is the latest plan, to recognise a resend.
+	last *plan
+	// token tells this run's mission's progress keys from an earlier
+	// mission's (the runner's blackboard snapshot may lag a load).
+	token int
+	// loaded is when its mission was loaded; seen, whether the runner's
+	// state has shown it since.
+	loaded time.Time
+	seen   bool
+}
+
+// clone copies the run, so an update is built aside and dropped when
+// the runner refuses it.
+func (r *orderRun) clone() *orderRun {
+	c := *r
+	c.nodes = slices.Clone(r.nodes)
+	c.edges = slices.Clone(r.edges)
+	c.actions = slices.Clone(r.actions)
+	c.status = slices.Clone(r.status)
+	c.steps = slices.Clone(r.steps)
+	return &c
+}
+
+// cancel ends the run by cancelOrder: what has not run fails.
+func (r *orderRun) cancel() {
+	r.fail("the order was cancelled")
+	r.failed, r.cancelled = false, true
+}
+
+func newRun(p *plan) *orderRun {
+	r := &orderRun{orderID: p.orderID, updateID: p.updateID, zoneSet: p.zoneSet,
+		nodes: p.nodes, edges: p.edges, base: p.base, actions: p.actions, steps: p.steps, last: p,
+		missionID: uuid.NewSHA1(uuid.NameSpaceURL, []byte("botd:vda5050:order:"+p.orderID)).String()}
+	r.status = make([]ActionState, len(p.actions))
+	for i, a := range p.actions {
+		r.status[i] = ActionState{ActionID: a.ActionID, ActionType: a.Type(), ActionDescription: a.ActionDescription, ActionStatus: ActionWaiting}
+	}
+	return r
+}
+
+// stitch appends an update's base at the last base node (its first node,
+// the same node and sequenceId, whose new actions run after the old ones)
+// and takes its horizon.
+func (r *orderRun) stitch(p *plan) {
+	off := len(r.actions)
+	r.nodes = append(r.nodes[:r.base], p.nodes[1:]...)
+	r.edges = append(r.edges[:r.base-1], p.edges...)
+	for _, s := range p.steps {
+		if s.node >= 0 {
+			s.node += r.base - 1
+		} else {
+			s.action += off
+		}
+		r.steps = append(r.steps, s)
+	}
+	r.base += p.base - 1
+	r.actions = append(r.actions, p.actions...)
+	for _, a := range p.actions {
+		r.status = append(r.status, ActionState{ActionID: a.ActionID, ActionType: a.Type(), ActionDescription: a.ActionDescription, ActionStatus: ActionWaiting})
+	}
+	r.updateID, r.zoneSet, r.last = p.updateID, p.zoneSet, p
+	r.ended, r.failed = false, false
+}
+
+// active reports whether the order still has base work to do.
+func (r *orderRun) active() bool {
+	return r != nil && !r.ended && !r.cancelled && r.done < len(r.steps)
+}
+
+// progress moves the run to done steps (never back), marking the nodes
+// reached and the actions finished; running is the step being run (0:
+// none), as the mission's progress keys say.
+func (r *orderRun) progress(done, running int) bool {
+	changed := false
+	for r.done < done && r.done < len(r.steps) {
+		s := r.steps[r.done]
+		if s.node >= 0 {
+			r.lastNode = s.node
+		} else {
+			r.status[s.action].ActionStatus = ActionFinished
+		}
+		r.done++
+		changed = true
+	}
+	if running > r.done && running <= len(r.steps) {
+		if s := r.steps[running-1]; s.action >= 0 && r.status[s.action].ActionStatus == ActionWaiting {
+			r.status[s.action].ActionStatus = ActionRunning
+			changed = true
+		}
+	}
+	return changed
+}
+
+// fail ends the run: the action being run failed (with why), and every
+// action not yet run fails as well, so a master control does not wait
+// for them.
+func (r *orderRun) fail(why string) {
+	r.ended, r.failed = true, true
+	for i := range r.status {
+		switch r.status[i].ActionStatus {
+		case ActionRunning, ActionInitializing:
+			r.status[i].ActionStatus, r.status[i].ResultDescription = ActionFailed, why
+		case ActionWaiting:
+			r.status[i].ActionStatus, r.status[i].ResultDescription = ActionFailed, "not run: "+why
+		}
+	}
+}
+
+// Progress keys of a generated mission: the count of its steps done, and
+// the step it is running (both from 1).
+const (
+	keyDone    = "vda5050.step"
+	keyRunning = "vda5050.running"
+	keyToken   = "vda5050.load"
+)
+
+// mission generates the botd mission that runs steps[from:], as a
+// botd/mission@1 document. Each step is guarded by the progress key, so
+// a mission resumed from its root (after a pause) skips what it did.
+func (r *orderRun) mission(cfg *Config, token int) (json.RawMessage, error) {
+	bb := map[string]any{keyDone: 0, keyRunning: 0, keyToken: token}
+	var children []any
+	for k, s := range r.steps[r.from:] {
+		n := k + 1
+		var body any
+		var name string
+		if s.node >= 0 {
+			body, name = r.driveTo(s.node, cfg), fmt.Sprintf("node %s (sequence %d)", r.nodes[s.node].NodeID, *r.nodes[s.node].SequenceID)
+		} else {
+			a := r.actions[s.action]
+			body, name = r.actionNode(s.action, cfg, bb), fmt.Sprintf("action %s (%s)", a.ActionID, a.Type())
+		}
+		children = append(children, map[string]any{"type": "Priority", "name": name, "children": []any{
+			map[string]any{"type": "Check", "params": map[string]any{"key": keyDone, "op": ">=", "value": n}},
+			map[string]any{"type": "MemSequence", "children": []any{
+				set(keyRunning, n), body, set(keyDone, n)}},
+		}})
+	}
+	if len(children) == 0 {
+		children = append(children, map[string]any{"type": "Succeed"})
+	}
+	doc := map[string]any{
+		"format": "botd/mission@1", "id": r.missionID, "name": "vda5050 order " + r.orderID,
+		"revision": r.updateID, "blackboard": bb, "main": "main",
+		"trees": map[string]any{"main": map[string]any{"type": "Sequence", "name": "order " + r.orderID, "children": children}},
+	}
+	return json.Marshal(doc)
+}
+
+func set(key string, v any) map[string]any {
+	return map[string]any{"type": "Set", "params": map[string]any{"key": key, "value": v}}
+}
+
+// driveTo is the drive along the edge before node i to it: within the
+// node's allowedDeviationXY, at most the edge's maxSpeed.
+func (r *orderRun) driveTo(i int, cfg *Config) any {
+	pos := r.nodes[i].NodePosition
+	tol := cfg.Tolerance
+	if pos.AllowedDeviationXY > 0 {
+		tol = math.Max(pos.AllowedDeviationXY, 0.01)
+	}
+	speed := cfg.Speed
+	if e := r.edges[i-1]; e.MaxSpeed != nil {
+		speed = math.Max(math.Min(speed, *e.MaxSpeed), 0.01)
+	}
+	return map[string]any{"type": "MoveTo", "name": "edge " + r.edges[i-1].EdgeID,
+		"params": map[string]any{"x": *pos.X, "y": *pos.Y, "tolerance": tol, "speed": speed}}
+}
+
+// actionNode is the configured node of an action, after copying its
+// parameters to vda5050.param.KEY (through the initial blackboard, so any
+// JSON value goes, and no string is read as a "{key}" reference).
+func (r *orderRun) actionNode(i int, cfg *Config, bb map[string]any) any {
+	a := r.actions[i]
+	seq := []any{}
+	for _, kv := range a.ActionParameters {
+		var v any
+		_ = json.Unmarshal(kv.Value, &v) // checked when the order came
+		hold := fmt.Sprintf("vda5050.a%d.%s", i, kv.Key)
+		bb[hold] = v
+		seq = append(seq, set("vda5050.param."+kv.Key, "{"+hold+"}"))
+	}
+	return map[string]any{"type": "MemSequence", "name": a.Type(), "children": append(seq, cfg.Actions[a.Type()].Node)}
+}
