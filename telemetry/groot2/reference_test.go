@@ -29,7 +29,7 @@ func (f *fakeSource) TreeView(dst []byte) (runner.TreeView, bool) {
 
 func (f *fakeSource) Blackboard() []protocol.BlackboardValue { return f.bb }
 
-func referenceSource(t *testing.T) *fakeSource {
+func referenceSource(t testing.TB) *fakeSource {
 	t.Helper()
 	doc, err := os.ReadFile("testdata/reference_tree.xml")
 	if err != nil {
@@ -42,7 +42,7 @@ func referenceSource(t *testing.T) *fakeSource {
 	return &fakeSource{m: m, letters: bytes.Repeat([]byte{'I'}, m.Tree.Len())}
 }
 
-func fixture(t *testing.T, name string) []byte {
+func fixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/btcpp/" + name)
 	if err != nil {
