@@ -52,7 +52,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.hardware, "hardware", "", "hardware config of the simulated robots (default: the built-in rover)")
 	fs.Var(&o.libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-world FILE] [-substitute RULES] [-lib DIR|FILE]... [-trace FILE|-] FILE")
+		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-world FILE] [-substitute RULES] [-lib DIR|FILE]... [-trace FILE|-] [-btlog FILE] FILE")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
