@@ -22,6 +22,7 @@ import (
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/vda5050"
 )
 
 // Config is botd's configuration file (configs/botd.example.yaml documents
@@ -54,6 +55,8 @@ type Config struct {
 	// SimMulticopter starts a simulated PX4 multicopter in the daemon (see
 	// simcopter.go); a mavlink_vehicle device flies it over UDP.
 	SimMulticopter *multicopter.Config `yaml:"sim_multicopter"`
+	// VDA5050 makes the robot speak VDA 5050 too (see vda5050.go).
+	VDA5050 *vda5050.Config `yaml:"vda5050"`
 
 	// dir resolves relative paths in the file (hardware, world, mission).
 	dir fs.FS
@@ -376,6 +379,7 @@ func (c *Config) validate() error {
 	if _, err := c.substitutions(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, c.validateVDA5050()...)
 	if c.Hardware.Kind == 0 {
 		bad("hardware", "missing: name a hardware file (e.g. sim.yaml) or give adaptors and devices inline")
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/botd-project/botd/telemetry/broker"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
+	"github.com/botd-project/botd/telemetry/vda5050"
 )
 
 // runDaemon is `botd [flags]`: the daemon. With no -config it runs the
@@ -172,6 +173,7 @@ type system struct {
 	reg    *bt.Registry
 	runner *runner.Runner
 	tele   *telemetry.Daemon
+	vda    *vda5050.Adapter // nil without a vda5050 section
 	broker *broker.Broker
 	url    string
 	clock  clockwork.Clock
@@ -310,6 +312,9 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		return nil, err
 	}
 	events.set(s.tele.EventSink())
+	if err := s.buildVDA5050(); err != nil {
+		return nil, err
+	}
 	if nonces != nil && nonces.Damaged() != "" {
 		events.emit(noncesDamagedEvent(nonces.Damaged()))
 	}
@@ -386,6 +391,7 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 			errs <- fmt.Errorf("telemetry: %w", err)
 		}
 	}()
+	s.startVDA5050(teleCtx, &wg, errs)
 	if s.world != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); stepWorld(ctx, s.world) }()

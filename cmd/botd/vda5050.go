@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/botd-project/botd/telemetry/transport"
+	"github.com/botd-project/botd/telemetry/vda5050"
+)
+
+// The VDA 5050 adapter (the config's vda5050: section): a master control
+// sends orders and instant actions beside botd's own protocol, on a
+// connection of its own to the same broker with the same credentials.
+
+// validateVDA5050 checks the section, if there is one.
+func (c *Config) validateVDA5050() []error {
+	v := c.VDA5050
+	if v == nil {
+		return nil
+	}
+	v.SetDefaults()
+	var errs []error
+	if err := v.Validate("vda5050"); err != nil {
+		errs = append(errs, unjoin(err)...)
+	}
+	if c.Security.RequireSignedMissions {
+		errs = append(errs, errors.New("vda5050: a VDA 5050 order carries no signature, and security.require_signed_missions wants every mission signed: use one or the other"))
+	}
+	return errs
+}
+
+// buildVDA5050 builds the adapter when the config asks for one.
+func (s *system) buildVDA5050() error {
+	if s.cfg.VDA5050 == nil {
+		return nil
+	}
+	cfg, v := s.cfg, *s.cfg.VDA5050
+	v.SetDefaults()
+	if v.SerialNumber == "" {
+		v.SerialNumber = cfg.Robot
+	}
+	if err := v.Validate("vda5050"); err != nil {
+		return err
+	}
+	a, err := vda5050.New(vda5050.Options{
+		Config: v,
+		Conn: cfg.ownConn(transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID + "-vda5050",
+			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn}),
+		Runner: s.runner, Reading: s.robot.Reading, MaxPayload: cfg.Telemetry.MaxPayload,
+		Factsheet: vda5050.FactsheetInfo{SeriesName: "botd " + version, SeriesDescription: "a botd robot (" + cfg.Robot + ")"},
+		Logger:    s.log.With("part", "vda5050"),
+	})
+	if err != nil {
+		return err
+	}
+	s.vda = a
+	return nil
+}
+
+// startVDA5050 runs the adapter until ctx (telemetry's) is done: it
+// stops after the runner, so its final state and OFFLINE go out.
+func (s *system) startVDA5050(ctx context.Context, wg *sync.WaitGroup, errs chan<- error) {
+	if s.vda == nil {
+		return
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := s.vda.Run(ctx); err != nil {
+			errs <- fmt.Errorf("vda5050: %w", err)
+		}
+	}()
+}
