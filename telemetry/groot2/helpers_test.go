@@ -133,21 +133,30 @@ func startClient(t *testing.T, port int) *pyClient {
 // ask sends one request to the client and returns its answer.
 func (c *pyClient) ask(req map[string]any) map[string]any {
 	c.t.Helper()
-	b, _ := json.Marshal(req)
-	if _, err := c.in.Write(append(b, '\n')); err != nil {
+	out, err := c.try(req)
+	if err != nil {
 		c.t.Fatal(err)
 	}
+	return out
+}
+
+// try is ask for any goroutine: it returns what went wrong.
+func (c *pyClient) try(req map[string]any) (map[string]any, error) {
+	b, _ := json.Marshal(req)
+	if _, err := c.in.Write(append(b, '\n')); err != nil {
+		return nil, err
+	}
 	if !c.out.Scan() {
-		c.t.Fatalf("the client ended: %v", c.out.Err())
+		return nil, fmt.Errorf("the client ended: %v", c.out.Err())
 	}
 	var out map[string]any
 	if err := json.Unmarshal(c.out.Bytes(), &out); err != nil {
-		c.t.Fatalf("client answer %q: %v", c.out.Text(), err)
+		return nil, fmt.Errorf("client answer %q: %v", c.out.Text(), err)
 	}
 	if out["timeout"] == true {
-		c.t.Fatalf("%v: no reply within the client's timeout (a REQ client left without a reply)", req)
+		return nil, fmt.Errorf("%v: no reply within the client's timeout (a REQ client left without a reply)", req)
 	}
-	return out
+	return out, nil
 }
 
 // until asks until ok accepts an answer, for at most waitFor.

@@ -2,6 +2,7 @@ package groot2
 
 import (
 	"encoding/xml"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -270,5 +271,31 @@ func compareElement(t *testing.T, g, w element, path string) {
 	}
 	for i := range w.Kids {
 		compareElement(t, g.Kids[i], w.Kids[i], path+"/"+w.Kids[i].XMLName.Local)
+	}
+}
+
+// Two libzmq clients polling at once each get the replies to their own
+// requests (the request id echoed), as from a BT.CPP publisher.
+func TestLibzmqClientsConcurrent(t *testing.T) {
+	src := referenceSource(t)
+	s := startServer(t, src)
+	clients := []*pyClient{startClient(t, s.Addr().Port), startClient(t, s.Addr().Port)}
+	errs := make(chan error, len(clients))
+	for _, c := range clients {
+		go func() {
+			for range 100 {
+				out, err := c.try(map[string]any{"op": "status"})
+				if err != nil || out["echo_ok"] != true || out["len"].(float64) != 33 {
+					errs <- fmt.Errorf("%v %v", out, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
