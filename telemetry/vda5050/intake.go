@@ -186,7 +186,7 @@ func (a *Adapter) load(ctx context.Context, o *Order, r *orderRun, replace bool)
 		typ, why := ErrOrder, "refused"
 		if rep.Error != nil {
 			why = rep.Error.Code + ": " + rep.Error.Message
-			if rep.Error.Code == protocol.ErrValidation || rep.Error.Code == protocol.ErrLimitExceeded {
+			if rep.Error.Code == protocol.ErrValidation {
 				typ = ErrNoRoute // botd's checks of the drive (speeds, the geofence) refused it
 			}
 		}
