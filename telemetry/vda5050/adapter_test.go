@@ -296,6 +296,20 @@ func TestOrderUpdateStitched(t *testing.T) {
 	}
 }
 
+// An update of a paused order is refused: loading it would start it.
+func TestUpdateWhilePausedRefused(t *testing.T) {
+	h := start(t, Config{})
+	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}}, 2))
+	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+	h.send("instantActions", map[string]any{"actions": []any{map[string]any{"actionType": "startPause", "actionId": "p", "blockingType": "HARD"}}})
+	h.c.waitState("paused", func(s State) bool { return s.Paused })
+	h.send("order", order("o", 1, 2, [][2]float64{{1, 0}, {2, 0}}, 2))
+	s := h.c.waitState("refused", hasError(ErrOrderUpdate))
+	if !s.Paused || s.OrderUpdateID != 0 || !slices.Equal(h.r.ops(), []string{protocol.OpMissionLoad, protocol.OpMissionPause}) {
+		t.Fatalf("an update while paused: %+v, %v", s, h.r.ops())
+	}
+}
+
 func TestMissionFailureReported(t *testing.T) {
 	h := start(t, Config{})
 	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2))

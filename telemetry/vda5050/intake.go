@@ -127,6 +127,11 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 	case r.cancelled:
 		a.addError(*orderErr(o, ErrOrderUpdate, fmt.Sprintf("order %s was cancelled: send a new order", r.orderID)))
 		return
+	case r.active() && a.o.Runner.State().Mode == protocol.ModePaused:
+		// Loading the new revision would start it: the robot would drive
+		// off while the master control believes it paused.
+		a.addError(*orderErr(o, ErrOrderUpdate, fmt.Sprintf("order %s is paused: send the update after stopPause", r.orderID)))
+		return
 	}
 	last := r.nodes[r.base-1]
 	if first := p.nodes[0]; first.NodeID != last.NodeID || *first.SequenceID != *last.SequenceID {
