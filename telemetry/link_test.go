@@ -50,7 +50,9 @@ func (f *faultLog) has(s string) bool {
 func TestTakeoverKeepsTheLinkDown(t *testing.T) {
 	url := "tcp://" + mqtttest.StartMosquitto(t)
 	faults := &faultLog{}
-	h := startDaemon(t, url, func(c *DaemonConfig) { c.Fault = faults.add })
+	// A grace well above the other client's reconnect interval (200 ms),
+	// so a slow machine does not let a connection hold it.
+	h := startDaemon(t, url, func(c *DaemonConfig) { c.Fault, c.LinkGrace = faults.add, 5*time.Second })
 	h.waitUp(t)
 	mqtttest.Eventually(t, "the link reported up", func() bool { ls, ok := h.links.last(); return ok && ls.Broker })
 	h.links.mu.Lock()
