@@ -185,7 +185,9 @@ func costReplace(a []any) (float64, float64, string) {
 // indentation when esc is 6, the longest escape of a byte), giving up
 // once the bound is past any budget.
 func textBound(v any, depth, esc int) int {
-	const giveUp = 1 << 40
+	// Far past any budget, and small enough that the sums below cannot
+	// overflow a 32-bit int (a Pi running armv6 or armv7).
+	const giveUp = 1 << 28
 	switch x := v.(type) {
 	case string:
 		return esc*len(x) + 2

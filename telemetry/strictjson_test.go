@@ -108,7 +108,7 @@ func BenchmarkScanTop(b *testing.B) {
 // strict parse, id, types, reply cache, rate limit, ts.
 func BenchmarkHandle(b *testing.B) {
 	d, err := NewDaemon(DaemonConfig{Robot: "r", Conn: mqtttest.Options("tcp://127.0.0.1:1"), StateDir: b.TempDir(),
-		Source: newFakeSource(0), Commands: &fakeHandler{}, CommandRate: 1e12, CommandBurst: 1 << 40, StaleAfter: -1, FutureSkew: -1})
+		Source: newFakeSource(0), Commands: &fakeHandler{}, CommandRate: 1e12, CommandBurst: 1 << 30, StaleAfter: -1, FutureSkew: -1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -260,7 +260,7 @@ func brokerAddr(b string) (string, error) {
 func (c *cli) settle(g *ground.Client, done func([]ground.RobotInfo) bool) []ground.RobotInfo {
 	const quiet, most = 300 * time.Millisecond, 5 * time.Second
 	start := time.Now()
-	last, changed := -1, start
+	last, changed := int64(-1), start
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -270,7 +270,7 @@ func (c *cli) settle(g *ground.Client, done func([]ground.RobotInfo) bool) []gro
 		}
 		// Settled when no robot, connection or state is new for a moment
 		// (the retained messages of a big fleet take a while).
-		heard := len(rs)
+		heard := int64(len(rs)) // int64: the sums below need more than a 32-bit int
 		for _, r := range rs {
 			if r.State != nil {
 				heard += 1 << 20
