@@ -106,6 +106,15 @@ vda5050:
 	if !sawMission {
 		t.Error("botd's own state never showed an order's mission")
 	}
+	// botd's own e-stop reaches the VDA 5050 state as a remote e-stop.
+	pub := mqtttest.NewPublisher(t, url)
+	if err := pub.Publish("botd/v1/rover-v/estop", 1, false, []byte(`{"id":"e1","op":"estop"}`)); err != nil {
+		t.Fatal(err)
+	}
+	mqtttest.Eventually(t, "safetyState.eStop REMOTE", func() bool {
+		st := rec.On("uagv/v2/botd-test/rover-v/state")
+		return len(st) > 0 && strings.Contains(string(st[len(st)-1].Payload), `"safetyState":{"eStop":"REMOTE"`)
+	})
 	p.stop(t)
 	mqtttest.Eventually(t, "OFFLINE", func() bool {
 		c := rec.On("uagv/v2/botd-test/rover-v/connection")
