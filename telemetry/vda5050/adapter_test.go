@@ -310,6 +310,51 @@ func TestUpdateWhilePausedRefused(t *testing.T) {
 	}
 }
 
+// NONE actions run alongside the drive (a Parallel with the MoveTo);
+// SOFT and HARD ones alone, with the robot stopped.
+func TestActionsByBlockingType(t *testing.T) {
+	h := start(t, Config{})
+	o := order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}}, 3)
+	beep := func(id, blocking string) map[string]any {
+		return map[string]any{"actionId": id, "actionType": "beep", "blockingType": blocking}
+	}
+	o["edges"].([]any)[0].(map[string]any)["actions"] = []any{beep("edge-none", "NONE")}
+	o["nodes"].([]any)[1].(map[string]any)["actions"] = []any{beep("node-hard", "HARD"), beep("node-none", "NONE")}
+	o["nodes"].([]any)[2].(map[string]any)["actions"] = []any{beep("last-none", "NONE")}
+	h.send("order", o)
+	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" && len(s.ActionStates) == 4 })
+	js, _ := json.Marshal(h.r.missions[0]["trees"])
+	// Steps: drive to n1 with edge-none, node-hard, drive to n2 with
+	// node-none, last-none (no drive after it).
+	steps := h.r.missions[0]["trees"].(map[string]any)["main"].(map[string]any)["children"].([]any)
+	var names []string
+	for _, st := range steps {
+		names = append(names, st.(map[string]any)["name"].(string))
+	}
+	want := []string{"node n1 (sequence 2)", "action node-hard (beep)", "node n2 (sequence 4)", "action last-none (beep)"}
+	if !slices.Equal(names, want) || strings.Count(string(js), `"Parallel"`) != 2 {
+		t.Fatalf("steps %q, want %q\n%s", names, want, js)
+	}
+	h.r.mu.Lock()
+	h.r.bb[keyRunning] = 1
+	h.r.mu.Unlock()
+	status := func(s State) map[string]string {
+		m := map[string]string{}
+		for _, a := range s.ActionStates {
+			m[a.ActionID] = a.ActionStatus
+		}
+		return m
+	}
+	h.c.waitState("edge-none running while driving", func(s State) bool {
+		st := status(s)
+		return st["edge-none"] == ActionRunning && st["node-hard"] == ActionWaiting
+	})
+	h.r.progress(1, "")
+	h.c.waitState("edge-none finished at n1", func(s State) bool {
+		return status(s)["edge-none"] == ActionFinished && s.LastNodeID == "n1"
+	})
+}
+
 func TestMissionFailureReported(t *testing.T) {
 	h := start(t, Config{})
 	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2))

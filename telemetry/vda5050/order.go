@@ -38,6 +38,8 @@ type plan struct {
 type step struct {
 	node   int // index in plan.nodes when reaching it; -1 for an action
 	action int // index in plan.actions; -1 for a node
+	// with are the NONE actions that run alongside the drive to node.
+	with []int
 }
 
 // actionRef is an action with what it belongs to.
@@ -173,11 +175,15 @@ func checkPosition(o *Order, n Node, i int, cfg *Config) *Error {
 
 // planSteps lays out the base: the first node's actions, then for each
 // released edge its actions, the drive to its end node and that node's
-// actions. Every action's type must be one the config maps (an unknown one
-// is refused now, not when the robot gets there).
+// actions. SOFT and HARD actions run alone with the robot stopped; NONE
+// actions of an edge, and of a node that has a released edge after it,
+// run alongside the next drive. Every action's type must be one the
+// config maps (an unknown one is refused now, not when the robot gets
+// there).
 func (p *plan) planSteps(o *Order, cfg *Config) *Error {
 	ids := map[string]bool{}
-	add := func(as []Action, nodeID, edgeID string) *Error {
+	var alongside []int // NONE actions waiting for the next drive
+	add := func(as []Action, nodeID, edgeID string, drive bool) *Error {
 		for _, a := range as {
 			ref := Reference{"actionId", a.ActionID}
 			switch {
@@ -199,20 +205,25 @@ func (p *plan) planSteps(o *Order, cfg *Config) *Error {
 			}
 			ids[a.ActionID] = true
 			p.actions = append(p.actions, actionRef{Action: a, nodeID: nodeID, edgeID: edgeID})
+			if a.BlockingType == "NONE" && drive {
+				alongside = append(alongside, len(p.actions)-1)
+				continue
+			}
 			p.steps = append(p.steps, step{node: -1, action: len(p.actions) - 1})
 		}
 		return nil
 	}
-	if err := add(p.nodes[0].Actions, p.nodes[0].NodeID, ""); err != nil {
+	if err := add(p.nodes[0].Actions, p.nodes[0].NodeID, "", p.base > 1); err != nil {
 		return err
 	}
 	for i := 1; i < p.base; i++ {
 		e := p.edges[i-1]
-		if err := add(e.Actions, "", e.EdgeID); err != nil {
+		if err := add(e.Actions, "", e.EdgeID, true); err != nil {
 			return err
 		}
-		p.steps = append(p.steps, step{node: i, action: -1})
-		if err := add(p.nodes[i].Actions, p.nodes[i].NodeID, ""); err != nil {
+		p.steps = append(p.steps, step{node: i, action: -1, with: alongside})
+		alongside = nil
+		if err := add(p.nodes[i].Actions, p.nodes[i].NodeID, "", i+1 < p.base); err != nil {
 			return err
 		}
 	}

@@ -85,6 +85,11 @@ func (r *orderRun) stitch(p *plan) {
 		} else {
 			s.action += off
 		}
+		with := make([]int, len(s.with))
+		for i, a := range s.with {
+			with[i] = a + off
+		}
+		s.with = with
 		r.steps = append(r.steps, s)
 	}
 	r.base += p.base - 1
@@ -113,13 +118,19 @@ func (r *orderRun) progress(done, running int) bool {
 		} else {
 			r.status[s.action].ActionStatus = ActionFinished
 		}
+		for _, a := range s.with {
+			r.status[a].ActionStatus = ActionFinished
+		}
 		r.done++
 		changed = true
 	}
 	if running > r.done && running <= len(r.steps) {
-		if s := r.steps[running-1]; s.action >= 0 && r.status[s.action].ActionStatus == ActionWaiting {
-			r.status[s.action].ActionStatus = ActionRunning
-			changed = true
+		s := r.steps[running-1]
+		for _, a := range append([]int{s.action}, s.with...) {
+			if a >= 0 && r.status[a].ActionStatus == ActionWaiting {
+				r.status[a].ActionStatus = ActionRunning
+				changed = true
+			}
 		}
 	}
 	return changed
@@ -160,6 +171,15 @@ func (r *orderRun) mission(cfg *Config, token int) (json.RawMessage, error) {
 		var name string
 		if s.node >= 0 {
 			body, name = r.driveTo(s.node, cfg), fmt.Sprintf("node %s (sequence %d)", r.nodes[s.node].NodeID, *r.nodes[s.node].SequenceID)
+			if len(s.with) > 0 {
+				// NONE actions alongside the drive: the step is done when
+				// the drive and they are.
+				branches := []any{body}
+				for _, a := range s.with {
+					branches = append(branches, r.actionNode(a, cfg, bb))
+				}
+				body = map[string]any{"type": "Parallel", "name": "drive with actions", "children": branches}
+			}
 		} else {
 			a := r.actions[s.action]
 			body, name = r.actionNode(s.action, cfg, bb), fmt.Sprintf("action %s (%s)", a.ActionID, a.Type())

@@ -103,13 +103,17 @@ async function main() {
         const o = { orderId: createUuid(), orderUpdateId: 0,
             nodes: [node("a", 0, x, y), node("b", 2, x + 0.5, y), node("c", 4, x + 0.5, y + 0.5, true,
                 [{ actionId: createUuid(), actionType: "beep", blockingType: "HARD", actionParameters: [{ key: "ms", value: 200 }] }])],
-            edges: [edge(1, "a", "b"), edge(3, "b", "c")] };
+            edges: [edge(1, "a", "b", true,
+                [{ actionId: createUuid(), actionType: "beep", blockingType: "NONE", actionParameters: [{ key: "ms", value: 300 }] }]),
+                edge(3, "b", "c")] };
         const r = await assign(o);
         if (r.error || r.byCancelation || r.active) throw new Error("order ended " + JSON.stringify(r));
         const p = r.state.agvPosition;
         const d = Math.hypot(p.x - (x + 0.5), p.y - (y + 0.5));
         if (r.traversed.join(",") !== "a,b,c" || d > 0.3) throw new Error(`traversed ${r.traversed} ending ${d} m from c`);
-        return { traversed: r.traversed, distance: d, actionStates: r.state.actionStates.map(a => a.actionStatus) };
+        const actions = r.state.actionStates.filter(a => a.actionType === "beep").map(a => a.actionStatus);
+        if (actions.join(",") !== "FINISHED,FINISHED") throw new Error("actions " + actions);
+        return { traversed: r.traversed, distance: d, actions };
     });
 
     await run("pause-resume", async () => {
