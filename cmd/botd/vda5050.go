@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/telemetry/transport"
 	"github.com/botd-project/botd/telemetry/vda5050"
 )
@@ -41,6 +42,16 @@ func (s *system) buildVDA5050() error {
 	if v.SerialNumber == "" {
 		v.SerialNumber = cfg.Robot
 	}
+	fi := vda5050.FactsheetInfo{SeriesName: "botd " + version, SeriesDescription: "a botd robot (" + cfg.Robot + ")"}
+	for _, d := range s.hw.Devices {
+		if dd, ok := d.Spec.(*drivers.DiffDriveConfig); ok {
+			fi.SpeedMax = max(fi.SpeedMax, dd.MaxLinear)
+			fi.Width = max(fi.Width, dd.WheelBase)
+		}
+	}
+	if fi.SpeedMax > 0 && v.Speed > fi.SpeedMax {
+		v.Speed = fi.SpeedMax // an order never asks the drive for more than it allows
+	}
 	if err := v.Validate("vda5050"); err != nil {
 		return err
 	}
@@ -49,8 +60,7 @@ func (s *system) buildVDA5050() error {
 		Conn: cfg.ownConn(transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID + "-vda5050",
 			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn}),
 		Runner: s.runner, Reading: s.robot.Reading, MaxPayload: cfg.Telemetry.MaxPayload,
-		Factsheet: vda5050.FactsheetInfo{SeriesName: "botd " + version, SeriesDescription: "a botd robot (" + cfg.Robot + ")"},
-		Logger:    s.log.With("part", "vda5050"),
+		Factsheet: fi, Logger: s.log.With("part", "vda5050"),
 	})
 	if err != nil {
 		return err
