@@ -165,7 +165,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 			return nil, fmt.Errorf("broker hook: %w", err)
 		}
 	}
-	inflight := newInflightHook(int64(cfg.MaxQueueBytes), int64(cfg.MaxTotalQueueBytes), srv.Clients, log)
+	inflight := newInflightHook(int64(cfg.MaxQueueBytes), int64(cfg.MaxTotalQueueBytes), srv.Clients, ident.owns, log)
 	if err := srv.AddHook(inflight, nil); err != nil {
 		return nil, fmt.Errorf("broker hook: %w", err)
 	}

@@ -93,7 +93,19 @@ func (h *identityHook) OnConnect(cl *mqtt.Client, pk packets.Packet) error {
 // credentials file says); for every other client it says no and leaves
 // the decision to the credentials hook after it.
 func (h *identityHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
-	return h.own(cl, pk)
+	if !h.own(cl, pk) {
+		return false
+	}
+	if gc, ok := cl.Net.Conn.(*guardedConn); ok {
+		gc.q.setOwn() // never let go as a slow consumer (sendq.go)
+	}
+	return true
+}
+
+// owns reports whether cl is one of the daemon's own connections (only
+// they got in under a reserved id).
+func (h *identityHook) owns(cl *mqtt.Client) bool {
+	return h != nil && h.id.Secret != "" && h.id.reserves(cl.ID)
 }
 
 // OnACLCheck lets the daemon's own connections (only they got in under a

@@ -23,6 +23,7 @@ type inflightHook struct {
 	limit      int64 // per client
 	totalLimit int64 // all the clients together
 	clients    *mqtt.Clients
+	own        func(*mqtt.Client) bool // the daemon's connections: not counted, never let go
 	log        *slog.Logger
 	dropped    atomic.Int64 // messages not kept for a session over its bound
 	slow       atomic.Int64 // clients disconnected over their bound
@@ -33,8 +34,8 @@ type inflightHook struct {
 	all   int64
 }
 
-func newInflightHook(limit, totalLimit int64, clients *mqtt.Clients, log *slog.Logger) *inflightHook {
-	return &inflightHook{limit: limit, totalLimit: totalLimit, clients: clients, log: log,
+func newInflightHook(limit, totalLimit int64, clients *mqtt.Clients, own func(*mqtt.Client) bool, log *slog.Logger) *inflightHook {
+	return &inflightHook{limit: limit, totalLimit: totalLimit, clients: clients, own: own, log: log,
 		held: map[string]map[uint16]int64{}, total: map[string]int64{}}
 }
 
@@ -52,7 +53,7 @@ func inflightSize(pk packets.Packet) int64 {
 // OnQosPublish runs when mochi keeps a message for cl (also when it sends
 // one again: the same packet id replaces its entry).
 func (h *inflightHook) OnQosPublish(cl *mqtt.Client, pk packets.Packet, _ int64, _ int) {
-	if pk.FixedHeader.Type != packets.Publish {
+	if pk.FixedHeader.Type != packets.Publish || h.own(cl) {
 		return
 	}
 	size := inflightSize(pk)
@@ -150,6 +151,9 @@ func (h *inflightHook) OnDisconnect(cl *mqtt.Client, _ error, expire bool) {
 // have handed a message to a client in the moment between clearing its
 // session and forgetting it), and forgets the clients that are gone.
 func (h *inflightHook) OnSessionEstablished(cl *mqtt.Client, _ packets.Packet) {
+	if h.own(cl) {
+		return
+	}
 	m := map[uint16]int64{}
 	var total int64
 	for _, pk := range cl.State.Inflight.GetAll(false) {

@@ -64,7 +64,7 @@ func (l *guardedListener) shed() {
 	var worst *guardedConn
 	most := 0
 	for c := range l.live {
-		if n := c.q.len(); n > most {
+		if n := c.q.len(); n > most && !c.q.isOwn() {
 			worst, most = c, n
 		}
 	}

@@ -22,6 +22,12 @@ var errSlowConsumer = errors.New("client does not read what it subscribed to: it
 // and, for a clean session, its in-flight messages). A consumer that reads
 // keeps its queue near empty; one that does not is gone after at most
 // the bound.
+//
+// The daemon's own connections (Identity) are never let go: a command
+// flood they cannot keep up with must not cost the robot its link. For
+// them a full queue holds mochi's writer back, as a full socket did, and
+// mochi drops what it cannot queue for them (its 1,024 messages), as it
+// did before.
 type sendQueue struct {
 	conn  net.Conn
 	limit int
@@ -33,23 +39,43 @@ type sendQueue struct {
 	buf     []byte
 	err     error // the queue's end: overflow, a failed write, or Close
 	closing bool
+	writing int           // bytes taken by the writer, not yet written
+	own     bool          // the daemon's own connection: wait, never evict
+	space   *sync.Cond    // on mu: the writer took what was queued, or the queue ended
 	wake    chan struct{} // one slot
 }
 
 func newSendQueue(c net.Conn, limit int, total *atomic.Int64, full func(net.Conn), over func()) *sendQueue {
 	q := &sendQueue{conn: c, limit: limit, total: total, full: full, over: over, wake: make(chan struct{}, 1)}
+	q.space = sync.NewCond(&q.mu)
 	go q.run()
 	return q
 }
 
+// setOwn marks the daemon's own connection.
+func (q *sendQueue) setOwn() {
+	q.mu.Lock()
+	q.own = true
+	q.mu.Unlock()
+}
+
+func (q *sendQueue) isOwn() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.own
+}
+
 func (q *sendQueue) Write(p []byte) (int, error) {
 	q.mu.Lock()
+	for q.err == nil && q.own && len(q.buf)+q.writing > 0 && len(q.buf)+q.writing+len(p) > q.limit {
+		q.space.Wait()
+	}
 	if q.err != nil {
 		err := q.err
 		q.mu.Unlock()
 		return 0, err
 	}
-	if len(q.buf)+len(p) > q.limit {
+	if len(q.buf)+q.writing+len(p) > q.limit && !q.own {
 		q.mu.Unlock()
 		q.evict()
 		return 0, errSlowConsumer
@@ -92,10 +118,11 @@ func (q *sendQueue) signal() {
 	}
 }
 
-// drop forgets what is queued; q.mu is held.
+// drop forgets what is queued and wakes a waiting writer; q.mu is held.
 func (q *sendQueue) drop() {
 	q.total.Add(-int64(len(q.buf)))
 	q.buf = nil
+	q.space.Broadcast()
 }
 
 // run writes what is queued until the queue ends.
@@ -113,9 +140,14 @@ func (q *sendQueue) run() {
 				break
 			}
 			out, q.buf = q.buf, out[:0]
+			q.writing = len(out)
 			q.mu.Unlock()
 			_, err := q.conn.Write(out)
 			q.total.Add(-int64(len(out)))
+			q.mu.Lock()
+			q.writing = 0
+			q.space.Broadcast()
+			q.mu.Unlock()
 			if cap(out) > 64<<10 {
 				out = nil // an idle client keeps no large buffer
 			}

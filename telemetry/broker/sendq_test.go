@@ -147,3 +147,59 @@ func floodStalled(t *testing.T, cfg broker.Config) {
 	}
 	mqtttest.Eventually(t, "nothing queued or in flight", func() bool { return b.QueuedBytes() == 0 && b.InflightBytes() == 0 })
 }
+
+// The daemon's own connection (its client id, its secret) is never let go
+// as a slow consumer: while it does not read, a flood it cannot keep up
+// with waits for it, within the bound (mochi drops what it cannot queue,
+// as it did for a full socket); once it reads again it is still
+// connected. A stranger that
+// does not read meanwhile is let go.
+func TestOwnConnectionIsNeverLetGo(t *testing.T) {
+	secret := broker.NewSecret()
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", MaxPacketBytes: 256 << 10, MaxQueueBytes: 1 << 20,
+		Identity: &broker.Identity{IDs: []string{"botd-r1"}, Secret: secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	rawSubscriber(t, b.Addr(), "stranger")
+	var lost, got atomic.Int64
+	release := make(chan struct{})
+	own := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("botd-r1").SetUsername("botd-r1").SetPassword(secret).
+		SetAutoReconnect(false).SetOrderMatters(true).SetConnectionLostHandler(func(paho.Client, error) { lost.Add(1) }))
+	if tok := own.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("own connection: %v", tok.Error())
+	}
+	defer own.Disconnect(0)
+	// The handler holds paho's reader back until released: the
+	// connection stops reading.
+	if tok := own.Subscribe("botd/v1/r1/cmd", 1, func(paho.Client, paho.Message) { <-release; got.Add(1) }); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	pub := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("flood").SetAutoReconnect(false))
+	if tok := pub.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("publisher: %v", tok.Error())
+	}
+	defer pub.Disconnect(0)
+	payload := bytes.Repeat([]byte("c"), 16<<10)
+	var last paho.Token
+	const n = 2000
+	for range n { // 32 MB, 32 times the bound
+		last = pub.Publish("botd/v1/r1/cmd", 0, false, payload)
+	}
+	if !last.WaitTimeout(mqtttest.WaitLong) {
+		t.Fatal("publish timed out")
+	}
+	mqtttest.Eventually(t, "the stranger let go", func() bool { return b.SlowConsumers() == 1 })
+	mqtttest.Eventually(t, "the own connection's queue full", func() bool { return b.QueuedBytes() > int64(b.MaxQueueBytes())/2 })
+	if q := b.QueuedBytes(); q > int64(b.MaxQueueBytes()) {
+		t.Errorf("%d bytes queued for the own connection, over its bound %d", q, b.MaxQueueBytes())
+	}
+	close(release)
+	mqtttest.Eventually(t, "the own connection reading again", func() bool { return got.Load() > 0 && b.QueuedBytes() == 0 })
+	if lost.Load() != 0 || !own.IsConnectionOpen() || b.SlowConsumers() != 1 {
+		t.Fatalf("the own connection was let go (lost %d, slow consumers %d)", lost.Load(), b.SlowConsumers())
+	}
+	mqtttest.Eventually(t, "the own connection done reading", func() bool { return got.Load() > 0 && b.QueuedBytes() == 0 })
+	t.Logf("the own connection got %d of %d messages; mochi dropped the rest while it did not read", got.Load(), n)
+}
