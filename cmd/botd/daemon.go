@@ -289,7 +289,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 			Credentials: cfg.Broker.Embedded.CredentialsFile, MaxPacketBytes: cfg.Broker.Embedded.MaxPacketBytes, MaxClients: cfg.Broker.Embedded.MaxClients, MaxQueueBytes: cfg.Broker.Embedded.MaxQueueBytes,
 			MaxTotalQueueBytes: cfg.Broker.Embedded.MaxTotalQueueBytes, Identity: cfg.brokerIdentity(), Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
-			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running? use it with -broker tcp://%s, or move this one with -listen)",
+			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running, perhaps another botd's? to join it, give this daemon a robot id of its own: -broker tcp://%s -robot NAME; or move this broker with -listen)",
 				cfg.Broker.Embedded.Listen, err, cfg.Broker.Embedded.Listen)
 		}
 		s.url = s.broker.URL()
@@ -370,6 +370,14 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger, stdout io.Writer)
 // systemd; the robots of `botd fleet` do not.
 func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 	cfg, log := s.cfg, s.log
+	if s.broker == nil && notify {
+		// A broker others share: another daemon may already be this
+		// robot. Two would take each other's client id forever; this one
+		// says so and stops instead.
+		if err := s.tele.ProbeOnline(ctx); err != nil {
+			return err
+		}
+	}
 	// The simulated multicopter stops in close, after the robot: the
 	// vehicle's hold at shutdown must reach it.
 	stopCopter, err := s.startCopter(ctx)
