@@ -58,6 +58,8 @@ var commands = []command{
 		run: (*cli).estop, flags: estopFlags},
 	{name: "estop-reset", args: "[ROBOT] [--key KEY]", short: "release the e-stop (a running mission stays paused until resumed)", run: control("estop.reset"),
 		flags: signingFlags, ownsKey: true},
+	{name: "set", args: "[ROBOT] KEY=VALUE... [--key KEY]", short: "write operator values on the robot's blackboard (keys its config marks writable): cruise=0.3, mode=\"auto\", armed=true",
+		run: (*cli).set, flags: signingFlags, ownsKey: true},
 	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
 	{name: "events", args: "[ROBOT] [--follow] [--for DURATION] [--no-history]", short: "print the events the robot keeps, then the new ones as they arrive",
 		run: (*cli).events, flags: eventsFlags},
