@@ -87,14 +87,23 @@ func (h *hostile) ended(t *testing.T, id string) (string, []string) {
 		}
 		return false
 	})
+	// The run's events come on their own topic, maybe after the state:
+	// wait for mission.finished, which follows the node's error event.
 	var errs []string
-	h.g.mu.Lock()
-	for _, e := range h.g.events {
-		if e.Mission == id && (e.Level == "error" || e.Kind == "node.error") {
-			errs = append(errs, e.Message)
+	h.g.waitFor(t, "mission "+id+" finished", func(r *groundRec) bool {
+		errs = errs[:0]
+		done := false
+		for _, e := range r.events {
+			if e.Mission != id {
+				continue
+			}
+			if e.Level == "error" || e.Kind == "node.error" {
+				errs = append(errs, e.Message)
+			}
+			done = done || e.Kind == "mission.finished"
 		}
-	}
-	h.g.mu.Unlock()
+		return done
+	})
 	return status, errs
 }
 
