@@ -1,12 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
+	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -57,28 +56,9 @@ func (c *cli) set(args []string) error {
 	return firstErr
 }
 
-// operatorValue reads a value as people write it on a command line: true
-// and false are booleans, a finite number is a number, a JSON string in
-// double quotes is that string ("12" stays a string), anything else is
-// the text as given.
-func operatorValue(s string) any {
-	switch s {
-	case "true":
-		return true
-	case "false":
-		return false
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-		return f
-	}
-	if len(s) >= 2 && s[0] == '"' {
-		var str string
-		if json.Unmarshal([]byte(s), &str) == nil {
-			return str
-		}
-	}
-	return s
-}
+// operatorValue reads a value as people write it on a command line, as
+// botd sim -set reads it (bt.TextValue).
+func operatorValue(s string) any { return bt.TextValue(s).Interface() }
 
 func showValue(v any) string {
 	if s, ok := v.(string); ok {

@@ -36,6 +36,7 @@ type simOptions struct {
 	world    string
 	hardware string
 	libs     libFlag
+	sets     setFlag
 }
 
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -51,8 +52,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.world, "world", "", "world file of the simulated yard (default: the built-in yard)")
 	fs.StringVar(&o.hardware, "hardware", "", "hardware config of the simulated robots (default: the built-in rover)")
 	fs.Var(&o.libs, "lib", libUsage)
+	fs.Var(&o.sets, "set", setUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-world FILE] [-substitute RULES] [-lib DIR|FILE]... [-trace FILE|-] [-btlog FILE] FILE")
+		fmt.Fprintln(stderr, "usage: botd sim [-ticks N] [-hz H] [-agents N] [-world FILE] [-set KEY=VALUE]... [-substitute RULES] [-lib DIR|FILE]... [-trace FILE|-] [-btlog FILE] FILE")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -102,6 +104,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "botd sim: %s: %v\n", files[0], err)
 		return simError
 	}
+	presets, err := o.sets.resolve(m.Tree, hw)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd sim:", err)
+		return simError
+	}
 	if o.hz == 0 {
 		o.hz = m.Doc.TickHz
 		if o.hz == 0 {
@@ -138,7 +145,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd sim:", err)
 		return simError
 	}
-	s := &simRun{opts: o, tree: m.Tree, trace: trace, log: stderr, fleet: fleet, btlog: btlog}
+	s := &simRun{opts: o, tree: m.Tree, trace: trace, log: stderr, fleet: fleet, btlog: btlog, presets: presets}
 	res := s.run(ctx)
 	if err := btlog.close(); err != nil {
 		fmt.Fprintln(stderr, "botd sim:", err)
@@ -166,6 +173,9 @@ type simRun struct {
 	log   io.Writer
 	fleet *drivers.SimFleet // one simulated robot per agent, in one world
 	btlog *simBTLog         // agent 0's transitions, or nil
+	// presets are the -set values, written before the first tick; the
+	// held ones (sensor keys) again after every snapshot.
+	presets []preset
 }
 
 type simResult struct {
@@ -260,6 +270,9 @@ func (s *simRun) run(ctx context.Context) simResult {
 		if i == 0 && s.btlog != nil {
 			a.SetObserver(s.btlog.observer(a.Observer()))
 		}
+		for _, p := range s.presets {
+			a.BB.SetAt(p.slot, p.value, 0)
+		}
 		agents[i] = a
 		res.statuses[i] = bt.Running
 	}
@@ -281,6 +294,11 @@ func (s *simRun) run(ctx context.Context) simResult {
 			}
 			robot := s.fleet.Robot(i)
 			bindings[i].Snapshot(&a.BB)
+			for _, p := range s.presets {
+				if p.held {
+					a.BB.SetAt(p.slot, p.value, now)
+				}
+			}
 			st := a.Tick(now)
 			if err := robot.Apply(); err != nil {
 				sink.Emit(a, 0, "error", "applying actuator commands: "+err.Error())
