@@ -3,6 +3,8 @@ package missions
 import (
 	"bytes"
 	"os"
+
+	"github.com/botd-project/botd/missions/plan"
 )
 
 // Decode reads a mission document, detecting its format from the content:
@@ -11,6 +13,9 @@ import (
 //   - JSON when it starts with '{' or '[': Behavior3 Editor JSON (a tree, a
 //     project, or the desktop app's project file) when it has the shape of
 //     one, else a botd mission;
+//   - a QGroundControl plan (JSON whose fileType is "Plan") or a Mission
+//     Planner waypoint file ("QGC WPL 110"): a generated mission that flies
+//     it (import_plan.go, package plan);
 //   - otherwise a botd mission in YAML.
 //
 // It reports every problem it finds as bt.Problems located by JSON
@@ -50,6 +55,8 @@ func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, 
 	case len(body) == 0:
 		ps.add("", CodeInvalidSyntax, "empty document")
 		return nil, ps
+	case plan.IsPlan(body):
+		return decodePlan(data, file, ps), ps
 	case body[0] == '<':
 		var read func(string) ([]byte, error)
 		if file != "" {
@@ -60,6 +67,9 @@ func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, 
 		v, ok := parseJSON(data, ps)
 		if !ok {
 			return nil, ps
+		}
+		if o, ok := v.(*object); ok && plan.IsPlanObject(o.m["fileType"]) {
+			return decodePlan(data, file, ps), ps
 		}
 		if o, ok := v.(*object); ok && isB3Tree(o) {
 			return decodeB3Tree(o, file, false, ps), ps

@@ -1,0 +1,61 @@
+package missions
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// A QGroundControl plan and a Mission Planner file are detected by their
+// content wherever a mission is decoded, and become a generated mission.
+func TestDecodePlanFormats(t *testing.T) {
+	for file, first := range map[string]string{
+		"plan/testdata/short.plan":                        "item 0: NAV_TAKEOFF",
+		"plan/testdata/mavsdk/mission_planner_sample.txt": "",
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Decode(data)
+		if file == "plan/testdata/mavsdk/mission_planner_sample.txt" {
+			// MAVSDK's sample gives altitudes above sea level (frame 5) and
+			// no home line: botd cannot know how high that is above home.
+			if err == nil || !strings.Contains(err.Error(), "line 2: item 0: MAV_CMD_NAV_TAKEOFF (22): MAV_FRAME_GLOBAL_INT (5)") {
+				t.Errorf("%s: got %v", file, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if d.Main != "main" || d.Trees["main"].Children[2].Name != first || d.Name != "plan" {
+			t.Errorf("%s: got %+v", file, d)
+		}
+		if _, err := d.JSON(); err != nil {
+			t.Error(err)
+		}
+	}
+	d, err := DecodeFile("plan/testdata/short.plan", Limits{}, nil)
+	if err != nil || d.Name != "short" {
+		t.Errorf("DecodeFile: %v, name %q", err, d.Name)
+	}
+}
+
+// A plan's problems come out of Load like any mission's, and the daemon's
+// limits apply: a node limit is the plan's item limit.
+func TestLoadPlanLimits(t *testing.T) {
+	data, err := os.ReadFile("plan/testdata/flight.plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(data, Options{Limits: Limits{Nodes: 5}})
+	if err == nil || !strings.Contains(err.Error(), "/mission/items: 10 items, above the limit of 5") {
+		t.Errorf("got %v", err)
+	}
+	bad := strings.Replace(string(data), `"command": 183`, `"command": 31000`, 1)
+	_, err = Load([]byte(bad), Options{})
+	if err == nil || !strings.Contains(err.Error(), "/mission/items/7: item 7: MAV_CMD 31000 is not supported") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -1,0 +1,19 @@
+// Package plan reads QGroundControl plans (.plan JSON: fileType Plan,
+// version 1, mission version 2) and Mission Planner waypoint files (QGC
+// WPL 110) into botd trees, and writes a UAV mission's flight back as a
+// .plan.
+//
+// An import has two layers. Parse reads the file into the raw mission
+// items an autopilot would be sent (command, frame, params, latitude and
+// longitude; survey and corridor scans flattened into their generated
+// items, as MAVSDK's importer does), each located by the JSON pointer of
+// the plan item it came from. Tree turns those items into a tree of botd's
+// UAV leaves (Takeoff, GoTo, Wait, Land, ReturnHome, ...): botd flies the
+// plan, one leaf per item, so the geofence and the failsafes act between
+// items. An item botd cannot represent is a problem naming the item's
+// index and its MAV_CMD number, and nothing is imported then.
+//
+// The package knows documents only: it imports bt for the node and problem
+// types and nothing else of botd, so the missions package can call it
+// where it detects the other formats. It never talks MAVLink.
+package plan
