@@ -4,9 +4,10 @@ import "strings"
 
 var logType = NodeType{
 	Name: "Log", Kind: Leaf, Category: "action",
-	Doc: "Emits an event with `message` (\"{key}\" inside it is replaced by the key's value); SUCCESS.",
+	Doc: "Emits an event with `message` (\"{key}\" inside it is replaced by the key's value, \"{key:.1f}\" formats a number " +
+		"as Python's format does: .Nf, .Ne, .Ng, d, %, with a width); SUCCESS.",
 	Params: []Param{
-		{Name: "message", Type: TString, Required: true, Doc: "text; {key} is replaced by the blackboard value"},
+		{Name: "message", Type: TString, Required: true, Doc: "text; {key} is replaced by the blackboard value, {key:.0f} formats a number"},
 		{Name: "level", Type: TEnum, Enum: []string{"debug", "info", "warning", "error"}, Default: "info", Doc: "severity"},
 	},
 	New: newLog,
@@ -21,6 +22,7 @@ type logNode struct {
 type logPart struct {
 	text string
 	slot Slot
+	f    numFormat // how a number in slot is written; the zero value as Value.String does
 }
 
 func newLog(b *Builder) Behavior {
@@ -43,7 +45,8 @@ func newLog(b *Builder) Behavior {
 			if i > 0 {
 				l.parts = append(l.parts, logPart{text: msg[:i], slot: NoSlot})
 			}
-			l.parts = append(l.parts, logPart{slot: b.Key(k)})
+			k, f := splitFormat(b, k)
+			l.parts = append(l.parts, logPart{slot: b.Key(k), f: f})
 		} else {
 			l.parts = append(l.parts, logPart{text: msg[:i+j+1], slot: NoSlot})
 		}
@@ -52,20 +55,30 @@ func newLog(b *Builder) Behavior {
 	return l
 }
 
+// Tick builds the message in a buffer on the stack: the message string
+// is its only allocation (none without a sink).
 func (l *logNode) Tick(a *Agent, n *Node) Status {
 	if a.Sink == nil {
 		return Success
 	}
-	var sb strings.Builder
+	var arr [256]byte
+	buf := arr[:0]
 	for _, p := range l.parts {
 		if p.slot == NoSlot {
-			sb.WriteString(p.text)
-		} else if v := a.BB.Get(p.slot); v.Kind() != KindNone {
-			sb.WriteString(v.String())
-		} else {
-			sb.WriteString("<unset>")
+			buf = append(buf, p.text...)
+			continue
+		}
+		v := a.BB.Get(p.slot)
+		switch v.Kind() {
+		case KindNone:
+			buf = append(buf, "<unset>"...)
+		case KindNumber:
+			buf = p.f.appendNumber(buf, v.n)
+		default:
+			start := len(buf)
+			buf = p.f.pad(append(buf, v.String()...), start, false)
 		}
 	}
-	a.Sink.Emit(a, n.Index, l.level, sb.String())
+	a.Sink.Emit(a, n.Index, l.level, string(buf))
 	return Success
 }

@@ -2,6 +2,7 @@ package bt
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -19,10 +20,22 @@ func TestLog(t *testing.T) {
 		{"unset key", kv{"message": "alt={altitude}!"}, "info: alt=<unset>!"},
 		{"braces that are no key stay", kv{"message": "{not a key} and {} and {"}, "info: {not a key} and {} and {"},
 		{"adjacent keys", kv{"message": "{mode}{armed}", "level": "debug"}, "debug: autotrue"},
+		// Formats, as Python's str.format writes them.
+		{"fixed", kv{"message": "battery {battery.percent:.0f}%, {raw:.2f}"}, "info: battery 42%, 99.37"},
+		{"width and zeros", kv{"message": "[{neg:6.1f}] [{neg:06.1f}] [{raw:07.1f}]"}, "info: [  -3.1] [-003.1] [00099.4]"},
+		{"percent", kv{"message": "{ratio:.1%} done"}, "info: 25.0% done"},
+		{"defaults of e and g", kv{"message": "{raw:e} {raw:g} {raw:.3g}"}, "info: 9.936508e+01 99.3651 99.4"},
+		{"integer", kv{"message": "lap {lap:d} of {laps:3d}"}, "info: lap 2 of   7"},
+		{"precision alone", kv{"message": "{raw:.4}"}, "info: 99.37"},
+		{"width alone", kv{"message": "[{raw:4}]"}, "info: [99.36507936507927]"},
+		{"a text padded, never formatted", kv{"message": "[{mode:6.1f}] [{mode:06}]"}, "info: [  auto] [  auto]"},
+		{"an unset key with a format", kv{"message": "{altitude:.1f}"}, "info: <unset>"},
+		{"a scoped key is no format", kv{"message": "{tree:x}|{tree:x:.1f}"}, "info: <unset>|<unset>"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t, nd("Log", "log", c.params), withBB(kv{"battery.percent": 42.5, "mode": "auto", "armed": true}))
+			h := newHarness(t, nd("Log", "log", c.params), withBB(kv{"battery.percent": 42.5, "mode": "auto", "armed": true,
+				"raw": 99.36507936507927, "neg": -3.14159, "ratio": 0.25, "lap": 2.4, "laps": 7}))
 			if st := h.tick(); st != Success {
 				t.Fatalf("%v, want SUCCESS", st)
 			}
@@ -59,4 +72,36 @@ func TestLogProblems(t *testing.T) {
 	wantProblems(t, ps,
 		"/trees/main/children/0/params/message", `missing required parameter "message"`,
 		"/trees/main/children/1/params/level", `"fatal" is not one of debug, info, warning, error`)
+}
+
+// A tail that looks like a format but is none is a warning, not a
+// silently unset key.
+func TestLogFormatWarning(t *testing.T) {
+	tree := compileTree(t, nd("Log", "", kv{"message": "{x:.2q} {y:.1f} {tree:z}"}))
+	ws := tree.Warnings()
+	if len(ws) != 1 || ws[0].Path != "/trees/main/params/message" ||
+		!strings.Contains(ws[0].Message, `{x:.2q}: ".2q" is not a format`) {
+		t.Errorf("warnings %v", ws)
+	}
+}
+
+type discardSink struct{}
+
+func (discardSink) Emit(*Agent, int32, string, string) {}
+
+// With a sink, the message string is a Log's only allocation, formats
+// and all; without one, nothing.
+func TestLogAllocations(t *testing.T) {
+	tree := compileTree(t, nd("Log", "", kv{"message": "battery {b:.0f}% at {x:8.3f}, {mode}, {armed}, {lap:d}"}),
+		withBB(kv{"b": 99.36507936507927, "x": -1.5, "mode": "auto", "armed": true, "lap": 3}))
+	a := NewAgent(tree, 0, 0)
+	a.Sink = discardSink{}
+	now := int64(0)
+	if n := testing.AllocsPerRun(100, func() { now += ms; a.Tick(now) }); n > 1 {
+		t.Errorf("%v allocations per tick with a sink, want 1", n)
+	}
+	a.Sink = nil
+	if n := testing.AllocsPerRun(100, func() { now += ms; a.Tick(now) }); n != 0 {
+		t.Errorf("%v allocations per tick without a sink", n)
+	}
 }
