@@ -37,8 +37,7 @@ type sendQueue struct {
 
 	mu      sync.Mutex
 	buf     []byte
-	err     error // the queue's end: overflow, a failed write, or Close
-	closing bool
+	err     error         // the queue's end: overflow, a failed write, or Close
 	writing int           // bytes taken by the writer, not yet written
 	own     bool          // the daemon's own connection: wait, never evict
 	space   *sync.Cond    // on mu: the writer took what was queued, or the queue ended
