@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/ground"
@@ -192,4 +193,16 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// count is "1 node", "3 nodes": a number with its noun, in the plural
+// unless the number is one.
+func count[N int | int32 | int64 | uint64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -177,8 +177,8 @@ func historyText(rep protocol.Reply, err error) string {
 	case num(rep.Result["count"]) == 0:
 		return fmt.Sprintf("no kept events (last seq %d)", num(rep.Result["last_seq"]))
 	}
-	return fmt.Sprintf("%d events (seq %d–%d, boot %d)",
-		num(rep.Result["count"]), num(rep.Result["first_seq"]), num(rep.Result["to_seq"]), num(rep.Result["boot"]))
+	return fmt.Sprintf("%s (seq %d–%d, boot %d)",
+		count(num(rep.Result["count"]), "event"), num(rep.Result["first_seq"]), num(rep.Result["to_seq"]), num(rep.Result["boot"]))
 }
 
 func num(v any) uint64 {

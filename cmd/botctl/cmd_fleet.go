@@ -223,7 +223,7 @@ func (c *cli) fleetCommand(sel ground.Selector, leaf string, cmd protocol.Comman
 				if e := r.Reply.Error; e != nil {
 					detail = oneLine(e.Message)
 					if len(e.Problems) > 0 {
-						detail = fmt.Sprintf("%s (%d problems; first at %s: %s)", detail, len(e.Problems), orDash(e.Problems[0].Path), oneLine(e.Problems[0].Message))
+						detail = fmt.Sprintf("%s (%s; first at %s: %s)", detail, count(len(e.Problems), "problem"), orDash(e.Problems[0].Path), oneLine(e.Problems[0].Message))
 					}
 				}
 			}

@@ -127,7 +127,7 @@ func acceptedText(d *missions.Document, rep protocol.Reply) string {
 	}
 	nodes := ""
 	if n, ok := rep.Result["nodes"].(float64); ok {
-		nodes = fmt.Sprintf(", %d nodes", int(n))
+		nodes = ", " + count(int(n), "node")
 	}
 	return fmt.Sprintf("mission %q %s (id %s, revision %d%s)", missionName(d), what, d.ID, d.Revision, nodes)
 }

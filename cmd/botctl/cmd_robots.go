@@ -197,7 +197,7 @@ func (c *cli) printStatus(r robotJSON, tree *protocol.TreeMsg) {
 		fmt.Fprintln(w, "mission\tnone")
 	}
 	if r.TreeNodes != nil && tree != nil && len(tree.Nodes) > 0 {
-		fmt.Fprintf(w, "tree\t%d nodes\n", *r.TreeNodes)
+		fmt.Fprintf(w, "tree\t%s\n", count(*r.TreeNodes, "node"))
 	}
 	t := s.Tick
 	fmt.Fprintf(w, "tick\t%s, count %d, last %s, p99 %s, max %s\n", hz(t.Hz), t.Count, micros(t.LastUs), micros(t.DurP99Us), micros(t.MaxUs))

@@ -114,8 +114,8 @@ func (c *cli) tree(args []string) error {
 		fmt.Fprintf(c.stdout, "%s has no active mission\n", robot)
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "%s: mission %s (%s, revision %d), %d nodes, tick %d\n",
-		robot, orDash(name), model.Mission, model.Revision, len(model.Nodes), model.Tick)
+	fmt.Fprintf(c.stdout, "%s: mission %s (%s, revision %d), %s, tick %d\n",
+		robot, orDash(name), model.Mission, model.Revision, count(len(model.Nodes), "node"), model.Tick)
 	for _, i := range model.Order {
 		why := ""
 		if r, ok := model.Reasons[i]; ok {

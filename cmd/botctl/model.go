@@ -161,7 +161,7 @@ func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 		if len(m.Keyframe) != len(t.Nodes) {
 			t.Synced = false
 			t.wantKeyframe(now, 0)
-			return fmt.Errorf("keyframe of mission %s has %d statuses for a tree of %d nodes", m.Mission, len(m.Keyframe), len(t.Nodes))
+			return fmt.Errorf("keyframe of mission %s has %s for a tree of %s", m.Mission, count(len(m.Keyframe), "status"), count(len(t.Nodes), "node"))
 		}
 		for i := 0; i < len(m.Keyframe); i++ {
 			t.set(i, m.Keyframe[i], now)
@@ -184,7 +184,7 @@ func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 	if len(bad) > 0 {
 		t.Synced = false
 		t.wantKeyframe(now, 0)
-		return fmt.Errorf("status for node(s) %v of mission %s, which has %d nodes", bad, m.Mission, len(t.Nodes))
+		return fmt.Errorf("status for node(s) %v of mission %s, which has %s", bad, m.Mission, count(len(t.Nodes), "node"))
 	}
 	return nil
 }

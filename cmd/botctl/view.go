@@ -236,7 +236,7 @@ func (m *watchModel) syncLine(now time.Time) string {
 	case len(t.Nodes) == 0:
 		return st.dim.Render("tree: no active mission")
 	}
-	line := fmt.Sprintf("tree %d nodes  status tick %d", len(t.Nodes), t.Tick)
+	line := fmt.Sprintf("tree %s  status tick %d", count(len(t.Nodes), "node"), t.Tick)
 	if t.Synced {
 		line += "  synced"
 		if !t.KeyframeAt.IsZero() {

@@ -159,8 +159,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = files[0]
 	}
-	fmt.Fprintf(summary, "mission %q: %s after %d ticks (%.3f s virtual, %d agents)%s\n",
-		name, res.describe(), res.ticks, float64(res.ticks)/o.hz, o.agents, res.why(m.Tree))
+	fmt.Fprintf(summary, "mission %q: %s after %s (%.3f s virtual, %s)%s\n",
+		name, res.describe(), plural(res.ticks, "tick"), float64(res.ticks)/o.hz, plural(o.agents, "agent"), res.why(m.Tree))
 	return res.exitCode()
 }
 
@@ -341,4 +341,12 @@ func (l *logSink) Emit(a *bt.Agent, node int32, level, msg string) {
 	if level == "error" && a.ID >= 0 && a.ID < len(l.last) {
 		l.last[a.ID] = nodeMessage{node: node, msg: msg}
 	}
+}
+
+// plural is "1 agent", "3 agents": a count with its noun.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -23,14 +23,14 @@ func TestSimErrorReason(t *testing.T) {
 	}
 	const why = `sonar clear (Check): "range.fornt" is not set (did you mean "range.front"?)`
 	code, out, errOut := runCmd(t, "sim", f)
-	if code != 2 || !strings.Contains(out, `mission "typo": ERROR after 1 ticks (0.050 s virtual, 1 agents): `+why+"\n") {
+	if code != 2 || !strings.Contains(out, `mission "typo": ERROR after 1 tick (0.050 s virtual, 1 agent): `+why+"\n") {
 		t.Errorf("exit %d, output %q, want the reason with the status", code, out)
 	}
 	if !strings.Contains(errOut, `node=3 error: Check: "range.fornt" is not set`) {
 		t.Errorf("log %q", errOut)
 	}
 	code, out, _ = runCmd(t, "sim", "-agents", "2", f)
-	if code != 2 || !strings.Contains(out, "0 SUCCESS, 0 FAILURE, 2 ERROR, 0 still RUNNING after 1 ticks") || !strings.Contains(out, "agents): agent 0: "+why) {
+	if code != 2 || !strings.Contains(out, "0 SUCCESS, 0 FAILURE, 2 ERROR, 0 still RUNNING after 1 tick ") || !strings.Contains(out, "agents): agent 0: "+why) {
 		t.Errorf("2 agents: exit %d, output %q", code, out)
 	}
 
@@ -64,7 +64,7 @@ func TestSimErrorReason(t *testing.T) {
 // A mission that ends well prints no reason.
 func TestSimNoReasonOnSuccess(t *testing.T) {
 	code, out, _ := runCmd(t, "sim", "testdata/small.json")
-	if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "1 agents)") {
+	if code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "after 3 ticks (0.300 s virtual, 1 agent)") {
 		t.Errorf("exit %d, output %q", code, out)
 	}
 }

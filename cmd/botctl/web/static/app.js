@@ -122,12 +122,12 @@
       $('tree-empty').hidden = nodes.length > 0;
       // A tree over the dashboard's bounds comes without its nodes, with a note.
       $('tree-empty').textContent = typeof d.note === 'string' && d.note ? d.note : 'No mission is loaded on ' + S.robot + '.';
-      $('tree-info').textContent = nodes.length ? `${nodes.length} nodes · rev ${d.revision}` : '';
+      $('tree-info').textContent = nodes.length ? `${counted(nodes.length, 'node')} · rev ${d.revision}` : '';
     });
     on('status', (d) => {
       if (d.mission !== tree.mission) return; // the tree event follows
       if (typeof d.keyframe === 'string' && d.keyframe) {
-        if (d.keyframe.length !== tree.count()) problem(`keyframe of ${d.keyframe.length} letters for a tree of ${tree.count()} nodes`);
+        if (d.keyframe.length !== tree.count()) problem(`keyframe of ${d.keyframe.length} letters for a tree of ${counted(tree.count(), 'node')}`);
         const bad = tree.setKeyframe(d.keyframe);
         if (bad) problem(`keyframe: ${bad} letters could not be applied`);
         tree.clearReasons();
@@ -148,7 +148,7 @@
       const n = $('history-note');
       if (h.error) { n.textContent = 'no history: ' + h.error; n.dataset.state = 'error'; return; }
       n.dataset.state = 'ok';
-      n.textContent = h.count ? `history: ${h.count} kept event${h.count === 1 ? '' : 's'} (seq ${h.first_seq}–${h.to_seq}) · live` : 'no kept events · live';
+      n.textContent = h.count ? `history: ${counted(h.count, 'kept event')} (seq ${h.first_seq}–${h.to_seq}) · live` : 'no kept events · live';
       n.title = `the robot's events after seq ${h.first_seq ? h.first_seq - 1 : h.last_seq}, sent again on events.request (boot ${h.boot}), then the live ones`;
     });
     on('events_gap', (g) => logLocal('warning', 'history', `events ${g.from}–${g.to} are lost: the robot no longer keeps them`));
@@ -410,6 +410,8 @@
     });
   }
 
+  // counted is "1 node", "3 nodes".
+  function counted(n, noun) { return `${n} ${noun}${n === 1 ? '' : 's'}`; }
   function setText(el, s) { if (el.textContent !== s) el.textContent = s; }
   function div(cls) { const d = document.createElement('div'); d.className = cls; return d; }
   function span(cls, text) { const s = document.createElement('span'); if (cls) s.className = cls; s.textContent = text; return s; }
@@ -456,7 +458,7 @@
 
   function problem(message, detail, time) {
     S.problems++;
-    $('problem-count').textContent = `${S.problems} problem${S.problems === 1 ? '' : 's'}`;
+    $('problem-count').textContent = counted(S.problems, 'problem');
     addLog({ time, level: 'problem', kind: 'unparsed', message: message + (detail ? ' — ' + detail : ''), cls: 'problem' });
   }
 
@@ -483,7 +485,7 @@
       let text = `${what}: ok`;
       const res = d.reply && d.reply.result;
       if (res && typeof res === 'object') {
-        if (res.nodes) text += ` · ${res.nodes} nodes`;
+        if (res.nodes) text += ` · ${counted(res.nodes, 'node')}`;
         if (res.started) text += ' · started';
         if (res.unchanged) text += ' · unchanged (same revision)';
       }
