@@ -4,11 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/botd-project/botd/cmd/botctl/web"
@@ -80,6 +84,14 @@ func (c *cli) ui(args []string) error {
 	if err != nil {
 		return err
 	}
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fail(exitRefused, "%v\n%s", err, portTakenHint(c.listen))
+		}
+		return fail(exitRefused, "%v", err)
+	}
+	defer ln.Close()
 	g, err := c.dial(true)
 	if err != nil {
 		return err
@@ -92,10 +104,23 @@ func (c *cli) ui(args []string) error {
 		fmt.Fprintf(c.stderr, "botctl ui: no broker at %s yet: connecting, and again after every loss (the dashboard says when it is up)\n", c.broker)
 	}
 	cancel()
-	err = web.Serve(c.ctx, web.Options{Ground: g, Listen: c.listen, Robot: robot, Logger: log, Stdout: c.stdout, Broker: c.broker,
+	err = web.Serve(c.ctx, web.Options{Ground: g, Listen: c.listen, Listener: ln, Robot: robot, Logger: log, Stdout: c.stdout, Broker: c.broker,
 		Token: token, ShowToken: shown, TLSCert: c.uiOpt.httpsCert, TLSKey: c.uiOpt.httpsKey})
 	if err != nil && c.ctx.Err() == nil {
 		return fail(exitRefused, "%v", err)
 	}
 	return nil
+}
+
+// portTakenHint says how to serve the dashboard when its address is taken
+// (another dashboard, or anything else on that port): the next port, or
+// any free one.
+func portTakenHint(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	next := "8081"
+	if p, perr := strconv.Atoi(port); err == nil && perr == nil && p > 0 && p < 65535 {
+		next = strconv.Itoa(p + 1)
+	}
+	return fmt.Sprintf("%s is taken (another botctl ui?): serve on another port with --listen %s, or --listen %s for any free one (the URL is printed)",
+		listen, net.JoinHostPort(host, next), net.JoinHostPort(host, "0"))
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +111,22 @@ func TestUITokenFile(t *testing.T) {
 	case <-done:
 	case <-time.After(15 * time.Second):
 		t.Fatal("ui did not stop")
+	}
+}
+
+// botctl ui on a port that is taken says how to pick another one.
+func TestUIPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	p, _ := strconv.Atoi(port)
+	r := botctl(t, "ui", "--listen", addr, "--broker", "tcp://127.0.0.1:1", "--timeout", "100ms")
+	want := fmt.Sprintf("%s is taken (another botctl ui?): serve on another port with --listen 127.0.0.1:%d, or --listen 127.0.0.1:0", addr, p+1)
+	if r.code != exitRefused || !strings.Contains(r.stderr, want) {
+		t.Errorf("%v\nwant exit %d and %q", r, exitRefused, want)
 	}
 }

@@ -32,6 +32,10 @@ type Options struct {
 	Ground *ground.Client
 	// Listen is the address to serve on [DefaultListen].
 	Listen string
+	// Listener, when set, is already listening on Listen; Serve serves on
+	// it and closes it. botctl ui opens it before it connects to the
+	// broker, so that a port in use is said at once.
+	Listener net.Listener
 	// Robot is opened when the page's URL names none (optional).
 	Robot string
 	// Logger gets the server's log lines [discarded].
@@ -331,9 +335,12 @@ func Serve(ctx context.Context, opts Options) error {
 
 func (s *server) serve(ctx context.Context) error {
 	defer s.Close()
-	ln, err := net.Listen("tcp", s.opts.Listen)
-	if err != nil {
-		return fmt.Errorf("web: %w", err)
+	ln := s.opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", s.opts.Listen); err != nil {
+			return fmt.Errorf("web: %w", err)
+		}
 	}
 	srv := &http.Server{
 		Handler:           s,
