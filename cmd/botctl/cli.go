@@ -43,6 +43,7 @@ type cli struct {
 	forDur, validFor                                 time.Duration
 	out                                              outFlag
 	uiOpt                                            uiOpts
+	revision                                         int64 // mission send --revision; -1: the file's
 
 	// signer signs the commands robots may require an envelope for
 	// (loadSigner); nil: commands go unsigned.

@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/hint"
@@ -23,6 +21,8 @@ func missionFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.robotsSel, "robots", "", "send to every robot this selector matches, at once: id globs (rover-*) or labels (site=yard-a,kind=rover)")
 	fs.BoolVar(&c.startNow, "start", false, "start the mission once accepted")
 	fs.BoolVar(&c.replace, "replace", false, "replace the running mission (halted first)")
+	fs.StringVar(&c.missionID, "id", "", "the mission's id, for a file without one (a BehaviorTree.CPP or Behavior3 file has no place for it; default: derived from its name)")
+	fs.Int64Var(&c.revision, "revision", -1, "the mission's revision, for a file that cannot hold one (BehaviorTree.CPP, Behavior3): raise it to update a stored mission")
 	signingFlags(c, fs)
 }
 
@@ -67,18 +67,9 @@ func (c *cli) mission(args []string) error {
 	if err != nil {
 		return err
 	}
-	generated := false
-	payload := mf.payload()
-	if mf.doc.ID == "" {
-		mf.doc.ID = uuid.NewString()
-		generated = true
-		js, err := mf.doc.JSON()
-		if err != nil {
-			return fail(exitRefused, "%s: %v", file, err)
-		}
-		payload = json.RawMessage(js)
-		fmt.Fprintf(c.stderr, "note: %s has no mission id; sending it as %s (add \"id\": %q to the file to update this mission later)\n",
-			file, mf.doc.ID, mf.doc.ID)
+	payload, generated, err := c.identify(mf)
+	if err != nil {
+		return err
 	}
 	// With a signing key (--key, $BOTCTL_SIGNING_KEY) the ground client
 	// adds the signed envelope.
@@ -105,6 +96,9 @@ func (c *cli) mission(args []string) error {
 		c.printAccepted(mf.doc, rep)
 	} else {
 		c.printRefusal(c.robot, fmt.Sprintf("mission %q", missionName(mf.doc)), c.withHints(g, c.robot, rep.Error))
+		if h := revisionHint(mf, rep.Error); h != "" {
+			fmt.Fprintln(c.stderr, h)
+		}
 	}
 	if !rep.OK {
 		return silent(exitRefused)

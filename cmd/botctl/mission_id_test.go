@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A BehaviorTree.CPP file has no place for a mission id or a revision:
+// botctl gives it the id botd derives from the mission's name, so
+// sending it again updates the same mission, and --revision updates it
+// once it changed; the notes name that path, never an "id" the file
+// cannot hold.
+func TestMissionSendBTCPPIdentity(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "botd.yaml")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("robot: rover-1\nhardware: %s\n", repoFile(t, "configs/sim.yaml"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xml := filepath.Join(dir, "yard.xml")
+	write := func(ms int) {
+		body := fmt.Sprintf(`<root BTCPP_format="4" main_tree_to_execute="yard"><BehaviorTree ID="yard"><Sleep msec="%d"/></BehaviorTree></root>`, ms)
+		if err := os.WriteFile(xml, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(100)
+	d := startBotd(t, "-config", conf)
+	waitOnline(t, d, "rover-1")
+	b := []string{"--robot", "rover-1", "--broker", d.url, "--timeout", "15s"}
+	send := func(args ...string) result { return botctl(t, append(append([]string{"mission", "send", xml}, args...), b...)...) }
+	id := derivedID("yard")
+
+	r := send()
+	expect(t, r, exitOK, `mission "yard" accepted (id `+id+", revision 0",
+		"is a BehaviorTree.CPP XML file, which has no place for a mission id: sending it as "+id+`, derived from its name "yard"`, "--revision N")
+	if strings.Contains(r.stderr, `add "id"`) {
+		t.Errorf("the note asks for an id the file cannot hold:\n%s", r.stderr)
+	}
+	expect(t, send(), exitOK, `mission "yard" already stored (unchanged) (id `+id)
+
+	write(200)
+	expect(t, send(), exitRefused, "SAME_REVISION", "hint: a BehaviorTree.CPP XML file has no revision: send it with --revision N")
+	expect(t, send("--revision", "1"), exitOK, `mission "yard" accepted (id `+id+", revision 1")
+	const other = "2f6b0c1e-6c1a-4a55-9d0e-1b3f1c8f5a10"
+	expect(t, send("--id", other), exitOK, `mission "yard" accepted (id `+other+`, revision 0`)
+	expect(t, send("--id", "my-yard"), exitUsage, "a mission id is a UUID")
+
+	yaml := filepath.Join(dir, "m.yaml")
+	os.WriteFile(yaml, []byte("format: botd/mission@1\nname: m\nmain: main\ntrees:\n  main: {type: Wait, params: {ms: 5}}\n"), 0o644)
+	expect(t, botctl(t, append([]string{"mission", "send", yaml, "--revision", "2"}, b...)...), exitUsage, `set "revision" in`)
+}
