@@ -30,7 +30,9 @@ func TestMissionSendBTCPPIdentity(t *testing.T) {
 	d := startBotd(t, "-config", conf)
 	waitOnline(t, d, "rover-1")
 	b := []string{"--robot", "rover-1", "--broker", d.url, "--timeout", "15s"}
-	send := func(args ...string) result { return botctl(t, append(append([]string{"mission", "send", xml}, args...), b...)...) }
+	send := func(args ...string) result {
+		return botctl(t, append(append([]string{"mission", "send", xml}, args...), b...)...)
+	}
 	id := derivedID("yard")
 
 	r := send()
