@@ -124,6 +124,16 @@ func (c *cli) events(args []string) error {
 	enc.SetEscapeHTML(false)
 	lastConn := ""
 	first := true
+	// The history arrives before its reply, which says how much there is:
+	// it is held until the note that introduces it is printed.
+	var held []protocol.EventMsg
+	print := func(m protocol.EventMsg) {
+		if c.json {
+			enc.Encode(m)
+		} else {
+			fmt.Fprintln(c.stdout, eventLine(m, time.Local))
+		}
+	}
 	for {
 		select {
 		case <-c.ctx.Done():
@@ -133,15 +143,19 @@ func (c *cli) events(args []string) error {
 		case m := <-msgs:
 			switch m := m.(type) {
 			case protocol.EventMsg:
-				if c.json {
-					enc.Encode(m)
-				} else {
-					fmt.Fprintln(c.stdout, eventLine(m, time.Local))
+				if first && !c.noHistory {
+					held = append(held, m)
+					continue
 				}
+				print(m)
 			case historyReply:
 				if first {
 					first = false
 					c.historyNote(robot, m.rep, m.err)
+					for _, e := range held {
+						print(e)
+					}
+					held = nil
 					listening()
 					startTimer()
 				}
@@ -166,7 +180,7 @@ func (c *cli) historyNote(robot string, rep protocol.Reply, err error) {
 		fmt.Fprintln(c.stderr, historyText(rep, err))
 		return
 	}
-	fmt.Fprintf(c.stderr, "%s keeps %s; they come first\n", robot, historyText(rep, err))
+	fmt.Fprintf(c.stderr, "%s keeps %s:\n", robot, historyText(rep, err))
 }
 
 // historyText is what events.request brought, for people.
