@@ -521,6 +521,9 @@ func (d *Daemon) linkState(conn transport.Conn) protocol.LinkState {
 		}
 		return ls // presence is unknown without the broker
 	}
+	if cur, ok := conn.(transport.Current); ok {
+		ls.URL = cur.Broker()
+	}
 	now := conn.Connects()
 	d.presenceMu.Lock()
 	defer d.presenceMu.Unlock()

@@ -149,6 +149,7 @@ func (d *Daemon) linkLoop(ctx context.Context, conn transport.Conn) {
 	var reported, raw protocol.LinkState
 	var rawSince time.Time
 	first := true
+	onURL := "" // the broker last reported up
 	for {
 		changed := conn.LinkChanged()
 		now := clock.Now()
@@ -168,8 +169,14 @@ func (d *Daemon) linkLoop(ctx context.Context, conn transport.Conn) {
 		}
 		if first || next != reported {
 			first, reported = false, next
-			d.log.Info("link", "broker", next.Broker, "gcs_online", next.GCSOnline)
+			d.log.Info("link", "broker", next.Broker, "gcs_online", next.GCSOnline, "url", next.URL)
 			d.cfg.Link(next)
+			if next.URL != "" && next.URL != onURL {
+				if onURL != "" {
+					d.brokerChanged(onURL, next.URL)
+				}
+				onURL = next.URL
+			}
 		}
 		var timer <-chan time.Time
 		if at := earliest(hold, w.wake()); !at.IsZero() {
@@ -183,6 +190,20 @@ func (d *Daemon) linkLoop(ctx context.Context, conn transport.Conn) {
 		case <-timer:
 		}
 	}
+}
+
+// EventBrokerChanged is the event of a robot that connected to another
+// broker of its list than the one it was on (the first connection of a
+// run is in state.link.url only).
+const EventBrokerChanged = "link.broker"
+
+// brokerChanged reports the broker the robot is on now, and the one it
+// was on before, as an event: it goes to the outbox like any other, so a
+// ground station sees every move, in order.
+func (d *Daemon) brokerChanged(from, to string) {
+	d.log.Info("moved to another broker", "from", from, "to", to)
+	d.EventSink()(protocol.Event{Kind: EventBrokerChanged, Level: "info", Message: "moved from broker " + from + " to " + to,
+		Data: map[string]any{"from": from, "to": to}})
 }
 
 // watchConn follows a connection that does not make the link (the e-stop

@@ -22,6 +22,7 @@ import (
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 	"github.com/botd-project/botd/telemetry/vda5050"
 )
 
@@ -88,9 +89,17 @@ type TickConfig struct {
 
 // BrokerConfig says which broker to use; with no URL botd starts its own.
 type BrokerConfig struct {
-	URL      string `yaml:"url"`
-	ClientID string `yaml:"client_id"`
-	Username string `yaml:"username"`
+	URL string `yaml:"url"`
+	// URLs are several brokers (the nodes of a cluster, bridged brokers):
+	// each robot tries them in an order of its own, stable per robot id,
+	// so a fleet spreads over them; after a loss it goes down its list
+	// again. Instead of url.
+	URLs []string `yaml:"urls"`
+	// ReconnectMax bounds the wait between reconnect rounds while every
+	// broker refuses [defaultReconnectMax]; paho's own is 10 minutes.
+	ReconnectMax time.Duration `yaml:"reconnect_max"`
+	ClientID     string        `yaml:"client_id"`
+	Username     string        `yaml:"username"`
 	// EStopUsername is the user of the e-stop connection [username], with
 	// the same password (deploy/mosquitto binds client ids to users).
 	EStopUsername string         `yaml:"estop_username"`
@@ -294,9 +303,7 @@ func (c *Config) validate() error {
 	case c.Tick.Hz < c.Tick.MinHz || c.Tick.Hz > c.Tick.MaxHz:
 		bad("tick.hz", "%v is outside [min_hz %v, max_hz %v]", c.Tick.Hz, c.Tick.MinHz, c.Tick.MaxHz)
 	}
-	if c.Broker.URL != "" && !strings.Contains(c.Broker.URL, "://") {
-		bad("broker.url", "%q needs a scheme (tcp://, ssl://, ws://)", c.Broker.URL)
-	}
+	c.validateBrokers(bad)
 	if (c.Broker.CertFile == "") != (c.Broker.KeyFile == "") {
 		bad("broker", "cert_file and key_file go together")
 	}
@@ -384,6 +391,62 @@ func (c *Config) validate() error {
 		bad("hardware", "missing: name a hardware file (e.g. sim.yaml) or give adaptors and devices inline")
 	}
 	return errors.Join(errs...)
+}
+
+// validateBrokers refuses a broker list botd would never connect with: a
+// malformed URL, an unknown scheme, a list in one string, an empty list.
+func (c *Config) validateBrokers(bad func(field, format string, args ...any)) {
+	b := &c.Broker
+	if b.URL != "" {
+		if err := transport.CheckBroker(b.URL); err != nil {
+			bad("broker.url", "%v", err)
+		}
+		if len(b.URLs) > 0 {
+			bad("broker.urls", "give url or urls, not both")
+		}
+	}
+	if b.URLs != nil && len(b.URLs) == 0 {
+		bad("broker.urls", "empty: list one broker URL or more (or leave urls out for the embedded broker)")
+	}
+	seen := map[string]bool{}
+	for i, u := range b.URLs {
+		if err := transport.CheckBroker(u); err != nil {
+			bad(fmt.Sprintf("broker.urls[%d]", i), "%v", err)
+		} else if seen[u] {
+			bad(fmt.Sprintf("broker.urls[%d]", i), "%q is listed twice", u)
+		}
+		seen[u] = true
+	}
+	if r := b.ReconnectMax; r != 0 && (r < time.Second || r > 5*time.Minute) {
+		bad("broker.reconnect_max", "%v is outside [1s, 5m]", r)
+	}
+}
+
+// defaultReconnectMax is broker.reconnect_max when the config gives none.
+const defaultReconnectMax = 10 * time.Second
+
+// brokers is the configured broker list, in the order this robot tries
+// it (transport.Order); nil: the embedded broker.
+func (c *Config) brokers() []string {
+	list := c.Broker.URLs
+	if c.Broker.URL != "" {
+		list = []string{c.Broker.URL}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	return transport.Order(list, c.Robot)
+}
+
+// setBrokerFlag takes a -broker flag: one URL or several, comma-separated,
+// in place of the config's.
+func (c *Config) setBrokerFlag(s string) error {
+	list, err := transport.ParseBrokers(s)
+	if err != nil {
+		return fmt.Errorf("-broker: %w", err)
+	}
+	c.Broker.URL, c.Broker.URLs = "", list
+	return nil
 }
 
 // validateCounts checks the rates, sizes and periods whose zero takes the

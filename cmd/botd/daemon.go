@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,7 +68,10 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		cfg.Broker.ClientID = "botd-" + *robot
 	}
 	if *broker != "" {
-		cfg.Broker.URL = *broker
+		if err := cfg.setBrokerFlag(*broker); err != nil {
+			fmt.Fprintln(stderr, "botd:", err)
+			return 2
+		}
 	}
 	if *mission != "" {
 		abs, _ := filepath.Abs(*mission)
@@ -111,7 +115,7 @@ func daemonFlags(out io.Writer) (*flag.FlagSet, daemonFlagValues) {
 	fs.SetOutput(out)
 	return fs, daemonFlagValues{
 		config:   fs.String("config", "", "config file (default: the built-in simulated rover)"),
-		broker:   fs.String("broker", "", "broker URL, overriding the config (tcp://host:1883); with none here or in the config, botd runs its embedded broker"),
+		broker:   fs.String("broker", "", "broker URL, or several comma-separated (the nodes of a cluster), overriding the config (tcp://host:1883); with none here or in the config, botd runs its embedded broker"),
 		robot:    fs.String("robot", "", "robot id, overriding the config"),
 		mission:  fs.String("mission", "", "mission file to load and start, overriding the config"),
 		stateDir: fs.String("state-dir", "", "state directory (journal, event outbox), overriding the config (default: $BOTD_STATE_DIR, else $XDG_STATE_HOME/botd/ROBOT, else ~/.local/state/botd/ROBOT)"),
@@ -175,6 +179,9 @@ type system struct {
 	tele   *telemetry.Daemon
 	vda    *vda5050.Adapter // nil without a vda5050 section
 	broker *broker.Broker
+	// urls are the brokers in the order this robot tries them; url is
+	// the first (devices that subscribe on the robot's broker use it).
+	urls   []string
 	url    string
 	clock  clockwork.Clock
 	lock   *stateLock
@@ -280,8 +287,8 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s.url = cfg.Broker.URL
-	if s.url == "" {
+	s.urls = cfg.brokers()
+	if len(s.urls) == 0 {
 		// The broker outlives ctx: telemetry publishes the final state and
 		// OFFLINE through it after the mission stopped; close() stops it.
 		cfg.brokerSecret = broker.NewSecret()
@@ -292,11 +299,12 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 			return nil, fmt.Errorf("embedded broker on %s: %w (another broker running, perhaps another botd's? to join it, give this daemon a robot id of its own: -broker tcp://%s -robot NAME; or move this broker with -listen)",
 				cfg.Broker.Embedded.Listen, err, cfg.Broker.Embedded.Listen)
 		}
-		s.url = s.broker.URL()
+		s.urls = []string{s.broker.URL()}
 	}
+	s.url = s.urls[0]
 	s.tele, err = telemetry.NewDaemon(telemetry.DaemonConfig{
 		Robot: cfg.Robot, Prefix: cfg.Broker.TopicPrefix,
-		Conn: cfg.ownConn(transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID,
+		Conn: cfg.ownConn(transport.Options{Brokers: s.urls, ClientID: cfg.Broker.ClientID, MaxReconnectInterval: cmp.Or(cfg.Broker.ReconnectMax, defaultReconnectMax),
 			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn}),
 		EStopUsername: cfg.estopUsername(),
 		StateDir:      stateDir, Source: s.runner, Commands: s.runner, Authorize: authorize, Factsheet: s.factsheet(),
@@ -407,7 +415,7 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- s.runner.Run(ctx) }()
 	s.uploadFence(ctx, &wg)
-	log.Info("botd running", "robot", cfg.Robot, "broker", s.url, "config", cfg.source)
+	log.Info("botd running", "robot", cfg.Robot, "broker", strings.Join(s.urls, ","), "config", cfg.source)
 	if s.broker != nil && stdout != nil {
 		fmt.Fprintf(stdout, "botd: robot %q on the embedded broker %s; watch it with: go run ./cmd/botctl watch %s\n", cfg.Robot, s.url, cfg.Robot)
 	}

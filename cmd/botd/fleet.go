@@ -17,6 +17,7 @@ import (
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/telemetry/broker"
 	"github.com/botd-project/botd/telemetry/protocol"
+	"github.com/botd-project/botd/telemetry/transport"
 )
 
 // botd fleet: N simulated robots in one process, each the daemon as
@@ -61,7 +62,7 @@ func runFleet(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var f fleetFlags
 	fs.IntVar(&f.n, "n", 10, fmt.Sprintf("how many simulated robots (1 to %d, and as many as the open-file limit allows)", maxFleet))
 	fs.StringVar(&f.config, "config", "", "config every robot starts from (default: the built-in simulated rover with its demo mission)")
-	fs.StringVar(&f.broker, "broker", "", "broker URL, overriding the config; with none, one embedded broker serves the fleet")
+	fs.StringVar(&f.broker, "broker", "", "broker URL, or several comma-separated (each robot orders them its own way), overriding the config; with none, one embedded broker serves the fleet")
 	fs.StringVar(&f.pattern, "robot", "rover-%04d", "robot id pattern: one integer verb, numbered from 1")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directories go in DIR/ROBOT (default: a temporary directory, removed at exit)")
 	fs.StringVar(&f.mission, "mission", "", "mission file every robot loads and starts, overriding the config")
@@ -203,11 +204,11 @@ type fleetRobot struct {
 
 // robotConfig is robot i's config: the base one with its own id, client
 // id, state directory, labels and broker.
-func (f *fleetFlags) robotConfig(base *Config, i int, url, stateBase string) (*Config, error) {
+func (f *fleetFlags) robotConfig(base *Config, i int, urls []string, stateBase string) (*Config, error) {
 	c := *base
 	c.Robot = f.ids[i]
 	c.Broker.ClientID = "botd-" + c.Robot
-	c.Broker.URL = url
+	c.Broker.URL, c.Broker.URLs = "", urls // each robot orders them its own way (build)
 	c.StateDir = filepath.Join(stateBase, c.Robot)
 	c.Labels = make(map[string]string, len(base.Labels)+len(f.labelMap)+1)
 	for k, v := range base.Labels {
@@ -237,14 +238,19 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 	log := newLogger(LogConfig{Level: f.logLevel, Format: base.Log.Format}, stderr)
 	slog.SetDefault(log)
 
-	url := base.Broker.URL
+	urls := base.Broker.URLs
+	if base.Broker.URL != "" {
+		urls = []string{base.Broker.URL}
+	}
 	if f.broker != "" {
-		url = f.broker
+		if urls, err = transport.ParseBrokers(f.broker); err != nil {
+			return fmt.Errorf("-broker: %w", err)
+		}
 	}
 	// On the broker the fleet runs itself, the robots' client ids are kept
 	// for the robots (one secret for all: they share this process).
 	secret := ""
-	if url == "" {
+	if len(urls) == 0 {
 		secret = broker.NewSecret()
 		ids := make([]string, len(f.ids))
 		for i, id := range f.ids {
@@ -259,8 +265,8 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 			return fmt.Errorf("embedded broker on %s: %w (give one with -broker)", base.Broker.Embedded.Listen, err)
 		}
 		defer b.Close()
-		url = b.URL()
-		fmt.Fprintf(stdout, "botd fleet: embedded broker %s\n", url)
+		urls = []string{b.URL()}
+		fmt.Fprintf(stdout, "botd fleet: embedded broker %s\n", b.URL())
 	}
 	stateBase := f.stateDir
 	if stateBase == "" {
@@ -278,7 +284,7 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		}
 	}()
 	for i := range f.n {
-		cfg, err := f.robotConfig(base, i, url, stateBase)
+		cfg, err := f.robotConfig(base, i, urls, stateBase)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.ids[i], err)
 		}
@@ -298,7 +304,7 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		runCtx, cancel = context.WithTimeout(ctx, f.duration)
 		defer cancel()
 	}
-	fmt.Fprintf(stdout, "botd fleet: %d robots (%s ... %s) on %s, started %g a second\n", f.n, f.ids[0], f.ids[f.n-1], url, f.ramp)
+	fmt.Fprintf(stdout, "botd fleet: %d robots (%s ... %s) on %s, started %g a second\n", f.n, f.ids[0], f.ids[f.n-1], strings.Join(urls, ","), f.ramp)
 
 	var wg sync.WaitGroup
 	rep := newFleetReport(f, robots, acks)

@@ -62,8 +62,10 @@ func runHWTest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		wg.Add(1)
 		go func() { defer wg.Done(); stepWorld(tctx, world) }()
 	}
-	broker := cfg.Broker.URL
-	if broker == "" {
+	broker := ""
+	if urls := cfg.brokers(); len(urls) > 0 {
+		broker = urls[0]
+	} else {
 		broker = "tcp://" + cfg.Broker.Embedded.Listen // a running daemon's embedded broker
 	}
 	events := func(e drivers.Event) { log.Warn(e.Message, "event", e.Kind) }

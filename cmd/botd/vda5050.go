@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +58,7 @@ func (s *system) buildVDA5050() error {
 	}
 	a, err := vda5050.New(vda5050.Options{
 		Config: v,
-		Conn: cfg.ownConn(transport.Options{Brokers: []string{s.url}, ClientID: cfg.Broker.ClientID + "-vda5050",
+		Conn: cfg.ownConn(transport.Options{Brokers: s.urls, ClientID: cfg.Broker.ClientID + "-vda5050", MaxReconnectInterval: cmp.Or(cfg.Broker.ReconnectMax, defaultReconnectMax),
 			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn}),
 		Runner: s.runner, Reading: s.robot.Reading, MaxPayload: cfg.Telemetry.MaxPayload,
 		Factsheet: fi, Logger: s.log.With("part", "vda5050"),

@@ -101,6 +101,9 @@ type LinkState struct {
 	// a silent broker is noticed only a keepalive and a ping timeout
 	// later, and the link-loss failsafe measures from the last contact.
 	DownSince time.Time `json:"down_since,omitzero"`
+	// URL is the broker the robot is connected to (of the several it may
+	// be given; no password), while the broker link is up.
+	URL string `json:"url,omitzero"`
 }
 
 // BatteryState is the latest battery reading.

@@ -82,6 +82,8 @@ type pahoConn struct {
 	closing  atomic.Bool // Close has begun: no more birth messages
 	closed   atomic.Bool
 	heard    atomic.Int64 // unix ns the broker last sent anything (heardConn)
+	dialing  atomic.Value // string: the broker URL last dialled
+	broker   atomic.Value // string: the broker URL of the current connection
 
 	mu      sync.Mutex
 	subs    map[string]subscription
@@ -136,6 +138,7 @@ func Dial(opts Options) (Conn, error) {
 // tell a real acknowledgement from a token completed by a reconnect.
 func (c *pahoConn) open(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
 	c.dialGen.Add(1)
+	c.dialing.Store(u.Redacted())
 	conn, err := dialURL(u, o)
 	if err != nil {
 		return nil, err
@@ -177,12 +180,30 @@ type Heard interface{ LastHeard() time.Time }
 
 var _ Heard = (*pahoConn)(nil)
 
+// Current is a Conn that knows which of its brokers it is connected to.
+type Current interface {
+	// Broker is the URL of the broker of the current (or last)
+	// connection, without a password; "" before the first.
+	Broker() string
+}
+
+var _ Current = (*pahoConn)(nil)
+
+func (c *pahoConn) Broker() string {
+	s, _ := c.broker.Load().(string)
+	return s
+}
+
 func (c *pahoConn) onConnect(cl paho.Client) {
 	c.onConnMu.Lock()
 	defer c.onConnMu.Unlock()
 	gen := c.dialGen.Load()
+	// paho dials the list in order and connects on the first that
+	// answers: the URL dialled last is the one connected.
+	b, _ := c.dialing.Load().(string)
+	c.broker.Store(b)
 	c.connects.Add(1)
-	c.log.Info("mqtt connected", "connection", gen)
+	c.log.Info("mqtt connected", "connection", gen, "broker", b)
 
 	c.mu.Lock()
 	subs := make(map[string]subscription, len(c.subs))

@@ -63,8 +63,11 @@ type Options struct {
 	PingTimeout          time.Duration // no answer to a ping this long: the connection is lost; default KeepAlive/2
 	ConnectTimeout       time.Duration // default 10 s
 	PublishTimeout       time.Duration // default 5 s; also paho's write timeout
-	ConnectRetryInterval time.Duration // default 2 s
-	MaxReconnectInterval time.Duration // default 10 s
+	ConnectRetryInterval time.Duration // between rounds of the list before the first connection; default 2 s
+	// MaxReconnectInterval bounds paho's reconnect backoff after a loss
+	// (it starts at 1 s and doubles while every broker in the list
+	// refuses); default 10 s, where paho's own is 10 minutes.
+	MaxReconnectInterval time.Duration
 
 	Logger *slog.Logger
 
@@ -89,17 +92,8 @@ func (o *Options) fill() error {
 		return errors.New("transport: no broker URL")
 	}
 	for _, b := range o.Brokers {
-		u, err := url.Parse(b)
-		if err != nil {
-			return fmt.Errorf("transport: broker %q: %w", b, err)
-		}
-		switch u.Scheme {
-		case "tcp", "mqtt", "ssl", "tls", "mqtts", "ws", "wss":
-		default:
-			return fmt.Errorf("transport: broker %q: scheme must be tcp, ssl, ws or wss", b)
-		}
-		if u.Host == "" {
-			return fmt.Errorf("transport: broker %q: no host", b)
+		if err := CheckBroker(b); err != nil {
+			return fmt.Errorf("transport: broker %w", err)
 		}
 	}
 	if o.ClientID == "" {
