@@ -316,9 +316,14 @@
     if (!f || typeof f !== 'object') { box.hidden = true; box.textContent = ''; return; }
     const m = S.state.mission;
     const current = m && m.id === f.mission;
+    // A failure from before the current run started (the same mission run
+    // again, or another one) is history: not a banner over the new run.
+    const started = m && Date.parse(m.started);
+    const thisRun = current && !(started && Date.parse(f.time) < started);
+    if (!thisRun && m && (m.status === 'RUNNING' || m.status === 'PAUSED')) { box.hidden = true; box.textContent = ''; return; }
     box.hidden = false;
     box.dataset.code = str(f.code);
-    box.classList.toggle('old', !current);
+    box.classList.toggle('old', !thisRun);
     box.textContent = '';
     const head = div('head');
     const what = f.status ? `${f.mission_name || 'mission'} ended ${f.status}` : `node error in ${f.mission_name || 'the mission'}`;
@@ -329,7 +334,7 @@
       if (Number.isInteger(f.node) && current) ref.addEventListener('click', () => tree.focus(f.node));
       head.append(ref);
     }
-    head.append(span('muted', ' · ' + fmtTime(f.time) + (current ? '' : ' (an earlier mission)')));
+    head.append(span('muted', ' · ' + fmtTime(f.time) + (thisRun ? '' : current ? ' (an earlier run)' : ' (an earlier mission)')));
     const msg = div('why');
     msg.textContent = str(f.message);
     box.append(head, msg);
@@ -396,6 +401,18 @@
     const vals = S.bb && Array.isArray(S.bb.values) ? S.bb.values.slice() : [];
     vals.sort((a, b) => str(a && a.key).localeCompare(str(b && b.key)));
     const since = S.bb ? performance.now() - S.bbAt : 0;
+    // Values come by exception (when they change beyond their deadband), so
+    // a steady reading only ages on the ground: its age says when it last
+    // changed, not that its sensor stopped. The colour is the sensor's own
+    // staleness, as the robot reports it in state.errors (SENSOR_STALE,
+    // SENSOR_ERROR, with the key), or the robot's link, when it is down.
+    const faults = new Map();
+    if (S.state && Array.isArray(S.state.errors)) {
+      for (const e of S.state.errors) if (e && typeof e.ref === 'string' && /^SENSOR_/.test(str(e.code))) faults.set(e.ref, e);
+    }
+    const sum = S.robots.find((r) => r.id === S.robot);
+    const conn = S.conn || (sum && sum.connection) || '';
+    const linkDown = (!!conn && conn !== 'ONLINE') || !!(sum && sum.silent);
     $('bb-count').textContent = vals.length ? `(${vals.length})` : '';
     while (tbody.rows.length > vals.length) tbody.deleteRow(-1);
     vals.forEach((x, i) => {
@@ -406,7 +423,11 @@
       setText(row.cells[1], fmtValue(x && x.value));
       row.cells[1].title = JSON.stringify(x && x.value) || '';
       setText(row.cells[2], fmtAge(age));
-      row.cells[2].className = 'a' + (age > 10000 ? ' old' : age > 1000 ? ' stale' : '');
+      const fault = faults.get(str(x && x.key));
+      row.cells[2].className = 'a' + (fault ? ' old' : linkDown ? ' stale' : '');
+      row.cells[2].title = fault ? `${fault.code}: ${str(fault.message)}`
+        : linkDown ? 'the robot is not online: the last value it sent'
+        : 'since the value last changed (values are sent when they change beyond their deadband; a sensor that stops is reported, and shown red)';
     });
   }
 
