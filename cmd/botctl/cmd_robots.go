@@ -12,12 +12,16 @@ import (
 
 // robotJSON is one robot in `robots --json` and `status --json`.
 type robotJSON struct {
-	ID         string             `json:"id"`
-	Connection string             `json:"connection"`
-	LastSeen   time.Time          `json:"last_seen"`
-	State      *protocol.StateMsg `json:"state"`
-	Version    string             `json:"version,omitempty"`
-	TreeNodes  *int               `json:"tree_nodes,omitempty"`
+	ID         string    `json:"id"`
+	Connection string    `json:"connection"`
+	LastSeen   time.Time `json:"last_seen"`
+	// Stale: no telemetry for ground.DefaultStaleAfter, whatever the
+	// connection says (a broker node that died may never publish the
+	// robot's last will).
+	Stale     bool               `json:"stale"`
+	State     *protocol.StateMsg `json:"state"`
+	Version   string             `json:"version,omitempty"`
+	TreeNodes *int               `json:"tree_nodes,omitempty"`
 	// Labels come from the factsheet, with --label, --labels or a label sort.
 	Labels map[string]string `json:"labels,omitempty"`
 }
@@ -52,7 +56,8 @@ func (c *cli) robots(args []string) error {
 	}
 	rows := make([]robotJSON, 0, len(all))
 	for _, r := range all {
-		row := robotJSON{ID: r.ID, Connection: r.Connection, LastSeen: r.LastSeen, State: r.State}
+		row := robotJSON{ID: r.ID, Connection: r.Connection, LastSeen: r.LastSeen, State: r.State,
+			Stale: r.Stale(c.now(), ground.DefaultStaleAfter)}
 		if facts != nil {
 			row.Labels = facts.get(r.ID)
 		}
@@ -89,7 +94,11 @@ func (c *cli) robots(args []string) error {
 			link = linkText(s.Link)
 			seen = c.when(s.TS)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID, orDash(r.Connection), mode, mission, battery, link, seen)
+		conn := orDash(r.Connection)
+		if r.Stale && r.Connection == protocol.ConnOnline {
+			conn += " (stale)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s", r.ID, conn, mode, mission, battery, link, seen)
 		if c.robotsOpt.showLabels {
 			fmt.Fprintf(w, "\t%s", labelsText(r.Labels))
 		}

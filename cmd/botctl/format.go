@@ -83,6 +83,9 @@ func linkText(l protocol.LinkState) string {
 	broker := "broker down"
 	if l.Broker {
 		broker = "broker up"
+		if l.URL != "" {
+			broker += " (" + l.URL + ")"
+		}
 	}
 	gcs := "no ground station"
 	if l.GCSOnline {

@@ -61,6 +61,9 @@ type RobotInfo struct {
 	Connection string             // ONLINE, OFFLINE, CONNECTION_BROKEN; "" when not heard
 	State      *protocol.StateMsg // latest state, nil when not heard
 	LastSeen   time.Time          // ground clock
+	// LiveAt is when the robot was last heard live (ground clock): a
+	// message the broker did not deliver from its retained store.
+	LiveAt time.Time
 }
 
 // RobotHandlers receive one robot's messages, decoded. They run one at a
@@ -150,8 +153,8 @@ func New(cfg Config) (*Client, error) {
 		o.Discard = cfg.Prefix + "/" + protocol.GCSSegment + "/" + cfg.GCS + "/" + protocol.LeafDiscard
 	}
 	o.Subscriptions = append(append([]transport.Subscription(nil), o.Subscriptions...),
-		transport.Subscription{Filter: protocol.RobotsFilter(cfg.Prefix, protocol.LeafConnection), QoS: protocol.QoSRetained, Handler: g.onRobotMsg},
-		transport.Subscription{Filter: protocol.RobotsFilter(cfg.Prefix, protocol.LeafState), QoS: protocol.QoSRetained, Handler: g.onRobotMsg},
+		transport.Subscription{Filter: protocol.RobotsFilter(cfg.Prefix, protocol.LeafConnection), QoS: protocol.QoSRetained, Handler: g.onLiveRobotMsg, Retained: g.onRobotMsg},
+		transport.Subscription{Filter: protocol.RobotsFilter(cfg.Prefix, protocol.LeafState), QoS: protocol.QoSRetained, Handler: g.onLiveRobotMsg, Retained: g.onRobotMsg},
 	)
 	if cfg.Presence {
 		topic := protocol.GCSStateTopic(cfg.Prefix, cfg.GCS)
@@ -169,6 +172,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	g.conn = conn
 	g.wg.Go(g.dispatch)
+	g.wg.Go(g.rebirthLoop)
 	return g, nil
 }
 
@@ -214,8 +218,18 @@ func (g *Client) Robots() []RobotInfo {
 	return out
 }
 
+// onLiveRobotMsg is onRobotMsg for a message published now (not one the
+// broker kept): the robot was live then.
+func (g *Client) onLiveRobotMsg(topic string, payload []byte) {
+	g.robotMsg(topic, payload, true)
+}
+
 // onRobotMsg runs on the MQTT client's goroutine.
 func (g *Client) onRobotMsg(topic string, payload []byte) {
+	g.robotMsg(topic, payload, false)
+}
+
+func (g *Client) robotMsg(topic string, payload []byte, live bool) {
 	robot, leaf, ok := protocol.SplitTopic(g.cfg.Prefix, topic)
 	if !ok || len(payload) == 0 {
 		return
@@ -235,6 +249,7 @@ func (g *Client) onRobotMsg(topic string, payload []byte) {
 			return
 		}
 		r.Connection = m.State
+		live = live && m.State == protocol.ConnOnline // a will is the broker's word, not the robot's
 	case protocol.LeafState:
 		m, err := protocol.DecodeState(payload)
 		if err != nil {
@@ -244,6 +259,9 @@ func (g *Client) onRobotMsg(topic string, payload []byte) {
 		r.State = &m
 	}
 	r.LastSeen = g.cfg.Clock.Now()
+	if live {
+		r.LiveAt = r.LastSeen
+	}
 }
 
 // Watch subscribes to every topic of robot and calls h for each message.
