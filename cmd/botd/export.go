@@ -5,25 +5,30 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/plan"
 )
 
 // runExport writes a mission in another format: BehaviorTree.CPP v4 XML
 // (Groot2 opens it), a Behavior3 Editor project, or botd JSON. It reads
 // any format botd reads; the trees of included files and of -lib trees
-// the mission calls are written into the output. Exit status 0 on success, 1 when the mission
+// the mission calls are written into the output. -format plan writes a UAV
+// mission's flight as a QGroundControl plan (package plan). Exit status 0 on success, 1 when the mission
 // cannot be read or written, 2 on usage errors.
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "btcpp", "output format: btcpp (BehaviorTree.CPP v4 XML), b3 (Behavior3 Editor 0.3 project), b3tree (the current Behavior3 editor's tree file) or botd (JSON)")
+	format := fs.String("format", "btcpp", "output format: btcpp (BehaviorTree.CPP v4 XML), b3 (Behavior3 Editor 0.3 project), b3tree (the current Behavior3 editor's tree file) botd (JSON) or plan (a QGroundControl .plan of a UAV mission's flight)")
+	homeFlag := fs.String("home", "", "plan: the planned home LAT,LON,ALT (degrees, m above sea level); GoTo x/y targets are metres from it (default: an imported plan's own)")
 	outFile := fs.String("o", "", "write to FILE instead of stdout")
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves the model declares (default: the simulated rover)")
 	var libs libFlag
 	fs.Var(&libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|b3tree|botd] [-lib DIR|FILE]... [-o OUT] FILE")
+		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|b3tree|botd|plan] [-home LAT,LON,ALT] [-lib DIR|FILE]... [-o OUT] FILE")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -35,9 +40,14 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch *format {
-	case "btcpp", "b3", "b3tree", "botd":
+	case "btcpp", "b3", "b3tree", "botd", "plan":
 	default:
-		fmt.Fprintf(stderr, "botd export: unknown format %q (want btcpp, b3, b3tree or botd)\n", *format)
+		fmt.Fprintf(stderr, "botd export: unknown format %q (want btcpp, b3, b3tree, botd or plan)\n", *format)
+		return 2
+	}
+	home, err := parseHome(*homeFlag)
+	if err != nil {
+		fmt.Fprintln(stderr, "botd export: -home:", err)
 		return 2
 	}
 	hw, err := loadHardware(*hwFile)
@@ -63,6 +73,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		out, err = missions.ExportB3(d)
 	case "b3tree":
 		out, err = missions.ExportB3Tree(d)
+	case "plan":
+		out, err = plan.Export(d.Trees, d.Main, d.Blackboard, plan.ExportOptions{Home: home})
 	default:
 		out, err = d.JSON()
 	}
@@ -80,4 +92,27 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseHome reads -home: "LAT,LON,ALT", or "" for none.
+func parseHome(s string) (*[3]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	f := strings.Split(s, ",")
+	if len(f) != 3 {
+		return nil, fmt.Errorf("%q: want LAT,LON,ALT", s)
+	}
+	var h [3]float64
+	for i, v := range f {
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || x != x {
+			return nil, fmt.Errorf("%q: %q is not a number", s, v)
+		}
+		h[i] = x
+	}
+	if h[0] < -90 || h[0] > 90 || h[1] < -180 || h[1] > 180 {
+		return nil, fmt.Errorf("%q is not a place on Earth", s)
+	}
+	return &h, nil
 }
