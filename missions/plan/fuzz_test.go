@@ -1,0 +1,60 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/botd-project/botd/bt"
+)
+
+// FuzzPlan feeds arbitrary bytes through the import: it never panics, a
+// plan it imports has a tree, and the tree exports to a plan that imports
+// again with as many items of each command.
+func FuzzPlan(f *testing.F) {
+	for _, pattern := range []string{"testdata/*.plan", "testdata/mavsdk/*"} {
+		files, _ := filepath.Glob(pattern)
+		for _, file := range files {
+			if data, err := os.ReadFile(file); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte("QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.39\t8.54\t488\t1\n1\t0\t3\t22\t0\t0\t0\t0\t0\t0\t10\t1\n"))
+	lim := Limits{Items: 200}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, ps := Parse(data, lim)
+		if ps != nil {
+			return
+		}
+		root, ps := p.Tree(lim)
+		if ps != nil {
+			return
+		}
+		var bb map[string]any
+		if p.Home != nil {
+			bb = map[string]any{HomeKey: []any{p.Home[0], p.Home[1], p.Home[2]}}
+		}
+		out, err := Export(map[string]*bt.NodeDef{"main": root}, "main", bb, ExportOptions{})
+		if err != nil {
+			t.Fatalf("an imported plan does not export: %v", err)
+		}
+		back, ps := Parse(out, Limits{})
+		if ps != nil {
+			t.Fatalf("the export does not import: %v\n%s", ps, out)
+		}
+		count := func(items []Item) map[int]int {
+			m := map[int]int{}
+			for _, it := range items {
+				m[it.Command]++
+			}
+			return m
+		}
+		a, b := count(p.Items), count(back.Items)
+		for c, n := range a {
+			if c != CmdDoChangeSpeed && b[c] != n {
+				t.Fatalf("%d items of MAV_CMD %d, exported %d\n%s", n, c, b[c], out)
+			}
+		}
+	})
+}
