@@ -12,8 +12,9 @@
 //     tree of values that keeps number literals exact and finds duplicate
 //     keys, with limits on size (MaxDocumentBytes), nesting and YAML alias
 //     expansion;
-//   - decode.go detects the format; decode_botd.go, import_b3.go and
-//     import_btcpp.go build a Document and report every problem, located by
+//   - decode.go detects the format; decode_botd.go, import_b3.go,
+//     import_btcpp.go and import_plan.go (QGroundControl plans, through
+//     package plan) build a Document and report every problem, located by
 //     JSON pointer (and, for XML, by file and line); a BehaviorTree.CPP
 //     file read from disk brings in its <include>s, and library.go adds
 //     the trees of a library (-lib) that a mission calls;

@@ -2,6 +2,7 @@ package missions
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
@@ -24,7 +25,7 @@ func decodePlan(data []byte, file string, ps *problems) *Document {
 		ps.list = append(ps.list, probs...)
 		return nil
 	}
-	d := &Document{Format: Format, Name: "plan", Main: "main", Trees: map[string]*bt.NodeDef{"main": root}}
+	d := &Document{Format: Format, Name: "plan", Main: "main", Trees: map[string]*bt.NodeDef{"main": root}, fromPlan: true}
 	if file != "" {
 		d.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
@@ -32,4 +33,43 @@ func decodePlan(data []byte, file string, ps *problems) *Document {
 		d.Blackboard = map[string]any{plan.HomeKey: []any{p.Home[0], p.Home[1], p.Home[2]}}
 	}
 	return d
+}
+
+// annotatePlan puts the plan item in front of each problem found in a
+// plan's generated tree ("item 1: NAV_TAKEOFF: 50 is above the limit 30"),
+// so a problem the compilation finds (a vehicle limit, the geofence, a
+// leaf the hardware lacks) names the item too, as the import's own do.
+func annotatePlan(d *Document, list bt.Problems) {
+	if !d.fromPlan {
+		return
+	}
+	for i, p := range list {
+		if name := planNodeName(d, p.Path); name != "" {
+			list[i].Message = name + ": " + p.Message
+		}
+	}
+}
+
+// planNodeName is the name of the deepest node on path that is named
+// after a plan item.
+func planNodeName(d *Document, path string) string {
+	tok := strings.Split(path, "/")
+	if len(tok) < 3 || tok[0] != "" || tok[1] != "trees" {
+		return ""
+	}
+	n, found := d.Trees[tok[2]], ""
+	for i := 3; n != nil; i += 2 {
+		if strings.HasPrefix(n.Name, "item ") || strings.HasPrefix(n.Name, "takeoff (") {
+			found = n.Name
+		}
+		if i+1 >= len(tok) || tok[i] != "children" {
+			break
+		}
+		k, err := strconv.Atoi(tok[i+1])
+		if err != nil || k < 0 || k >= len(n.Children) {
+			break
+		}
+		n = n.Children[k]
+	}
+	return found
 }

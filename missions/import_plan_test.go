@@ -10,7 +10,7 @@ import (
 // content wherever a mission is decoded, and become a generated mission.
 func TestDecodePlanFormats(t *testing.T) {
 	for file, first := range map[string]string{
-		"plan/testdata/short.plan":                        "item 0: NAV_TAKEOFF",
+		"plan/testdata/short.plan":                        "item 0: NAV_TAKEOFF (22)",
 		"plan/testdata/mavsdk/mission_planner_sample.txt": "",
 	} {
 		data, err := os.ReadFile(file)
@@ -56,6 +56,29 @@ func TestLoadPlanLimits(t *testing.T) {
 	bad := strings.Replace(string(data), `"command": 183`, `"command": 31000`, 1)
 	_, err = Load([]byte(bad), Options{})
 	if err == nil || !strings.Contains(err.Error(), "/mission/items/7: item 7: MAV_CMD 31000 is not supported") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// A problem the compilation finds in a plan's tree names the item, with
+// its MAV_CMD number, as the import's own problems do.
+func TestPlanCompileProblemsNameTheItem(t *testing.T) {
+	data, err := os.ReadFile("plan/testdata/mavsdk/qgroundcontrol_sample.plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(data, Options{}) // the built-ins only: no UAV leaves
+	for _, want := range []string{
+		`/trees/main/children/2/type: item 0: NAV_TAKEOFF (22): unknown node type "Takeoff"`,
+		`/trees/main/children/4/type: item 2: IMAGE_START_CAPTURE (2000): unknown node type "MAVCommand"`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+	// A botd mission's problems are left as they are.
+	_, err = Load([]byte(`{"format": "botd/mission@1", "main": "m", "trees": {"m": {"type": "Takeoff", "name": "item 0: x"}}}`), Options{})
+	if err == nil || strings.Contains(err.Error(), "item 0: x:") {
 		t.Errorf("got %v", err)
 	}
 }

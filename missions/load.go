@@ -74,6 +74,7 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 			}
 		}
 	}
+	annotatePlan(d, ps.list)
 	if err := ps.err(); err != nil {
 		return nil, err
 	}

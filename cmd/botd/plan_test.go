@@ -69,7 +69,7 @@ func globalFenceConfig(t *testing.T, dir, port, mission string) string {
 
 // botd check takes QGroundControl plans: against the simulated
 // multicopter's hardware (its 30 m max_altitude refuses MAVSDK's 50 m
-// sample, every leaf located), and against a config whose fence is in
+// sample, every leaf located and named after its item), and against a config whose fence is in
 // latitude and longitude (a plan's point outside it is refused).
 func TestCheckPlan(t *testing.T) {
 	hw := "../../configs/uav-sim-hw.yaml"
@@ -80,7 +80,8 @@ func TestCheckPlan(t *testing.T) {
 		t.Errorf("flight.plan: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, _ := runCmd(t, "check", "-hardware", hw, mavsdkPlan)
-	for _, want := range []string{"/trees/main/children/2/params/alt: 50 is above the limit 30", `/trees/main/children/4/type: unknown node type "MAVCommand"`} {
+	for _, want := range []string{"/trees/main/children/2/params/alt: item 0: NAV_TAKEOFF (22): 50 is above the limit 30",
+		`/trees/main/children/4/type: item 2: IMAGE_START_CAPTURE (2000): unknown node type "MAVCommand"`} {
 		if code != 1 || !strings.Contains(out, want) {
 			t.Errorf("MAVSDK's sample: exit %d, want %q in\n%s", code, want, out)
 		}

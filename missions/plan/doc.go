@@ -9,8 +9,9 @@
 // items, as MAVSDK's importer does), each located by the JSON pointer of
 // the plan item it came from. Tree turns those items into a tree of botd's
 // UAV leaves (Takeoff, GoTo, Wait, Land, ReturnHome, ...): botd flies the
-// plan, one leaf per item, so the geofence and the failsafes act between
-// items. An item botd cannot represent is a problem naming the item's
+// plan, one leaf per item (or a few), each named after its item ("item 3:
+// NAV_WAYPOINT (16)"), so the geofence and the failsafes act between items
+// and Export can write the items back as they were. An item botd cannot represent is a problem naming the item's
 // index and its MAV_CMD number, and nothing is imported then.
 //
 // The package knows documents only: it imports bt for the node and problem

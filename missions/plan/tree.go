@@ -207,7 +207,7 @@ func label(it Item) string {
 	if name == "" {
 		name = strconv.Itoa(it.Command)
 	}
-	return "item " + strconv.Itoa(it.Seq) + ": " + name
+	return "item " + strconv.Itoa(it.Seq) + ": " + name + " (" + strconv.Itoa(it.Command) + ")"
 }
 
 // relAlt is an item's altitude above home.

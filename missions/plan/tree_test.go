@@ -56,30 +56,30 @@ func TestTreeFlight(t *testing.T) {
 	want := `MemSequence "plan"
   GpsFix "preflight: GPS fix"
   Arm "preflight: arm"
-  Takeoff "item 0: NAV_TAKEOFF" alt=10
-  Set "item 1: DO_CHANGE_SPEED" key=plan.speed value=4
-  Repeater "item 4: DO_JUMP" count=2
-    MemSequence "item 4: DO_JUMP body"
-      GoTo "item 2: NAV_WAYPOINT" alt=15 lat=47.397922 lon=8.545594 radius=2 speed=4
-      Wait "item 2: NAV_WAYPOINT" ms=3000
-      GoTo "item 3: NAV_WAYPOINT" alt=15 lat=47.397922 lon=8.545794 speed=4
-  GoTo "item 5: NAV_LOITER_TIME" alt=12 lat=47.397922 lon=8.545794 speed=4
-  Wait "item 5: NAV_LOITER_TIME" ms=2000
-  GoTo "item 6: NAV_WAYPOINT" alt=15 lat=47.397742 lon=8.545794 speed=4
-  Yaw "item 6: NAV_WAYPOINT" heading_deg=90
-  MAVCommand "item 7: DO_SET_SERVO" command=183 frame=2 param1=9 param2=1500 param3=0 param4=0 param5=0 param6=0 param7=0
-  GoTo "item 8: NAV_LOITER_TURNS" alt=12 lat=47.397742 lon=8.545594 speed=4
-  Repeater "item 8: NAV_LOITER_TURNS" count=1
-    MemSequence "item 8: NAV_LOITER_TURNS turn"
-      GoTo "item 8: NAV_LOITER_TURNS point 1" alt=12 lat=47.3977738 lon=8.545641 speed=4
-      GoTo "item 8: NAV_LOITER_TURNS point 2" alt=12 lat=47.397742 lon=8.5456604 speed=4
-      GoTo "item 8: NAV_LOITER_TURNS point 3" alt=12 lat=47.3977102 lon=8.545641 speed=4
-      GoTo "item 8: NAV_LOITER_TURNS point 4" alt=12 lat=47.397697 lon=8.545594 speed=4
-      GoTo "item 8: NAV_LOITER_TURNS point 5" alt=12 lat=47.3977102 lon=8.545547 speed=4
-      GoTo "item 8: NAV_LOITER_TURNS point 6" alt=12 lat=47.397742 lon=8.5455276 speed=4
-      GoTo "item 8: NAV_LOITER_TURNS point 7" alt=12 lat=47.3977738 lon=8.545547 speed=4
-      GoTo "item 8: NAV_LOITER_TURNS point 8" alt=12 lat=47.397787 lon=8.545594 speed=4
-  ReturnHome "item 9: NAV_RETURN_TO_LAUNCH"
+  Takeoff "item 0: NAV_TAKEOFF (22)" alt=10
+  Set "item 1: DO_CHANGE_SPEED (178)" key=plan.speed value=4
+  Repeater "item 4: DO_JUMP (177)" count=2
+    MemSequence "item 4: DO_JUMP (177) body"
+      GoTo "item 2: NAV_WAYPOINT (16)" alt=15 lat=47.397922 lon=8.545594 radius=2 speed=4
+      Wait "item 2: NAV_WAYPOINT (16)" ms=3000
+      GoTo "item 3: NAV_WAYPOINT (16)" alt=15 lat=47.397922 lon=8.545794 speed=4
+  GoTo "item 5: NAV_LOITER_TIME (19)" alt=12 lat=47.397922 lon=8.545794 speed=4
+  Wait "item 5: NAV_LOITER_TIME (19)" ms=2000
+  GoTo "item 6: NAV_WAYPOINT (16)" alt=15 lat=47.397742 lon=8.545794 speed=4
+  Yaw "item 6: NAV_WAYPOINT (16)" heading_deg=90
+  MAVCommand "item 7: DO_SET_SERVO (183)" command=183 frame=2 param1=9 param2=1500 param3=0 param4=0 param5=0 param6=0 param7=0
+  GoTo "item 8: NAV_LOITER_TURNS (18)" alt=12 lat=47.397742 lon=8.545594 speed=4
+  Repeater "item 8: NAV_LOITER_TURNS (18)" count=1
+    MemSequence "item 8: NAV_LOITER_TURNS (18) turn"
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 1" alt=12 lat=47.3977738 lon=8.545641 speed=4
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 2" alt=12 lat=47.397742 lon=8.5456604 speed=4
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 3" alt=12 lat=47.3977102 lon=8.545641 speed=4
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 4" alt=12 lat=47.397697 lon=8.545594 speed=4
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 5" alt=12 lat=47.3977102 lon=8.545547 speed=4
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 6" alt=12 lat=47.397742 lon=8.5455276 speed=4
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 7" alt=12 lat=47.3977738 lon=8.545547 speed=4
+      GoTo "item 8: NAV_LOITER_TURNS (18) point 8" alt=12 lat=47.397787 lon=8.545594 speed=4
+  ReturnHome "item 9: NAV_RETURN_TO_LAUNCH (20)"
 `
 	if got := b.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
