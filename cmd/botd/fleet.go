@@ -150,6 +150,11 @@ func (f *fleetFlags) validate() error {
 	if strings.Count(strings.ReplaceAll(f.pattern, "%%", ""), "%") != 1 {
 		return fmt.Errorf("-robot %q: want exactly one integer verb, such as rover-%%04d", f.pattern)
 	}
+	if f.broker != "" {
+		if _, err := transport.ParseBrokers(f.broker); err != nil {
+			return fmt.Errorf("-broker: %w", err)
+		}
+	}
 	seen := make(map[string]bool, f.n)
 	f.ids = make([]string, f.n)
 	for i := range f.n {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,6 +39,8 @@ func TestFleetFlags(t *testing.T) {
 		{[]string{"-report", "0s"}, "must be positive"},
 		{[]string{"-log", "loud"}, `-log "loud"`},
 		{[]string{"extra"}, "usage: botd fleet"},
+		{[]string{"-broker", "tcp://127.0.0.1:1,udp://127.0.0.1:2"}, `-broker: "udp://127.0.0.1:2": unknown scheme "udp"`},
+		{[]string{"-broker", ","}, "-broker: no broker URL"},
 	} {
 		var out, errb syncBuffer
 		// A case that validated would run a fleet: the context bounds it.
@@ -179,4 +182,61 @@ func TestWireMeterScanner(t *testing.T) {
 	if q := histQuantile(m.acks.take(), 0.5); q < 7*time.Millisecond || q > 9*time.Millisecond {
 		t.Errorf("ack p50 %v", q)
 	}
+}
+
+// `botd fleet -broker A,B`: each robot orders the list its own way, so the
+// fleet spreads over both brokers, each robot's state naming the one it
+// is on.
+func TestFleetSpreadsOverBrokers(t *testing.T) {
+	brokers := []string{mqtttest.StartBroker(t, "").URL(), mqtttest.StartBroker(t, "").URL()}
+	const n = 8
+	ids := make([]string, n)
+	want := map[string]string{} // robot → the broker it should be on
+	for i := range ids {
+		ids[i] = fmt.Sprintf("spread-%02d", i+1)
+		want[ids[i]] = transport.Order(brokers, ids[i])[0]
+	}
+	var grounds []*ground.Client
+	for _, b := range brokers {
+		g, err := ground.New(ground.Config{GCS: "spread-test", Conn: transport.Options{Brokers: []string{b}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		wctx, wcancel := context.WithTimeout(context.Background(), 20*time.Second)
+		err = g.WaitUp(wctx)
+		wcancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		grounds = append(grounds, g)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		run(ctx, []string{"fleet", "-n", strconv.Itoa(n), "-broker", strings.Join(brokers, ","), "-robot", "spread-%02d",
+			"-quiet", "-state-dir", t.TempDir()}, &out, &errb)
+	})
+	mqtttest.Eventually(t, "every robot online on the broker of its order", func() bool {
+		seen := 0
+		for i, g := range grounds {
+			for _, r := range g.Robots() {
+				if r.Connection == protocol.ConnOnline && r.State != nil && r.State.Link.URL == brokers[i] && want[r.ID] == brokers[i] {
+					seen++
+				}
+			}
+		}
+		return seen == n
+	})
+	on := map[string]int{}
+	for _, b := range want {
+		on[b]++
+	}
+	if len(on) != 2 {
+		t.Errorf("the fleet is on %d broker(s): %v", len(on), on)
+	}
+	cancel()
+	wg.Wait()
 }
