@@ -52,3 +52,26 @@ func TestRobotsShowsStale(t *testing.T) {
 		}
 	}
 }
+
+// --broker takes several brokers, comma-separated: the first that answers
+// is used, and a bad one in the list is a usage error.
+func TestBrokerList(t *testing.T) {
+	b := mqtttest.StartBroker(t, "")
+	pub := mqtttest.NewPublisher(t, b.URL())
+	tp, _ := protocol.NewTopics("", "listed")
+	h := protocol.Header{Robot: "listed", Seq: 1, TS: protocol.FormatTS(time.Now())}
+	p, _ := json.Marshal(protocol.ConnectionMsg{Header: h, State: protocol.ConnOnline})
+	if err := pub.Publish(tp.Connection(), protocol.QoSRetained, true, p); err != nil {
+		t.Fatal(err)
+	}
+	dead := mqtttest.StartBroker(t, "")
+	deadURL := dead.URL()
+	dead.Close()
+	r := botctl(t, "robots", "--broker="+deadURL+","+b.URL())
+	if r.code != 0 || !strings.Contains(r.stdout, "listed ") {
+		t.Fatalf("robots with the first broker down: %s", r)
+	}
+	if r := botctl(t, "robots", "--broker="+b.URL()+",ftp://x:21"); r.code != exitUsage {
+		t.Errorf("a bad URL in the list: exit %d, want %d\n%s", r.code, exitUsage, r)
+	}
+}
