@@ -356,6 +356,12 @@ func TestBrowserDashboard(t *testing.T) {
 	})()`)
 	wait("a node to go from running to success", `window.__transitions.some((x) => x.from === 'running' && x.to === 'success')`, 60*time.Second)
 	wait("the tick chart", `document.getElementById('tick-now').textContent.includes('Hz')`, 10*time.Second)
+	// The map draws the simulated rover's yard under it, the rover inside
+	// the walls, its patrol's waypoints in the local frame.
+	wait("the yard on the map", `(() => { const w = window.BotdMap.world(); const d = window.BotdMap.drawn();
+		if (!w || w.boxes.length !== 3 || d.length !== 1) return false;
+		const [x0, y0] = window.BotdMap.toPx(w.bounds.min_x, w.bounds.max_y), [x1, y1] = window.BotdMap.toPx(w.bounds.max_x, w.bounds.min_y);
+		return d[0].x > x0 && d[0].x < x1 && d[0].y > y0 && d[0].y < y1; })()`, 20*time.Second)
 
 	// Pause and resume.
 	wait("mode RUNNING", `document.getElementById('mode').textContent === 'RUNNING'`, 10*time.Second)

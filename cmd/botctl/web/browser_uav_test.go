@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -71,8 +72,51 @@ func TestBrowserVehicleLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	logIn(t, ctx, srv.URL)
+	evalString(t, ctx, `(() => { window.__uav = []; setInterval(() => {
+	  const r = window.BotdFleet && window.BotdFleet.view().find((r) => r.id === 'uav-1');
+	  if (r && r.loc) window.__uav.push({x: r.loc.x, y: r.loc.y, f: r.pose.f}); }, 50); return 'ok'; })()`)
 	wait("the page to open uav-1", `document.getElementById('robot-name').textContent === 'uav-1'`, 30*time.Second)
 	wait("the vehicle flying a leg", `(() => { const v = document.getElementById('vehicle');
 	  const m = /alt ([0-9.]+) m/.exec(v.textContent);
 	  return !v.hidden && v.textContent.startsWith('uav: ARMED, in air, guided') && m && Math.abs(Number(m[1]) - 15) < 1.5 && / battery \d+%/.test(v.textContent); })()`, 90*time.Second)
+
+	// The map draws the vehicle from its own keys (uav.*), in the local
+	// frame with the survey's waypoints, both turned from NED: the first
+	// leg flies 40 m north (up the map), not east.
+	wait("the vehicle on the map", `window.BotdMap.frame() === 'local' && window.BotdMap.drawn().length === 1 && window.BotdMap.waypoints().length === 5`, 30*time.Second)
+	wps := evalString(t, ctx, `JSON.stringify(window.BotdMap.waypoints().map((w) => [w.x, w.y]))`)
+	if wps != "[[0,40],[10,40],[10,0],[20,0],[20,40]]" {
+		t.Errorf("waypoints (east, north) %s, want the survey's legs north and its steps east", wps)
+	}
+	// Its local pose, sampled as it flies: the first leg takes it 40 m north
+	// (a transposed pose would go east) and the survey never leaves 20 m east.
+	wait("the vehicle 30 m up the first leg", `window.__uav.some((p) => p.y > 30)`, 90*time.Second)
+	if bad := evalString(t, ctx, `JSON.stringify(window.__uav.filter((p) => p.x < -3 || p.x > 23 || p.y < -3 || p.y > 43 || p.f !== 'global').slice(0, 5))`); bad != "[]" {
+		t.Errorf("local poses outside the survey (east 0..20, north 0..40): %s", bad)
+	}
+	shotTo(t, ctx, "dashboard-uav-map.png")
+}
+
+func evalString(t *testing.T, ctx context.Context, js string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return s
+}
+
+// shotTo saves a screenshot of the page in the artifacts folder.
+func shotTo(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(artifactsDir(t, repoRoot(t)), name)
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+	}
+	t.Logf("screenshot: %s", path)
 }

@@ -78,14 +78,18 @@ type fleetRow struct {
 	Labels        map[string]string `json:"labels,omitempty"`
 	Fence         string            `json:"fence,omitempty"` // key into the frame's fences
 	Pose          *fleetPose        `json:"pose,omitempty"`
-	Trail         [][2]float64      `json:"trail,omitempty"` // oldest first; in a tab's first frame only
+	// Local is the robot's pose in its local frame too, when Pose is
+	// global (a UAV reports both): the map draws it with the mission's
+	// local waypoints.
+	Local *fleetPose   `json:"loc,omitempty"`
+	Trail [][2]float64 `json:"trail,omitempty"` // oldest first; in a tab's first frame only
 }
 
 func (r *fleetRow) equal(q *fleetRow) bool {
 	return r.ID == q.ID && r.Link == q.Link && r.Conn == q.Conn && r.Mode == q.Mode && r.Mission == q.Mission &&
 		r.MissionStatus == q.MissionStatus && r.EStop == q.EStop && r.Failsafe == q.Failsafe &&
 		eqFloatPtr(r.Battery, q.Battery) && r.Errors == q.Errors && maps.Equal(r.Labels, q.Labels) &&
-		r.Fence == q.Fence && r.Pose.equal(q.Pose)
+		r.Fence == q.Fence && r.Pose.equal(q.Pose) && r.Local.equal(q.Local)
 }
 
 func eqFloatPtr(a, b *float64) bool {
@@ -95,26 +99,6 @@ func eqFloatPtr(a, b *float64) bool {
 	return *a == *b
 }
 
-// Blackboard keys a pose is read from (drivers write pose.*, gps.*; a
-// UAV's autopilot bridge writes latitude and longitude).
-var fleetKeys = [...]string{"pose.x", "pose.y", "pose.heading", "gps.x", "gps.y", "gps.heading",
-	"position.lat", "position.lon", "gps.lat", "gps.lon", "lat", "lon"}
-
-const (
-	kPoseX = iota
-	kPoseY
-	kPoseH
-	kGPSX
-	kGPSY
-	kGPSH
-	kPosLat
-	kPosLon
-	kGPSLat
-	kGPSLon
-	kLat
-	kLon
-)
-
 // fleetRobot is what the dashboard keeps of one robot for the fleet
 // view: a fixed size plus its labels (bounded) and a shared fence.
 type fleetRobot struct {
@@ -122,8 +106,7 @@ type fleetRobot struct {
 	info   ground.RobotInfo
 	labels map[string]string
 	fence  string
-	bb     [len(fleetKeys)]float64
-	bbHave uint32 // bit i: bb[i] is known
+	poses  poseKeys // the pose keys of its blackboard (fleet_pose.go)
 	trail  [trailLen][2]float64
 	trailN int // points in the ring
 	trailI int // next slot
@@ -290,72 +273,11 @@ func (f *fleet) onBlackboard(robot string, m protocol.BlackboardMsg) {
 	if r == nil {
 		return
 	}
-	if m.Full {
-		r.bbHave = 0
-	}
-	for _, v := range m.Values {
-		i := fleetKeyIndex(v.Key)
-		if i < 0 {
-			continue
-		}
-		x, ok := v.Value.(float64)
-		if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
-			r.bbHave &^= 1 << i
-			continue
-		}
-		r.bb[i], r.bbHave = x, r.bbHave|1<<i
-	}
+	r.poses.update(m)
 	r.addTrail()
 }
 
-func fleetKeyIndex(key string) int {
-	for i, k := range fleetKeys {
-		if k == key {
-			return i
-		}
-	}
-	return -1
-}
-
-// pose is the robot's pose from its pose keys: latitude and longitude
-// when it has them (a UAV), else pose.x/y (the odometry or the simulated
-// pose), else gps.x/y.
-func (r *fleetRobot) pose() *fleetPose {
-	has := func(i ...int) bool {
-		for _, k := range i {
-			if r.bbHave&(1<<k) == 0 {
-				return false
-			}
-		}
-		return true
-	}
-	g := func(lat, lon int) *fleetPose {
-		return &fleetPose{Frame: "global", X: round(r.bb[lon], 1e7), Y: round(r.bb[lat], 1e7)}
-	}
-	l := func(x, y, h int) *fleetPose {
-		p := &fleetPose{Frame: "local", X: round(r.bb[x], 100), Y: round(r.bb[y], 100)}
-		if has(h) {
-			hh := round(r.bb[h], 100)
-			p.H = &hh
-		}
-		return p
-	}
-	switch {
-	case has(kPosLat, kPosLon):
-		return g(kPosLat, kPosLon)
-	case has(kGPSLat, kGPSLon):
-		return g(kGPSLat, kGPSLon)
-	case has(kLat, kLon):
-		return g(kLat, kLon)
-	case has(kPoseX, kPoseY):
-		return l(kPoseX, kPoseY, kPoseH)
-	case has(kGPSX, kGPSY):
-		return l(kGPSX, kGPSY, kGPSH)
-	}
-	return nil
-}
-
-func round(x, scale float64) float64 { return math.Round(x*scale) / scale }
+func (r *fleetRobot) pose() *fleetPose { p, _ := r.poses.poses(); return p }
 
 // addTrail appends the current pose to the trail when it moved far enough.
 func (r *fleetRobot) addTrail() {
@@ -392,7 +314,8 @@ func (r *fleetRobot) trailPoints() [][2]float64 {
 // build makes the robot's row as of now.
 func (r *fleetRobot) build(now time.Time) fleetRow {
 	in := r.info
-	row := fleetRow{ID: r.id, Link: linkOffline, Conn: in.Connection, Labels: r.labels, Fence: r.fence, Pose: r.pose()}
+	row := fleetRow{ID: r.id, Link: linkOffline, Conn: in.Connection, Labels: r.labels, Fence: r.fence}
+	row.Pose, row.Local = r.poses.poses()
 	if in.Connection == protocol.ConnOnline {
 		row.Link = linkOnline
 		if !in.LastSeen.IsZero() && now.Sub(in.LastSeen) > silentAfter {

@@ -74,6 +74,11 @@ type factsheetFrame struct {
 	// Types maps node type names (and aliases) to their category
 	// (composite, decorator, condition, action).
 	Types map[string]string `json:"types"`
+	// World is the yard the map draws under a simulated rover; GoalsNED:
+	// the mission's local goals are north/east of home (a MAVLink
+	// vehicle), drawn turned (world.go).
+	World    *worldFrame `json:"world,omitempty"`
+	GoalsNED bool        `json:"goals_ned,omitempty"`
 }
 
 // problemFrame is a payload that could not be decoded.
@@ -141,6 +146,7 @@ func (v *view) onConnection(m protocol.ConnectionMsg) {
 func (v *view) onFactsheet(m protocol.FactsheetMsg) {
 	f := &factsheetFrame{Robot: m.Robot, Version: m.Version, Devices: m.Devices, Limits: m.Limits,
 		Types: make(map[string]string, len(m.NodeTypes))}
+	f.World, f.GoalsNED = mapFacts(m.Devices)
 	for _, t := range m.NodeTypes {
 		cat := t.Category
 		if cat == "" {

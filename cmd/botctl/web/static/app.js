@@ -111,6 +111,7 @@
     on('connection', (d) => { S.conn = str(d.state); renderHeader(); });
     on('factsheet', (d) => {
       tree.setTypes(d && typeof d.types === 'object' ? d.types : {});
+      window.dispatchEvent(new CustomEvent('botd:factsheet', { detail: d }));
       S.version = str(d.version);
       setLink();
     });

@@ -2,9 +2,12 @@
 // The fleet map: a plain <canvas> (nothing fetched, no tiles: it works on
 // a robot network without internet) drawing, in one world frame at a
 // time, every robot the list shows with a short trail, the robots'
-// geofences, and the waypoints of the selected robot's mission. Robots in
-// a local frame (x east, y north, metres) and robots with a latitude and
-// longitude cannot share axes: the frame selector picks which are drawn.
+// geofences, the waypoints of the selected robot's mission and, under a
+// simulated rover, its yard. Robots in a local frame (x east, y north,
+// metres) and robots with a latitude and longitude cannot share axes: the
+// frame selector picks which are drawn (a UAV reports both, and is drawn
+// in either). A MAVLink vehicle's local goals are north/east of home
+// (NED): they are turned to east/north as its pose is.
 // Drag to pan, wheel to zoom, double-click to fit; a click on a robot
 // opens its tree.
 (function () {
@@ -24,8 +27,10 @@
     ox: 0, oy: 0,        // canvas px of the world origin
     userMoved: false,
     drawn: [],           // [{id, x, y}] canvas px of the robots drawn (also the click targets)
-    waypoints: [],       // [{frame, x, y, name}] of the selected robot's mission
+    waypoints: [],       // [{frame, x, y, name}] of the selected robot's mission, as the tree gives them
     tree: null,
+    world: null,         // the selected robot's yard (a simulated rover): {bounds, boxes}
+    goalsNED: false,     // the selected robot's local goals are north/east (a MAVLink vehicle)
   };
 
   const fleet = () => window.BotdFleet;
@@ -39,19 +44,31 @@
   }
   const toPx = (wx, wy) => [M.ox + wx * M.scale, M.oy - wy * M.scale];
 
+  // poseIn is a robot's pose in a frame: its pose, or its local one
+  // beside a global pose (a UAV); null when it has none there.
+  function poseIn(r, frame) {
+    if (r.pose && r.pose.f === frame) return r.pose;
+    if (r.loc && r.loc.f === frame) return r.loc;
+    return null;
+  }
+
+  // robotsInFrame is [{r, p}]: the robots with a pose in the map's frame.
   function robotsInFrame() {
     const out = [];
     const f = fleet();
     if (!f) return out;
-    for (const r of f.view()) if (r.pose && r.pose.f === M.frame) out.push(r);
+    for (const r of f.view()) { const p = poseIn(r, M.frame); if (p) out.push({ r, p }); }
     return out;
   }
+
+  // wpXY is a waypoint in the map's axes (east, north).
+  function wpXY(w) { return w.frame === 'local' && M.goalsNED ? [w.y, w.x] : [w.x, w.y]; }
 
   function chooseFrame() {
     const f = fleet();
     if (!f) return;
     const n = { local: 0, global: 0 };
-    for (const r of f.view()) if (r.pose && n[r.pose.f] !== undefined) n[r.pose.f]++;
+    for (const r of f.view()) for (const fr of ['local', 'global']) if (poseIn(r, fr)) n[fr]++;
     const sel = $('map-frame');
     sel.options[0].textContent = `local x/y (${n.local})`;
     sel.options[1].textContent = `lat/lon (${n.global})`;
@@ -61,7 +78,7 @@
     }
     sel.value = M.frame;
     const lats = [];
-    if (M.frame === 'global') for (const r of robotsInFrame()) lats.push(r.pose.y);
+    if (M.frame === 'global') for (const { p } of robotsInFrame()) lats.push(p.y);
     if (lats.length) cosLat = Math.cos((lats.reduce((a, b) => a + b, 0) / lats.length) * Math.PI / 180) || 1;
   }
 
@@ -81,12 +98,13 @@
   // fit frames the robots, fences and waypoints of the frame.
   function fit() {
     const pts = [];
-    for (const r of robotsInFrame()) {
-      pts.push(project(M.frame, r.pose.x, r.pose.y));
-      for (const p of r.trail || []) pts.push(project(M.frame, p[0], p[1]));
+    for (const { r, p } of robotsInFrame()) {
+      pts.push(project(M.frame, p.x, p.y));
+      if (r.pose === p) for (const q of r.trail || []) pts.push(project(M.frame, q[0], q[1]));
     }
     for (const g of fences()) for (const p of g.points) pts.push(M.frame === 'global' ? project('global', p[1], p[0]) : p);
-    for (const w of M.waypoints) if (w.frame === M.frame) pts.push(project(M.frame, w.x, w.y));
+    for (const w of M.waypoints) if (w.frame === M.frame) pts.push(project(M.frame, ...wpXY(w)));
+    if (M.world && M.frame === 'local') { const b = M.world.bounds; pts.push([b.min_x, b.min_y], [b.max_x, b.max_y]); }
     const W = canvas.width, H = canvas.height;
     if (!pts.length) { M.scale = M.frame === 'global' ? 1e5 : 20; M.ox = W / 2; M.oy = H / 2; return; }
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
@@ -114,6 +132,7 @@
     ctx.fillStyle = '#0f141b';
     ctx.fillRect(0, 0, W, H);
     drawScale(W, H);
+    if (M.world && M.frame === 'local') drawWorld(M.world);
 
     // fences
     ctx.lineWidth = 1.5;
@@ -138,14 +157,14 @@
       ctx.setLineDash([3, 3]);
       ctx.beginPath();
       wps.forEach((w, i) => {
-        const [px, py] = toPx(...project(M.frame, w.x, w.y));
+        const [px, py] = toPx(...project(M.frame, ...wpXY(w)));
         i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
       });
       ctx.stroke();
       ctx.setLineDash([]);
       ctx.font = '10px sans-serif';
       wps.forEach((w, i) => {
-        const [px, py] = toPx(...project(M.frame, w.x, w.y));
+        const [px, py] = toPx(...project(M.frame, ...wpXY(w)));
         ctx.fillStyle = '#7ee0d0';
         ctx.fillRect(px - 3.5, py - 3.5, 7, 7);
         ctx.fillText(String(i + 1), px + 5, py - 5);
@@ -156,8 +175,8 @@
     const selected = fleet() ? fleet().selected() : '';
     const robots = robotsInFrame();
     ctx.lineWidth = 1;
-    for (const r of robots) {
-      const t = r.trail || [];
+    for (const { r, p } of robots) {
+      const t = r.pose === p ? r.trail || [] : [];
       if (t.length < 2) continue;
       ctx.strokeStyle = color(r);
       ctx.globalAlpha = 0.45;
@@ -171,13 +190,13 @@
     }
     const drawn = [];
     let sel = null;
-    for (const r of robots) {
-      const [px, py] = toPx(...project(M.frame, r.pose.x, r.pose.y));
+    for (const { r, p } of robots) {
+      const [px, py] = toPx(...project(M.frame, p.x, p.y));
       drawn.push({ id: r.id, x: Math.round(px), y: Math.round(py) });
-      if (r.id === selected) { sel = [r, px, py]; continue; }
-      robot(r, px, py, false);
+      if (r.id === selected) { sel = [r, p, px, py]; continue; }
+      robot(r, p, px, py, false);
     }
-    if (sel) robot(sel[0], sel[1], sel[2], true);
+    if (sel) robot(...sel, true);
     M.drawn = drawn;
     canvas.dataset.drawn = String(drawn.length);
     canvas.dataset.frame = M.frame;
@@ -190,18 +209,18 @@
     return MODE_COLORS[r.mode] || '#dde3ec';
   }
 
-  function robot(r, px, py, selected) {
+  function robot(r, pose, px, py, selected) {
     const c = color(r);
     ctx.beginPath();
     ctx.arc(px, py, selected ? 6 : 4, 0, 2 * Math.PI);
     if (r.link === 'online') { ctx.fillStyle = c; ctx.fill(); }
     else { ctx.strokeStyle = c; ctx.lineWidth = 1.5; ctx.stroke(); }
-    if (typeof r.pose.h === 'number') {
+    if (typeof pose.h === 'number') {
       ctx.strokeStyle = c;
       ctx.lineWidth = 1.5;
       ctx.beginPath();
       ctx.moveTo(px, py);
-      ctx.lineTo(px + Math.cos(r.pose.h) * 10, py - Math.sin(r.pose.h) * 10);
+      ctx.lineTo(px + Math.cos(pose.h) * 10, py - Math.sin(pose.h) * 10);
       ctx.stroke();
     }
     if (selected) {
@@ -213,6 +232,27 @@
       ctx.fillStyle = '#dde3ec';
       ctx.font = '11px sans-serif';
       ctx.fillText(r.id, px + 12, py + 4);
+    }
+  }
+
+  // drawWorld draws a simulated rover's yard: its walls and boxes.
+  function drawWorld(w) {
+    const rect = (b) => {
+      const [x0, y0] = toPx(b.min_x, b.max_y), [x1, y1] = toPx(b.max_x, b.min_y);
+      return [x0, y0, x1 - x0, y1 - y0];
+    };
+    ctx.strokeStyle = '#8a95a8';
+    ctx.lineWidth = 3;
+    ctx.strokeRect(...rect(w.bounds));
+    ctx.font = '10px sans-serif';
+    for (const b of Array.isArray(w.boxes) ? w.boxes : []) {
+      const r = rect(b);
+      ctx.fillStyle = '#3a4352';
+      ctx.fillRect(...r);
+      ctx.strokeStyle = '#8a95a8';
+      ctx.lineWidth = 1;
+      ctx.strokeRect(...r);
+      if (b.name) { ctx.fillStyle = '#8a95a8'; ctx.fillText(b.name, r[0] + 2, r[1] - 3); }
     }
   }
 
@@ -308,10 +348,20 @@
   if (fleet()) fleet().onChange(schedule);
   window.addEventListener('resize', schedule);
   window.addEventListener('botd:tree', (ev) => setTree(ev.detail));
-  window.addEventListener('botd:select', () => { M.waypoints = []; schedule(); });
+  window.addEventListener('botd:select', () => { M.waypoints = []; M.world = null; M.goalsNED = false; schedule(); });
+  window.addEventListener('botd:factsheet', (ev) => {
+    const d = ev.detail || {};
+    M.world = d.world && d.world.bounds ? d.world : null;
+    M.goalsNED = !!d.goals_ned;
+    M.userMoved = false;
+    schedule();
+  });
 
   // The test hook: the robots drawn, in canvas pixels.
-  window.BotdMap = { drawn: () => M.drawn.slice(), waypoints: () => M.waypoints.slice(), frame: () => M.frame, redraw: schedule,
+  // waypoints are in the map's axes (east, north); world is the yard drawn.
+  window.BotdMap = { drawn: () => M.drawn.slice(), frame: () => M.frame, redraw: schedule,
+    waypoints: () => M.waypoints.map((w) => { const [x, y] = wpXY(w); return { frame: w.frame, x, y, name: w.name }; }),
+    world: () => (M.world && M.frame === 'local' ? M.world : null), toPx: (x, y) => toPx(...project(M.frame, x, y)),
     stats: () => ({ drawMs: M.drawMs, maxDrawMs: M.maxDrawMs }) };
   schedule();
 })();
