@@ -124,22 +124,38 @@ func (c *cli) events(args []string) error {
 	enc.SetEscapeHTML(false)
 	lastConn := ""
 	first := true
-	// The history arrives before its reply, which says how much there is:
-	// it is held until the note that introduces it is printed.
+	// The history comes around its reply, which says how much there is:
+	// what comes before the reply is held until the note that introduces
+	// it is printed, and "following" waits for the last kept event (or for
+	// the history to be given up on).
 	var held []protocol.EventMsg
+	var replayTo uint64
+	following := c.noHistory
 	print := func(m protocol.EventMsg) {
 		if c.json {
 			enc.Encode(m)
 		} else {
 			fmt.Fprintln(c.stdout, eventLine(m, time.Local))
 		}
+		if !following && !first && (m.Seq >= replayTo || hist.Complete()) {
+			following = true
+			listening()
+			startTimer()
+		}
 	}
+	var giveUp <-chan time.Time // the history did not all come: follow anyway
 	for {
 		select {
 		case <-c.ctx.Done():
 			return nil
 		case <-until:
 			return nil
+		case <-giveUp:
+			if !following {
+				following = true
+				listening()
+				startTimer()
+			}
 		case m := <-msgs:
 			switch m := m.(type) {
 			case protocol.EventMsg:
@@ -152,12 +168,23 @@ func (c *cli) events(args []string) error {
 				if first {
 					first = false
 					c.historyNote(robot, m.rep, m.err)
+					replayTo = num(m.rep.Result["to_seq"])
+					if m.err != nil || !m.rep.OK || num(m.rep.Result["count"]) == 0 {
+						replayTo = 0
+					}
 					for _, e := range held {
 						print(e)
 					}
 					held = nil
-					listening()
-					startTimer()
+					if !following && (replayTo == 0 || hist.Last() >= replayTo) {
+						following = true
+						listening()
+						startTimer()
+					} else if !following {
+						t := time.NewTimer(c.timeout)
+						defer t.Stop()
+						giveUp = t.C
+					}
 				}
 			case eventGap:
 				fmt.Fprintf(c.stderr, "(events %d–%d of %s are lost: the robot no longer keeps them)\n", m.from, m.to, robot)
