@@ -7,20 +7,28 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botd-project/botd/missions/plan"
+
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // importedFormat names the format of a file that has no place for a
-// mission id or revision (a BehaviorTree.CPP XML file, a Behavior3 file),
-// or is "" for a botd mission (JSON or YAML), which has both.
+// mission id or revision (a BehaviorTree.CPP XML file, a Behavior3 file,
+// a QGroundControl or Mission Planner plan), or is "" for a botd mission
+// (JSON or YAML), which has both.
 func importedFormat(data []byte) string {
 	body := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch {
+	case plan.IsPlan(body):
+		return "QGroundControl or Mission Planner plan"
 	case len(body) > 0 && body[0] == '<':
 		return "BehaviorTree.CPP XML"
 	case len(body) > 0 && (body[0] == '{' || body[0] == '['):
-		var top map[string]json.RawMessage
-		if json.Unmarshal(body, &top) != nil || top["format"] == nil {
+		var top map[string]any
+		if json.Unmarshal(body, &top) == nil && plan.IsPlanObject(top["fileType"]) {
+			return "QGroundControl or Mission Planner plan"
+		}
+		if top["format"] == nil {
 			return "Behavior3"
 		}
 	}
@@ -43,7 +51,7 @@ func (c *cli) identify(mf *missionFile) (payload json.RawMessage, generated bool
 	changed := false
 	if c.revision >= 0 {
 		if format == "" {
-			return nil, false, usageError("--revision is for a file that cannot hold one (BehaviorTree.CPP, Behavior3): set \"revision\" in %s", mf.path)
+			return nil, false, usageError("--revision is for a file that cannot hold one (BehaviorTree.CPP, Behavior3, a plan): set \"revision\" in %s", mf.path)
 		}
 		mf.doc.Revision, changed = c.revision, true
 	}

@@ -54,3 +54,23 @@ func TestMissionSendBTCPPIdentity(t *testing.T) {
 	os.WriteFile(yaml, []byte("format: botd/mission@1\nname: m\nmain: main\ntrees:\n  main: {type: Wait, params: {ms: 5}}\n"), 0o644)
 	expect(t, botctl(t, append([]string{"mission", "send", yaml, "--revision", "2"}, b...)...), exitUsage, `set "revision" in`)
 }
+
+// Which files cannot hold an id: XML, Behavior3, plans; a botd mission can.
+func TestImportedFormat(t *testing.T) {
+	plan, err := os.ReadFile(repoFile(t, "missions/plan/testdata/short.plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ data, want string }{
+		{`<root BTCPP_format="4"><BehaviorTree ID="m"><AlwaysSuccess/></BehaviorTree></root>`, "BehaviorTree.CPP XML"},
+		{`{"name": "m", "root": "1", "nodes": {}}`, "Behavior3"},
+		{string(plan), "QGroundControl or Mission Planner plan"},
+		{"QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.39\t8.54\t488\t1\n", "QGroundControl or Mission Planner plan"},
+		{`{"format": "botd/mission@1", "main": "m", "trees": {}}`, ""},
+		{"format: botd/mission@1\nmain: m\n", ""},
+	} {
+		if got := importedFormat([]byte(c.data)); got != c.want {
+			t.Errorf("%.30q: %q, want %q", c.data, got, c.want)
+		}
+	}
+}
