@@ -48,6 +48,7 @@ var commands = []command{
 	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
 	{name: "mission", args: "send FILE [--robot R | --robots SELECTOR] [--start] [--replace] [--key KEY]",
 		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
+	{name: "missions", args: "[ROBOT]", short: "list the missions the robot keeps (the interrupted one marked), to start one by id", run: (*cli).missions},
 	{name: "start", args: "[ROBOT] [--mission ID] [--replace] [--key KEY]", short: "start a stored mission (default: the current or last one)",
 		run: (*cli).start, flags: startFlags, ownsKey: true},
 	{name: "pause", args: "[ROBOT]", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},

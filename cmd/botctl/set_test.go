@@ -34,3 +34,11 @@ func TestSetWritesTheBlackboard(t *testing.T) {
 	expect(t, botctl(t, append([]string{"set", "rover-1", "speed=1"}, b...)...), exitRefused, "refused", "not writable")
 	expect(t, botctl(t, append([]string{"set", "rover-1"}, b...)...), exitUsage, "KEY=VALUE")
 }
+
+// botctl missions lists what the robot keeps: the demo patrol, running.
+func TestMissionsListsTheStoredMissions(t *testing.T) {
+	d := startBotd(t)
+	waitOnline(t, d, "rover-1")
+	modeIs(t, d, "rover-1", "RUNNING")
+	expect(t, botctl(t, "missions", "rover-1", "--broker", d.url, "--timeout", "15s"), exitOK, "ID", "patrol", "RUNNING", "botctl start rover-1 --mission ID")
+}

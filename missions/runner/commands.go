@@ -160,7 +160,7 @@ func (r *Runner) do(ctx context.Context, c protocol.Command, entry *cacheEntry) 
 			return rep, false
 		}
 	case protocol.OpMissionStart, protocol.OpMissionPause, protocol.OpMissionResume, protocol.OpMissionAbort,
-		protocol.OpStateRequest:
+		protocol.OpStateRequest, protocol.OpMissionsList:
 	default:
 		return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op"), false
 	}
@@ -327,6 +327,8 @@ func (r *Runner) apply(p *pending, now time.Time) protocol.Reply {
 		return r.applyReset(p, now)
 	case protocol.OpStateRequest:
 		return ok(c, nil)
+	case protocol.OpMissionsList:
+		return ok(c, map[string]any{"missions": r.storedSummaries()})
 	case protocol.OpBlackboardSet:
 		return r.applySet(p, now)
 	}

@@ -42,4 +42,10 @@ func TestInterruptedMissionIsReported(t *testing.T) {
 	if !ok || m.ID != missionID || m.Status != protocol.RunInterrupted {
 		t.Fatalf("Interrupted() = %+v, %v; want the mission that ran", m, ok)
 	}
+	// missions.list names it, marked, for the operator to pick.
+	rep := tr2.mustOK(protocol.Command{Op: protocol.OpMissionsList})
+	list, _ := rep.Result["missions"].([]protocol.MissionSummary)
+	if len(list) != 1 || list[0].ID != missionID || list[0].Status != protocol.RunInterrupted || list[0].Nodes == 0 {
+		t.Fatalf("missions.list: %+v", rep.Result)
+	}
 }

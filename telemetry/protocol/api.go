@@ -250,6 +250,9 @@ const (
 	OpEStop         = "estop"
 	OpEStopReset    = "estop.reset"
 	OpStateRequest  = "state.request"
+	// OpMissionsList lists the missions the robot keeps (result.missions:
+	// MissionSummary, newest first), so an operator can pick one to start.
+	OpMissionsList  = "missions.list"
 	OpBlackboardSet = "blackboard.set"
 	// OpEventsRequest sends the kept events after since_seq again (history
 	// for a ground station that connects late or lost its session).
@@ -257,6 +260,18 @@ const (
 	// OpEventsAck lets the robot drop the kept events up to seq.
 	OpEventsAck = "events.ack"
 )
+
+// MissionSummary is one stored mission in a missions.list reply.
+type MissionSummary struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Revision int64  `json:"revision"`
+	Nodes    int    `json:"nodes"`
+	Bytes    int    `json:"bytes"`
+	// Status is the mission's run now (RUNNING, PAUSED), INTERRUPTED for
+	// the one a restart interrupted, or "" for one that is only stored.
+	Status string `json:"status,omitempty"`
+}
 
 // Reply answers one command (reply topic, without the header).
 type Reply struct {
