@@ -29,7 +29,7 @@ func TestDecodePlanFormats(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		if d.Main != "main" || d.Trees["main"].Children[2].Name != first || d.Name != "plan" {
+		if d.Main != "main" || d.Trees["main"].Children[2].Name != first || !strings.HasPrefix(d.Name, "plan-") || len(d.Name) != 13 {
 			t.Errorf("%s: got %+v", file, d)
 		}
 		if _, err := d.JSON(); err != nil {
@@ -39,6 +39,15 @@ func TestDecodePlanFormats(t *testing.T) {
 	d, err := DecodeFile("plan/testdata/short.plan", Limits{}, nil)
 	if err != nil || d.Name != "short" {
 		t.Errorf("DecodeFile: %v, name %q", err, d.Name)
+	}
+	// botd's own optional id and revision members name the mission.
+	data, _ := os.ReadFile("plan/testdata/short.plan")
+	withID := strings.Replace(string(data), "{", `{"id": "00000000-0000-4000-8000-00000000f1a9", "revision": 3,`, 1)
+	if d, err := Decode([]byte(withID)); err != nil || d.ID != "00000000-0000-4000-8000-00000000f1a9" || d.Revision != 3 {
+		t.Errorf("id and revision: %v %+v", err, d)
+	}
+	if _, err := Decode([]byte(strings.Replace(withID, `"revision": 3`, `"revision": -1`, 1))); err == nil || !strings.Contains(err.Error(), "/revision: -1 is not a revision") {
+		t.Errorf("a bad revision: %v", err)
 	}
 }
 

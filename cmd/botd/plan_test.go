@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
@@ -154,9 +155,10 @@ func TestExportPlan(t *testing.T) {
 }
 
 // The daemon flies an imported plan on the simulated multicopter to the
-// end (without a fence, see globalFenceConfig): take-off, a speed change, two waypoints (one with a hold), return
-// and land. (The daemon reads -mission as bytes: the generated mission is
-// named "plan".)
+// end (without a fence, see globalFenceConfig): take-off, a speed change,
+// two waypoints (one with a hold), return and land. The daemon reads
+// -mission as bytes: the generated mission is named "plan-" and 8 hex
+// digits of its content.
 func TestDaemonUAVSimPlan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("flies for about 30 s")
@@ -190,7 +192,7 @@ func TestDaemonUAVSimPlan(t *testing.T) {
 	for {
 		rec.mu.Lock()
 		for _, s := range rec.states {
-			if s.Mission != nil && s.Mission.Name == "plan" {
+			if s.Mission != nil && strings.HasPrefix(s.Mission.Name, "plan-") {
 				last = s
 			}
 			if s.Mode == protocol.ModeFailsafe {
@@ -232,6 +234,31 @@ func TestDaemonUAVSimPlan(t *testing.T) {
 		if !modes[mode] {
 			t.Errorf("never saw uav.mode %v (%s); saw %v", mode, name, modes)
 		}
+	}
+	p.stop(t)
+}
+
+// mission.load takes a .plan as it is when it has botd's optional "id"
+// member (botctl gives a plan without one an id and sends the generated
+// mission); a plan botd cannot fly is refused with the item located in
+// the plan.
+func TestDaemonMissionLoadPlan(t *testing.T) {
+	_, r, p := startUAVDaemon(t)
+	data, err := os.ReadFile(shortPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withID := strings.Replace(string(data), "{", `{"id": "00000000-0000-4000-8000-00000000f1a9",`, 1)
+	if rep := r.send(t, "uav-1", protocol.Command{Op: protocol.OpMissionLoad, Mission: json.RawMessage(withID)}); !rep.OK {
+		t.Fatalf(".plan: %+v", rep.Error)
+	}
+	if rep := r.send(t, "uav-1", protocol.Command{Op: protocol.OpMissionLoad, Mission: json.RawMessage(data), Replace: true}); rep.OK || rep.Error.Path != "/id" {
+		t.Errorf("a .plan without an id: %+v", rep.Error)
+	}
+	bad := strings.Replace(withID, `"command": 16`, `"command": 31000`, 1)
+	rep := r.send(t, "uav-1", protocol.Command{Op: protocol.OpMissionLoad, Mission: json.RawMessage(bad), Replace: true})
+	if rep.OK || rep.Error == nil || rep.Error.Path != "/mission/items/2" || !strings.Contains(rep.Error.Problems[0].Message, "item 2: MAV_CMD 31000 is not supported") {
+		t.Errorf("a plan with an unknown MAV_CMD: %+v", rep.Error)
 	}
 	p.stop(t)
 }

@@ -88,11 +88,19 @@ type Plan struct {
 	// CruiseSpeed and HoverSpeed are QGroundControl's plan defaults (m/s;
 	// 0 when absent).
 	CruiseSpeed, HoverSpeed float64
+	// ID and Revision are botd's own optional top-level "id" (a UUID) and
+	// "revision" of a .plan (QGroundControl ignores members it does not
+	// know), so a plan sent to the daemon as it is can name the mission it
+	// updates.
+	ID       string
+	Revision int64
 }
 
 // planFile is the part of a .plan botd reads.
 type planFile struct {
 	FileType    string           `json:"fileType"`
+	ID          string           `json:"id"`
+	Revision    *float64         `json:"revision"`
 	Version     *float64         `json:"version"`
 	Mission     *missionJSON     `json:"mission"`
 	GeoFence    *json.RawMessage `json:"geoFence"`
@@ -179,7 +187,13 @@ func parseQGC(data []byte, lim Limits, ps *problems) *Plan {
 	}
 	checkSection(f.GeoFence, "/geoFence", "polygons", "circles", ps)
 	checkSection(f.RallyPoints, "/rallyPoints", "points", "", ps)
-	p := &Plan{}
+	p := &Plan{ID: f.ID}
+	if f.Revision != nil {
+		if !whole(*f.Revision) || *f.Revision < 0 || *f.Revision > 1<<53 {
+			ps.invalid("/revision", "%s is not a revision (a whole number, 0 or more)", num(f.Revision))
+		}
+		p.Revision = int64(*f.Revision)
+	}
 	if m.CruiseSpeed != nil {
 		p.CruiseSpeed = *m.CruiseSpeed
 	}
