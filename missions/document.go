@@ -26,9 +26,6 @@ type Document struct {
 	// reads them to apply them to the files that call its trees. No
 	// encoding keeps them.
 	subtreeModels map[string]subtreeModel
-	// fromPlan marks a mission generated from a QGroundControl plan:
-	// compilation problems are prefixed with the item they are about.
-	fromPlan bool
 }
 
 // Mission is a validated, compiled mission.

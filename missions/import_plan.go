@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,7 @@ func decodePlan(data []byte, file string, ps *problems) *Document {
 		ps.list = append(ps.list, probs...)
 		return nil
 	}
-	d := &Document{Format: Format, ID: p.ID, Revision: p.Revision, Main: "main", Trees: map[string]*bt.NodeDef{"main": root}, fromPlan: true}
+	d := &Document{Format: Format, ID: p.ID, Revision: p.Revision, Main: "main", Trees: map[string]*bt.NodeDef{"main": root}}
 	// A plan has no name: the file's, else one from its content, so that
 	// two plans sent without an id (botctl and the daemon derive one from
 	// the name) are two missions, and the same bytes the same mission.
@@ -45,19 +46,21 @@ func decodePlan(data []byte, file string, ps *problems) *Document {
 }
 
 // annotatePlan puts the plan item in front of each problem found in a
-// plan's generated tree ("item 1: NAV_TAKEOFF: 50 is above the limit 30"),
-// so a problem the compilation finds (a vehicle limit, the geofence, a
-// leaf the hardware lacks) names the item too, as the import's own do.
+// tree generated from a plan ("item 1: NAV_TAKEOFF (22): 50 is above the
+// limit 30"), so a problem the compilation finds (a vehicle limit, the
+// geofence, a leaf the hardware lacks) names the item too, as the
+// import's own do. It goes by the names the import gives its nodes, so it
+// works on the generated mission sent on as botd JSON too (botctl does).
 func annotatePlan(d *Document, list bt.Problems) {
-	if !d.fromPlan {
-		return
-	}
 	for i, p := range list {
 		if name := planNodeName(d, p.Path); name != "" {
 			list[i].Message = name + ": " + p.Message
 		}
 	}
 }
+
+// planItemName matches the name of a node the plan import generated.
+var planItemName = regexp.MustCompile(`^item [0-9]+: [A-Z_0-9]+ \([0-9]+\)|^takeoff \(implicit, before item [0-9]+: [A-Z_0-9]+ \([0-9]+\)\)`)
 
 // planNodeName is the name of the deepest node on path that is named
 // after a plan item.
@@ -68,8 +71,8 @@ func planNodeName(d *Document, path string) string {
 	}
 	n, found := d.Trees[tok[2]], ""
 	for i := 3; n != nil; i += 2 {
-		if strings.HasPrefix(n.Name, "item ") || strings.HasPrefix(n.Name, "takeoff (") {
-			found = n.Name
+		if m := planItemName.FindString(n.Name); m != "" {
+			found = m
 		}
 		if i+1 >= len(tok) || tok[i] != "children" {
 			break

@@ -85,7 +85,16 @@ func TestPlanCompileProblemsNameTheItem(t *testing.T) {
 			t.Errorf("got %v, want %q", err, want)
 		}
 	}
-	// A botd mission's problems are left as they are.
+	// The generated mission sent on as botd JSON (botctl does) still names
+	// the items; other names are left alone.
+	d, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := d.JSON()
+	if _, err = Load(js, Options{}); err == nil || !strings.Contains(err.Error(), `item 2: IMAGE_START_CAPTURE (2000): unknown node type "MAVCommand"`) {
+		t.Errorf("as botd JSON: %v", err)
+	}
 	_, err = Load([]byte(`{"format": "botd/mission@1", "main": "m", "trees": {"m": {"type": "Takeoff", "name": "item 0: x"}}}`), Options{})
 	if err == nil || strings.Contains(err.Error(), "item 0: x:") {
 		t.Errorf("got %v", err)
