@@ -117,3 +117,25 @@ func TestJumpRangesMustNest(t *testing.T) {
 		t.Errorf("nested: %s", got)
 	}
 }
+
+// A corridor scan is flattened like a survey; a generated item botd
+// cannot fly is located inside its complex item.
+func TestComplexItems(t *testing.T) {
+	corridor := `{"type": "ComplexItem", "complexItemType": "CorridorScan", "version": 3, "TransectStyleComplexItem": {"Items": [` +
+		simple(16, 3, "0,0,0,null,47.3979,8.5456,10") + `,` + simple(206, 2, "25,0,1,0,0,0,0") + `,` + simple(16, 3, "0,0,0,null,47.3981,8.5456,10") + `]}}`
+	p, ps := Parse(qgc(takeoff, corridor), Limits{})
+	if ps != nil {
+		t.Fatal(ps)
+	}
+	var cmds []int
+	for _, it := range p.Items {
+		cmds = append(cmds, it.Command)
+	}
+	if fmt.Sprint(cmds) != "[22 16 206 16]" || p.Items[3].Path != "/mission/items/1/TransectStyleComplexItem/Items/2" {
+		t.Errorf("got %v, last at %s", cmds, p.Items[3].Path)
+	}
+	bad := strings.Replace(corridor, `"command": 206`, `"command": 31000`, 1)
+	if got := importPlan(qgc(takeoff, bad), Limits{}); !strings.Contains(got, "/mission/items/1/TransectStyleComplexItem/Items/1: item 2: MAV_CMD 31000 is not supported") {
+		t.Errorf("got %q", got)
+	}
+}
