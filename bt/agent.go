@@ -90,6 +90,10 @@ type Agent struct {
 	ext *agentExt
 	// exprs runs the agent's expressions; nil until one runs.
 	exprs *exprState
+	// hooks are the agent's breakpoints and replacements (hook.go); nil
+	// when it has none, and then no tick path looks further.
+	hooks  *hookSet
+	hookFn HookListener
 }
 
 const (
@@ -139,7 +143,7 @@ func (a *Agent) Tree() *Tree { return a.tree }
 // SetObserver attaches an observer (nil detaches).
 func (a *Agent) SetObserver(o Observer) {
 	a.obs = o
-	a.general = o != nil || a.stored
+	a.general = o != nil || a.stored || a.hooks != nil
 }
 
 // Observer returns the attached observer.
@@ -281,6 +285,9 @@ func (a *Agent) execGeneral(i int32) Status {
 	if a.stored && a.state[i]&stStored != 0 {
 		return Status(a.state[i] & stStatus)
 	}
+	if h := a.hooks; h != nil && h.mark[i] != 0 && h.inside != i {
+		return a.execHooked(i)
+	}
 	n := &a.nodes[i]
 	// The open bit set (used to find open nodes in a range) changes only
 	// when a node stays open past this call or was open before it: a node
@@ -411,7 +418,10 @@ func (a *Agent) endGuarded(n *Node, halt bool) {
 // halt stops open node i.
 func (a *Agent) halt(i int32) {
 	n := &a.nodes[i]
-	if n.halt != nil {
+	// A node held at a breakpoint is released; its Halt is called only
+	// if its behavior was open (hook.go).
+	behaviorOpen := a.hooks == nil || a.hookHalting(i)
+	if n.halt != nil && behaviorOpen {
 		if n.guard {
 			a.endGuarded(n, true)
 		} else {

@@ -21,8 +21,10 @@ type Groot2Config struct {
 	// Listen is host:port of the request socket; the publisher takes the
 	// next port (Groot2's default is 1667, so 1667 and 1668).
 	Listen string `yaml:"listen"`
-	// AllowDebug would allow breakpoints and node replacement; botd does
-	// not offer them yet, so it must stay false.
+	// AllowDebug allows Groot2's breakpoints and node replacement
+	// (hooks): they hold or replace only the mission's nodes, never the
+	// tick loop, the failsafes or the e-stop, and are released when the
+	// client is silent for 5 s, on e-stop and when the mission ends.
 	AllowDebug bool `yaml:"allow_debug"`
 }
 
@@ -31,9 +33,6 @@ const groot2Usage = "serve Groot2's monitor protocol on HOST:PORT and the next p
 
 // validate adds the section's problems.
 func (g Groot2Config) validate(bad func(field, format string, args ...any)) {
-	if g.AllowDebug {
-		bad("groot2.allow_debug", "breakpoints and node replacement are not available in this botd: leave it false")
-	}
 	if g.Listen == "" {
 		return
 	}
@@ -61,10 +60,14 @@ func (g Groot2Config) addr() string {
 // bind is logged: the robot runs on without it.
 func (s *system) serveGroot2(ctx context.Context) {
 	addr := s.cfg.Groot2.addr()
-	srv, err := groot2.New(groot2.Config{Addr: addr, Source: s.runner, Registry: s.reg, Logger: s.log})
+	srv, err := groot2.New(groot2.Config{Addr: addr, Source: s.runner, Registry: s.reg, Logger: s.log,
+		AllowDebug: s.cfg.Groot2.AllowDebug, Debug: s.runner})
 	if err != nil {
 		s.log.Error("groot2 endpoint not started", "err", err)
 		return
+	}
+	if s.cfg.Groot2.AllowDebug {
+		s.log.Warn("groot2 debugging is allowed: a Groot2 client may hold the mission at breakpoints and replace node statuses", "addr", srv.Addr().String())
 	}
 	if ip := srv.Addr().IP; !ip.IsLoopback() {
 		s.log.Warn("the groot2 endpoint listens beyond loopback and has no authentication: anyone who reaches it sees the mission", "addr", srv.Addr().String())

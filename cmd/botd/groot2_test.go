@@ -31,14 +31,13 @@ func groot2Config(t *testing.T, section string) string {
 }
 
 // The groot2 section is checked as every section is: a typo gets a "did
-// you mean", a bad address and allow_debug are refused; an address
-// without a host is loopback.
+// you mean", a bad address is refused; allow_debug is accepted; an
+// address without a host is loopback.
 func TestGroot2ConfigChecked(t *testing.T) {
 	for _, tc := range []struct{ section, want string }{
 		{"  listn: 127.0.0.1:1667\n", "groot2.listn: unknown field (did you mean listen?)"},
 		{"  listen: 1667\n", `groot2.listen: "1667": want host:port`},
 		{"  listen: 127.0.0.1:65535\n", "the port must be 1 to 65534"},
-		{"  listen: 127.0.0.1:1667\n  allow_debug: true\n", "groot2.allow_debug: breakpoints and node replacement are not available"},
 	} {
 		var out, errb bytes.Buffer
 		if code := runCheckConfig([]string{groot2Config(t, tc.section)}, &out, &errb); code != 1 || !strings.Contains(out.String(), tc.want) {
@@ -46,13 +45,16 @@ func TestGroot2ConfigChecked(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	file := groot2Config(t, "  listen: \":1667\"\n  allow_debug: false\n")
+	file := groot2Config(t, "  listen: \":1667\"\n  allow_debug: true\n")
 	if code := runCheckConfig([]string{file}, &out, &errb); code != 0 {
 		t.Fatalf("check-config: %d %q %q", code, out.String(), errb.String())
 	}
 	cfg, err := readConfig(file)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !cfg.Groot2.AllowDebug {
+		t.Error("allow_debug: true was not read")
 	}
 	if got := cfg.Groot2.addr(); got != "127.0.0.1:1667" {
 		t.Errorf("listen \":1667\" listens on %q, want loopback", got)

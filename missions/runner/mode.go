@@ -72,6 +72,7 @@ func (r *Runner) enterPaused(_ *fsm.Memory) {
 
 func (r *Runner) enterEStop(_ *fsm.Memory) {
 	r.enterPaused(nil)
+	r.releaseHooks("e-stop")
 	r.emit(protocol.Event{Kind: "estop.engaged", Level: "error", Message: "e-stop: every actuator is in its safe state until estop.reset"})
 }
 
@@ -82,6 +83,7 @@ func (r *Runner) enterFailsafe(_ *fsm.Memory) {
 	r.emit(protocol.Event{Kind: "failsafe.entered", Level: "error", Mission: d.ID, Revision: d.Revision,
 		Message: fmt.Sprintf("failsafe %s: %s", r.fs.reason, r.fs.action), Data: map[string]any{"reason": r.fs.reason, "action": r.fs.action}})
 	run.agent.HaltAll()
+	r.releaseHooks("failsafe " + r.fs.reason)
 	r.safe()
 	if r.fs.reason == fenceReason {
 		r.fenceAct(r.fence.Action)

@@ -212,6 +212,8 @@ type Runner struct {
 	tickStart atomic.Int64
 	// deadman is the deadman time for the current rate (ns).
 	deadman atomic.Int64
+	// hooks are a debugger's breakpoints (hooks.go).
+	hooks hooksState
 }
 
 // stored is a mission the daemon accepted.
@@ -258,6 +260,7 @@ func New(cfg Config) (*Runner, error) {
 		changed: make(chan struct{}, 1), statusCh: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
 		hz: cfg.TickHz, requested: protocol.ModeIdle,
 	}
+	r.hooks.ch = make(chan *hookReq, 16)
 	mode, err := newModeMachine()
 	if err != nil {
 		return nil, err
@@ -417,6 +420,7 @@ func (r *Runner) safeTick(now time.Time) {
 // snapshot, failsafe supervisor, mission tick, actuators, observers.
 func (r *Runner) tick(now time.Time) {
 	r.drainCommands(now)
+	r.serviceHooks(now)
 	run := r.run
 	if run != nil && run.binding != nil {
 		run.binding.Snapshot(&run.agent.BB)
@@ -484,6 +488,7 @@ func (r *Runner) finish(run *activeRun, now time.Time, status, why string) {
 		r.setLastFailure(*fail)
 	}
 	run.agent.HaltAll()
+	r.releaseHooks("the mission ended")
 	if run.fsAgent != nil {
 		run.fsAgent.HaltAll()
 		run.fsAgent = nil

@@ -111,7 +111,7 @@ func TestLibzmqClient(t *testing.T) {
 		{"an empty header", []string{""}, "wrong request header"},
 		{"BLACKBOARD without names", []string{"024201020304"}, "must be 2 parts message"},
 		{"an unknown type", []string{"027a01020304"}, "Request not recognized"},
-		{"a breakpoint", []string{"024901020304", "7b7d"}, "not available"},
+		{"a breakpoint (debugging not allowed)", []string{"024901020304", "7b7d"}, "groot2.allow_debug is false"},
 	} {
 		out := c.ask(map[string]any{"op": "raw", "parts": tc.parts})
 		parts, _ := out["parts"].([]any)

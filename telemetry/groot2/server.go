@@ -41,6 +41,14 @@ type Config struct {
 	// RecordEvery is how often a recording samples the statuses (0:
 	// 10 ms).
 	RecordEvery time.Duration
+	// AllowDebug allows hooks (breakpoints, node replacement) through
+	// Debug; without it they are answered with an error.
+	AllowDebug bool
+	// Debug applies hooks (the runner); nil: no hooks.
+	Debug Debugger
+	// HookSilence is how long the client may stay silent before the
+	// runner releases its hooks (0: runner.DefaultHookSilence, 5 s).
+	HookSilence time.Duration
 }
 
 func (c *Config) defaults() {
@@ -71,6 +79,10 @@ type Server struct {
 	recCh  chan struct{} // wakes the recorder when a recording starts
 	connMu sync.Mutex
 	conns  map[net.Conn]struct{}
+	// hits are the uids of hook hits to publish (hooks.go).
+	hits  chan uint16
+	subMu sync.Mutex
+	subs  map[*subscriber]struct{}
 }
 
 // New binds both sockets (so a taken port is an error at start).
@@ -83,7 +95,12 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, rep: rep, pub: pub, cur: idleState(), recCh: make(chan struct{}, 1), conns: map[net.Conn]struct{}{}}, nil
+	s := &Server{cfg: cfg, rep: rep, pub: pub, cur: idleState(), recCh: make(chan struct{}, 1), conns: map[net.Conn]struct{}{},
+		hits: make(chan uint16, 64), subs: map[*subscriber]struct{}{}}
+	if cfg.AllowDebug && cfg.Debug != nil {
+		cfg.Debug.EnableHooks(runner.HookConfig{Silence: cfg.HookSilence, OnHit: s.hit})
+	}
+	return s, nil
 }
 
 // listenPair listens on addr and on the next port.
@@ -122,10 +139,11 @@ func (s *Server) Addr() *net.TCPAddr { return s.rep.Addr().(*net.TCPAddr) }
 // once its goroutines have exited.
 func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); s.accept(s.rep, zmq4.Rep, &wg) }()
 	go func() { defer wg.Done(); s.accept(s.pub, zmq4.Pub, &wg) }()
 	go func() { defer wg.Done(); s.record(ctx) }()
+	go func() { defer wg.Done(); s.publish(ctx) }()
 	s.cfg.Logger.Info("groot2 endpoint listening", "rep", s.rep.Addr().String(), "pub", s.pub.Addr().String())
 	<-ctx.Done()
 	s.rep.Close()
@@ -194,15 +212,17 @@ func (s *Server) serveConn(c net.Conn, typ zmq4.SocketType) {
 		s.cfg.Logger.Debug("groot2: handshake failed", "peer", c.RemoteAddr().String(), "err", err)
 		return
 	}
+	if typ == zmq4.Pub {
+		s.serveSubscriber(c, zc)
+		return
+	}
 	for {
 		msg, err := zc.RecvMsg()
 		if err != nil {
 			return
 		}
-		if msg.Type == zmq4.CmdMsg || typ != zmq4.Rep {
-			// Commands (PING is answered by RecvMsg) and a subscriber's
-			// subscriptions: nothing is published but breakpoint notices.
-			continue
+		if msg.Type == zmq4.CmdMsg {
+			continue // commands: PING is answered by RecvMsg
 		}
 		envelope, parts, ok := splitEnvelope(msg.Frames)
 		if !ok {
@@ -240,15 +260,23 @@ func (s *Server) Handle(parts [][]byte) [][]byte {
 	if len(parts) == 0 {
 		return errorReply("wrong request header")
 	}
+	if s.cfg.AllowDebug && s.cfg.Debug != nil {
+		// Any request is the client's heartbeat, as in BT.CPP.
+		s.cfg.Debug.HookHeartbeat()
+	}
 	h, ok := ParseRequestHeader(parts[0])
 	if !ok {
 		return errorReply("wrong request header")
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	letters := s.refresh()
 	cur := s.cur
 	head := replyHeader(h, cur.id)
+	if isHookRequest(h.Type) {
+		s.mu.Unlock()
+		return s.handleHook(h, head, cur, parts)
+	}
+	defer s.mu.Unlock()
 	switch h.Type {
 	case ReqFullTree:
 		if cur.err != nil {
@@ -273,14 +301,6 @@ func (s *Server) Handle(parts [][]byte) [][]byte {
 		return s.toggleRecording(head, string(parts[1]))
 	case ReqGetTransitions:
 		return [][]byte{head, s.rec.take()}
-	case ReqHooksDump:
-		return [][]byte{head, []byte("[]")}
-	case ReqRemoveAllHooks, ReqDisableAllHooks:
-		// There are none to remove: Groot2 sends these when it
-		// disconnects.
-		return [][]byte{head}
-	case ReqHookInsert, ReqHookRemove, ReqBreakpointUnlck:
-		return errorReply("botd: breakpoints and node replacement are not available on this endpoint")
 	}
 	return errorReply("Request not recognized")
 }

@@ -24,6 +24,7 @@ class Client:
         self.ctx = zmq.Context()
         self.url = "tcp://127.0.0.1:%d" % port
         self.sock = None
+        self.sub = None
         self.connect()
 
     def connect(self):
@@ -99,6 +100,27 @@ def main():
                     recs.append([usec, uid, st])
                 out["len"] = len(raw)
                 out["transitions"] = recs
+        elif op == "hook":
+            # A hook request as Groot2 sends it: I, R, U (a JSON body), D, A, X.
+            body = req.get("body")
+            out, rest = c.request(req["type"], json.dumps(body).encode() if body is not None else None)
+            if rest:
+                out["body"] = rest[0].decode()
+        elif op == "subscribe":
+            # Groot2's SUB socket on the publisher port, subscribed to everything.
+            c.sub = c.ctx.socket(zmq.SUB)
+            c.sub.setsockopt(zmq.LINGER, 0)
+            c.sub.setsockopt(zmq.SUBSCRIBE, b"")
+            c.sub.connect("tcp://127.0.0.1:%d" % (int(sys.argv[1]) + 1))
+            out = {"subscribed": True}
+        elif op == "notice":
+            # The next BREAKPOINT_REACHED notice, within timeout_ms.
+            if c.sub.poll(req.get("timeout_ms", TIMEOUT_MS)):
+                parts = c.sub.recv_multipart()
+                proto, typ, _ = struct.unpack("<BBI", parts[0])
+                out = {"nparts": len(parts), "proto": proto, "type": chr(typ), "uid": int(parts[1].decode())}
+            else:
+                out = {"no_notice": True}
         elif op == "raw":
             reply = c.exchange([bytes.fromhex(p) for p in req["parts"]])
             out = {"timeout": True} if reply is None else {"parts": [p.hex() for p in reply]}

@@ -1,0 +1,288 @@
+package bt
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// hookHarness is a harness whose hook events are kept as lines ("b pre
+// hit running", "b pre released success unlocked"). The fast path's
+// shadow is off: hooks change what a tick does.
+func hookHarness(t *testing.T, root *NodeDef) (*harness, *[]string) {
+	t.Helper()
+	h := newHarness(t, root)
+	h.shadow = nil
+	var evs []string
+	h.a.SetHookListener(func(a *Agent, ev HookEvent) {
+		l := fmt.Sprintf("%s %s %s %s", h.rec.name(ev.Hook.Node), ev.Hook.Position, ev.Kind, strings.ToLower(ev.Status.String()))
+		if ev.Why != "" {
+			l += " " + ev.Why
+		}
+		evs = append(evs, l)
+	})
+	return h, &evs
+}
+
+func (h *harness) hook(name string, pos HookPosition, mode HookMode, st Status) {
+	h.tb.Helper()
+	if err := h.a.SetHook(Hook{Node: h.idx(name), Position: pos, Mode: mode, Status: st}); err != nil {
+		h.tb.Fatal(err)
+	}
+}
+
+func takeEvents(evs *[]string) []string {
+	out := *evs
+	*evs = nil
+	return out
+}
+
+// A PRE breakpoint holds a MemSequence (BT.CPP's Sequence) at its node:
+// the node is not ticked and is RUNNING, its parent waits, the siblings
+// before it are not ticked again and those after it not yet; the tick
+// returns every time. Unlocking lets the node tick on the next tick.
+func TestHookBreakpointHoldsASequence(t *testing.T) {
+	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("a", "S"), sc("b", "S"), sc("c", "S")))
+	h.hook("b", HookPre, HookBreakpoint, Idle)
+	if got := h.run(5); got != "RRRRR" {
+		t.Fatalf("root %s while held, want RRRRR", got)
+	}
+	if a, b, c := h.calls("a"), h.calls("b"), h.calls("c"); a.tick != 1 || b != (counts{}) || c != (counts{}) {
+		t.Errorf("while held: a %v, b %v, c %v: want a ticked once, b and c never called", a, b, c)
+	}
+	if st := h.a.Status(h.idx("b")); st != Running {
+		t.Errorf("held b reports %v, want RUNNING", st)
+	}
+	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running"})
+	hs := h.a.Hooks(nil)
+	if len(hs) != 1 || !hs[0].Held || hs[0].Hits != 1 {
+		t.Errorf("hooks %+v, want one held with one hit", hs)
+	}
+	if !h.a.UnlockHook(h.idx("b"), HookPre, Idle, true) {
+		t.Fatal("unlock found no hook")
+	}
+	if got := h.run(1); got != "S" {
+		t.Errorf("root %s after the unlock, want S", got)
+	}
+	if b := h.calls("b"); b != (counts{1, 1, 1, 0}) {
+		t.Errorf("b after the unlock %v, want opened, ticked, closed once", b)
+	}
+	eqLines(t, "events", takeEvents(evs), []string{"b pre removed idle once", "b pre released idle unlocked"})
+	if h.a.HasHooks() || h.a.general != true {
+		t.Errorf("hooks left %v (general %v: the observer keeps it)", h.a.HasHooks(), h.a.general)
+	}
+}
+
+// A reactive Sequence (BT.CPP's ReactiveSequence) re-ticks its
+// condition while its next child is held; when the condition fails the
+// held node is halted like any running child: the hold ends, and the
+// node's Halt is not called since it never opened.
+func TestHookBreakpointHeldNodePreempted(t *testing.T) {
+	h, evs := hookHarness(t, nd("Sequence", "root", nil, tl("cond", "SSSF"), sc("b", "S")))
+	h.hook("b", HookPre, HookBreakpoint, Idle)
+	if got := h.run(4); got != "RRRF" {
+		t.Fatalf("root %s, want RRRF", got)
+	}
+	if c, b := h.calls("cond"), h.calls("b"); c.tick != 4 || b != (counts{}) {
+		t.Errorf("cond %v (want 4 ticks), b %v (want no call)", c, b)
+	}
+	if b := h.counts("b"); b != (counts{1, 3, 0, 1}) {
+		t.Errorf("observer saw b %v, want opened, 3 RUNNING ticks, halted", b)
+	}
+	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running", "b pre released idle halted"})
+	// The breakpoint stays: reached again, it holds again.
+	h.rec = newRecorder(t, h.tree)
+	h.a.SetObserver(h.rec)
+	h.a.Reset(h.now)
+	if got := h.run(1); got != "R" {
+		t.Errorf("root %s, want R (held again)", got)
+	}
+}
+
+// A PRE breakpoint set on a node that is running holds it open (not
+// ticked, not halted); the unlock with a status ends it with that status
+// without a tick: the node is halted.
+func TestHookBreakpointOnRunningNodeUnlockedWithStatus(t *testing.T) {
+	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("b", "R"), sc("c", "S")))
+	if got := h.run(2); got != "RR" {
+		t.Fatal(got)
+	}
+	h.hook("b", HookPre, HookBreakpoint, Idle)
+	if got := h.run(3); got != "RRR" {
+		t.Fatal(got)
+	}
+	if b := h.calls("b"); b != (counts{1, 2, 0, 0}) {
+		t.Errorf("b %v: want still open with its 2 ticks from before the hold", b)
+	}
+	h.a.UnlockHook(h.idx("b"), HookPre, Success, false)
+	if got := h.run(1); got != "S" {
+		t.Errorf("root %s, want S", got)
+	}
+	if b, c := h.calls("b"), h.calls("c"); b != (counts{1, 2, 0, 1}) || c.tick != 1 {
+		t.Errorf("b %v (want halted, not ticked), c %v", b, c)
+	}
+	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running", "b pre released success unlocked"})
+	// The hook stays, with the unlock's status (BT.CPP keeps it): the
+	// next run stops at b again.
+	if hs := h.a.Hooks(nil); len(hs) != 1 || hs[0].Status != Success || hs[0].Held {
+		t.Errorf("hooks %+v", hs)
+	}
+}
+
+// Stepping: a PRE breakpoint on a RUNNING node hits at every tick; each
+// unlock lets exactly one tick of the node through.
+func TestHookBreakpointSteps(t *testing.T) {
+	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("b", "RRS"), sc("c", "S")))
+	h.hook("b", HookPre, HookBreakpoint, Idle)
+	var got string
+	for range 3 {
+		got += h.run(2)
+		h.a.UnlockHook(h.idx("b"), HookPre, Idle, false)
+	}
+	got += h.run(1)
+	// held, held; b ticks (R), held; b ticks (R), held; b ticks (S), c S.
+	if want := "RRRRRRS"; got != want {
+		t.Errorf("root %s, want %s", got, want)
+	}
+	if b := h.calls("b"); b != (counts{1, 3, 1, 0}) {
+		t.Errorf("b %v", b)
+	}
+	if n := len(takeEvents(evs)); n != 6 {
+		t.Errorf("%d events, want 3 hits and 3 releases", n)
+	}
+}
+
+// REPLACE gives its status without ticking the node (PRE), or in place
+// of the node's (POST); with no SUCCESS or FAILURE it changes nothing.
+func TestHookReplace(t *testing.T) {
+	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("a", "S"), sc("b", "S")))
+	h.hook("b", HookPre, HookReplace, Failure)
+	if got := h.run(2); got != "FF" {
+		t.Errorf("root %s, want FF", got)
+	}
+	if b := h.calls("b"); b != (counts{}) {
+		t.Errorf("b %v: a replaced node is not called", b)
+	}
+	if b := h.counts("b"); b != (counts{2, 2, 2, 0}) {
+		t.Errorf("observer saw b %v", b)
+	}
+	eqLines(t, "events", takeEvents(evs), []string{"b pre hit failure", "b pre hit failure"})
+
+	h.a.RemoveHook(h.idx("b"), HookPre)
+	h.hook("a", HookPost, HookReplace, Failure)
+	if got := h.run(1); got != "F" {
+		t.Errorf("root %s, want F (a's SUCCESS replaced)", got)
+	}
+	if a := h.calls("a"); a.tick != 3 {
+		t.Errorf("a %v: a POST replacement ticks the node", a)
+	}
+	h.a.SetHook(Hook{Node: h.idx("a"), Position: HookPost, Mode: HookReplace, Status: Skipped})
+	if got := h.run(1); got != "S" {
+		t.Errorf("root %s, want S (a SKIPPED replacement is none)", got)
+	}
+	// A running node replaced is halted.
+	h2, _ := hookHarness(t, nd("MemSequence", "root", nil, sc("r", "R"), sc("c", "S")))
+	h2.run(1)
+	h2.a.SetHook(Hook{Node: h2.idx("r"), Position: HookPre, Mode: HookReplace, Status: Success, Once: true})
+	if got := h2.run(1); got != "S" {
+		t.Errorf("root %s, want S", got)
+	}
+	if r := h2.calls("r"); r != (counts{1, 1, 0, 1}) {
+		t.Errorf("r %v, want halted", r)
+	}
+	if h2.a.HasHooks() {
+		t.Error("a Once hook stays")
+	}
+}
+
+// A POST breakpoint holds the node's completed status until the unlock,
+// and the parent waits meanwhile.
+func TestHookPostBreakpoint(t *testing.T) {
+	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("a", "F"), sc("b", "S")))
+	h.hook("a", HookPost, HookBreakpoint, Idle)
+	if got := h.run(3); got != "RRR" {
+		t.Fatal(got)
+	}
+	if a := h.calls("a"); a != (counts{1, 1, 1, 0}) {
+		t.Errorf("a %v: ticked once, closed, then held", a)
+	}
+	h.a.UnlockHook(h.idx("a"), HookPost, Idle, false)
+	if got := h.run(1); got != "F" {
+		t.Errorf("root %s, want a's own FAILURE", got)
+	}
+	h.a.HaltAll()
+	h.a.Reset(h.now)
+	h.rec = newRecorder(t, h.tree)
+	h.a.SetObserver(h.rec)
+	h.run(2)
+	h.a.UnlockHook(h.idx("a"), HookPost, Success, false)
+	if got := h.run(1); got != "S" {
+		t.Errorf("root %s, want S (a replaced by the unlock, then b)", got)
+	}
+	takeEvents(evs)
+}
+
+// Removing, disabling or clearing the hooks releases what they hold; the
+// halt of the whole tree (abort, e-stop) ends every hold; an agent that
+// has no hook left goes back to the fast path.
+func TestHookReleases(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(h *harness)
+		want string
+	}{
+		{"remove", func(h *harness) { h.a.RemoveHook(h.idx("b"), HookPre) }, "S"},
+		{"disable", func(h *harness) { h.a.DisableHooks() }, "S"},
+		{"clear", func(h *harness) { h.a.ClearHooks("e-stop") }, "S"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("b", "S")))
+			h.hook("b", HookPre, HookBreakpoint, Idle)
+			h.run(2)
+			tc.do(h)
+			if got := h.run(1); got != tc.want {
+				t.Errorf("root %s, want %s", got, tc.want)
+			}
+			if b := h.calls("b"); b != (counts{1, 1, 1, 0}) {
+				t.Errorf("b %v", b)
+			}
+			t.Log(takeEvents(evs))
+		})
+	}
+	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("a", "S"), sc("b", "S")))
+	h.a.SetObserver(nil)
+	h.hook("b", HookPre, HookBreakpoint, Idle)
+	if !h.a.general {
+		t.Fatal("an agent with hooks must take the general path")
+	}
+	h.run(2)
+	h.a.HaltAll()
+	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running", "b pre released idle halted"})
+	if b := h.calls("b"); b != (counts{}) {
+		t.Errorf("b %v: a node halted while held before it opened is not called", b)
+	}
+	h.a.ClearHooks("mission ended")
+	eqLines(t, "events", takeEvents(evs), []string{"b pre removed idle mission ended"})
+	if h.a.hooks != nil || h.a.general {
+		t.Error("an agent without hooks and observer must take the fast path again")
+	}
+	if err := h.a.SetHook(Hook{Node: 99}); err == nil {
+		t.Error("a hook on no node")
+	}
+}
+
+// The hook listener, the hook test on the general path and the halt test
+// on both paths allocate nothing when no hook is set.
+func TestHookNoHookAllocatesNothing(t *testing.T) {
+	tr := compileTree(t, nd("MemSequence", "root", nil, sc("a", "S"), sc("b", "R")))
+	a := NewAgent(tr, 0, 0)
+	a.Env = &probe{tree: tr, calls: make([]counts, tr.Len())}
+	now := int64(0)
+	if n := testing.AllocsPerRun(100, func() { now += 10 * ms; a.Tick(now); a.HaltAll() }); n != 0 {
+		t.Errorf("fast path: %v allocations a tick", n)
+	}
+	a.SetObserver(ObserverFunc(func(*Agent, int32, Event, Status) {}))
+	if n := testing.AllocsPerRun(100, func() { now += 10 * ms; a.Tick(now); a.HaltAll() }); n != 0 {
+		t.Errorf("general path: %v allocations a tick", n)
+	}
+}
