@@ -78,7 +78,7 @@ func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 		t.Fatal(err)
 	}
 	js, _ := json.Marshal(args)
-	cmd := exec.Command(exe, "-test.run=^$")
+	cmd := selfCommand(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), "BOTD_TEST_DAEMON="+string(js))
 	p := &daemonProc{cmd: cmd, out: &syncBuffer{}}
 	cmd.Stdout, cmd.Stderr = p.out, p.out

@@ -217,7 +217,7 @@ func (s *supervisor) run() {
 	}
 	js, _ := json.Marshal(s.args)
 	for starts := 0; starts < s.maxStarts; starts++ {
-		cmd := exec.Command(exe, "-test.run=^$")
+		cmd := selfCommand(exe, "-test.run=^$")
 		cmd.Env = append(os.Environ(), "BOTD_TEST_DAEMON="+string(js),
 			"NOTIFY_SOCKET="+s.path, fmt.Sprintf("WATCHDOG_USEC=%d", s.watchdog.Microseconds()))
 		cmd.Stdout, cmd.Stderr = s.out, s.out
