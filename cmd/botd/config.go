@@ -504,7 +504,7 @@ func (c *Config) validateCounts(bad func(field, format string, args ...any)) {
 			bad("metrics.listen", "%q: want host:port (127.0.0.1:9100)", l)
 		}
 	}
-	c.Groot2.validate(bad)
+	c.Groot2.validate(bad, c.Security.RequireSignedMissions)
 }
 
 // readRelative reads a file named in the config, relative to it.

@@ -31,8 +31,13 @@ type Groot2Config struct {
 // groot2Usage is the -groot2 flag's help.
 const groot2Usage = "serve Groot2's monitor protocol on HOST:PORT and the next port, overriding the config (no authentication: keep it on loopback or a trusted link)"
 
-// validate adds the section's problems.
-func (g Groot2Config) validate(bad func(field, format string, args ...any)) {
+// validate adds the section's problems. Debugging is refused on a robot
+// that requires signed missions: an unauthenticated Groot2 client could
+// change what a signed mission does (a REPLACE hook).
+func (g Groot2Config) validate(bad func(field, format string, args ...any), signedMissions bool) {
+	if g.AllowDebug && signedMissions {
+		bad("groot2.allow_debug", "not with security.require_signed_missions: Groot2's hooks are unauthenticated and could change what a signed mission does")
+	}
 	if g.Listen == "" {
 		return
 	}

@@ -31,13 +31,16 @@ func groot2Config(t *testing.T, section string) string {
 }
 
 // The groot2 section is checked as every section is: a typo gets a "did
-// you mean", a bad address is refused; allow_debug is accepted; an
+// you mean", a bad address is refused; allow_debug is accepted, except
+// with signed missions; an
 // address without a host is loopback.
 func TestGroot2ConfigChecked(t *testing.T) {
 	for _, tc := range []struct{ section, want string }{
 		{"  listn: 127.0.0.1:1667\n", "groot2.listn: unknown field (did you mean listen?)"},
 		{"  listen: 1667\n", `groot2.listen: "1667": want host:port`},
 		{"  listen: 127.0.0.1:65535\n", "the port must be 1 to 65534"},
+		{"  listen: 127.0.0.1:1667\n  allow_debug: true\nsecurity:\n  require_signed_missions: true\n  public_keys: ['ops:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=']\n",
+			"groot2.allow_debug: not with security.require_signed_missions"},
 	} {
 		var out, errb bytes.Buffer
 		if code := runCheckConfig([]string{groot2Config(t, tc.section)}, &out, &errb); code != 1 || !strings.Contains(out.String(), tc.want) {
