@@ -94,6 +94,8 @@ type Agent struct {
 	// when it has none, and then no tick path looks further.
 	hooks  *hookSet
 	hookFn HookListener
+	// special is stored || hooks != nil: execGeneral's one test for both.
+	special bool
 }
 
 const (
@@ -106,7 +108,7 @@ const (
 // NewAgent makes an agent for t with its memory in one allocation and the
 // mission's initial blackboard written at time now (clock nanoseconds).
 func NewAgent(t *Tree, id int, now int64) *Agent {
-	a := &Agent{ID: id, tree: t, nodes: t.nodes, stored: t.eval == StoredState, general: t.eval == StoredState, entered: -1}
+	a := &Agent{ID: id, tree: t, nodes: t.nodes, stored: t.eval == StoredState, general: t.eval == StoredState, special: t.eval == StoredState, entered: -1}
 	a.hotp, a.kidsp, a.checksp = unsafe.Pointer(unsafe.SliceData(t.hot)), unsafe.Pointer(unsafe.SliceData(t.kids)), unsafe.Pointer(unsafe.SliceData(t.checks))
 	l := t.layout
 	a.block = make([]uint64, l.total)
@@ -282,11 +284,13 @@ func (a *Agent) Exec(i int32) Status {
 
 // execGeneral is Exec with an observer or in stored-state evaluation.
 func (a *Agent) execGeneral(i int32) Status {
-	if a.stored && a.state[i]&stStored != 0 {
-		return Status(a.state[i] & stStatus)
-	}
-	if h := a.hooks; h != nil && h.mark[i] != 0 && h.inside != i {
-		return a.execHooked(i)
+	if a.special {
+		if a.stored && a.state[i]&stStored != 0 {
+			return Status(a.state[i] & stStatus)
+		}
+		if h := a.hooks; h != nil && h.mark[i] != 0 && h.inside != i {
+			return a.execHooked(i)
+		}
 	}
 	n := &a.nodes[i]
 	// The open bit set (used to find open nodes in a range) changes only

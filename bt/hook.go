@@ -317,7 +317,7 @@ func (a *Agent) HasHooks() bool {
 func (a *Agent) hookSet() *hookSet {
 	if a.hooks == nil {
 		a.hooks = &hookSet{mark: make([]uint8, len(a.nodes)), inside: -1}
-		a.general = true
+		a.general, a.special = true, true
 	}
 	return a.hooks
 }
@@ -326,7 +326,7 @@ func (a *Agent) hookSet() *hookSet {
 func (a *Agent) dropHooksIfEmpty() {
 	if s := a.hooks; s != nil && len(s.hooks) == 0 && len(s.holds) == 0 && s.inside < 0 {
 		a.hooks = nil
-		a.general = a.obs != nil || a.stored
+		a.general, a.special = a.obs != nil || a.stored, a.stored
 	}
 }
 
