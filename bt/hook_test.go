@@ -286,3 +286,59 @@ func TestHookNoHookAllocatesNothing(t *testing.T) {
 		t.Errorf("general path: %v allocations a tick", n)
 	}
 }
+
+// The branch beside a held one runs on: in a Parallel, a Drive-like leaf
+// is ticked at every tick while the other branch waits at a breakpoint,
+// and when that leaf fails the Parallel halts the held node with it.
+func TestHookHeldBranchBesideARunningOne(t *testing.T) {
+	h, evs := hookHarness(t, nd("Parallel", "par", kv{"success": 1},
+		tl("drive", "RRRRRF"), nd("MemSequence", "seq", nil, sc("a", "S"), sc("b", "S"))))
+	h.hook("b", HookPre, HookBreakpoint, Idle)
+	if got := h.run(6); got != "RRRRRF" {
+		t.Fatalf("root %s, want RRRRRF", got)
+	}
+	if d, b := h.calls("drive"), h.calls("b"); d.tick != 6 || b != (counts{}) {
+		t.Errorf("drive %v (want ticked every tick), b %v (want never called)", d, b)
+	}
+	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running", "b pre released idle halted"})
+}
+
+// A POST breakpoint after a RUNNING tick holds the running node without
+// ticking it; the unlock gives back its RUNNING and the node ticks from
+// the next tick on (where the breakpoint hits again).
+func TestHookPostBreakpointOnRunning(t *testing.T) {
+	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("r", "RS")))
+	h.hook("r", HookPost, HookBreakpoint, Idle)
+	if got := h.run(3); got != "RRR" {
+		t.Fatal(got)
+	}
+	if r := h.calls("r"); r != (counts{1, 1, 0, 0}) {
+		t.Errorf("r %v: opened and ticked once, then held", r)
+	}
+	h.a.UnlockHook(h.idx("r"), HookPost, Idle, true)
+	if got := h.run(2); got != "RS" {
+		t.Errorf("root %s, want RS (the held RUNNING given back, then r's SUCCESS)", got)
+	}
+	if r := h.calls("r"); r != (counts{1, 2, 1, 0}) {
+		t.Errorf("r %v", r)
+	}
+	takeEvents(evs)
+}
+
+// A composite that panics with a held child: the tick's recovery halts
+// everything, which ends the hold (the child's behavior, never opened,
+// is not halted).
+func TestHookHeldNodeAndAPanic(t *testing.T) {
+	h, evs := hookHarness(t, nd("Panicky", "p", nil, sc("b", "S")))
+	h.hook("b", HookPre, HookBreakpoint, Idle)
+	if st := h.a.Tick(10 * ms); st != Error {
+		t.Fatalf("root %v, want ERROR", st)
+	}
+	if b := h.calls("b"); b != (counts{}) {
+		t.Errorf("b %v", b)
+	}
+	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running", "b pre released idle halted"})
+	if hs := h.a.Hooks(nil); len(hs) != 1 || hs[0].Held {
+		t.Errorf("hooks %+v: the breakpoint stays, not held", hs)
+	}
+}
