@@ -56,6 +56,13 @@ type Config struct {
 	// [64 MiB, and at least MaxQueueBytes]: past it the client with the
 	// most waiting is disconnected.
 	MaxTotalQueueBytes int
+	// MaxOwnQueueBytes bounds the bytes waiting to be sent to one of the
+	// daemon's own connections (Identity), which are never disconnected:
+	// a message that does not fit is shed and counted instead
+	// (Broker.OwnShed; ownq.go) [1 MiB, at least 64 KiB]. With it, what
+	// the broker holds for the daemon under a command flood is this
+	// bound, not mochi's 1,024 messages of up to MaxPacketBytes.
+	MaxOwnQueueBytes int
 
 	// DrainTimeout bounds how long Close waits for connected clients to
 	// receive what is queued for them [2 s].
@@ -89,6 +96,8 @@ type Broker struct {
 	ident  *identityHook // nil without Config.Identity
 	// inflight bounds what waits for acknowledgement.
 	inflight *inflightHook
+	// queued bounds what waits in mochi's queues.
+	queued *queuedHook
 }
 
 // Start starts the broker; it serves until Close or until ctx is
@@ -120,6 +129,10 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		cfg.MaxTotalQueueBytes = 64 << 20
 	}
 	cfg.MaxTotalQueueBytes = max(cfg.MaxTotalQueueBytes, cfg.MaxQueueBytes)
+	if cfg.MaxOwnQueueBytes <= 0 {
+		cfg.MaxOwnQueueBytes = 1 << 20
+	}
+	cfg.MaxOwnQueueBytes = max(cfg.MaxOwnQueueBytes, 64<<10)
 	if cfg.DrainTimeout <= 0 {
 		cfg.DrainTimeout = 2 * time.Second
 	}
@@ -176,7 +189,16 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		}
 	}
 	inflight := newInflightHook(int64(cfg.MaxQueueBytes), int64(cfg.MaxTotalQueueBytes), srv.Clients, ident.owns, log)
+	if ident != nil {
+		ident.inflight = inflight
+	}
 	if err := srv.AddHook(inflight, nil); err != nil {
+		return nil, fmt.Errorf("broker hook: %w", err)
+	}
+	// Next to last, so it counts only publishes every other hook let
+	// through; its listener is set below, before the broker serves.
+	queued := newQueuedHook(srv, nil, ident.owns, log)
+	if err := srv.AddHook(queued, nil); err != nil {
 		return nil, fmt.Errorf("broker hook: %w", err)
 	}
 	// Last, so it counts only publishes every other hook let through.
@@ -194,6 +216,11 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	gl := newGuardedListener(nl, cfg.MaxQueueBytes, int64(cfg.MaxTotalQueueBytes), func(c net.Conn) {
 		log.Warn("client disconnected: it does not read what it subscribed to", "remote", c.RemoteAddr().String(), "max_queue_bytes", cfg.MaxQueueBytes)
 	})
+	queued.ln = gl
+	gl.ownLimit = cfg.MaxOwnQueueBytes
+	gl.onShed = func() {
+		log.Warn("message to the robot's own connection shed: it does not read as fast as it gets messages", "max_own_queue_bytes", cfg.MaxOwnQueueBytes)
+	}
 	if err := srv.AddListener(listeners.NewNet("botd", gl)); err != nil {
 		_ = nl.Close()
 		return nil, fmt.Errorf("broker listener: %w", err)
@@ -202,7 +229,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		_ = srv.Close()
 		return nil, fmt.Errorf("broker: %w", err)
 	}
-	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout, fanout: fanout, ident: ident, inflight: inflight}
+	b := &Broker{srv: srv, ln: gl, addr: nl.Addr().String(), tls: cfg.TLS != nil, drain: cfg.DrainTimeout, fanout: fanout, ident: ident, inflight: inflight, queued: queued}
 	b.stop = context.AfterFunc(ctx, func() { _ = b.Close() })
 	return b, nil
 }
@@ -217,8 +244,9 @@ func (b *Broker) RefusedIDs() int64 {
 }
 
 // QueuedBytes is what waits to be sent to the clients, in bytes (each
-// client's at most Config.MaxQueueBytes).
-func (b *Broker) QueuedBytes() int64 { return b.ln.queued.Load() }
+// client's at most Config.MaxQueueBytes): in their send queues, and in
+// mochi's queues but for the daemon's own connections'.
+func (b *Broker) QueuedBytes() int64 { return b.ln.queued.Load() + b.queued.bytes() }
 
 // InflightBytes is what was sent at QoS 1 or 2 and waits for the clients'
 // acknowledgement, in bytes (each client's at most Config.MaxQueueBytes).
@@ -234,6 +262,14 @@ func (b *Broker) Clients() []string {
 	}
 	return ids
 }
+
+// OwnShed counts the messages shed for the daemon's own connections
+// because more than Config.MaxOwnQueueBytes waited for them.
+func (b *Broker) OwnShed() int64 { return b.ln.ownShed.Load() }
+
+// MaxOwnQueueBytes is the bound for one of the daemon's own connections
+// (Config.MaxOwnQueueBytes after its defaults).
+func (b *Broker) MaxOwnQueueBytes() int { return b.ln.ownLimit }
 
 // MaxQueueBytes is the bound on the bytes waiting for one client
 // (Config.MaxQueueBytes after its defaults).

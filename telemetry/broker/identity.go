@@ -63,6 +63,9 @@ type identityHook struct {
 	srv     *mqtt.Server
 	log     *slog.Logger
 	refused atomic.Int64
+	// inflight counts what waits for an own connection's acknowledgement
+	// (set once the broker has made it, before it accepts connections).
+	inflight *inflightHook
 }
 
 func (h *identityHook) ID() string { return "botd-identity" }
@@ -97,7 +100,9 @@ func (h *identityHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet)
 		return false
 	}
 	if gc, ok := cl.Net.Conn.(*guardedConn); ok {
-		gc.q.setOwn() // never let go as a slow consumer (sendq.go)
+		// Never let go as a slow consumer; bounded by shedding instead
+		// (sendq.go, ownq.go).
+		gc.l.setOwn(gc, releaseInflight(h.srv, cl, h.inflight), func() int64 { return h.inflight.ownBytes(cl.ID) })
 	}
 	return true
 }

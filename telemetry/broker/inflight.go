@@ -32,11 +32,38 @@ type inflightHook struct {
 	held  map[string]map[uint16]int64 // by client id, by packet id: bytes
 	total map[string]int64
 	all   int64
+	// The daemon's own connections, counted apart (never let go, not in
+	// all): their send queue sheds what would pass their bound (ownq.go).
+	ownHeld  map[string]map[uint16]int64
+	ownTotal map[string]int64
 }
 
 func newInflightHook(limit, totalLimit int64, clients *mqtt.Clients, own func(*mqtt.Client) bool, log *slog.Logger) *inflightHook {
 	return &inflightHook{limit: limit, totalLimit: totalLimit, clients: clients, own: own, log: log,
-		held: map[string]map[uint16]int64{}, total: map[string]int64{}}
+		held: map[string]map[uint16]int64{}, total: map[string]int64{},
+		ownHeld: map[string]map[uint16]int64{}, ownTotal: map[string]int64{}}
+}
+
+// ownBytes is what waits for the acknowledgement of the daemon's own
+// connection id.
+func (h *inflightHook) ownBytes(id string) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ownTotal[id]
+}
+
+// keepOwn counts a message kept in flight for an own connection.
+func (h *inflightHook) keepOwn(cl *mqtt.Client, pk packets.Packet) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.ownHeld[cl.ID]
+	if m == nil {
+		m = map[uint16]int64{}
+		h.ownHeld[cl.ID] = m
+	}
+	size := inflightSize(pk)
+	h.ownTotal[cl.ID] += size - m[pk.PacketID]
+	m[pk.PacketID] = size
 }
 
 func (h *inflightHook) ID() string { return "botd-inflight" }
@@ -53,7 +80,11 @@ func inflightSize(pk packets.Packet) int64 {
 // OnQosPublish runs when mochi keeps a message for cl (also when it sends
 // one again: the same packet id replaces its entry).
 func (h *inflightHook) OnQosPublish(cl *mqtt.Client, pk packets.Packet, _ int64, _ int) {
-	if pk.FixedHeader.Type != packets.Publish || h.own(cl) {
+	if pk.FixedHeader.Type != packets.Publish {
+		return
+	}
+	if h.own(cl) {
+		h.keepOwn(cl, pk)
 		return
 	}
 	size := inflightSize(pk)
@@ -119,11 +150,23 @@ func (h *inflightHook) forget(id string) {
 	h.all -= h.total[id]
 	delete(h.held, id)
 	delete(h.total, id)
+	delete(h.ownHeld, id)
+	delete(h.ownTotal, id)
 }
 
 func (h *inflightHook) done(cl *mqtt.Client, pk packets.Packet) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if m := h.ownHeld[cl.ID]; m != nil {
+		if size, ok := m[pk.PacketID]; ok {
+			delete(m, pk.PacketID)
+			if h.ownTotal[cl.ID] -= size; len(m) == 0 {
+				delete(h.ownHeld, cl.ID)
+				delete(h.ownTotal, cl.ID)
+			}
+		}
+		return
+	}
 	m := h.held[cl.ID]
 	size, ok := m[pk.PacketID]
 	if !ok {
@@ -152,6 +195,10 @@ func (h *inflightHook) OnDisconnect(cl *mqtt.Client, _ error, expire bool) {
 // session and forgetting it), and forgets the clients that are gone.
 func (h *inflightHook) OnSessionEstablished(cl *mqtt.Client, _ packets.Packet) {
 	if h.own(cl) {
+		h.mu.Lock()
+		delete(h.ownHeld, cl.ID) // a clean session: nothing in flight
+		delete(h.ownTotal, cl.ID)
+		h.mu.Unlock()
 		return
 	}
 	m := map[uint16]int64{}
@@ -181,6 +228,12 @@ func (h *inflightHook) prune() {
 			h.all -= t
 			delete(h.held, id)
 			delete(h.total, id)
+		}
+	}
+	for id := range h.ownTotal {
+		if _, ok := h.clients.Get(id); !ok {
+			delete(h.ownHeld, id)
+			delete(h.ownTotal, id)
 		}
 	}
 }

@@ -37,6 +37,15 @@ type guardedListener struct {
 	slow       atomic.Int64 // connections closed for their queue
 	full       func(net.Conn)
 	live       map[*guardedConn]struct{} // accepted, not closed
+
+	ownLimit int          // bytes per own connection (ownq.go)
+	ownShed  atomic.Int64 // messages shed for own connections
+	onShed   func()       // logs a message shed
+}
+
+// setOwn bounds gc's queue as an own connection's (ownq.go).
+func (l *guardedListener) setOwn(gc *guardedConn, release func(uint16), unacked func() int64) {
+	gc.q.setOwn(&ownQueue{limit: l.ownLimit, release: release, unacked: unacked, shed: &l.ownShed, onShed: l.onShed})
 }
 
 type guardedConn struct {

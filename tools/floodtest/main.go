@@ -14,6 +14,16 @@
 //
 //	go run ./tools/floodtest                       # 10,000 commands/s for 10 s
 //	go run ./tools/floodtest -rate 1000 -seconds 30
+//
+// With -raw it runs the slow-consumer attack of docs/RELIABILITY.md
+// instead of a polite flood: -stalled subscribers to # that never read,
+// and the commands (-size bytes each, at -qos) written by a raw socket,
+// as botd runs the broker (the daemon's connections hold its reserved
+// ids). It then also reports this process's resident memory (idle, peak,
+// after) and, with -profile, writes heap and goroutine profiles at the
+// flood's peak heap; an e-stop not seen in full is reported, not fatal.
+//
+//	go run ./tools/floodtest -raw -stalled 20 -rate 5000 -size 30000 -qos 0 -seconds 20 -profile /tmp/flood
 package main
 
 import (
@@ -23,6 +33,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -48,6 +59,11 @@ func main() {
 	every := flag.Duration("estop-every", 50*time.Millisecond, "pause between an e-stop's reset and the next e-stop")
 	hz := flag.Float64("tick", 20, "tick rate of the mission")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	stalled := flag.Int("stalled", 0, "subscribers to # that never read, connected before the flood")
+	raw := flag.Bool("raw", false, "flood from a raw socket (no client library in this process)")
+	size := flag.Int("size", 0, "with -raw: bytes of each command (padded with a long key)")
+	qos := flag.Int("qos", 1, "with -raw: QoS of the flood (0 or 1)")
+	profile := flag.String("profile", "", "write heap and goroutine profiles to PREFIX.heap and PREFIX.goroutine at the flood's peak heap")
 	flag.Parse()
 	log.SetFlags(0)
 	if *cpuProfile != "" {
@@ -63,7 +79,16 @@ func main() {
 
 	quiet := slog.New(slog.DiscardHandler)
 	drops := &dropCounter{by: map[string]int{}}
-	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", Logger: quiet, Hooks: []mqtt.Hook{drops}})
+	brokerLog := quiet
+	if *raw { // the broker's warnings say whom it let go
+		brokerLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	robot := "flood-" + uuid.NewString()[:8]
+	// As botd runs it: the daemon's connections hold its reserved ids
+	// and are never let go as slow consumers.
+	secret := broker.NewSecret()
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", Logger: brokerLog, Hooks: []mqtt.Hook{drops},
+		Identity: &broker.Identity{IDs: []string{"botd-" + robot}, Secret: secret}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -77,14 +102,13 @@ func main() {
 
 	m := &meter{}
 	hw := &gateHW{m: m}
-	robot := "flood-" + uuid.NewString()[:8]
 	var sink telemetry.EventSink // set before the runner runs
 	r, err := runner.New(runner.Config{Robot: robot, TickHz: *hz, Hardware: hw, Logger: quiet,
 		Failsafe: runner.FailsafeConfig{LinkLossTimeout: -1}, Events: func(e protocol.Event) { sink(e) }})
 	if err != nil {
 		log.Fatal(err)
 	}
-	tele, err := telemetry.NewDaemon(telemetry.DaemonConfig{Robot: robot, Conn: transport.Options{Brokers: []string{url}},
+	tele, err := telemetry.NewDaemon(telemetry.DaemonConfig{Robot: robot, Conn: transport.Options{Brokers: []string{url}, Username: "botd-" + robot, Password: secret},
 		StateDir: dir, Source: r, Commands: r, Link: r.SetLink, Logger: quiet})
 	if err != nil {
 		log.Fatal(err)
@@ -121,15 +145,38 @@ func main() {
 
 	fmt.Printf("floodtest: %d commands/s on cmd for %v s, tick %v Hz, GOMAXPROCS default, %s, load average %s\n\n",
 		*rate, *seconds, *hz, time.Now().UTC().Format(time.RFC3339), loadavg())
+	for i := range *stalled {
+		c, err := stalledSubscriber(b.Addr(), fmt.Sprintf("floodtest-stalled-%d", i))
+		if err != nil {
+			log.Fatalf("stalled subscriber: %v", err)
+		}
+		defer c.Close()
+	}
+	runtime.GC()
+	idle := rssBytes()
+	var timeline func() string
+	if *raw {
+		timeline = func() string {
+			mt := tele.Metrics()
+			return fmt.Sprintf("broker_queued=%dKiB broker_inflight=%dKiB intake=%d replies=%d", b.QueuedBytes()>>10, b.InflightBytes()>>10, mt.Queues.Commands, m.replied())
+		}
+	}
+	mem := watchMemory(50*time.Millisecond, *profile, timeline)
 	start := time.Now()
 	end := start.Add(time.Duration(*seconds * float64(time.Second)))
 	flooded := make(chan floodResult, 1)
 	go func() {
+		if *raw {
+			n := rawFlood(b.Addr(), tp.Cmd(), *rate, *size, byte(*qos), start, end)
+			flooded <- floodResult{n: n, took: time.Since(start)}
+			return
+		}
 		d := floodCmd(flood, tp.Cmd(), *rate, start, end)
-		flooded <- floodResult{d, time.Since(start)}
+		flooded <- floodResult{sent: d, n: len(d), took: time.Since(start)}
 	}()
 
 	var cycles []*cycle
+	var incomplete []string // e-stops not seen in full within 10 s (-raw)
 	for i := 0; time.Now().Before(end); i++ {
 		time.Sleep(*every)
 		c := &cycle{topic: protocol.LeafCmd, id: fmt.Sprintf("estop-%d", i)}
@@ -142,16 +189,30 @@ func main() {
 		if _, err := stopper.PublishAsync(topic, 1, false, payload); err != nil {
 			log.Fatalf("e-stop not sent: %v", err)
 		}
+		if *raw { // the attack: an e-stop not seen in full is reported, not fatal
+			if !within(10*time.Second, func() bool { return m.done(c) }) {
+				m.arm(nil)
+				incomplete = append(incomplete, fmt.Sprintf("%s on %s: %s", c.id, c.topic, m.seen(c)))
+				_ = r.Do(ctx, protocol.Command{ID: "reset-" + c.id, Op: protocol.OpEStopReset})
+				continue
+			}
+		}
 		waitFor("e-stop "+c.id, 10*time.Second, func() bool { return m.done(c) }, func() string { return m.seen(c) })
 		m.arm(nil)
 		cycles = append(cycles, c)
 		if rep := r.Do(ctx, protocol.Command{ID: "reset-" + c.id, Op: protocol.OpEStopReset}); !rep.OK {
 			log.Fatalf("reset refused: %+v", rep.Error)
 		}
+		if *raw {
+			if !within(10*time.Second, func() bool { return m.mode() != protocol.ModeEStop }) {
+				incomplete = append(incomplete, fmt.Sprintf("%s: the state never left ESTOP after the reset", c.id))
+			}
+			continue
+		}
 		waitFor("ESTOP left", 10*time.Second, func() bool { return m.mode() != protocol.ModeEStop })
 	}
 	fr := <-flooded
-	sent, took := len(fr.sent), fr.took
+	sent, took := fr.n, fr.took
 	// Wait for the replies still on their way (bounded).
 	settle := time.Now().Add(30 * time.Second)
 	for time.Now().Before(settle) && m.replied() < sent {
@@ -173,13 +234,23 @@ func main() {
 			fmt.Printf("| `%s` | %s | %d | %.1f ms | %.1f ms | %.1f ms |\n", topic, what, len(lat), ms(p50), ms(p99), ms(mx))
 		}
 	}
+	for _, e := range incomplete {
+		fmt.Printf("e-stop not seen in full within 10 s: %s\n", e)
+	}
 	missing, dup, codes := m.tally(sent)
 	fmt.Printf("\nflood: %d commands in %.1f s (%.0f/s); replies: %s\n", sent, took.Seconds(), float64(sent)/took.Seconds(), codes)
 	fmt.Printf("commands without a reply: %d; with more than one: %d; daemon's dropped.commands: %d\n",
 		missing, dup, tele.Metrics().Dropped.Commands)
-	fmt.Printf("messages the broker dropped: %s; commands without a reply that these do not explain: %d\n",
-		drops.String(), max(0, missing-drops.total()))
-	fmt.Printf("flood messages the broker did not acknowledge: %d\n", fr.notAcked())
+	fmt.Printf("messages the broker dropped: %s, %d shed for the daemon's connection (its queue over max_own_queue_bytes); commands without a reply that these do not explain: %d\n",
+		drops.String(), b.OwnShed(), max(0, missing-drops.total()-int(b.OwnShed())))
+	if !*raw {
+		fmt.Printf("flood messages the broker did not acknowledge: %d\n", fr.notAcked())
+	}
+	mem.end()
+	runtime.GC()
+	fmt.Printf("memory: idle RSS %.0f MiB; during the flood peak RSS %.0f MiB (+%.0f), peak heap in use %.0f MiB, peak goroutines %d; after it RSS %.0f MiB\n",
+		mib(idle), mib(mem.peakRSS.Load()), mib(mem.peakRSS.Load()-idle), mib(mem.peakHeap.Load()), mem.peakGo.Load(), mib(rssBytes()))
+	fmt.Printf("broker: slow consumers let go %d, queued %d bytes, in flight %d bytes\n", b.SlowConsumers(), b.QueuedBytes(), b.InflightBytes())
 }
 
 // dropCounter counts, by client, the messages the broker dropped because
@@ -368,7 +439,8 @@ func (m *meter) tally(sent int) (missing, dup int, codes string) {
 }
 
 type floodResult struct {
-	sent []transport.Delivery
+	sent []transport.Delivery // not with -raw
+	n    int
 	took time.Duration
 }
 
@@ -413,6 +485,18 @@ func dial(url, id string, subs []transport.Subscription) transport.Conn {
 		log.Fatal(err)
 	}
 	return c
+}
+
+// within reports whether cond came true within limit.
+func within(limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return true
 }
 
 func waitFor(what string, limit time.Duration, cond func() bool, detail ...func() string) {

@@ -1,0 +1,102 @@
+package broker_test
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/packets"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/botd-project/botd/internal/mqtttest"
+	"github.com/botd-project/botd/telemetry/broker"
+)
+
+// holdWriter holds mochi's writer for one client at its first message,
+// as a busy machine does when the writers fall behind the fan-out.
+type holdWriter struct {
+	mqtt.HookBase
+	id      string
+	release chan struct{}
+}
+
+func (h *holdWriter) ID() string           { return "hold-writer" }
+func (h *holdWriter) Provides(b byte) bool { return b == mqtt.OnPacketEncode }
+func (h *holdWriter) OnPacketEncode(cl *mqtt.Client, pk packets.Packet) packets.Packet {
+	if cl.ID == h.id && pk.FixedHeader.Type == packets.Publish {
+		<-h.release
+	}
+	return pk
+}
+
+// A subscriber whose writer falls behind (here: held) is disconnected
+// once mochi's queue for it holds more than its bound, not after 1,024
+// messages of any size: the live heap grows by about the bound, not by
+// the 19 MiB offered; a subscriber that reads gets every message.
+func TestMochiQueueIsBoundedInBytes(t *testing.T) {
+	const n, size = 300, 64 << 10
+	hold := &holdWriter{id: "behind", release: make(chan struct{})}
+	defer close(hold.release)
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", MaxPacketBytes: 256 << 10, MaxQueueBytes: 1 << 20,
+		Hooks: []mqtt.Hook{hold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var got atomic.Int64
+	clients := map[string]paho.MessageHandler{"behind": func(paho.Client, paho.Message) {}, "reader": func(paho.Client, paho.Message) { got.Add(1) }}
+	for id, h := range clients {
+		c := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID(id).SetAutoReconnect(false))
+		if tok := c.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+			t.Fatalf("%s: %v", id, tok.Error())
+		}
+		defer c.Disconnect(0)
+		if tok := c.Subscribe("x", 0, h); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+			t.Fatalf("subscribe: %v", tok.Error())
+		}
+	}
+	pub := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("pub").SetAutoReconnect(false))
+	if tok := pub.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("publisher: %v", tok.Error())
+	}
+	defer pub.Disconnect(0)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	payload := bytes.Repeat([]byte("q"), size)
+	within := func(cond func() bool) bool {
+		for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range n {
+		pub.Publish("x", 1, false, payload).WaitTimeout(mqtttest.WaitLong)
+		// Paced by the reader.
+		if i%20 == 19 && !within(func() bool { return got.Load() >= int64(i-20) }) {
+			t.Errorf("the reader got %d of %d messages: the broker stalled", got.Load(), i+1)
+			break
+		}
+	}
+	if !t.Failed() && !within(func() bool { return got.Load() == n }) {
+		t.Errorf("the reader got %d of %d messages", got.Load(), n)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	grew := int64(ms.HeapAlloc) - int64(base)
+	t.Logf("bound %d bytes: slow consumers let go %d, %d bytes queued, live heap %+d KiB", b.MaxQueueBytes(), b.SlowConsumers(), b.QueuedBytes(), grew>>10)
+	if b.SlowConsumers() != 1 {
+		t.Errorf("%d clients let go, want the one behind", b.SlowConsumers())
+	}
+	if limit := int64(8 << 20); grew > limit {
+		t.Errorf("live heap grew by %d MiB while a writer was behind, over %d MiB", grew>>20, limit>>20)
+	}
+}
