@@ -68,6 +68,11 @@ type DaemonConfig struct {
 	ReplyCache          int           // replies kept by command id [256]
 	EventQueue          int           // events waiting for the outbox [1024]
 	CommandQueue        int           // commands waiting for intake; a full queue answers BUSY [256]
+	// CommandQueueBytes bounds the same queue in bytes [4 MiB]: a command
+	// that would take it past the bound is answered BUSY too (one
+	// command of any accepted size is queued when none waits). Without
+	// it the queue could hold CommandQueue × MaxPayload (64 MiB).
+	CommandQueueBytes int
 	ReplyQueue          int           // replies waiting to be published [4096]
 	// MaxPublish is the largest message the daemon publishes
 	// [protocol.DefaultMaxPublish]; keep it well below the broker's packet
@@ -161,6 +166,9 @@ func (c *DaemonConfig) fill() error {
 	if c.ReplyQueue <= 0 {
 		c.ReplyQueue = 4096
 	}
+	if c.CommandQueueBytes <= 0 {
+		c.CommandQueueBytes = 4 << 20
+	}
 	if c.StatusMaxHz <= 0 {
 		c.StatusMaxHz = 50
 	}
@@ -211,6 +219,7 @@ type Daemon struct {
 
 	events   chan protocol.Event
 	cmds     chan inboundCmd
+	cmdBytes atomic.Int64 // payload bytes in cmds
 	requests chan struct{} // state.request: republish everything
 
 	// Replies, published by the reply loop; e-stop replies go first.

@@ -27,21 +27,32 @@ type inboundCmd struct {
 
 // onCommand runs on the MQTT client's goroutine and never waits. An
 // e-stop is engaged from here (daemon_estop.go); any other command is
-// queued for the intake, and when the queue is full it is answered BUSY
-// at once (a ground station sends it again with the same id).
+// queued for the intake, and when the queue is full (CommandQueue
+// commands, or CommandQueueBytes) it is answered BUSY at once (a ground
+// station sends it again with the same id).
 func (d *Daemon) onCommand(_ string, payload []byte) {
 	if o, isEStop := d.estopIn(payload); isEStop {
 		d.engage(o)
 		return
 	}
 	in := inboundCmd{size: len(payload)}
+	if len(payload) > d.cfg.MaxPayload {
+		in.id = scanTop(payload[:min(len(payload), tooLargeHead)]).id
+	}
+	// Only this goroutine adds to cmdBytes: the intake can only make room
+	// between the test and the send.
+	queued := d.cmdBytes.Load()
+	if len(payload) <= d.cfg.MaxPayload && queued > 0 && queued+int64(len(payload)) > int64(d.cfg.CommandQueueBytes) {
+		top := scanTop(payload)
+		d.offerReply(refuse(top.id, protocol.ErrBusy, "", "%d bytes of commands are waiting already; send it again with the same id", queued))
+		return
+	}
 	if len(payload) <= d.cfg.MaxPayload {
 		in.payload = bytes.Clone(payload)
-	} else {
-		in.id = scanTop(payload[:min(len(payload), tooLargeHead)]).id
 	}
 	select {
 	case d.cmds <- in:
+		d.cmdBytes.Add(int64(len(in.payload)))
 		return
 	default:
 	}
@@ -101,6 +112,7 @@ func (d *Daemon) intakeLoop(ctx context.Context, cmds <-chan inboundCmd) {
 		case <-ctx.Done():
 			return
 		case in := <-cmds:
+			d.cmdBytes.Add(-int64(len(in.payload)))
 			d.queueReply(ctx, d.replyQ, d.handle(ctx, in))
 		}
 	}

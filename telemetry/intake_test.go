@@ -312,3 +312,35 @@ func TestIDReused(t *testing.T) {
 		t.Errorf("handler called %d times for r1", n)
 	}
 }
+
+// The intake queue is bounded in bytes as well as in commands: large
+// commands beyond CommandQueueBytes are answered BUSY at once, under
+// their id, instead of holding CommandQueue × MaxPayload.
+func TestCommandQueueBoundedInBytes(t *testing.T) {
+	d, err := NewDaemon(DaemonConfig{Robot: "r", Conn: mqtttest.Options("tcp://127.0.0.1:1"), StateDir: t.TempDir(),
+		Source: newFakeSource(0), Commands: &fakeHandler{}, CommandQueueBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 100<<10)
+	const n = 20 // 2 MB, twice the bound; 20 commands, far below CommandQueue
+	for i := range n {
+		d.onCommand("", fmt.Appendf(nil, `{"id":"c%d","op":"mission.pause","key":%q}`, i, pad))
+	}
+	queued := 0
+	for range len(d.cmds) {
+		queued += len((<-d.cmds).payload)
+	}
+	if queued > 1<<20 || queued == 0 {
+		t.Errorf("%d bytes of commands queued, bound %d", queued, 1<<20)
+	}
+	busy := 0
+	for range len(d.replyQ) {
+		if r := <-d.replyQ; r.Error != nil && r.Error.Code == protocol.ErrBusy && strings.HasPrefix(r.ID, "c") {
+			busy++
+		}
+	}
+	if busy == 0 || queued/(len(pad)+40)+busy != n {
+		t.Errorf("%d bytes queued (%d commands), %d answered BUSY; want all %d", queued, queued/(len(pad)+40), busy, n)
+	}
+}
