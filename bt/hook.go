@@ -28,16 +28,23 @@ import "fmt"
 //     count a hit. A node that was running and is replaced is halted.
 //   - A BREAKPOINT holds its node: not ticked, RUNNING, until it is
 //     unlocked (UnlockHook), its hook removed or disabled, or the node
-//     halted (its parent preempted, the tree halted: Agent.HaltAll). On
-//     the tick after the unlock, a PRE breakpoint gives the unlock's
-//     status if it is SUCCESS or FAILURE (the node is not ticked), else
-//     lets the node tick; a POST breakpoint gives the status the node
-//     returned, or the unlock's. An unlock when the node is not held
-//     lets the next hit through at once (BT.CPP's ready flag).
+//     halted (its parent preempted, the tree halted: Agent.HaltAll). A
+//     node that was running when the hold began is halted then, with its
+//     descendants: BT.CPP's blocked thread leaves a node's last commands
+//     in force, and a node that is not ticked must not go on acting (a
+//     Drive would keep its wheels turning past the distance it checks at
+//     every tick). On the tick after the unlock, the unlock's status, if
+//     SUCCESS or FAILURE, is the node's (it is not ticked; for a POST
+//     breakpoint, else the status the node had returned if it had
+//     completed); otherwise the node opens again and ticks. An unlock
+//     when the node is not held lets its next hit through at once
+//     (BT.CPP's ready flag).
 //   - A hook with Once is removed after it acted (a breakpoint once
 //     released).
 //   - A breakpoint hits again every time its node is reached, so a
-//     RUNNING node with a PRE breakpoint stops at every tick: stepping.
+//     RUNNING node with a PRE breakpoint stops at every tick: each unlock
+//     is a step (the node, halted at each hold, starts again at each
+//     step; remove the breakpoint to let it run on).
 
 // HookPosition is where a hook acts: before or after its node's tick.
 type HookPosition uint8
@@ -154,17 +161,17 @@ type hookEntry struct {
 
 // hold is a node held at a breakpoint. The node is open in the agent's
 // bookkeeping (its open bit set, RUNNING), so the halt rules reach it
-// when its parent stops waiting; behaviorOpen says whether its behavior
-// is open too (it was RUNNING), else its Halt must not be called.
+// when its parent stops waiting; its behavior is not open (a node that
+// was running was halted when the hold began), so its Halt is not
+// called then.
 type hold struct {
-	node         int32
-	pos          HookPosition
-	hook         Hook   // as it was when it hit (for events)
-	saved        Status // POST: what the node returned
-	behaviorOpen bool
-	released     bool
-	status       Status // the unlock's status
-	why          string
+	node     int32
+	pos      HookPosition
+	hook     Hook   // as it was when it hit (for events)
+	saved    Status // POST: what the node returned
+	released bool
+	status   Status // the unlock's status
+	why      string
 }
 
 const (
@@ -407,10 +414,9 @@ func (a *Agent) hookHalting(i int32) bool {
 	if s.mark[i]&markHeld == 0 {
 		return true
 	}
-	h := s.heldAt(i)
-	a.dropHold(h, Idle, "halted")
+	a.dropHold(s.heldAt(i), Idle, "halted")
 	a.dropHooksIfEmpty()
-	return h.behaviorOpen
+	return false
 }
 
 // closeHeld ends the bookkeeping of a hold that kept node i open while
@@ -425,10 +431,16 @@ func (a *Agent) closeHeld(i int32) {
 }
 
 // holdNode starts holding node i: RUNNING, open in the bookkeeping and
-// reached in this tick.
+// reached in this tick. A node that was running (behaviorOpen) is halted
+// first, with its descendants: a node that is not ticked must not go on
+// acting (a Drive would keep its wheels turning, past the distance it
+// checks at every tick), so what it started stops as on a pause.
 func (a *Agent) holdNode(i int32, e *hookEntry, saved Status, behaviorOpen bool) Status {
+	if behaviorOpen {
+		a.haltRange(i, a.nodes[i].End)
+	}
 	s := a.hooks
-	s.holds = append(s.holds, &hold{node: i, pos: e.Position, hook: e.Hook, saved: saved, behaviorOpen: behaviorOpen})
+	s.holds = append(s.holds, &hold{node: i, pos: e.Position, hook: e.Hook, saved: saved})
 	s.mark[i] |= markHeld
 	e.hits++
 	a.markHeld(i)
@@ -486,24 +498,17 @@ func (a *Agent) execHooked(i int32) Status {
 		}
 		a.dropHold(h, h.status, h.why)
 		defer a.dropHooksIfEmpty()
-		if h.pos == HookPre {
-			if completed(h.status) {
-				return a.substitute(i, h.status, h.behaviorOpen)
-			}
-			if !h.behaviorOpen {
-				a.closeHeld(i) // it opens now
-			}
-			return a.tickHooked(i, true)
+		st := h.status
+		if h.pos == HookPost && !completed(st) {
+			st = h.saved
 		}
-		st := h.saved
-		if completed(h.status) {
-			st = h.status
+		if completed(st) {
+			return a.substitute(i, st, false)
 		}
-		if st == Running {
-			a.markHeld(i) // its behavior is open and runs on next tick
-			return Running
-		}
-		return a.substitute(i, st, h.behaviorOpen)
+		// The node goes on: it opens again now (a node that was running
+		// was halted when the hold began), without its PRE hook.
+		a.closeHeld(i)
+		return a.tickHooked(i, true)
 	}
 	return a.tickHooked(i, false)
 }

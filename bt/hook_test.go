@@ -99,9 +99,10 @@ func TestHookBreakpointHeldNodePreempted(t *testing.T) {
 	}
 }
 
-// A PRE breakpoint set on a node that is running holds it open (not
-// ticked, not halted); the unlock with a status ends it with that status
-// without a tick: the node is halted.
+// A PRE breakpoint set on a node that is running holds it: the node is
+// halted (what it started stops: a node that is not ticked must not go on
+// acting) and reports RUNNING; the unlock with a status ends it with that
+// status without a tick.
 func TestHookBreakpointOnRunningNodeUnlockedWithStatus(t *testing.T) {
 	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("b", "R"), sc("c", "S")))
 	if got := h.run(2); got != "RR" {
@@ -111,15 +112,18 @@ func TestHookBreakpointOnRunningNodeUnlockedWithStatus(t *testing.T) {
 	if got := h.run(3); got != "RRR" {
 		t.Fatal(got)
 	}
-	if b := h.calls("b"); b != (counts{1, 2, 0, 0}) {
-		t.Errorf("b %v: want still open with its 2 ticks from before the hold", b)
+	if b := h.calls("b"); b != (counts{1, 2, 0, 1}) {
+		t.Errorf("b %v: want halted after its 2 ticks from before the hold", b)
+	}
+	if st, open := h.a.Status(h.idx("b")), h.a.IsOpen(h.idx("b")); st != Running || !open {
+		t.Errorf("held b: %v, open %v; want RUNNING and open (its parent waits for it)", st, open)
 	}
 	h.a.UnlockHook(h.idx("b"), HookPre, Success, false)
 	if got := h.run(1); got != "S" {
 		t.Errorf("root %s, want S", got)
 	}
 	if b, c := h.calls("b"), h.calls("c"); b != (counts{1, 2, 0, 1}) || c.tick != 1 {
-		t.Errorf("b %v (want halted, not ticked), c %v", b, c)
+		t.Errorf("b %v (want no further call), c %v", b, c)
 	}
 	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running", "b pre released success unlocked"})
 	// The hook stays, with the unlock's status (BT.CPP keeps it): the
@@ -129,8 +133,10 @@ func TestHookBreakpointOnRunningNodeUnlockedWithStatus(t *testing.T) {
 	}
 }
 
-// Stepping: a PRE breakpoint on a RUNNING node hits at every tick; each
-// unlock lets exactly one tick of the node through.
+// Stepping: a PRE breakpoint hits every time its node is reached; each
+// unlock lets one tick of it through. A running node is halted whenever
+// the breakpoint holds it, so it starts again at the next step; removing
+// the breakpoint (unlock with remove) lets it run to its end.
 func TestHookBreakpointSteps(t *testing.T) {
 	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("b", "RRS"), sc("c", "S")))
 	h.hook("b", HookPre, HookBreakpoint, Idle)
@@ -139,16 +145,22 @@ func TestHookBreakpointSteps(t *testing.T) {
 		got += h.run(2)
 		h.a.UnlockHook(h.idx("b"), HookPre, Idle, false)
 	}
-	got += h.run(1)
-	// held, held; b ticks (R), held; b ticks (R), held; b ticks (S), c S.
-	if want := "RRRRRRS"; got != want {
+	// held, held; b opens and ticks (R), held (b halted); again; again.
+	if want := "RRRRRR"; got != want {
 		t.Errorf("root %s, want %s", got, want)
 	}
-	if b := h.calls("b"); b != (counts{1, 3, 1, 0}) {
+	if b := h.calls("b"); b != (counts{2, 2, 0, 2}) {
+		t.Errorf("b %v: opened and ticked at each of the 2 steps so far, halted at each hold", b)
+	}
+	h.a.UnlockHook(h.idx("b"), HookPre, Idle, true)
+	if got := h.run(3); got != "RRS" {
+		t.Errorf("root %s after the breakpoint went, want RRS", got)
+	}
+	if b := h.calls("b"); b != (counts{3, 5, 1, 2}) {
 		t.Errorf("b %v", b)
 	}
-	if n := len(takeEvents(evs)); n != 6 {
-		t.Errorf("%d events, want 3 hits and 3 releases", n)
+	if n := len(takeEvents(evs)); n != 7 {
+		t.Errorf("%d events, want 3 hits, 3 releases and the removal", n)
 	}
 }
 
@@ -303,23 +315,22 @@ func TestHookHeldBranchBesideARunningOne(t *testing.T) {
 	eqLines(t, "events", takeEvents(evs), []string{"b pre hit running", "b pre released idle halted"})
 }
 
-// A POST breakpoint after a RUNNING tick holds the running node without
-// ticking it; the unlock gives back its RUNNING and the node ticks from
-// the next tick on (where the breakpoint hits again).
+// A POST breakpoint after a RUNNING tick holds the node (halted: it does
+// not go on acting untended); the unlock lets it start again at once.
 func TestHookPostBreakpointOnRunning(t *testing.T) {
 	h, evs := hookHarness(t, nd("MemSequence", "root", nil, sc("r", "RS")))
 	h.hook("r", HookPost, HookBreakpoint, Idle)
 	if got := h.run(3); got != "RRR" {
 		t.Fatal(got)
 	}
-	if r := h.calls("r"); r != (counts{1, 1, 0, 0}) {
-		t.Errorf("r %v: opened and ticked once, then held", r)
+	if r := h.calls("r"); r != (counts{1, 1, 0, 1}) {
+		t.Errorf("r %v: opened and ticked once, then halted and held", r)
 	}
 	h.a.UnlockHook(h.idx("r"), HookPost, Idle, true)
 	if got := h.run(2); got != "RS" {
-		t.Errorf("root %s, want RS (the held RUNNING given back, then r's SUCCESS)", got)
+		t.Errorf("root %s, want RS (r started again, RUNNING then SUCCESS)", got)
 	}
-	if r := h.calls("r"); r != (counts{1, 2, 1, 0}) {
+	if r := h.calls("r"); r != (counts{2, 3, 1, 1}) {
 		t.Errorf("r %v", r)
 	}
 	takeEvents(evs)

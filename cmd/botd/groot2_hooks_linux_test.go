@@ -54,8 +54,9 @@ func (h *hookEvents) find(kind, reason string) (protocol.Event, bool) {
 // client's heartbeat going: the rover drives on, the mission stays at
 // the breakpoint, no tick overruns. The e-stop then stops the wheels as
 // at any time (its gate closes on the caller's goroutine) and releases
-// the hooks; and a breakpoint whose client goes silent is released after
-// the configured silence (5 s by default, less here).
+// the hooks; a breakpoint whose client goes silent is released after
+// the configured silence (5 s by default, less here); and a breakpoint on
+// the running Drive itself stops the wheels while it holds it.
 func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 	const (
 		hz        = 20
@@ -119,7 +120,7 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 		}
 		return srv.Handle(parts)
 	}
-	load := func(id string) int {
+	load := func(id string) (logUID, driveUID int) {
 		t.Helper()
 		doc := fmt.Sprintf(`{"format":"botd/mission@1","id":%q,"name":"debugged drive","revision":0,"main":"main","trees":{"main":
 		  {"type":"Parallel","params":{"success":1},"children":[
@@ -136,11 +137,15 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 		}
 		for i := 0; i < v.Tree.Len(); i++ {
 			if n := v.Tree.Node(i); n.Type != nil && n.Type.Name == "Log" {
-				return i + 1
+				logUID = i + 1
+			} else if n.Type != nil && n.Type.Name == "Drive" {
+				driveUID = i + 1
 			}
 		}
-		t.Fatal("no Log node")
-		return 0
+		if logUID == 0 || driveUID == 0 {
+			t.Fatal("no Log or Drive node")
+		}
+		return logUID, driveUID
 	}
 	setBreakpoint := func(uid int) {
 		t.Helper()
@@ -153,7 +158,7 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 	driving := func() bool { l, rr := sr.Wheels(); return l != 0 && rr != 0 }
 
 	// The breakpoint, held across holdTicks with the heartbeat going.
-	uid := load("7d1c2b8e-2f4a-4c61-9b1e-5a0c3d9e8f21")
+	uid, _ := load("7d1c2b8e-2f4a-4c61-9b1e-5a0c3d9e8f21")
 	setBreakpoint(uid)
 	waitUntil("the breakpoint reached", func() bool {
 		ask(groot2.ReqStatus, "") // the client polls: its heartbeat
@@ -207,7 +212,7 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 
 	// A client that goes silent: its breakpoint is released after the
 	// configured silence and the mission goes on.
-	uid = load("7d1c2b8e-2f4a-4c61-9b1e-5a0c3d9e8f22")
+	uid, drive := load("7d1c2b8e-2f4a-4c61-9b1e-5a0c3d9e8f22")
 	events.mu.Lock()
 	events.ev = nil
 	events.mu.Unlock()
@@ -231,6 +236,19 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 	if !driving() {
 		t.Error("the rover does not drive on")
 	}
+
+	// A breakpoint on the running Drive itself: the Drive is halted, so
+	// the wheels stop while it is held (it does not drive on untended);
+	// the unlock with remove_when_done lets it drive again.
+	setBreakpoint(drive)
+	waitUntil("the held Drive's wheels stopped", func() bool { ask(groot2.ReqStatus, ""); return !driving() })
+	if s := r.State(); s.Mode != protocol.ModeRunning {
+		t.Fatalf("mode %s with the Drive held", s.Mode)
+	}
+	if out := ask(groot2.ReqBreakpointUnlck, fmt.Sprintf(`{"uid":%d,"position":0,"desired_status":"SKIPPED","remove_when_done":true}`, drive)); string(out[0]) == "error" {
+		t.Fatalf("BREAKPOINT_UNLOCK: %q", out)
+	}
+	waitUntil("the Drive driving again", driving)
 	if s := r.State(); s.Tick.Overruns != 0 {
 		t.Errorf("%d tick overruns", s.Tick.Overruns)
 	}
