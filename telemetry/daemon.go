@@ -68,12 +68,12 @@ type DaemonConfig struct {
 	ReplyCache          int           // replies kept by command id [256]
 	EventQueue          int           // events waiting for the outbox [1024]
 	CommandQueue        int           // commands waiting for intake; a full queue answers BUSY [256]
-	// CommandQueueBytes bounds the same queue in bytes [4 MiB]: a command
+	ReplyQueue          int           // replies waiting to be published [4096]
+	// CommandQueueBytes bounds the command queue in bytes [4 MiB]: a command
 	// that would take it past the bound is answered BUSY too (one
 	// command of any accepted size is queued when none waits). Without
 	// it the queue could hold CommandQueue × MaxPayload (64 MiB).
 	CommandQueueBytes int
-	ReplyQueue          int           // replies waiting to be published [4096]
 	// MaxPublish is the largest message the daemon publishes
 	// [protocol.DefaultMaxPublish]; keep it well below the broker's packet
 	// limit (bounds.go).
@@ -219,7 +219,7 @@ type Daemon struct {
 
 	events   chan protocol.Event
 	cmds     chan inboundCmd
-	cmdBytes atomic.Int64 // payload bytes in cmds
+	cmdBytes atomic.Int64  // payload bytes in cmds
 	requests chan struct{} // state.request: republish everything
 
 	// Replies, published by the reply loop; e-stop replies go first.
