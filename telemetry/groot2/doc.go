@@ -11,7 +11,11 @@
 // It is an observer of the runner like telemetry, with the same rule: it
 // reads snapshots the runner publishes and never makes the tick wait. It
 // must never command the robot; it has no authentication (docs/SECURITY.md),
-// so it listens on loopback unless the config says otherwise.
+// so it listens on loopback unless the config says otherwise. Groot2's
+// hooks (breakpoints, node replacement) are the one exception, off unless
+// the config allows debugging: they are handed to the runner, which
+// applies them on its tick goroutine and lets them hold only the mission,
+// never the tick loop, the failsafes or the e-stop (hooks.go).
 //
 // The .btlog writer writes FileLogger2's format, for Groot2's log replay.
 package groot2
