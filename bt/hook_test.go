@@ -353,3 +353,23 @@ func TestHookHeldNodeAndAPanic(t *testing.T) {
 		t.Errorf("hooks %+v: the breakpoint stays, not held", hs)
 	}
 }
+
+// BenchmarkTickReferenceHooks ticks the reference tree with a hook set
+// (a disabled breakpoint on its last node: the statuses are those of
+// BenchmarkTickReference), for the cost of the general path hooks take.
+func BenchmarkTickReferenceHooks(b *testing.B) {
+	tree := loadReferenceTree(b)
+	a := NewAgent(tree, 0, 0)
+	if err := a.SetHook(Hook{Node: int32(tree.Len() - 1), Disabled: true}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	now := int64(0)
+	for i := 0; i < b.N; i++ {
+		now += 50e6
+		a.Tick(now)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/refNodesPerTick, "ns/node")
+}
