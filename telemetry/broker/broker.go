@@ -196,14 +196,17 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 		return nil, fmt.Errorf("broker hook: %w", err)
 	}
 	// Next to last, so it counts only publishes every other hook let
-	// through; its listener is set below, before the broker serves.
-	queued := newQueuedHook(srv, nil, ident.owns, log)
-	if err := srv.AddHook(queued, nil); err != nil {
-		return nil, fmt.Errorf("broker hook: %w", err)
-	}
-	// Last, so it counts only publishes every other hook let through.
+	// through.
 	fanout := &fanoutHook{}
 	if err := srv.AddHook(fanout, nil); err != nil {
+		return nil, fmt.Errorf("broker hook: %w", err)
+	}
+	// Last, so it counts only publishes every other hook let through,
+	// and after fanout, which counts (and mochi's OnPublished uncounts)
+	// a publish this one sheds; its listener is set below, before the
+	// broker serves.
+	queued := newQueuedHook(srv, nil, ident.owns, log)
+	if err := srv.AddHook(queued, nil); err != nil {
 		return nil, fmt.Errorf("broker hook: %w", err)
 	}
 	nl, err := net.Listen("tcp", cfg.Addr)

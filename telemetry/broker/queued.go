@@ -19,8 +19,16 @@ import (
 // send queue would pass Config.MaxQueueBytes, or the client with most
 // queued here when all the clients' bytes would pass
 // Config.MaxTotalQueueBytes, is disconnected before the message is
-// queued, as a slow consumer (the daemon's own connections are not
-// counted: their writer never waits for a message, ownq.go).
+// queued, as a slow consumer.
+//
+// The daemon's own connections are never let go, and their writer never
+// waits for a message (ownq.go), but it too falls behind on a busy
+// machine: mochi's copies for them are counted apart, and a message
+// that would take an own connection's past Config.MaxOwnQueueBytes is
+// shed, counted with those its send queue sheds: mochi acknowledges it
+// to its sender and delivers it to nobody (mochi cannot skip one
+// subscriber), as a ground station's command the robot cannot take
+// now.
 //
 // The count is kept from the hooks mochi calls: a publish adds its size
 // for every client subscribed to its topic (OnPublish, before mochi fans
@@ -31,18 +39,19 @@ import (
 // lasts while a backlog does.
 type queuedHook struct {
 	mqtt.HookBase
-	srv *mqtt.Server
-	ln  *guardedListener
-	own func(*mqtt.Client) bool
-	log *slog.Logger
+	srv   *mqtt.Server
+	ln    *guardedListener
+	isOwn func(*mqtt.Client) bool
+	log   *slog.Logger
 
 	mu     sync.Mutex
 	queued map[string]int64 // by client id
 	all    int64
+	own    map[string]int64 // the daemon's connections, by client id
 }
 
 func newQueuedHook(srv *mqtt.Server, ln *guardedListener, own func(*mqtt.Client) bool, log *slog.Logger) *queuedHook {
-	return &queuedHook{srv: srv, ln: ln, own: own, log: log, queued: map[string]int64{}}
+	return &queuedHook{srv: srv, ln: ln, isOwn: own, log: log, queued: map[string]int64{}, own: map[string]int64{}}
 }
 
 func (h *queuedHook) ID() string { return "botd-queued" }
@@ -62,7 +71,28 @@ func (h *queuedHook) OnPublish(_ *mqtt.Client, pk packets.Packet) (packets.Packe
 	h.mu.Lock()
 	for id := range subs.Subscriptions {
 		cl, ok := h.srv.Clients.Get(id)
-		if !ok || cl.Closed() || h.own(cl) {
+		if !ok || cl.Closed() || !h.isOwn(cl) {
+			continue
+		}
+		if pendingWrites(cl) == 0 {
+			h.own[id] = 0
+		}
+		if q := h.own[id]; q > 0 && q+size > int64(h.ln.ownLimit) {
+			h.mu.Unlock()
+			h.ln.ownShed.Add(1)
+			if h.ln.onShed != nil {
+				h.ln.onShed()
+			}
+			return pk, packets.CodeSuccessIgnore
+		}
+	}
+	for id := range subs.Subscriptions {
+		cl, ok := h.srv.Clients.Get(id)
+		if !ok || cl.Closed() {
+			continue
+		}
+		if h.isOwn(cl) {
+			h.own[id] += size
 			continue
 		}
 		if pendingWrites(cl) == 0 {
@@ -118,6 +148,10 @@ func (h *queuedHook) sent(cl *mqtt.Client, pk packets.Packet) {
 	size := queuedSize(pk)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if n, ok := h.own[cl.ID]; ok {
+		h.own[cl.ID] -= min(size, n)
+		return
+	}
 	n, ok := h.queued[cl.ID]
 	if !ok {
 		return
@@ -141,6 +175,7 @@ func (h *queuedHook) forget(id string) {
 	defer h.mu.Unlock()
 	h.all -= h.queued[id]
 	delete(h.queued, id)
+	delete(h.own, id)
 }
 
 // bytes is what mochi keeps queued for every client but the daemon's.

@@ -80,8 +80,9 @@ func TestMochiQueueIsBoundedInBytes(t *testing.T) {
 	}
 	for i := range n {
 		pub.Publish("x", 1, false, payload).WaitTimeout(mqtttest.WaitLong)
-		// Paced by the reader.
-		if i%20 == 19 && !within(func() bool { return got.Load() >= int64(i-20) }) {
+		// Paced by the reader: at most 8 messages (512 KiB) ahead of it,
+		// half its bound.
+		if i%4 == 3 && !within(func() bool { return got.Load() >= int64(i-4) }) {
 			t.Errorf("the reader got %d of %d messages: the broker stalled", got.Load(), i+1)
 			break
 		}
@@ -98,5 +99,59 @@ func TestMochiQueueIsBoundedInBytes(t *testing.T) {
 	}
 	if limit := int64(8 << 20); grew > limit {
 		t.Errorf("live heap grew by %d MiB while a writer was behind, over %d MiB", grew>>20, limit>>20)
+	}
+}
+
+// The same for the daemon's own connection, which is never let go:
+// while its writer is behind, what would take mochi's queue for it past
+// MaxOwnQueueBytes is shed (acknowledged to the sender, delivered to
+// nobody) and counted; every message is delivered or shed.
+func TestOwnMochiQueueIsBoundedInBytes(t *testing.T) {
+	const n, size = 300, 64 << 10
+	hold := &holdWriter{id: "botd-r1", release: make(chan struct{})}
+	secret := broker.NewSecret()
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", MaxPacketBytes: 256 << 10,
+		Identity: &broker.Identity{IDs: []string{"botd-r1"}, Secret: secret}, Hooks: []mqtt.Hook{hold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var got atomic.Int64
+	own := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("botd-r1").SetUsername("botd-r1").SetPassword(secret).
+		SetAutoReconnect(false))
+	if tok := own.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("own connection: %v", tok.Error())
+	}
+	defer own.Disconnect(0)
+	if tok := own.Subscribe("botd/v1/r1/cmd", 1, func(paho.Client, paho.Message) { got.Add(1) }); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	pub := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("pub").SetAutoReconnect(false))
+	if tok := pub.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("publisher: %v", tok.Error())
+	}
+	defer pub.Disconnect(0)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	payload := bytes.Repeat([]byte("q"), size)
+	for i := range n {
+		if tok := pub.Publish("botd/v1/r1/cmd", 1, false, payload); !tok.WaitTimeout(5 * time.Second) {
+			t.Errorf("publish %d timed out", i)
+			break
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	grew := int64(ms.HeapAlloc) - int64(base)
+	t.Logf("own bound %d bytes: %d shed, mochi holds %d messages, live heap %+d KiB", b.MaxOwnQueueBytes(), b.OwnShed(), b.PendingWritesOf("botd-r1"), grew>>10)
+	if limit := int64(8 << 20); grew > limit {
+		t.Errorf("live heap grew by %d MiB while the own connection's writer was behind, over %d MiB", grew>>20, limit>>20)
+	}
+	close(hold.release)
+	mqtttest.Eventually(t, "every message delivered or shed", func() bool { return got.Load()+b.OwnShed() == n })
+	if !own.IsConnectionOpen() {
+		t.Fatal("the own connection was let go")
 	}
 }

@@ -63,6 +63,8 @@ func main() {
 	raw := flag.Bool("raw", false, "flood from a raw socket (no client library in this process)")
 	size := flag.Int("size", 0, "with -raw: bytes of each command (padded with a long key)")
 	qos := flag.Int("qos", 1, "with -raw: QoS of the flood (0 or 1)")
+	maxQueue := flag.Int("max-queue-bytes", 0, "the embedded broker's max_queue_bytes (0: its default)")
+	maxTotal := flag.Int("max-total-queue-bytes", 0, "the embedded broker's max_total_queue_bytes (0: its default)")
 	profile := flag.String("profile", "", "write heap and goroutine profiles to PREFIX.heap and PREFIX.goroutine at the flood's peak heap")
 	flag.Parse()
 	log.SetFlags(0)
@@ -88,7 +90,7 @@ func main() {
 	// and are never let go as slow consumers.
 	secret := broker.NewSecret()
 	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", Logger: brokerLog, Hooks: []mqtt.Hook{drops},
-		Identity: &broker.Identity{IDs: []string{"botd-" + robot}, Secret: secret}})
+		Identity: &broker.Identity{IDs: []string{"botd-" + robot}, Secret: secret}, MaxQueueBytes: *maxQueue, MaxTotalQueueBytes: *maxTotal})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -250,7 +252,8 @@ func main() {
 	runtime.GC()
 	fmt.Printf("memory: idle RSS %.0f MiB; during the flood peak RSS %.0f MiB (+%.0f), peak heap in use %.0f MiB, peak goroutines %d; after it RSS %.0f MiB\n",
 		mib(idle), mib(mem.peakRSS.Load()), mib(mem.peakRSS.Load()-idle), mib(mem.peakHeap.Load()), mem.peakGo.Load(), mib(rssBytes()))
-	fmt.Printf("broker: slow consumers let go %d, queued %d bytes, in flight %d bytes\n", b.SlowConsumers(), b.QueuedBytes(), b.InflightBytes())
+	fmt.Printf("broker: max_queue_bytes %d, max_total_queue_bytes %d, own bound %d; slow consumers let go %d, queued %d bytes, in flight %d bytes\n",
+		b.MaxQueueBytes(), b.MaxTotalQueueBytes(), b.MaxOwnQueueBytes(), b.SlowConsumers(), b.QueuedBytes(), b.InflightBytes())
 }
 
 // dropCounter counts, by client, the messages the broker dropped because
