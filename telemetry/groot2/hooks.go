@@ -106,6 +106,7 @@ func positionOf(p int) (bt.HookPosition, error) {
 // uid).
 func (cur *treeState) node(uid uint16) (int32, error) {
 	if cur.tree == nil || uid == 0 || int(uid) > cur.tree.Len() {
+		//lint:ignore ST1005 BehaviorTree.CPP's own words, which Groot2 shows as they are
 		return 0, errors.New("Node ID not found")
 	}
 	return int32(uid) - 1, nil
