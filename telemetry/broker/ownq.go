@@ -71,10 +71,7 @@ func (q *sendQueue) ownPacket(pk []byte, whole bool) error {
 	}
 	room := q.own.limit + q.own.limit/2
 	if pub {
-		room = q.own.limit
-		if len(pk) <= smallPublish {
-			room += q.own.limit / 4
-		}
+		room = int(ownRoom(q.own.limit, len(pk)))
 	}
 	for {
 		if q.err != nil {
@@ -102,6 +99,16 @@ func (q *sendQueue) ownPacket(pk []byte, whole bool) error {
 		}
 		q.space.Wait()
 	}
+}
+
+// ownRoom is how many bytes may wait (to be written, or in mochi's
+// queue, or to be acknowledged) for an own connection when a message of
+// size bytes joins them: the bound, and a quarter more for a short one.
+func ownRoom(limit, size int) int64 {
+	if size <= smallPublish {
+		return int64(limit + limit/4)
+	}
+	return int64(limit)
 }
 
 // packetLen is the length of the MQTT packet b starts with; false when b

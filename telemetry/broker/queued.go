@@ -77,7 +77,7 @@ func (h *queuedHook) OnPublish(_ *mqtt.Client, pk packets.Packet) (packets.Packe
 		if pendingWrites(cl) == 0 {
 			h.own[id] = 0
 		}
-		if q := h.own[id]; q > 0 && q+size > int64(h.ln.ownLimit) {
+		if q := h.own[id]; q > 0 && q+size > ownRoom(h.ln.ownLimit, len(pk.Payload)) {
 			h.mu.Unlock()
 			h.ln.ownShed.Add(1)
 			if h.ln.onShed != nil {
