@@ -16,8 +16,8 @@ const smallPublish = 4 << 10
 // beyond a stranger's: its bound, and what to do with a message shed.
 //
 // The bound: a message (PUBLISH) is queued while the bytes waiting stay
-// within limit (limit + limit/4 for a message of at most smallPublish
-// bytes), and, at QoS 1 or 2, while the bytes mochi keeps in flight for
+// within limit (2 × limit for a message of at most smallPublish bytes,
+// ownRoom), and, at QoS 1 or 2, while the bytes mochi keeps in flight for
 // the connection (a copy of every such message sent and not yet
 // acknowledged: in this queue, in the sockets' buffers, in the client's
 // hands) stay within it too; and always when nothing else waits, so one
@@ -27,7 +27,7 @@ const smallPublish = 4 << 10
 // otherwise keep it and its send quota forever, since the client never
 // gets it to acknowledge). A control packet (an acknowledgement, a ping
 // response) is never shed: it waits for the bytes waiting to drop to
-// limit + limit/2. So at most limit + limit/2 bytes, or one packet, wait
+// limit + limit/2. So at most 2 × limit bytes, or one packet, wait
 // for an own connection, as much again in flight, and mochi's writer is
 // held back only by a control packet.
 //
@@ -103,10 +103,13 @@ func (q *sendQueue) ownPacket(pk []byte, whole bool) error {
 
 // ownRoom is how many bytes may wait (to be written, or in mochi's
 // queue, or to be acknowledged) for an own connection when a message of
-// size bytes joins them: the bound, and a quarter more for a short one.
+// size bytes joins them: the bound, and twice the bound for a short one
+// (a flood of large messages sheds itself at the bound, and what is in
+// flight for it, acknowledged only once the client has read it, stays
+// near the bound for as long as the flood lasts).
 func ownRoom(limit, size int) int64 {
 	if size <= smallPublish {
-		return int64(limit + limit/4)
+		return 2 * int64(limit)
 	}
 	return int64(limit)
 }
