@@ -28,7 +28,7 @@ import (
 // shed, counted with those its send queue sheds: mochi acknowledges it
 // to its sender and delivers it to nobody (mochi cannot skip one
 // subscriber), as a ground station's command the robot cannot take
-// now.
+// now; a retained one is still retained.
 //
 // The count is kept from the hooks mochi calls: a publish adds its size
 // for every client subscribed to its topic (OnPublish, before mochi fans
@@ -82,6 +82,11 @@ func (h *queuedHook) OnPublish(_ *mqtt.Client, pk packets.Packet) (packets.Packe
 			h.ln.ownShed.Add(1)
 			if h.ln.onShed != nil {
 				h.ln.onShed()
+			}
+			if pk.FixedHeader.Retain {
+				// Shed as a delivery, kept as the topic's state (mochi
+				// retains nothing it was told to ignore).
+				h.srv.Topics.RetainMessage(pk.Copy(false))
 			}
 			return pk, packets.CodeSuccessIgnore
 		}

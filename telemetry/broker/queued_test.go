@@ -155,3 +155,55 @@ func TestOwnMochiQueueIsBoundedInBytes(t *testing.T) {
 		t.Fatal("the own connection was let go")
 	}
 }
+
+// A retained message shed on its way to the daemon's connection is still
+// the topic's retained message.
+func TestOwnShedKeepsRetained(t *testing.T) {
+	hold := &holdWriter{id: "botd-r1", release: make(chan struct{})}
+	defer close(hold.release)
+	secret := broker.NewSecret()
+	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0", MaxPacketBytes: 256 << 10,
+		Identity: &broker.Identity{IDs: []string{"botd-r1"}, Secret: secret}, Hooks: []mqtt.Hook{hold}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	own := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("botd-r1").SetUsername("botd-r1").SetPassword(secret).
+		SetAutoReconnect(false))
+	if tok := own.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("own connection: %v", tok.Error())
+	}
+	defer own.Disconnect(0)
+	if tok := own.Subscribe("gcs/#", 1, func(paho.Client, paho.Message) {}); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	pub := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("pub").SetAutoReconnect(false))
+	if tok := pub.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("publisher: %v", tok.Error())
+	}
+	defer pub.Disconnect(0)
+	payload := bytes.Repeat([]byte("q"), 64<<10)
+	for range 40 { // 2.5 MiB behind a held writer
+		pub.Publish("gcs/flood", 1, false, payload).WaitTimeout(mqtttest.WaitLong)
+	}
+	shed := b.OwnShed()
+	pub.Publish("gcs/state", 1, true, payload).WaitTimeout(mqtttest.WaitLong)
+	if b.OwnShed() != shed+1 {
+		t.Fatalf("the retained message was not shed (%d shed before, %d after)", shed, b.OwnShed())
+	}
+	got := make(chan int, 1)
+	late := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("late").SetAutoReconnect(false))
+	if tok := late.Connect(); !tok.WaitTimeout(mqtttest.WaitLong) || tok.Error() != nil {
+		t.Fatalf("late: %v", tok.Error())
+	}
+	defer late.Disconnect(0)
+	late.Subscribe("gcs/state", 1, func(_ paho.Client, m paho.Message) { got <- len(m.Payload()) })
+	select {
+	case n := <-got:
+		if n != len(payload) {
+			t.Fatalf("retained message of %d bytes, want %d", n, len(payload))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the shed message was not retained")
+	}
+}
