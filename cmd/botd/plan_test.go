@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"maps"
 	"os"
@@ -12,10 +11,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/missions/plan"
-	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
-	"github.com/botd-project/botd/telemetry/transport"
-	"github.com/google/uuid"
 )
 
 // fenceSection is uav-sim.yaml's box, 30 m south and west to 70 m north
@@ -169,24 +165,7 @@ func TestDaemonUAVSimPlan(t *testing.T) {
 	addr := freeAddr(t)
 	p := startDaemonProc(t, "-config", cfg, "-listen", addr, "-state-dir", filepath.Join(dir, "state"))
 	waitBroker(t, addr)
-	rec := &surveyGround{modes: map[float64]bool{}, bbKeys: map[string]bool{}}
-	gc, err := ground.New(ground.Config{GCS: "test-" + uuid.NewString()[:8], Conn: transport.Options{Brokers: []string{"tcp://" + addr}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { gc.Close() })
-	if _, err := gc.Watch("uav-1", ground.RobotHandlers{
-		State:      func(m protocol.StateMsg) { rec.mu.Lock(); rec.states = append(rec.states, m); rec.mu.Unlock() },
-		Event:      func(m protocol.EventMsg) { rec.mu.Lock(); rec.events = append(rec.events, m); rec.mu.Unlock() },
-		Blackboard: rec.blackboard,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := gc.WaitUp(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rec := watchUAV(t, addr)
 	deadline := time.Now().Add(3 * time.Minute)
 	var last protocol.StateMsg
 	for {

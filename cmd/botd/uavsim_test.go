@@ -68,49 +68,12 @@ func (g *surveyGround) blackboard(m protocol.BlackboardMsg) {
 // mission succeed, the vehicle land and disarm, the altitude, armed state and flight modes on
 // the blackboard, and no geofence breach.
 func TestDaemonUAVSimSurvey(t *testing.T) {
-	cfgText, err := os.ReadFile("../../configs/uav-sim.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hwText, err := os.ReadFile("../../configs/uav-sim-hw.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := "127.0.0.1:" + strconv.Itoa(freeUDPPort(t))
-	dir := t.TempDir()
-	cfg := strings.NewReplacer("127.0.0.1:14540", port, "time_scale: 1 ", "time_scale: 2 ",
-		"mission: missions/survey.json", "mission: "+mustAbs(t, "../../configs/missions/survey.json")).Replace(string(cfgText))
-	hw := strings.ReplaceAll(string(hwText), "127.0.0.1:14540", port)
-	if !strings.Contains(cfg, "time_scale: 2 ") || !strings.Contains(hw, port) || !strings.Contains(cfg, port) {
-		t.Fatalf("configs/uav-sim*.yaml changed shape: the test cannot point them at its port\n%s\n%s", cfg, hw)
-	}
-	for name, body := range map[string]string{"uav-sim.yaml": cfg, "uav-sim-hw.yaml": hw} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := uavSimConfigs(t, "2")
 	addr := freeAddr(t)
 	p := startDaemonProc(t, "-config", filepath.Join(dir, "uav-sim.yaml"), "-listen", addr, "-state-dir", filepath.Join(dir, "state"))
 	waitBroker(t, addr)
 
-	rec := &surveyGround{modes: map[float64]bool{}, bbKeys: map[string]bool{}}
-	gc, err := ground.New(ground.Config{GCS: "test-" + uuid.NewString()[:8], Conn: transport.Options{Brokers: []string{"tcp://" + addr}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { gc.Close() })
-	if _, err := gc.Watch("uav-1", ground.RobotHandlers{
-		State:      func(m protocol.StateMsg) { rec.mu.Lock(); rec.states = append(rec.states, m); rec.mu.Unlock() },
-		Event:      func(m protocol.EventMsg) { rec.mu.Lock(); rec.events = append(rec.events, m); rec.mu.Unlock() },
-		Blackboard: rec.blackboard,
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := gc.WaitUp(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rec := watchUAV(t, addr)
 
 	// The survey flies about 60 s of simulated time: 30 s here, more on a loaded machine.
 	deadline := time.Now().Add(3 * time.Minute)
@@ -207,39 +170,11 @@ func TestSimMulticopterConfigErrors(t *testing.T) {
 // multicopter flies the survey: the vehicle's hold is sent and acknowledged before the daemon
 // says "actuators safe" and closes the link, never refused as "robot closed" after it.
 func TestDaemonUAVHoldsAtShutdown(t *testing.T) {
-	cfgText, err := os.ReadFile("../../configs/uav-sim.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hwText, err := os.ReadFile("../../configs/uav-sim-hw.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := "127.0.0.1:" + strconv.Itoa(freeUDPPort(t))
-	dir := t.TempDir()
-	cfg := strings.NewReplacer("127.0.0.1:14540", port,
-		"mission: missions/survey.json", "mission: "+mustAbs(t, "../../configs/missions/survey.json")).Replace(string(cfgText))
-	hw := strings.ReplaceAll(string(hwText), "127.0.0.1:14540", port)
-	for name, body := range map[string]string{"uav-sim.yaml": cfg, "uav-sim-hw.yaml": hw} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := uavSimConfigs(t, "1")
 	addr := freeAddr(t)
 	p := startDaemonProc(t, "-config", filepath.Join(dir, "uav-sim.yaml"), "-listen", addr, "-state-dir", filepath.Join(dir, "state"))
 	waitBroker(t, addr)
-	rec := &surveyGround{modes: map[float64]bool{}, bbKeys: map[string]bool{}}
-	gc, err := ground.New(ground.Config{GCS: "test-" + uuid.NewString()[:8], Conn: transport.Options{Brokers: []string{"tcp://" + addr}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { gc.Close() })
-	if _, err := gc.Watch("uav-1", ground.RobotHandlers{
-		Event:      func(m protocol.EventMsg) { rec.mu.Lock(); rec.events = append(rec.events, m); rec.mu.Unlock() },
-		Blackboard: rec.blackboard,
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rec := watchUAV(t, addr)
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		rec.mu.Lock()
@@ -266,4 +201,59 @@ func TestDaemonUAVHoldsAtShutdown(t *testing.T) {
 	if held >= 0 && held > safe {
 		t.Errorf("the hold was logged after \"actuators safe\":\n%s", out)
 	}
+}
+
+// uavSimConfigs writes the shipped configs/uav-sim.yaml and its hardware
+// file into a temporary folder, pointed at a free UDP port for the
+// simulated multicopter, its clock timeScale times as fast, and the survey
+// mission by absolute path; it returns the folder.
+func uavSimConfigs(t *testing.T, timeScale string) string {
+	t.Helper()
+	cfgText, err := os.ReadFile("../../configs/uav-sim.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hwText, err := os.ReadFile("../../configs/uav-sim-hw.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := "127.0.0.1:" + strconv.Itoa(freeUDPPort(t))
+	dir := t.TempDir()
+	cfg := strings.NewReplacer("127.0.0.1:14540", port, "time_scale: 1 ", "time_scale: "+timeScale+" ",
+		"mission: missions/survey.json", "mission: "+mustAbs(t, "../../configs/missions/survey.json")).Replace(string(cfgText))
+	hw := strings.ReplaceAll(string(hwText), "127.0.0.1:14540", port)
+	if !strings.Contains(cfg, "time_scale: "+timeScale+" ") || !strings.Contains(hw, port) || !strings.Contains(cfg, port) {
+		t.Fatalf("configs/uav-sim*.yaml changed shape: the test cannot point them at its port\n%s\n%s", cfg, hw)
+	}
+	for name, body := range map[string]string{"uav-sim.yaml": cfg, "uav-sim-hw.yaml": hw} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// watchUAV connects a ground station to the embedded broker at addr and
+// records uav-1's states, events and blackboard.
+func watchUAV(t *testing.T, addr string) *surveyGround {
+	t.Helper()
+	rec := &surveyGround{modes: map[float64]bool{}, bbKeys: map[string]bool{}}
+	gc, err := ground.New(ground.Config{GCS: "test-" + uuid.NewString()[:8], Conn: transport.Options{Brokers: []string{"tcp://" + addr}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gc.Close() })
+	if _, err := gc.Watch("uav-1", ground.RobotHandlers{
+		State:      func(m protocol.StateMsg) { rec.mu.Lock(); rec.states = append(rec.states, m); rec.mu.Unlock() },
+		Event:      func(m protocol.EventMsg) { rec.mu.Lock(); rec.events = append(rec.events, m); rec.mu.Unlock() },
+		Blackboard: rec.blackboard,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := gc.WaitUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
