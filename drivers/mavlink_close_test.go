@@ -1,8 +1,6 @@
 package drivers
 
 import (
-	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -14,31 +12,8 @@ import (
 // with SIGINT mid-flight) sends the vehicle its safe state, hold, before the link goes down:
 // the simulated multicopter ends up loitering where it is instead of flying on.
 func TestCloseHoldsAFlyingVehicle(t *testing.T) {
-	skipOffLinux(t)
-	sim, err := multicopter.New(multicopter.Config{Listen: "127.0.0.1:0", TimeScale: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); sim.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done; sim.Close() })
-
-	cfg := parse(t, fmt.Sprintf("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpout://%s\", heartbeat_hz: 10}\n", sim.Addr()))
-	r, err := Build(cfg, Options{Name: "drone", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	g := &uavRig{t: t, robot: r, events: make(chan Event, 1)}
-	g.v, _ = r.Vehicle("uav")
-	g.waitFor("the simulator's heartbeat and telemetry", func() bool {
-		st, up := g.v.snapshot()
-		return up && st.haveGPS && st.haveGlobal && st.haveLanded && st.autopilot == apPX4
-	})
+	sim, g := simCopterRig(t, multicopter.Config{Listen: "127.0.0.1:0", TimeScale: 8})
+	r, cfg := g.robot, g.robot.Config()
 	tree := compileTree(t, cfg, nd("SequenceWithMemory", "", nil,
 		nd("Arm", "", nil),
 		nd("Takeoff", "", kv{"alt": 8.0}),

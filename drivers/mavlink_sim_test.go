@@ -14,31 +14,8 @@ import (
 // RunMission fly PX4's mission protocol and AUTO.MISSION to the end, back on the ground and
 // disarmed; then a GoTo by latitude and longitude (SET_POSITION_TARGET_GLOBAL_INT) and a Land.
 func TestVehicleFliesTheSimMulticopter(t *testing.T) {
-	skipOffLinux(t)
-	sim, err := multicopter.New(multicopter.Config{Listen: "127.0.0.1:0", TimeScale: 8, RTLAlt: 15})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); sim.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done; sim.Close() })
-
-	cfg := parse(t, fmt.Sprintf("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpout://%s\", heartbeat_hz: 10}\n", sim.Addr()))
-	r, err := Build(cfg, Options{Name: "drone", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	g := &uavRig{t: t, robot: r, events: make(chan Event, 1)}
-	g.v, _ = r.Vehicle("uav")
-	g.waitFor("the simulator's heartbeat and telemetry", func() bool {
-		st, up := g.v.snapshot()
-		return up && st.haveGPS && st.haveGlobal && st.haveLanded && st.autopilot == apPX4
-	})
+	sim, g := simCopterRig(t, multicopter.Config{Listen: "127.0.0.1:0", TimeScale: 8, RTLAlt: 15})
+	r := g.robot
 	home := sim.Config().Home
 	north := home.Lat + 30/6371000.0*180/math.Pi
 	east := home.Lon + 20/(6371000.0*math.Cos(home.Lat*math.Pi/180))*180/math.Pi
@@ -70,4 +47,37 @@ func TestVehicleFliesTheSimMulticopter(t *testing.T) {
 	if math.Hypot(ss.N-30, ss.E-20) > 1.5 || ss.InAir || ss.Mode != "AUTO.LAND" {
 		t.Fatalf("the simulator after the GoTo and the landing: %+v", ss)
 	}
+}
+
+// simCopterRig starts the simulated multicopter and a started robot whose
+// mavlink_vehicle device flies it, and waits for the vehicle's heartbeat
+// and telemetry.
+func simCopterRig(t *testing.T, c multicopter.Config) (*multicopter.Vehicle, *uavRig) {
+	t.Helper()
+	skipOffLinux(t)
+	sim, err := multicopter.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); sim.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; sim.Close() })
+
+	cfg := parse(t, fmt.Sprintf("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpout://%s\", heartbeat_hz: 10}\n", sim.Addr()))
+	r, err := Build(cfg, Options{Name: "drone", Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	g := &uavRig{t: t, robot: r, events: make(chan Event, 1)}
+	g.v, _ = r.Vehicle("uav")
+	g.waitFor("the simulator's heartbeat and telemetry", func() bool {
+		st, up := g.v.snapshot()
+		return up && st.haveGPS && st.haveGlobal && st.haveLanded && st.autopilot == apPX4
+	})
+	return sim, g
 }
