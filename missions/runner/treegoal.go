@@ -2,10 +2,7 @@ package runner
 
 import (
 	"math"
-	"strconv"
-	"strings"
 
-	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -15,7 +12,7 @@ import (
 // local one). A param that names a blackboard key ("{wp_x}") is not a
 // literal: it changes while the mission runs, so there is no fixed goal.
 func nodeGoal(doc *missions.Document, path string) *protocol.Goal {
-	def := defAt(doc, path)
+	def := missions.DefAt(doc, path)
 	if def == nil || len(def.Params) == 0 {
 		return nil
 	}
@@ -39,26 +36,4 @@ func nodeGoal(doc *missions.Document, path string) *protocol.Goal {
 		return &protocol.Goal{Frame: "local", X: x, Y: y}
 	}
 	return nil
-}
-
-// defAt follows a node's JSON pointer (/trees/{name}/children/{i}/...)
-// in doc; nil when the path goes elsewhere (a synthesized node).
-func defAt(doc *missions.Document, path string) *bt.NodeDef {
-	if doc == nil || !strings.HasPrefix(path, "/trees/") {
-		return nil
-	}
-	parts := strings.Split(path[len("/trees/"):], "/")
-	name := strings.ReplaceAll(strings.ReplaceAll(parts[0], "~1", "/"), "~0", "~")
-	def := doc.Trees[name]
-	for i := 1; def != nil && i < len(parts); i += 2 {
-		if parts[i] != "children" || i+1 >= len(parts) {
-			return nil
-		}
-		k, err := strconv.Atoi(parts[i+1])
-		if err != nil || k < 0 || k >= len(def.Children) {
-			return nil
-		}
-		def = def.Children[k]
-	}
-	return def
 }
