@@ -827,6 +827,11 @@ func (r *Runner) applyInject(p *pending) protocol.Reply {
 	if run == nil || run.s.m.Tree != p.parent {
 		return refuse(c, protocol.ErrOtherMission, "the active mission changed before the injection was applied", "")
 	}
+	if !isActive(run.status) {
+		// The tree would never run: the sender learns it now (and may load
+		// a mission instead) rather than waiting for it.
+		return refuse(c, protocol.ErrNoMission, fmt.Sprintf("mission %q has ended (%s): the injection would never run", run.s.m.Doc.Name, run.status), "")
+	}
 	var err error
 	if c.Agent != nil {
 		err = run.agent.Inject(c.Slot, p.slot)

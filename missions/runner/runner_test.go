@@ -550,3 +550,21 @@ func TestLinkLossMeasuredFromTheLastContact(t *testing.T) {
 		t.Fatalf("failsafe %+v, want link_lost", s.Failsafe)
 	}
 }
+
+// An injection into a mission that has ended is refused: the tree would
+// never run, and the sender (the VDA 5050 adapter extending an order)
+// must know it.
+func TestRunnerInjectAfterEndRefused(t *testing.T) {
+	tr := startRunner(t, "", nil)
+	doc := json.RawMessage(fmt.Sprintf(`{"format":"botd/mission@1","id":%q,"name":"m","main":"main",
+		"trees":{"main":{"type":"DynamicSubTree","params":{"slot":"job","default":"idle"}},
+		"idle":{"type":"Succeed"}}}`, missionID))
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: doc, Start: true})
+	tr.waitFor("the mission to end", func(s protocol.State) bool {
+		return s.Mission != nil && s.Mission.Status == protocol.RunSucceeded
+	})
+	rep := tr.do(protocol.Command{Op: protocol.OpMissionInject, Slot: "job", Tree: json.RawMessage(`{"type":"Log","params":{"message":"late"}}`)})
+	if rep.OK || rep.Error.Code != protocol.ErrNoMission {
+		t.Fatalf("inject after the end: %+v", rep)
+	}
+}
