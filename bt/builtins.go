@@ -21,7 +21,7 @@ func registerBuiltins(r *Registry) {
 		// BehaviorTree.CPP's own semantics, under its names
 		seqWithMemoryType, btParallelType, parallelAllType, ifThenElseType, whileDoElseType,
 		btRepeatType, btRetryType, keepRunningType, timeoutType, preconditionType,
-		waitValueUpdateType, skipUnlessUpdatedType, prePostType, tryCatchType, standInType, pauseResumeType, pathLongerType,
+		waitValueUpdateType, skipUnlessUpdatedType, prePostType, tryCatchType, standInType, faultType, pauseResumeType, pathLongerType,
 		scriptType, scriptConditionType, unsetType, entryUpdatedType, testNodeType,
 		// Nav2's nodes that need only the blackboard
 		nonblockingSequenceType, persistentSequenceType,

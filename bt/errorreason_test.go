@@ -43,6 +43,8 @@ func errorCases() map[string][]errorCase {
 		"DistanceController": {{what: "distance not set", root: it("DistanceController", kv{"distance": "{nokey}"}, s()),
 			bb: kv{"pose.x": 0.0, "pose.y": 0.0}}},
 		"Error": {{what: "always", root: it("Error", nil)}},
+		"Fault": {{what: "always, its child never ticked", root: it("Fault", kv{"reason": "delay_msec: \"10,000\" is not a number"}, s())},
+			{what: "a leaf", root: it("Fault", kv{"reason": "no vehicle"})}},
 		"Expr": {{what: "key not set", root: it("Expr", kv{"expr": "nokey > 1"})},
 			{what: "over the step budget", root: it("Expr", kv{"expr": "let r = 1..1000; all(r, {all(r, {true})})"})}},
 		"IsBatteryLow":      {{what: "min not set", root: it("IsBatteryLow", kv{"min_battery": "{nokey}"}), bb: kv{"battery.percent": 50.0}}},

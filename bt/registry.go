@@ -39,7 +39,8 @@ type NodeType struct {
 	Doc      string
 	Params   []Param
 	// MinChildren and MaxChildren override the child count implied by Kind
-	// when non-zero (MaxChildren -1 means no limit).
+	// when non-zero (MinChildren -1 means none at all, MaxChildren -1 no
+	// limit).
 	MinChildren, MaxChildren int
 	// New builds the behavior of one node. It reads parameters, resolves
 	// blackboard keys and reserves per-agent memory through b. Problems are
@@ -86,6 +87,9 @@ func (t *NodeType) ChildRange() (min, max int) {
 	}
 	if t.MinChildren != 0 {
 		min = t.MinChildren
+	}
+	if min < 0 {
+		min = 0 // MinChildren -1: none at all
 	}
 	if t.MaxChildren != 0 {
 		max = t.MaxChildren
