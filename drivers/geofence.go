@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/botd-project/botd/drivers/geofence"
 )
 
 // GeofenceConfig is a keep-in fence: a polygon the robot must stay inside, optionally an
@@ -56,7 +58,7 @@ const (
 )
 
 // MaxFencePoints bounds a fence's corners (the self-intersection check is quadratic).
-const MaxFencePoints = 1000
+const MaxFencePoints = geofence.MaxPoints
 
 // FenceActions is what a vehicle does on a geofence breach. A device that can fly or drive
 // home implements it; the daemon finds it with a type assertion on Robot.Devices(). A rover's
@@ -145,7 +147,7 @@ func (g *GeofenceConfig) validate(v *validator, path string) {
 				xs[i], ys[i] = p[1]*math.Cos(g.Points[0][0]*math.Pi/180), p[0]
 			}
 		}
-		if msg, at := polygonProblem(xs, ys); msg != "" {
+		if msg, at := (geofence.Polygon{Xs: xs, Ys: ys}).Problem(); msg != "" {
 			p := path + ".points"
 			if at >= 0 {
 				p = fmt.Sprintf("%s.points[%d]", path, at)
@@ -188,103 +190,12 @@ func (g *GeofenceConfig) validate(v *validator, path string) {
 	}
 }
 
-// polygonProblem says what makes a polygon unusable as a fence (and at which corner, or -1):
-// repeated corners, no area, edges that cross or touch other than at their shared corner.
-func polygonProblem(xs, ys []float64) (string, int) {
-	n := len(xs)
-	scale := 0.0
-	for i := range xs {
-		scale = math.Max(scale, math.Max(math.Abs(xs[i]), math.Abs(ys[i])))
-	}
-	eps := 1e-12 * math.Max(scale, 1)
-	for i := 0; i < n; i++ {
-		j := (i + 1) % n
-		if math.Abs(xs[i]-xs[j]) <= eps && math.Abs(ys[i]-ys[j]) <= eps {
-			return fmt.Sprintf("repeats corner %d: a fence's corners must differ from the next", i), j
-		}
-	}
-	for i := 0; i < n; i++ {
-		i2 := (i + 1) % n
-		for j := i + 1; j < n; j++ {
-			j2 := (j + 1) % n
-			if j == i2 || j2 == i { // neighbours share a corner
-				if collinearOverlap(xs[i], ys[i], xs[i2], ys[i2], xs[j], ys[j], xs[j2], ys[j2]) {
-					return fmt.Sprintf("edges %d and %d fold back onto each other", i, j), j
-				}
-				continue
-			}
-			if segmentsTouch(xs[i], ys[i], xs[i2], ys[i2], xs[j], ys[j], xs[j2], ys[j2]) {
-				return fmt.Sprintf("edge %d (corners %d-%d) crosses edge %d (corners %d-%d): the polygon intersects itself", i, i, i2, j, j, j2), j
-			}
-		}
-	}
-	area := 0.0
-	for i := 0; i < n; i++ {
-		j := (i + 1) % n
-		area += xs[i]*ys[j] - xs[j]*ys[i]
-	}
-	if math.Abs(area)/2 <= eps*math.Max(scale, 1) {
-		return "the polygon has no area (its corners are on one line)", -1
-	}
-	return "", -1
-}
-
-func orient(ax, ay, bx, by, cx, cy float64) float64 { return (bx-ax)*(cy-ay) - (by-ay)*(cx-ax) }
-
-func sign(x float64) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
-}
-
-// onSegment: c, collinear with a-b, lies within its bounding box.
-func onSegment(ax, ay, bx, by, cx, cy float64) bool {
-	return math.Min(ax, bx) <= cx && cx <= math.Max(ax, bx) && math.Min(ay, by) <= cy && cy <= math.Max(ay, by)
-}
-
-// segmentsTouch reports whether segments a-b and c-d share any point.
-func segmentsTouch(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
-	d1 := sign(orient(cx, cy, dx, dy, ax, ay))
-	d2 := sign(orient(cx, cy, dx, dy, bx, by))
-	d3 := sign(orient(ax, ay, bx, by, cx, cy))
-	d4 := sign(orient(ax, ay, bx, by, dx, dy))
-	if d1*d2 < 0 && d3*d4 < 0 {
-		return true
-	}
-	return d1 == 0 && onSegment(cx, cy, dx, dy, ax, ay) || d2 == 0 && onSegment(cx, cy, dx, dy, bx, by) ||
-		d3 == 0 && onSegment(ax, ay, bx, by, cx, cy) || d4 == 0 && onSegment(ax, ay, bx, by, dx, dy)
-}
-
-// collinearOverlap: two edges sharing a corner lie on one line and go back over each other.
-func collinearOverlap(ax, ay, bx, by, cx, cy, dx, dy float64) bool {
-	if orient(ax, ay, bx, by, cx, cy) != 0 || orient(ax, ay, bx, by, dx, dy) != 0 {
-		return false
-	}
-	// the shared corner is where they meet; they overlap when the directions away from it agree
-	var u1x, u1y, u2x, u2y float64
-	switch {
-	case bx == cx && by == cy:
-		u1x, u1y, u2x, u2y = ax-bx, ay-by, dx-bx, dy-by
-	case dx == ax && dy == ay:
-		u1x, u1y, u2x, u2y = bx-ax, by-ay, cx-ax, cy-ay
-	default:
-		return false
-	}
-	return u1x*u2x+u1y*u2y > 0
-}
-
 // Fence is a validated fence in the local frame, ready to check positions against. Distance
 // and the Monitor's Check cost O(corners) and allocate nothing.
 type Fence struct {
 	cfg        GeofenceConfig
-	xs, ys     []float64 // corners, local metres
-	origin     *GeoPoint // for a global fence and global mission targets
-	minAlt     float64   // -Inf: none
-	maxAlt     float64   // +Inf: none
+	shape      geofence.Shape // corners (local metres) and altitude band
+	origin     *GeoPoint      // for a global fence and global mission targets
 	margin     float64
 	reactionNs float64
 	staleNs    int64
@@ -311,12 +222,12 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 		}
 	}
 	f := &Fence{cfg: *g, margin: *g.Margin, reactionNs: g.ReactionMs * 1e6, staleNs: int64(g.StaleMs * 1e6),
-		minAlt: math.Inf(-1), maxAlt: math.Inf(1), altKey: g.AltKey, poseKey: g.PoseKey}
+		shape: geofence.Shape{MinAlt: math.Inf(-1), MaxAlt: math.Inf(1)}, altKey: g.AltKey, poseKey: g.PoseKey}
 	if g.MinAlt != nil {
-		f.minAlt = *g.MinAlt
+		f.shape.MinAlt = *g.MinAlt
 	}
 	if g.MaxAlt != nil {
-		f.maxAlt = *g.MaxAlt
+		f.shape.MaxAlt = *g.MaxAlt
 	}
 	f.origin = g.Origin
 	if f.origin == nil && gps != nil {
@@ -364,14 +275,15 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 		return nil, err
 	}
 	n := len(g.Points)
-	f.xs, f.ys = make([]float64, n), make([]float64, n)
+	xs, ys := make([]float64, n), make([]float64, n)
 	for i, p := range g.Points {
 		if g.Frame == "global" {
-			f.xs[i], f.ys[i] = f.origin.toLocal(p[0], p[1])
+			xs[i], ys[i] = f.origin.ToLocal(p[0], p[1])
 		} else {
-			f.xs[i], f.ys[i] = p[0], p[1]
+			xs[i], ys[i] = p[0], p[1]
 		}
 	}
+	f.shape.Polygon = geofence.Polygon{Xs: xs, Ys: ys}
 	return f, nil
 }
 
@@ -386,55 +298,18 @@ func (f *Fence) AltKey() string  { return f.altKey }
 func (f *Fence) Margin() float64 { return f.margin }
 
 // Corners returns the polygon in the local frame.
-func (f *Fence) Corners() (xs, ys []float64) { return f.xs, f.ys }
+func (f *Fence) Corners() (xs, ys []float64) { return f.shape.Xs, f.shape.Ys }
 
 // Distance is the signed horizontal distance from (x, y) to the fence's edge, m: positive
 // inside, negative outside, 0 on the edge. O(corners), no allocation.
-func (f *Fence) Distance(x, y float64) float64 {
-	xs, ys := f.xs, f.ys
-	n := len(xs)
-	inside := false
-	best := math.Inf(1)
-	j := n - 1
-	for i := 0; i < n; i++ {
-		xi, yi, xj, yj := xs[i], ys[i], xs[j], ys[j]
-		if (yi > y) != (yj > y) && x < (xj-xi)*(y-yi)/(yj-yi)+xi {
-			inside = !inside
-		}
-		// squared distance to the edge j-i
-		dx, dy := xi-xj, yi-yj
-		t := 0.0
-		if l := dx*dx + dy*dy; l > 0 {
-			t = math.Max(0, math.Min(1, ((x-xj)*dx+(y-yj)*dy)/l))
-		}
-		ex, ey := xj+t*dx-x, yj+t*dy-y
-		if d := ex*ex + ey*ey; d < best {
-			best = d
-		}
-		j = i
-	}
-	d := math.Sqrt(best)
-	if !inside {
-		return -d
-	}
-	return d
-}
+func (f *Fence) Distance(x, y float64) float64 { return f.shape.Distance(x, y) }
 
 // Clearance is the signed distance to the fence in three dimensions: the horizontal distance,
 // or the distance to an altitude bound when that is smaller (alt is ignored without bounds).
-func (f *Fence) Clearance(x, y, alt float64) float64 {
-	d := f.Distance(x, y)
-	if !math.IsInf(f.minAlt, -1) {
-		d = math.Min(d, alt-f.minAlt)
-	}
-	if !math.IsInf(f.maxAlt, 1) {
-		d = math.Min(d, f.maxAlt-alt)
-	}
-	return d
-}
+func (f *Fence) Clearance(x, y, alt float64) float64 { return f.shape.Clearance(x, y, alt) }
 
 // HasAlt reports whether the fence bounds the altitude.
-func (f *Fence) HasAlt() bool { return !math.IsInf(f.minAlt, -1) || !math.IsInf(f.maxAlt, 1) }
+func (f *Fence) HasAlt() bool { return f.shape.HasAlt() }
 
 // Wire returns the fence as the factsheet carries it.
 func (f *Fence) Wire() (frame string, points [][2]float64, minAlt, maxAlt *float64, margin float64, action string) {
@@ -443,23 +318,16 @@ func (f *Fence) Wire() (frame string, points [][2]float64, minAlt, maxAlt *float
 	return f.cfg.Frame, pts, f.cfg.MinAlt, f.cfg.MaxAlt, f.margin, f.cfg.Action
 }
 
-// FenceState is a fence check's verdict.
-type FenceState uint8
+// FenceState is a fence check's verdict (package geofence).
+type FenceState = geofence.State
 
+// The verdicts.
 const (
-	// FenceInside: inside, clear of the margin at the current speed.
-	FenceInside FenceState = iota
-	// FenceNear: inside, but within the margin now or one reaction time ahead.
-	FenceNear
-	// FenceOutside: outside the polygon or the altitude band.
-	FenceOutside
-	// FenceNoPose: no position, or one older than stale_ms.
-	FenceNoPose
+	FenceInside  = geofence.Inside
+	FenceNear    = geofence.Near
+	FenceOutside = geofence.Outside
+	FenceNoPose  = geofence.NoPose
 )
-
-var fenceStateNames = [...]string{"inside", "near", "outside", "no_pose"}
-
-func (s FenceState) String() string { return fenceStateNames[s] }
 
 // FenceCheck is one check of the robot's position.
 type FenceCheck struct {
@@ -504,9 +372,6 @@ func NewFenceMonitor(f *Fence, read func(key string) (float64, time.Time, bool))
 // Fence is the monitored fence.
 func (m *FenceMonitor) Fence() *Fence { return m.f }
 
-// minMovingSpeed: below this a robot counts as stopped (noise of a standing pose).
-const minMovingSpeed = 0.05
-
 // Check reads the position and judges it at now.
 func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 	f := m.f
@@ -521,7 +386,7 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 		at = at2
 	}
 	if m.latLon {
-		x, y = f.origin.toLocal(x, y)
+		x, y = f.origin.ToLocal(x, y)
 		c.X, c.Y = x, y
 	}
 	c.Age = now.Sub(at)
@@ -552,19 +417,12 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 	}
 	c.Speed = m.speed
 	c.Clearance = f.Clearance(x, y, alt)
-	switch {
-	case c.Clearance < 0:
-		c.State = FenceOutside
-	case c.Clearance-m.speed*f.reactionNs/1e9 < f.margin && (m.speed >= minMovingSpeed || c.Clearance < f.margin):
-		c.State = FenceNear
-	default:
-		c.State = FenceInside
-	}
+	c.State = geofence.Judge(c.Clearance, m.speed, f.reactionNs/1e9, f.margin)
 	return c
 }
 
 // Moving reports whether the last check found the robot moving.
-func (c FenceCheck) Moving() bool { return c.Speed >= minMovingSpeed }
+func (c FenceCheck) Moving() bool { return c.Speed >= geofence.MinMovingSpeed }
 
 // FenceActions returns what carries out a geofence breach: the devices that implement
 // FenceActions (a flying vehicle) and each Tello (hover, or land: it has no home of its own);

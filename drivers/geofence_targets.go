@@ -170,7 +170,7 @@ func (f *Fence) targetProblem(t FenceTarget) string {
 			if f.origin == nil || math.Abs(t.X) > 90 || math.Abs(t.Y) > 180 {
 				return fmt.Sprintf("target lat/lon %s cannot be placed: the fence has no origin or it is not a position", where)
 			}
-			x, y = f.origin.toLocal(t.X, t.Y)
+			x, y = f.origin.ToLocal(t.X, t.Y)
 			where = fmt.Sprintf("lat/lon (%g, %g), %.1f m east and %.1f m north of the origin,", t.X, t.Y, x, y)
 		}
 		switch d := f.Distance(x, y); {
@@ -182,10 +182,10 @@ func (f *Fence) targetProblem(t FenceTarget) string {
 	}
 	if t.HasAlt {
 		switch {
-		case t.Alt < f.minAlt+f.margin:
-			return fmt.Sprintf("altitude %g m is below the geofence's min_alt %g m plus its %g m margin", t.Alt, f.minAlt, f.margin)
-		case t.Alt > f.maxAlt-f.margin:
-			return fmt.Sprintf("altitude %g m is above the geofence's max_alt %g m minus its %g m margin", t.Alt, f.maxAlt, f.margin)
+		case t.Alt < f.shape.MinAlt+f.margin:
+			return fmt.Sprintf("altitude %g m is below the geofence's min_alt %g m plus its %g m margin", t.Alt, f.shape.MinAlt, f.margin)
+		case t.Alt > f.shape.MaxAlt-f.margin:
+			return fmt.Sprintf("altitude %g m is above the geofence's max_alt %g m minus its %g m margin", t.Alt, f.shape.MaxAlt, f.margin)
 		}
 	}
 	return ""

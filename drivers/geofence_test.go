@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers/geofence"
 )
 
 func localFence(t testing.TB, pts [][2]float64, margin float64) *Fence {
@@ -86,9 +87,9 @@ func TestFenceGlobalToLocal(t *testing.T) {
 	o := GeoPoint{Lat: 52.5163, Lon: 13.3777}
 	// 100 m north and east of the origin, in degrees (WGS84 radii at this latitude)
 	phi := o.Lat * math.Pi / 180
-	w := math.Sqrt(1 - wgs84E2*math.Sin(phi)*math.Sin(phi))
-	dLat := 100 / (wgs84A * (1 - wgs84E2) / (w * w * w)) * 180 / math.Pi
-	dLon := 100 / (wgs84A / w * math.Cos(phi)) * 180 / math.Pi
+	w := math.Sqrt(1 - geofence.WGS84E2*math.Sin(phi)*math.Sin(phi))
+	dLat := 100 / (geofence.WGS84A * (1 - geofence.WGS84E2) / (w * w * w)) * 180 / math.Pi
+	dLon := 100 / (geofence.WGS84A / w * math.Cos(phi)) * 180 / math.Pi
 	g := &GeofenceConfig{Frame: "global", Origin: &o, Points: [][2]float64{
 		{o.Lat - dLat, o.Lon - dLon}, {o.Lat - dLat, o.Lon + dLon}, {o.Lat + dLat, o.Lon + dLon}, {o.Lat + dLat, o.Lon - dLon}}}
 	f, err := CompileFence(g, nil, "geofence")
@@ -313,7 +314,7 @@ func FuzzGeofence(f *testing.F) {
 			if math.Abs(px) > 90 || math.Abs(py) > 180 {
 				return
 			}
-			x, y = fence.origin.toLocal(px, py)
+			x, y = fence.origin.ToLocal(px, py)
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) || math.Abs(x) > 1e7 || math.Abs(y) > 1e7 {
 			return

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	nmea "github.com/adrianmo/go-nmea"
+
+	"github.com/botd-project/botd/drivers/geofence"
 )
 
 // GPSConfig is a GPS receiver speaking NMEA 0183 on a serial port (a u-blox NEO-6M/M8N on the
@@ -39,10 +41,7 @@ type GPSConfig struct {
 }
 
 // GeoPoint is a latitude and longitude in degrees (WGS84).
-type GeoPoint struct {
-	Lat float64 `yaml:"lat"`
-	Lon float64 `yaml:"lon"`
-}
+type GeoPoint = geofence.LatLon
 
 // Kind implements DeviceSpec.
 func (*GPSConfig) Kind() string { return KindGPS }
@@ -114,24 +113,6 @@ func (c *GPSConfig) keys(string) []sensorKey {
 		out = append(out, sensorKey{name: c.Key + "." + k})
 	}
 	return out
-}
-
-// WGS84.
-const (
-	wgs84A  = 6378137.0
-	wgs84E2 = 6.69437999014e-3
-)
-
-// toLocal converts a latitude and longitude to metres east (x) and north (y) of o, on the
-// plane tangent to the ellipsoid at o.
-func (o GeoPoint) toLocal(lat, lon float64) (x, y float64) {
-	phi := o.Lat * math.Pi / 180
-	s := math.Sin(phi)
-	w := math.Sqrt(1 - wgs84E2*s*s)
-	n := wgs84A / w                           // prime vertical radius of curvature
-	m := wgs84A * (1 - wgs84E2) / (w * w * w) // meridional radius of curvature
-	dLon := math.Mod(lon-o.Lon+540, 360) - 180
-	return dLon * math.Pi / 180 * n * math.Cos(phi), (lat - o.Lat) * math.Pi / 180 * m
 }
 
 // fixQuality maps a GGA fix quality to the pose quality and the typical horizontal error per
@@ -255,7 +236,7 @@ func (r *nmeaReader) position(lat, lon float64, fix, sats int, hdop float64, now
 	}
 	r.err = nil
 	f := gpsFix{fix: fix, sats: sats, hdop: hdop, speed: math.NaN(), course: math.NaN()}
-	f.x, f.y = c.Origin.toLocal(lat, lon)
+	f.x, f.y = c.Origin.ToLocal(lat, lon)
 	if now.Sub(r.rmcAt) <= 1500*time.Millisecond {
 		f.speed, f.course = r.speed, r.course
 	}

@@ -35,36 +35,6 @@ func rmc(lat, lon, knots, course float64) string {
 	return sentence(fmt.Sprintf("GPRMC,120000.00,A,%s,%s,%.2f,%.1f,241126,,,A", ddmm(lat, "N", "S", 2), ddmm(lon, "E", "W", 3), knots, course))
 }
 
-// haversine is the great-circle distance in metres (a check on toLocal).
-func haversine(lat1, lon1, lat2, lon2 float64) float64 {
-	r := math.Pi / 180
-	a := math.Pow(math.Sin((lat2-lat1)*r/2), 2) + math.Cos(lat1*r)*math.Cos(lat2*r)*math.Pow(math.Sin((lon2-lon1)*r/2), 2)
-	return 2 * 6371008.8 * math.Asin(math.Sqrt(a))
-}
-
-func TestLocalFrame(t *testing.T) {
-	o := GeoPoint{Lat: 52.5163, Lon: 13.3777}
-	if x, y := o.toLocal(o.Lat, o.Lon); x != 0 || y != 0 {
-		t.Errorf("origin at (%v, %v)", x, y)
-	}
-	for _, p := range []struct{ lat, lon float64 }{{52.5173, 13.3777}, {52.5163, 13.3807}, {52.5100, 13.3700}, {52.5250, 13.3900}} {
-		x, y := o.toLocal(p.lat, p.lon)
-		d := haversine(o.Lat, o.Lon, p.lat, p.lon)
-		if math.Abs(math.Hypot(x, y)-d) > 0.005*d {
-			t.Errorf("(%v, %v): local (%.2f, %.2f) is %.2f m from the origin, the great circle %.2f m", p.lat, p.lon, x, y, math.Hypot(x, y), d)
-		}
-	}
-	x, y := o.toLocal(52.5173, 13.3777) // 0.001° north
-	if math.Abs(x) > 1e-9 || math.Abs(y-111.3) > 0.2 {
-		t.Errorf("0.001° north is (%.3f, %.3f)", x, y)
-	}
-	// Across the antimeridian.
-	x, _ = GeoPoint{Lat: 0, Lon: 179.9999}.toLocal(0, -179.9999)
-	if math.Abs(x-22.26) > 0.05 {
-		t.Errorf("across the antimeridian: x %.3f", x)
-	}
-}
-
 func gpsTestConfig(t *testing.T) *GPSConfig {
 	cfg := parse(t, "adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: gps, kind: gps, origin: {lat: 52.5163, lon: 13.3777}}\n")
 	return cfg.Devices[0].Spec.(*GPSConfig)
