@@ -54,7 +54,7 @@ vda5050:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec := mqtttest.NewRecorder(t, url, "uagv/#", "botd/v1/rover-v/state")
+	rec := mqtttest.NewRecorder(t, url, "uagv/#", "botd/v1/rover-v/state", "botd/v1/rover-v/events")
 	p := startDaemonProc(t, "-config", conf, "-state-dir", filepath.Join(dir, "state"))
 	mqtttest.Eventually(t, "the VDA 5050 connection ONLINE", func() bool {
 		for _, m := range rec.On("uagv/v2/botd-test/rover-v/connection") {
@@ -105,6 +105,20 @@ vda5050:
 	}
 	if !sawMission {
 		t.Error("botd's own state never showed an order's mission")
+	}
+	// The update went into the running mission: it was never replaced
+	// (which halts the drive and starts the step in progress over).
+	injected := false
+	for _, m := range rec.On("botd/v1/rover-v/events") {
+		var e struct{ Kind, Message string }
+		_ = json.Unmarshal(m.Payload, &e)
+		injected = injected || e.Kind == "mission.injected"
+		if strings.Contains(e.Message, "replaced by mission") {
+			t.Errorf("an order's mission was replaced: %s", m.Payload)
+		}
+	}
+	if !injected {
+		t.Error("the order update was not injected into the running mission")
 	}
 	// botd's own e-stop reaches the VDA 5050 state as a remote e-stop.
 	pub := mqtttest.NewPublisher(t, url)

@@ -273,13 +273,16 @@ func TestOrderUpdateStitched(t *testing.T) {
 	if len(s.NodeStates) != 3 || !s.NodeStates[2].Released || len(s.ActionStates) != 1 || s.ActionStates[0].ActionStatus != ActionWaiting {
 		t.Fatalf("after the update: %+v", s)
 	}
-	cmds := h.r.cmds
-	if len(cmds) != 2 || !cmds[1].Replace {
-		t.Fatalf("the update was not loaded in place of the running mission: %+v", cmds)
+	// The update goes into the running mission's first update slot: the
+	// mission is not loaded again (which would halt the drive and start
+	// the step in progress over).
+	if ops := h.r.ops(); !slices.Equal(ops, []string{protocol.OpMissionLoad, protocol.OpMissionInject}) || h.r.injected[0].Slot != slotName(1) {
+		t.Fatalf("the update was not injected into the running mission: %v", ops)
 	}
-	js, _ := json.Marshal(h.r.missions[1])
-	if !strings.Contains(string(js), `"vda5050.a0.tone":"{not a key}"`) || strings.Count(string(js), `"MoveTo"`) != 3 {
-		t.Fatalf("stitched mission:\n%s", js)
+	js := string(h.r.injected[0].Tree)
+	if !strings.Contains(js, `{"key":"vda5050.param.tone","value":"{not a key}"}`) || strings.Count(js, `"MoveTo"`) != 2 ||
+		!strings.Contains(js, `"value":3},"type":"Check"`) {
+		t.Fatalf("injected steps:\n%s", js)
 	}
 	h.r.progress(2, "")
 	h.c.waitState("n2", func(s State) bool { return s.LastNodeID == "n2" })
@@ -296,17 +299,66 @@ func TestOrderUpdateStitched(t *testing.T) {
 	}
 }
 
-// An update of a paused order is refused: loading it would start it.
-func TestUpdateWhilePausedRefused(t *testing.T) {
+// An update of a paused order is injected: nothing starts, and the
+// mission goes on into it after stopPause.
+func TestUpdateWhilePaused(t *testing.T) {
 	h := start(t, Config{})
 	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}}, 2))
 	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
 	h.send("instantActions", map[string]any{"actions": []any{map[string]any{"actionType": "startPause", "actionId": "p", "blockingType": "HARD"}}})
 	h.c.waitState("paused", func(s State) bool { return s.Paused })
 	h.send("order", order("o", 1, 2, [][2]float64{{1, 0}, {2, 0}}, 2))
-	s := h.c.waitState("refused", hasError(ErrOrderUpdate))
-	if !s.Paused || s.OrderUpdateID != 0 || !slices.Equal(h.r.ops(), []string{protocol.OpMissionLoad, protocol.OpMissionPause}) {
+	s := h.c.waitState("stitched", func(s State) bool { return s.OrderUpdateID == 1 })
+	if !s.Paused || len(s.Errors) != 0 || !slices.Equal(h.r.ops(), []string{protocol.OpMissionLoad, protocol.OpMissionPause, protocol.OpMissionInject}) {
 		t.Fatalf("an update while paused: %+v, %v", s, h.r.ops())
+	}
+}
+
+// An update that comes after the order's mission ended (the robot stands
+// at the last base node) runs in a new revision of the mission; so does
+// one that the mission's end overtakes on its way to the runner.
+func TestUpdateAfterTheMissionEnded(t *testing.T) {
+	for _, race := range []bool{false, true} {
+		t.Run(fmt.Sprintf("race=%v", race), func(t *testing.T) {
+			h := start(t, Config{})
+			h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}}, 2))
+			h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+			if race {
+				h.r.mu.Lock()
+				h.r.endOnInject = 1
+				h.r.mu.Unlock()
+			} else {
+				h.r.progress(1, protocol.RunSucceeded)
+				h.c.waitState("at n1", func(s State) bool { return s.LastNodeID == "n1" && len(s.NodeStates) == 1 })
+			}
+			h.send("order", order("o", 1, 2, [][2]float64{{1, 0}, {2, 0}}, 2))
+			s := h.c.waitState("stitched", func(s State) bool { return s.OrderUpdateID == 1 })
+			ops := h.r.ops()
+			if len(s.Errors) != 0 || ops[len(ops)-1] != protocol.OpMissionLoad || h.r.cmds[len(ops)-1].Replace || len(h.r.missions) != 2 {
+				t.Fatalf("%+v, %v", s.Errors, ops)
+			}
+			js, _ := json.Marshal(h.r.missions[1])
+			if strings.Count(string(js), `"MoveTo"`) != 1 || !strings.Contains(string(js), `"revision":1`) || s.LastNodeID != "n1" {
+				t.Fatalf("the second revision runs more than what is left (at %s):\n%s", s.LastNodeID, js)
+			}
+		})
+	}
+}
+
+// A string parameter shaped as a blackboard reference cannot go into an
+// injected update (a Set node would read it as one): the update is
+// refused, the running order goes on.
+func TestUpdateWithReferenceShapedParameter(t *testing.T) {
+	h := start(t, Config{})
+	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}}, 2))
+	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+	u := order("o", 1, 2, [][2]float64{{1, 0}, {2, 0}}, 2)
+	u["nodes"].([]any)[1].(map[string]any)["actions"] = []any{map[string]any{"actionId": "b1", "actionType": "beep", "blockingType": "HARD",
+		"actionParameters": []any{map[string]any{"key": "tone", "value": "{tone}"}}}}
+	h.send("order", u)
+	s := h.c.waitState("refused", hasError(ErrValidation))
+	if s.OrderUpdateID != 0 || len(h.r.ops()) != 1 {
+		t.Fatalf("%+v, %v", s, h.r.ops())
 	}
 }
 
@@ -329,7 +381,9 @@ func TestActionsByBlockingType(t *testing.T) {
 	steps := h.r.missions[0]["trees"].(map[string]any)["main"].(map[string]any)["children"].([]any)
 	var names []string
 	for _, st := range steps {
-		names = append(names, st.(map[string]any)["name"].(string))
+		if st.(map[string]any)["type"] != "DynamicSubTree" {
+			names = append(names, st.(map[string]any)["name"].(string))
+		}
 	}
 	want := []string{"node n1 (sequence 2)", "action node-hard (beep)", "node n2 (sequence 4)", "action last-none (beep)"}
 	if !slices.Equal(names, want) || strings.Count(string(js), `"Parallel"`) != 2 {

@@ -20,6 +20,10 @@ type fakeRunner struct {
 	bb       map[string]float64
 	refuse   *protocol.ReplyError // the next mission.load is refused with this
 	missions []map[string]any
+	injected []protocol.Command
+	// endOnInject: the mission ends (SUCCESS, done steps) just before the
+	// next injection reaches it, which is then refused.
+	endOnInject int
 }
 
 func newFakeRunner() *fakeRunner {
@@ -50,6 +54,16 @@ func (f *fakeRunner) Do(_ context.Context, c protocol.Command) protocol.Reply {
 				f.bb[k] = n
 			}
 		}
+	case protocol.OpMissionInject:
+		if f.endOnInject > 0 && f.state.Mission != nil {
+			f.bb[keyDone] = float64(f.endOnInject)
+			f.state.Mission.Status, f.state.Mode = protocol.RunSucceeded, protocol.ModeIdle
+			f.endOnInject = 0
+		}
+		if f.state.Mission == nil || (f.state.Mission.Status != protocol.RunRunning && f.state.Mission.Status != protocol.RunPaused) {
+			return protocol.Reply{ID: c.ID, Error: &protocol.ReplyError{Code: protocol.ErrNoMission, Message: "the mission has ended"}}
+		}
+		f.injected = append(f.injected, c)
 	case protocol.OpMissionPause:
 		f.state.Mode, f.state.Mission.Status = protocol.ModePaused, protocol.RunPaused
 	case protocol.OpMissionResume:

@@ -115,8 +115,13 @@ func (a *Adapter) order(ctx context.Context, o *Order) {
 }
 
 // update stitches an order update (same orderId, higher orderUpdateId)
-// at the last base node.
+// at the last base node. While the order's mission runs (or is paused),
+// the update's steps are injected into its next update slot: the
+// mission goes on into them when it gets there, and nothing it is doing
+// now is halted or started again. Once the mission has ended, a new
+// revision of it runs what is left.
 func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
+	a.observe() // the run as far as the runner has got
 	r := a.run
 	switch {
 	case p.updateID == r.updateID && sameContent(p, r.last):
@@ -126,11 +131,6 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 		return
 	case r.cancelled:
 		a.addError(*orderErr(o, ErrOrderUpdate, fmt.Sprintf("order %s was cancelled: send a new order", r.orderID)))
-		return
-	case r.active() && a.o.Runner.State().Mode == protocol.ModePaused:
-		// Loading the new revision would start it: the robot would drive
-		// off while the master control believes it paused.
-		a.addError(*orderErr(o, ErrOrderUpdate, fmt.Sprintf("order %s is paused: send the update after stopPause", r.orderID)))
 		return
 	}
 	last := r.nodes[r.base-1]
@@ -147,6 +147,31 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 			}
 		}
 	}
+	if r.active() && r.slots < updateSlots {
+		if id, key, ok := literalParams(p.actions); !ok {
+			a.addError(*orderErr(o, ErrValidation, fmt.Sprintf("action %s: parameter %s is a string shaped as a blackboard reference ({key}), which an order update cannot carry",
+				id, key), Reference{"actionId", id}))
+			return
+		}
+		next := r.clone()
+		from := len(next.steps)
+		next.stitch(p)
+		e, ended := a.inject(ctx, o, next, from)
+		if e == nil {
+			a.clearOrderErrors()
+			a.run = next
+			return
+		}
+		if !ended {
+			e.ErrorType = ErrOrderUpdate
+			a.addError(*e)
+			return
+		}
+		// The mission ended before the update reached it: it is loaded
+		// again below, from where it ended.
+		a.observe()
+		r = a.run
+	}
 	next := r.clone()
 	next.stitch(p)
 	next.from = next.done
@@ -157,6 +182,29 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 	}
 	a.clearOrderErrors()
 	a.run = next
+}
+
+// inject puts the steps from steps[from:] of the stitched run into the
+// running mission's next update slot. ended reports that the runner
+// refused it because the mission has ended.
+func (a *Adapter) inject(ctx context.Context, o *Order, r *orderRun, from int) (e *Error, ended bool) {
+	tree, err := r.extension(from, a.cfg)
+	if err != nil {
+		return orderErr(o, ErrOrder, "generating the update: "+err.Error()), false
+	}
+	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	rep := a.o.Runner.Do(cctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionInject, Slot: slotName(r.slots + 1), Tree: tree})
+	if !rep.OK {
+		why := "refused"
+		if rep.Error != nil {
+			why = rep.Error.Code + ": " + rep.Error.Message
+			ended = rep.Error.Code == protocol.ErrNoMission || rep.Error.Code == protocol.ErrOtherMission
+		}
+		return orderErr(o, ErrOrderUpdate, "botd refused the order update: "+trim(why)), ended
+	}
+	r.slots++
+	return nil, false
 }
 
 // checkStart: a new order starts where the robot is.
@@ -199,6 +247,7 @@ func (a *Adapter) load(ctx context.Context, o *Order, r *orderRun, replace bool)
 	}
 	a.loadCount++
 	r.token, r.loaded, r.seen = a.loadCount, a.o.Now(), false
+	r.missionRev, r.slots = r.updateID, 0
 	return nil
 }
 

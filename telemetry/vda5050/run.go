@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/botd-project/botd/bt"
 )
 
 // orderRun is the order botd is executing (or executed last): every base
@@ -28,6 +30,11 @@ type orderRun struct {
 	// counts from there.
 	from      int
 	missionID string
+	// missionRev is the revision of the mission loaded (the orderUpdateId
+	// it was loaded at: an update injected into it keeps it); slots, how
+	// many of its update slots hold an update.
+	missionRev int64
+	slots      int
 	// lastNode is the index of the last node reached.
 	lastNode int
 	// ended: the mission finished (SUCCESS), failed or was cancelled.
@@ -159,46 +166,79 @@ const (
 	keyToken   = "vda5050.load"
 )
 
+// updateSlots is how many updates a loaded mission takes without
+// being reloaded: it ends in as many DynamicSubTree slots, run in order,
+// each empty until an update is injected into it.
+const updateSlots = 32
+
+func slotName(i int) string { return fmt.Sprintf("vda5050.update%d", i) }
+
 // mission generates the botd mission that runs steps[from:], as a
 // botd/mission@1 document. Each step is guarded by the progress key, so
 // a mission resumed from its root (after a pause) skips what it did.
+// After the steps come the update slots: an order update is injected
+// into the next free one (see extension), so the mission goes on into it
+// without stopping, and nothing it is doing is halted.
 func (r *orderRun) mission(cfg *Config, token int) (json.RawMessage, error) {
 	bb := map[string]any{keyDone: 0, keyRunning: 0, keyToken: token}
 	var children []any
-	for k, s := range r.steps[r.from:] {
-		n := k + 1
-		var body any
-		var name string
-		if s.node >= 0 {
-			body, name = r.driveTo(s.node, cfg), fmt.Sprintf("node %s (sequence %d)", r.nodes[s.node].NodeID, *r.nodes[s.node].SequenceID)
-			if len(s.with) > 0 {
-				// NONE actions alongside the drive: the step is done when
-				// the drive and they are.
-				branches := []any{body}
-				for _, a := range s.with {
-					branches = append(branches, r.actionNode(a, cfg, bb))
-				}
-				body = map[string]any{"type": "Parallel", "name": "drive with actions", "children": branches}
-			}
-		} else {
-			a := r.actions[s.action]
-			body, name = r.actionNode(s.action, cfg, bb), fmt.Sprintf("action %s (%s)", a.ActionID, a.Type())
-		}
-		children = append(children, map[string]any{"type": "Priority", "name": name, "children": []any{
-			map[string]any{"type": "Check", "params": map[string]any{"key": keyDone, "op": ">=", "value": n}},
-			map[string]any{"type": "MemSequence", "children": []any{
-				set(keyRunning, n), body, set(keyDone, n)}},
-		}})
+	for k := r.from; k < len(r.steps); k++ {
+		children = append(children, r.stepNode(k, cfg, bb))
 	}
-	if len(children) == 0 {
-		children = append(children, map[string]any{"type": "Succeed"})
+	for i := 1; i <= updateSlots; i++ {
+		children = append(children, map[string]any{"type": "DynamicSubTree", "name": fmt.Sprintf("update slot %d", i),
+			"params": map[string]any{"slot": slotName(i), "default": "idle"}})
 	}
 	doc := map[string]any{
 		"format": "botd/mission@1", "id": r.missionID, "name": "vda5050 order " + r.orderID,
 		"revision": r.updateID, "blackboard": bb, "main": "main",
-		"trees": map[string]any{"main": map[string]any{"type": "Sequence", "name": "order " + r.orderID, "children": children}},
+		"trees": map[string]any{"main": map[string]any{"type": "Sequence", "name": "order " + r.orderID, "children": children},
+			"idle": map[string]any{"type": "Succeed", "name": "no update"}},
 	}
 	return json.Marshal(doc)
+}
+
+// extension is the tree injected into the loaded mission's next update
+// slot: the steps from steps[from:], counted on from the mission's own.
+func (r *orderRun) extension(from int, cfg *Config) (json.RawMessage, error) {
+	children := []any{}
+	for k := from; k < len(r.steps); k++ {
+		children = append(children, r.stepNode(k, cfg, nil))
+	}
+	if len(children) == 0 {
+		children = append(children, map[string]any{"type": "Succeed"})
+	}
+	return json.Marshal(map[string]any{"type": "Sequence", "name": fmt.Sprintf("update %d of order %s", r.updateID, r.orderID), "children": children})
+}
+
+// stepNode is steps[k]: a Priority of a Check of the progress key and a
+// MemSequence that runs the step and counts it. bb is the mission's
+// initial blackboard (nil in an injected extension).
+func (r *orderRun) stepNode(k int, cfg *Config, bb map[string]any) any {
+	s := r.steps[k]
+	n := k - r.from + 1
+	var body any
+	var name string
+	if s.node >= 0 {
+		body, name = r.driveTo(s.node, cfg), fmt.Sprintf("node %s (sequence %d)", r.nodes[s.node].NodeID, *r.nodes[s.node].SequenceID)
+		if len(s.with) > 0 {
+			// NONE actions alongside the drive: the step is done when
+			// the drive and they are.
+			branches := []any{body}
+			for _, a := range s.with {
+				branches = append(branches, r.actionNode(a, cfg, bb))
+			}
+			body = map[string]any{"type": "Parallel", "name": "drive with actions", "children": branches}
+		}
+	} else {
+		a := r.actions[s.action]
+		body, name = r.actionNode(s.action, cfg, bb), fmt.Sprintf("action %s (%s)", a.ActionID, a.Type())
+	}
+	return map[string]any{"type": "Priority", "name": name, "children": []any{
+		map[string]any{"type": "Check", "params": map[string]any{"key": keyDone, "op": ">=", "value": n}},
+		map[string]any{"type": "MemSequence", "children": []any{
+			set(keyRunning, n), body, set(keyDone, n)}},
+	}}
 }
 
 func set(key string, v any) map[string]any {
@@ -222,17 +262,41 @@ func (r *orderRun) driveTo(i int, cfg *Config) any {
 }
 
 // actionNode is the configured node of an action, after copying its
-// parameters to vda5050.param.KEY (through the initial blackboard, so any
-// JSON value goes, and no string is read as a "{key}" reference).
+// parameters to vda5050.param.KEY: in a loaded mission through its
+// initial blackboard bb (so any JSON value goes, and no string is read as
+// a "{key}" reference); in an injected extension (bb nil) by Set nodes
+// with the values themselves (a string shaped as a reference was refused
+// when the update came: see literalParams).
 func (r *orderRun) actionNode(i int, cfg *Config, bb map[string]any) any {
 	a := r.actions[i]
 	seq := []any{}
 	for _, kv := range a.ActionParameters {
 		var v any
 		_ = json.Unmarshal(kv.Value, &v) // checked when the order came
+		if bb == nil {
+			seq = append(seq, set("vda5050.param."+kv.Key, v))
+			continue
+		}
 		hold := fmt.Sprintf("vda5050.a%d.%s", i, kv.Key)
 		bb[hold] = v
 		seq = append(seq, set("vda5050.param."+kv.Key, "{"+hold+"}"))
 	}
 	return map[string]any{"type": "MemSequence", "name": a.Type(), "children": append(seq, cfg.Actions[a.Type()].Node)}
+}
+
+// literalParams finds an action parameter an injected extension cannot
+// carry: a string value shaped as a blackboard reference ("{key}"), which
+// a Set node would read as one.
+func literalParams(as []actionRef) (actionID, key string, ok bool) {
+	for _, a := range as {
+		for _, kv := range a.ActionParameters {
+			var s string
+			if json.Unmarshal(kv.Value, &s) == nil {
+				if _, ref := bt.RefKey(s); ref {
+					return a.ActionID, kv.Key, false
+				}
+			}
+		}
+	}
+	return "", "", true
 }

@@ -23,7 +23,7 @@ func (a *Adapter) observe() {
 		return
 	}
 	st := a.o.Runner.State()
-	ours := st.Mission != nil && st.Mission.ID == r.missionID && st.Mission.Revision == r.updateID
+	ours := st.Mission != nil && st.Mission.ID == r.missionID && st.Mission.Revision == r.missionRev
 	if !ours {
 		if r.seen || a.o.Now().Sub(r.loaded) > seenWithin {
 			other := "no mission"

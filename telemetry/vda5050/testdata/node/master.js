@@ -155,11 +155,14 @@ async function main() {
             edges: [edge(1, "u0", "u1"), edge(3, "u1", "u2", false)] };
         const first = assign(o);
         await nextState(s => s.orderId === id && s.driving, "driving");
+        const beep = { actionId: createUuid(), actionType: "beep", blockingType: "HARD", actionParameters: [{ key: "ms", value: 100 }] };
         const u = { orderId: id, orderUpdateId: 1,
-            nodes: [node("u1", 2, x, y + 0.5), node("u2", 4, x - 0.5, y + 0.5)],
+            nodes: [node("u1", 2, x, y + 0.5), node("u2", 4, x - 0.5, y + 0.5, true, [beep])],
             edges: [edge(3, "u1", "u2")] };
         const r = await assign(u);
         if (r.error || r.active) throw new Error(JSON.stringify(r));
+        const as = r.state.actionStates.find(a => a.actionId === beep.actionId);
+        if (!as || as.actionStatus !== "FINISHED") throw new Error("the update's action: " + JSON.stringify(as));
         const p = r.state.agvPosition;
         const d = Math.hypot(p.x - (x - 0.5), p.y - (y + 0.5));
         if (r.state.lastNodeId !== "u2" || d > 0.3) throw new Error(`ended at ${r.state.lastNodeId}, ${d} m from u2`);
