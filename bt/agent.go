@@ -96,6 +96,11 @@ type Agent struct {
 	hookFn HookListener
 	// special is stored || hooks != nil: execGeneral's one test for both.
 	special bool
+	// resuming is set by Pause until the next tick (or halt) consumed
+	// the stResume marks.
+	resuming bool
+	// pausing is set while Pause halts the nodes (Pausing).
+	pausing bool
 }
 
 const (
@@ -103,6 +108,10 @@ const (
 	stOpen   = 0x08
 	stEpoch  = 0x10
 	stStored = 0x20 // completed in this evaluation (stored-state mode)
+	// stResume marks a closed node that Pause halted and whose type keeps
+	// its progress: when the next tick reaches it, it reopens without
+	// Open. Any write of the node's state clears it.
+	stResume = 0x40
 )
 
 // NewAgent makes an agent for t with its memory in one allocation and the
@@ -226,6 +235,9 @@ func (a *Agent) Tick(now int64) (st Status) {
 	} else if a.stored {
 		a.forget()
 	}
+	if a.resuming {
+		a.dropResume()
+	}
 	return st
 }
 
@@ -304,11 +316,13 @@ func (a *Agent) execGeneral(i int32) Status {
 			a.obs.OnNode(a, i, EventOpen, Idle)
 		}
 	}
+	// A node resumed after a pause keeps its memory: no Open.
+	fresh := opening && s0&stResume == 0
 	var st Status
 	if n.guard {
-		st = a.tickGuarded(n, opening)
+		st = a.tickGuarded(n, fresh)
 	} else {
-		if opening && n.open != nil {
+		if fresh && n.open != nil {
 			n.open.Open(a, n)
 		}
 		// The commonest built-ins are called directly: an indirect call
@@ -391,7 +405,8 @@ func generalMemSequence(a *Agent, n *Node) Status {
 	return Success
 }
 
-// tickGuarded runs a leaf's open and tick, turning a panic into ERROR.
+// tickGuarded runs a leaf's open (when opening) and tick, turning a
+// panic into ERROR.
 func (a *Agent) tickGuarded(n *Node, opening bool) (st Status) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -433,7 +448,7 @@ func (a *Agent) halt(i int32) {
 		}
 	}
 	a.open[i>>6] &^= 1 << (uint(i) & 63)
-	a.state[i] = a.state[i] & stEpoch // Idle, closed
+	a.state[i] = a.state[i] & (stEpoch | stResume) // Idle, closed (resumable after a Pause)
 	if a.obs != nil {
 		a.obs.OnNode(a, i, EventHalt, Idle)
 	}
@@ -493,10 +508,55 @@ func (a *Agent) syncOpenBits() {
 	}
 }
 
-// HaltAll halts every open node, deepest first (pause, abort, e-stop).
+// HaltAll halts every open node, deepest first (abort, the end of a
+// mission), and forgets the progress a Pause kept: every node starts
+// afresh when next reached.
 func (a *Agent) HaltAll() {
 	if n := int32(len(a.nodes)); n > 0 {
 		a.haltRange(0, n)
+	}
+	if a.resuming {
+		a.dropResume()
+	}
+}
+
+// Pause halts every open node, deepest first, as HaltAll does (a halt
+// stops what the node owns: an action its motors), but keeps the
+// progress of the nodes whose type has KeepsProgress: the next tick
+// starts at the root as always, and a node of such a type that it
+// reaches continues where it was paused (a MemSequence at the child it
+// was running, a Repeater with its count) instead of starting afresh.
+// Halted leaves start again; so does every node that tick does not
+// reach. Child agents (DynamicSubTree) are paused with their parent.
+func (a *Agent) Pause() {
+	a.pausing = true
+	defer func() { a.pausing = false }()
+	n := int32(len(a.nodes))
+	if n == 0 {
+		return
+	}
+	// Mark before halting: halt keeps the mark, and a node that keeps
+	// its progress is exactly one that was open.
+	for i := range a.nodes {
+		if a.state[i]&stOpen != 0 && a.nodes[i].Type != nil && a.nodes[i].Type.KeepsProgress {
+			a.state[i] |= stResume
+			a.resuming = true
+		}
+	}
+	a.haltRange(0, n)
+}
+
+// Pausing reports whether the agent's nodes are being halted by Pause
+// (for a Halter that owns a child agent: it pauses the child rather than
+// halting it).
+func (a *Agent) Pausing() bool { return a.pausing }
+
+// dropResume clears the marks Pause left on nodes the tick after it did
+// not reach: they start afresh when next reached.
+func (a *Agent) dropResume() {
+	a.resuming = false
+	for i := range a.state {
+		a.state[i] &^= stResume
 	}
 }
 

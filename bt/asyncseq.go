@@ -15,7 +15,7 @@ var btcppExtraTypes = []NodeType{asyncSequenceType, asyncFallbackType,
 	blackboardCheckType("Int"), blackboardCheckType("Double"), blackboardCheckType("String"), blackboardCheckType("Bool")}
 
 var asyncSequenceType = NodeType{
-	Name: "AsyncSequence", Kind: Composite, SkipsPass: true,
+	Name: "AsyncSequence", KeepsProgress: true, Kind: Composite, SkipsPass: true,
 	Doc: "As BehaviorTree.CPP 4's AsyncSequence: a Sequence (BT.CPP's, botd's MemSequence: a tick resumes at the child that was " +
 		"RUNNING) that returns RUNNING after a child that started in this tick succeeded while more children follow, so the next " +
 		"child starts at the next tick and a reactive parent can interrupt it in between. FAILURE when a child fails; SKIPPED " +
@@ -24,7 +24,7 @@ var asyncSequenceType = NodeType{
 }
 
 var asyncFallbackType = NodeType{
-	Name: "AsyncFallback", Kind: Composite, SkipsPass: true,
+	Name: "AsyncFallback", KeepsProgress: true, Kind: Composite, SkipsPass: true,
 	Doc: "As BehaviorTree.CPP 4's AsyncFallback: a Fallback (botd's MemPriority) that returns RUNNING after a child that started " +
 		"in this tick failed while more children follow, so the next child starts at the next tick.",
 	New: func(b *Builder) Behavior { return asyncSeq{mem: Reserve[memMem](b), pass: Failure} },

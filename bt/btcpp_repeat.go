@@ -1,7 +1,7 @@
 package bt
 
 var btRepeatType = NodeType{
-	Name: "Repeat", Kind: Decorator, SkipsPass: true,
+	Name: "Repeat", KeepsProgress: true, Kind: Decorator, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: ticks the child again, within the same tick, each time it succeeds, until it has succeeded " +
 		"`num_cycles` times (SUCCESS); stops at the first FAILURE (FAILURE). A RUNNING child makes it RUNNING and it resumes there. " +
 		"-1 repeats forever. At most 1000 restarts per tick: past that it returns RUNNING and goes on at the next tick.",
@@ -11,7 +11,7 @@ var btRepeatType = NodeType{
 }
 
 var btRetryType = NodeType{
-	Name: "RetryUntilSuccessful", Aliases: []string{"RetryUntilSuccesful"}, Kind: Decorator, SkipsPass: true,
+	Name: "RetryUntilSuccessful", KeepsProgress: true, Aliases: []string{"RetryUntilSuccesful"}, Kind: Decorator, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: ticks the child again, within the same tick, each time it fails, up to `num_attempts` attempts " +
 		"(then FAILURE); stops at the first SUCCESS (SUCCESS). A RUNNING child makes it RUNNING and it resumes there. " +
 		"-1 retries forever. At most 1000 restarts per tick: past that it returns RUNNING and goes on at the next tick.",

@@ -7,7 +7,7 @@ import (
 )
 
 var dynamicSubTreeType = NodeType{
-	Name: "DynamicSubTree", Kind: Leaf, Category: "action",
+	Name: "DynamicSubTree", KeepsProgress: true, Kind: Leaf, Category: "action",
 	Doc: "Runs the tree currently injected into `slot` for this agent (or for every agent of the tree), else the " +
 		"mission tree `default`, else returns FAILURE. The tree is chosen when the node opens: an injection never " +
 		"changes a run in progress. Global blackboard keys known to both trees are shared (copied in before and " +
@@ -81,6 +81,10 @@ func (d *dynamic) Open(a *Agent, n *Node) {
 		// The child's expressions count against the parent's budget.
 		child.exprs = a.exprMachine()
 		x.ptrs[d.ptr] = child
+	} else if child.resuming {
+		// A new activation (not a resume after a Pause): the child tree
+		// starts afresh too.
+		child.dropResume()
 	}
 	child.Env = a.Env
 }
@@ -96,14 +100,19 @@ func (d *dynamic) Tick(a *Agent, n *Node) Status {
 	return st
 }
 
-// Halt stops the child tree, deepest first. (A close needs nothing: the
-// child's root completed, so nothing in it is open.)
+// Halt stops the child tree, deepest first; a Pause of the parent pauses
+// it, so that its memory composites keep their progress too. (A close
+// needs nothing: the child's root completed, so nothing in it is open.)
 func (d *dynamic) Halt(a *Agent, n *Node) {
 	if a.ext == nil {
 		return
 	}
 	if child, _ := a.ext.ptrs[d.ptr].(*Agent); child != nil {
-		child.HaltAll()
+		if a.Pausing() {
+			child.Pause()
+		} else {
+			child.HaltAll()
+		}
 	}
 }
 

@@ -215,7 +215,7 @@ func (a *Agent) run(i int32) Status {
 		var resume *int
 		if h.op == opMemSequence {
 			resume = (*int)(unsafe.Pointer(&a.words[h.arg]))
-			if opening {
+			if opening && s0&stResume == 0 { // not resumed after a Pause
 				*resume = 0
 			}
 			j = *resume
@@ -309,11 +309,12 @@ func (a *Agent) runGeneric(i int32, h *hotNode, s0 uint8, opening bool) Status {
 	if opening {
 		a.state[i] = s0 | stOpen // so a panic recovery knows it is open
 	}
+	fresh := opening && s0&stResume == 0 // a node resumed after a Pause keeps its memory
 	var st Status
 	if h.flags&hfGuard != 0 {
-		st = a.tickGuarded(n, opening)
+		st = a.tickGuarded(n, fresh)
 	} else {
-		if opening && h.flags&hfOpen != 0 {
+		if fresh && h.flags&hfOpen != 0 {
 			n.open.Open(a, n)
 		}
 		switch h.op {

@@ -32,8 +32,10 @@ type shadow struct {
 	rng   uint64
 	ticks uint64
 	epoch uint8
-	calls []counts
-	msgs  int
+	// resuming: marks of a Pause not consumed yet
+	resuming bool
+	calls    []counts
+	msgs     int
 }
 
 func newShadow(t *Tree) *shadow {
@@ -57,7 +59,7 @@ func (s *shadow) before(a *Agent) {
 	if a.BB.ref == nil {
 		s.ref = nil
 	}
-	s.now, s.rng, s.ticks, s.epoch = a.now, a.rng, a.ticks, a.epoch
+	s.now, s.rng, s.ticks, s.epoch, s.resuming = a.now, a.rng, a.ticks, a.epoch, a.resuming
 	p, _ := a.Env.(*probe)
 	s.calls = nil
 	if p != nil {
@@ -84,7 +86,7 @@ func (s *shadow) after(tb testing.TB, a *Agent, now int64, st Status) {
 	if s.ref != nil {
 		f.BB.ref = append([]any(nil), s.ref...)
 	}
-	f.now, f.BB.now, f.rng, f.ticks, f.epoch = s.now, s.now, s.rng, s.ticks, s.epoch
+	f.now, f.BB.now, f.rng, f.ticks, f.epoch, f.resuming = s.now, s.now, s.rng, s.ticks, s.epoch, s.resuming
 	copy(s.probe.calls, s.calls)
 	s.sink.msgs = s.sink.msgs[:0]
 	if f.general {
@@ -94,6 +96,9 @@ func (s *shadow) after(tb testing.TB, a *Agent, now int64, st Status) {
 	where := fmt.Sprintf("tick %d, fast path against general path", a.ticks)
 	if got != st {
 		tb.Errorf("%s: root %v, want %v", where, got, st)
+	}
+	if f.resuming != a.resuming {
+		tb.Errorf("%s: resuming %v, want %v", where, f.resuming, a.resuming)
 	}
 	if !slices.Equal(f.block, a.block) {
 		for i := range a.state {

@@ -1,7 +1,7 @@
 package bt
 
 var ifThenElseType = NodeType{
-	Name: "IfThenElse", Kind: Composite, MinChildren: 2, MaxChildren: 3,
+	Name: "IfThenElse", KeepsProgress: true, Kind: Composite, MinChildren: 2, MaxChildren: 3,
 	Doc: "As in BehaviorTree.CPP: ticks the first child (the condition) until it completes; on SUCCESS runs the second child, " +
 		"on FAILURE the third (or returns FAILURE when there are only two), and returns that branch's status. " +
 		"The condition is not ticked again while a branch runs.",

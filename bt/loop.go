@@ -24,7 +24,7 @@ const (
 
 func loopType(name string, kind loopKind) NodeType {
 	return NodeType{
-		Name: name, Kind: Decorator, SkipsAbsorb: true,
+		Name: name, KeepsProgress: true, Kind: Decorator, SkipsAbsorb: true,
 		Doc: "As in BehaviorTree.CPP: takes the next element of `queue` (a list written \"1;2;3\", or \"{key}\" holding a list or " +
 			"such a string), writes it to `value` and ticks the child, once per tick while elements remain (RUNNING); FAILURE when " +
 			"the child fails; `if_empty` (SUCCESS) once the queue is exhausted. A queue read from the blackboard is read by position " +

@@ -1,13 +1,13 @@
 package bt
 
 var memSequenceType = NodeType{
-	Name: "MemSequence", Kind: Composite, SkipsPass: true,
+	Name: "MemSequence", KeepsProgress: true, Kind: Composite, SkipsPass: true,
 	Doc: "Like Sequence, but a tick resumes at the child that was RUNNING. Resets to the first child when it opens.",
 	New: func(b *Builder) Behavior { return memSequence{mem: Reserve[memMem](b)} },
 }
 
 var memPriorityType = NodeType{
-	Name: "MemPriority", Aliases: []string{"MemFallback", "Fallback", "FallbackStar"}, Kind: Composite, SkipsPass: true,
+	Name: "MemPriority", KeepsProgress: true, Aliases: []string{"MemFallback", "Fallback", "FallbackStar"}, Kind: Composite, SkipsPass: true,
 	Doc: "Like Priority, resuming at the RUNNING child. Resets to the first child when it opens.",
 	New: func(b *Builder) Behavior { return memPriority{mem: Reserve[memMem](b)} },
 }

@@ -1,7 +1,7 @@
 package bt
 
 var parallelType = NodeType{
-	Name: "Parallel", Kind: Composite,
+	Name: "Parallel", KeepsProgress: true, Kind: Composite,
 	Doc: "Each tick, ticks in order every child that has not completed in this activation (a child that errs makes it return ERROR at once). " +
 		"Then, counting completions from earlier ticks of this activation too: SUCCESS if at least `success` children succeeded; " +
 		"otherwise FAILURE if at least `failure` failed or if every child has completed; otherwise RUNNING. " +

@@ -1,7 +1,7 @@
 package bt
 
 var btParallelType = NodeType{
-	Name: "ParallelNode", Kind: Composite, SkipsPass: true,
+	Name: "ParallelNode", KeepsProgress: true, Kind: Composite, SkipsPass: true,
 	Doc: "BehaviorTree.CPP's Parallel (imported from XML `Parallel`): each tick, ticks in order the children that have not completed " +
 		"in this activation, and after each one checks: SUCCESS once `success_count` children succeeded; FAILURE once `failure_count` " +
 		"failed or too few can still succeed. Children not ticked yet in that tick are not ticked. Negative counts count from the number " +
@@ -14,7 +14,7 @@ var btParallelType = NodeType{
 }
 
 var parallelAllType = NodeType{
-	Name: "ParallelAll", Kind: Composite, SkipsPass: true,
+	Name: "ParallelAll", KeepsProgress: true, Kind: Composite, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: ticks every child that has not completed, on every tick, until all have completed; then FAILURE " +
 		"if at least `max_failures` failed, else SUCCESS. A negative `max_failures` counts from the number of children (-1: all).",
 	Params: []Param{{Name: "max_failures", Type: TInt, Default: 1.0, Doc: "failures that fail the node; -1: all children"}},

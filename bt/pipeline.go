@@ -1,7 +1,7 @@
 package bt
 
 var pipelineSequenceType = NodeType{
-	Name: "PipelineSequence", Kind: Composite,
+	Name: "PipelineSequence", KeepsProgress: true, Kind: Composite,
 	Doc: "As in Nav2: ticks the first child until it succeeds, then the first and second until the second succeeds, and so on; " +
 		"children that already succeeded are ticked again every tick. A failure fails the node; SUCCESS when the last child succeeds.",
 	New: func(b *Builder) Behavior { return pipeline{furthest: Reserve[int](b)} },

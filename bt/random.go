@@ -3,14 +3,14 @@ package bt
 import "math"
 
 var randomSequenceType = NodeType{
-	Name: "RandomSequence", Kind: Composite,
+	Name: "RandomSequence", KeepsProgress: true, Kind: Composite,
 	Doc:    "Draws an order of the children (weighted, without replacement) from the agent's random stream when opened, keeps it until closed, and behaves as MemSequence over that order.",
 	Params: []Param{{Name: "weights", Type: TNumberList, Min: Float(0), Doc: "one positive weight per child; default: equal"}},
 	New:    func(b *Builder) Behavior { return newRandom(b, Success) },
 }
 
 var randomPriorityType = NodeType{
-	Name: "RandomPriority", Aliases: []string{"RandomSelector", "RandomFallback"}, Kind: Composite,
+	Name: "RandomPriority", KeepsProgress: true, Aliases: []string{"RandomSelector", "RandomFallback"}, Kind: Composite,
 	Doc:    "Draws an order of the children (weighted, without replacement) when opened and behaves as MemPriority over that order.",
 	Params: []Param{{Name: "weights", Type: TNumberList, Min: Float(0), Doc: "one positive weight per child; default: equal"}},
 	New:    func(b *Builder) Behavior { return newRandom(b, Failure) },

@@ -66,6 +66,13 @@ type NodeType struct {
 	// SkipsAbsorb marks the types that handle a child's SKIPPED as BT.CPP
 	// does without ever returning SKIPPED because of it (a loop goes on).
 	SkipsAbsorb bool
+	// KeepsProgress marks the types whose per-agent memory is progress
+	// through a mission (a MemSequence's current child, a Repeater's
+	// count, a StateMachine's state): Agent.Pause halts such a node like
+	// any other, but when the first tick after the pause reaches it
+	// again, it continues where it was (its Open is not called) instead
+	// of starting afresh. Leaves and the other nodes start again.
+	KeepsProgress bool
 
 	// trusted marks the engine's own leaves, whose calls need no panic
 	// guard of their own (Agent.Tick still recovers as a last resort).

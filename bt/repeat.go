@@ -3,7 +3,7 @@ package bt
 var countParam = Param{Name: "count", Aliases: []string{"num_cycles", "num_attempts", "maxLoop"}, Type: TInt, Default: -1.0, Min: Float(-1), Doc: "-1: forever"}
 
 var repeaterType = NodeType{
-	Name: "Repeater", Kind: Decorator,
+	Name: "Repeater", KeepsProgress: true, Kind: Decorator,
 	Doc: "Each completion of the child (SUCCESS or FAILURE) counts one; after `count` completions returns SUCCESS, otherwise RUNNING. " +
 		"At most one child completion per tick: the next run starts on the next tick.",
 	Params: []Param{countParam},
@@ -11,14 +11,14 @@ var repeaterType = NodeType{
 }
 
 var repeatUntilFailureType = NodeType{
-	Name: "RepeatUntilFailure", Kind: Decorator,
+	Name: "RepeatUntilFailure", KeepsProgress: true, Kind: Decorator,
 	Doc:    "Child FAILURE: SUCCESS. Child SUCCESS: counts; after `count` successes, SUCCESS; otherwise RUNNING. One completion per tick.",
 	Params: []Param{countParam},
 	New:    func(b *Builder) Behavior { return newRepeat(b, Failure, Success) },
 }
 
 var repeatUntilSuccessType = NodeType{
-	Name: "RepeatUntilSuccess", Aliases: []string{"Retry"}, Kind: Decorator,
+	Name: "RepeatUntilSuccess", KeepsProgress: true, Aliases: []string{"Retry"}, Kind: Decorator,
 	Doc:    "Child SUCCESS: SUCCESS. Child FAILURE: counts; after `count` failures, FAILURE; otherwise RUNNING. One completion per tick.",
 	Params: []Param{countParam},
 	New:    func(b *Builder) Behavior { return newRepeat(b, Success, Failure) },

@@ -1,7 +1,7 @@
 package bt
 
 var seqWithMemoryType = NodeType{
-	Name: "SequenceWithMemory", Aliases: []string{"SequenceStar"}, Kind: Composite, SkipsPass: true,
+	Name: "SequenceWithMemory", KeepsProgress: true, Aliases: []string{"SequenceStar"}, Kind: Composite, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP: ticks the children in order, resuming at the child it stopped at; a FAILURE (or a halt) does not " +
 		"rewind it, so the next activation starts again at the child that failed. It rewinds to the first child only when all have succeeded.",
 	New: func(b *Builder) Behavior { return seqWithMemory{mem: Reserve[memMem](b)} },

@@ -8,7 +8,7 @@ import (
 )
 
 var stateMachineType = NodeType{
-	Name: "StateMachine", Kind: Composite,
+	Name: "StateMachine", KeepsProgress: true, Kind: Composite,
 	Doc: "A finite state machine whose states run trees of the mission. Each tick, the first transition from the " +
 		"current state (or from `*`) whose condition succeeds fires: the state's tree is halted at once (deepest " +
 		"first) and the next state entered; then the current state's tree is ticked and RUNNING or ERROR passes up. " +
