@@ -52,7 +52,7 @@ var commands = []command{
 	{name: "start", args: "[ROBOT] [--mission ID] [--replace] [--key KEY]", short: "start a stored mission (default: the current or last one)",
 		run: (*cli).start, flags: startFlags, ownsKey: true},
 	{name: "pause", args: "[ROBOT]", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
-	{name: "resume", args: "[ROBOT] [--key KEY]", short: "resume the paused mission from the root", run: control("mission.resume"),
+	{name: "resume", args: "[ROBOT] [--key KEY]", short: "resume the paused mission where it paused", run: control("mission.resume"),
 		flags: signingFlags, ownsKey: true},
 	{name: "abort", args: "[ROBOT]", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
 	{name: "estop", args: "[ROBOT | --all | --robots SELECTOR]", short: "emergency stop: nothing moves until estop-reset (--all: every robot at once)",

@@ -253,10 +253,13 @@ func (r *Runner) drainCommands(now time.Time) {
 // applyPendingEStop moves the mode to ESTOP when an e-stop engaged since
 // the last drain (tick goroutine). An e-stop is never queued: it takes
 // effect before any command queued with it, and a reset sent before it
-// cannot release it (applyReset).
+// cannot release it (applyReset). The mode moves at once, so that a reset
+// in the same drain finds the mission paused by the e-stop (it stays
+// paused until resumed) rather than releasing a flag the mode never saw.
 func (r *Runner) applyPendingEStop(now time.Time) {
 	if r.estopPending.Swap(false) {
 		r.apply(&pending{c: protocol.Command{ID: "estop-pending", Op: protocol.OpEStop}}, now)
+		r.stepMode(now)
 		r.signal()
 	}
 }
@@ -491,7 +494,7 @@ func (r *Runner) applyResume(c protocol.Command, now time.Time) protocol.Reply {
 	r.mode.To(protocol.ModeRunning, r, &r.modeMem, now.UnixNano())
 	r.requested = protocol.ModeRunning
 	d := r.run.s.m.Doc
-	r.emit(protocol.Event{Kind: "mission.resumed", Level: "info", Mission: d.ID, Message: "mission resumed from the root"})
+	r.emit(protocol.Event{Kind: "mission.resumed", Level: "info", Mission: d.ID, Message: "mission resumed where it paused"})
 	r.jrnl.add(journalRecord{TS: now.UTC(), Event: "resumed", Mission: d.ID, Revision: d.Revision}, nil)
 	return ok(c, map[string]any{"resumed": true, "mission_id": d.ID})
 }

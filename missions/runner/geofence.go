@@ -85,7 +85,7 @@ func (r *Runner) superviseFence(now time.Time, trip func(why, act string)) (prot
 			// Another failsafe's tree may be driving: the fence stops it and acts now.
 			r.exitFailsafe(nil)
 			if run := r.run; run != nil {
-				run.agent.HaltAll()
+				run.agent.Pause() // paused already: keeps its progress
 			}
 			r.safe()
 			r.fenceAct(st.Action)

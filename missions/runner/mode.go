@@ -59,10 +59,24 @@ func (r *Runner) enterRunning(_ *fsm.Memory) {
 }
 
 // enterPaused halts the running nodes (actions stop their motors) and puts
-// the robot in its safe state; resume continues from the root.
+// the robot in its safe state. Resume ticks from the root again, and the
+// memory composites continue where they were (bt.Agent.Pause): a patrol
+// goes on with the leg it was driving, its Repeater with its count. The
+// paused mission waits for mission.resume whatever paused it (the
+// operator, an e-stop released, a failsafe cleared), so the requested
+// mode is PAUSED too.
 func (r *Runner) enterPaused(_ *fsm.Memory) {
+	r.pauseRun()
+	if run := r.run; run != nil && isActive(run.status) {
+		r.requested = protocol.ModePaused
+	}
+}
+
+// pauseRun halts the mission's running nodes, keeping its progress, and
+// puts the robot in its safe state.
+func (r *Runner) pauseRun() {
 	if run := r.run; run != nil {
-		run.agent.HaltAll()
+		run.agent.Pause()
 		if isActive(run.status) {
 			run.status = protocol.RunPaused
 		}
@@ -70,8 +84,11 @@ func (r *Runner) enterPaused(_ *fsm.Memory) {
 	r.safe()
 }
 
+// enterEStop stops everything; the operator's request stays what it was
+// ("requested RUNNING, effective ESTOP"), until the release leaves the
+// mission paused (enterPaused).
 func (r *Runner) enterEStop(_ *fsm.Memory) {
-	r.enterPaused(nil)
+	r.pauseRun()
 	r.releaseHooks("e-stop")
 	r.emit(protocol.Event{Kind: "estop.engaged", Level: "error", Message: "e-stop: every actuator is in its safe state until estop.reset"})
 }
@@ -82,7 +99,9 @@ func (r *Runner) enterFailsafe(_ *fsm.Memory) {
 	d := run.s.m.Doc
 	r.emit(protocol.Event{Kind: "failsafe.entered", Level: "error", Mission: d.ID, Revision: d.Revision,
 		Message: fmt.Sprintf("failsafe %s: %s", r.fs.reason, r.fs.action), Data: map[string]any{"reason": r.fs.reason, "action": r.fs.action}})
-	run.agent.HaltAll()
+	// The mission is paused, not ended: once the failsafe clears it waits
+	// in PAUSED and a resume continues it where it was.
+	run.agent.Pause()
 	r.releaseHooks("failsafe " + r.fs.reason)
 	r.safe()
 	if r.fs.reason == fenceReason {
