@@ -320,7 +320,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		return nil, err
 	}
 	events.set(s.tele.EventSink())
-	if err := s.buildVDA5050(); err != nil {
+	if err := s.buildVDA5050(stateDir); err != nil {
 		return nil, err
 	}
 	if nonces != nil && nonces.Damaged() != "" {

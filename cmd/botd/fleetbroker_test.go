@@ -45,17 +45,18 @@ type fleetBroker struct {
 }
 
 // The users of the fleet in deploy/mosquitto/acl-robots (rover-1 and
-// rover-2, each with its e-stop user), two operators and an observer.
+// rover-2, each with its e-stop user; rover-1 with its VDA 5050 user), two
+// operators and an observer.
 var fleetUsers = map[string][]string{
-	"passwd-robots":    {"rover-1", "rover-1-estop", "rover-2", "rover-2-estop"},
+	"passwd-robots":    {"rover-1", "rover-1-estop", "rover-1-vda5050", "rover-2", "rover-2-estop"},
 	"passwd-operators": {"alice", "bob"},
 	"passwd-observers": {"olive"},
 }
 
-// fleetPassword is a user's password; a robot's e-stop user has the
-// robot's (botd reads one password file for both connections).
+// fleetPassword is a user's password; a robot's e-stop and VDA 5050 users
+// have the robot's (botd reads one password file for its connections).
 func fleetPassword(user string) string {
-	return "pw-" + strings.TrimSuffix(user, "-estop") + "-secret"
+	return "pw-" + strings.TrimSuffix(strings.TrimSuffix(user, "-estop"), "-vda5050") + "-secret"
 }
 
 func startFleetBroker(t *testing.T) *fleetBroker {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 
 	"github.com/botd-project/botd/drivers"
@@ -34,7 +35,7 @@ func (c *Config) validateVDA5050() []error {
 }
 
 // buildVDA5050 builds the adapter when the config asks for one.
-func (s *system) buildVDA5050() error {
+func (s *system) buildVDA5050(stateDir string) error {
 	if s.cfg.VDA5050 == nil {
 		return nil
 	}
@@ -56,10 +57,15 @@ func (s *system) buildVDA5050() error {
 	if err := v.Validate("vda5050"); err != nil {
 		return err
 	}
+	conn := cfg.ownConn(transport.Options{Brokers: s.urls, ClientID: cfg.Broker.ClientID + "-vda5050", MaxReconnectInterval: cmp.Or(cfg.Broker.ReconnectMax, defaultReconnectMax),
+		CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn})
+	if v.Username != "" && cfg.brokerSecret == "" {
+		conn.Username = v.Username // the same password (a broker binding client ids to users)
+	}
+	v.StateFile = filepath.Join(stateDir, "vda5050.json") // the order's progress across a restart
 	a, err := vda5050.New(vda5050.Options{
 		Config: v,
-		Conn: cfg.ownConn(transport.Options{Brokers: s.urls, ClientID: cfg.Broker.ClientID + "-vda5050", MaxReconnectInterval: cmp.Or(cfg.Broker.ReconnectMax, defaultReconnectMax),
-			CAFile: cfg.Broker.CAFile, CertFile: cfg.Broker.CertFile, KeyFile: cfg.Broker.KeyFile, WrapConn: cfg.wrapConn}),
+		Conn:   conn,
 		Runner: s.runner, Reading: s.robot.Reading, MaxPayload: cfg.Telemetry.MaxPayload,
 		Factsheet: fi, Logger: s.log.With("part", "vda5050"),
 	})

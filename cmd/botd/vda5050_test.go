@@ -27,13 +27,7 @@ var vdaNodeDir = filepath.Join("..", "..", "telemetry", "vda5050", "testdata", "
 // message botd sends on a VDA 5050 topic validates against the official
 // 2.0.0 schemas, and the order shows in botd's own protocol as a mission.
 func TestMasterControl(t *testing.T) {
-	nodeBin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(vdaNodeDir, "node_modules", "vda-5050-lib")); err != nil {
-		t.Skipf("vda-5050-lib is not installed: run npm ci in %s (.ci/run does)", vdaNodeDir)
-	}
+	nodeBin := masterControl(t)
 	addr := mqtttest.StartMosquitto(t)
 	url := "tcp://" + addr
 	dir := t.TempDir()
@@ -65,39 +59,8 @@ vda5050:
 		return false
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeBin, "master.js")
-	cmd.Dir = vdaNodeDir
-	cmd.Env = append(os.Environ(), "BROKER=mqtt://"+addr, "INTERFACE=uagv", "MANUFACTURER=botd-test", "SERIAL=rover-v", "MAP=yard")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var r struct {
-			Scenario string `json:"scenario"`
-			OK       bool   `json:"ok"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil {
-			continue
-		}
-		seen[r.Scenario] = r.OK
-		if r.OK {
-			t.Logf("%s", sc.Bytes())
-		} else {
-			t.Errorf("%s", sc.Bytes())
-		}
-	}
-	if err != nil {
-		t.Errorf("master control: %v\n%s", err, stderr.String())
-	}
-	for _, s := range []string{"refused", "complete", "pause-resume", "cancel", "update"} {
-		if !seen[s] {
-			t.Errorf("scenario %s did not pass", s)
-		}
-	}
+	runMaster(t, nodeBin, []string{"BROKER=mqtt://" + addr, "INTERFACE=uagv", "MANUFACTURER=botd-test", "SERIAL=rover-v", "MAP=yard"},
+		"refused", "complete", "pause-resume", "cancel", "update")
 	// botd's own protocol saw the orders as missions.
 	sawMission := false
 	for _, m := range rec.On("botd/v1/rover-v/state") {
@@ -134,7 +97,7 @@ vda5050:
 		c := rec.On("uagv/v2/botd-test/rover-v/connection")
 		return len(c) > 0 && strings.Contains(string(c[len(c)-1].Payload), `"OFFLINE"`)
 	})
-	counts := validateVDA(t, rec.All())
+	counts := validateVDA(t, "uagv/v2/botd-test/rover-v/", rec.All())
 	t.Logf("messages validated against the 2.0.0 schemas: %v", counts)
 	for _, topic := range []string{"state", "visualization", "connection", "factsheet"} {
 		if counts[topic] == 0 {
@@ -143,9 +106,62 @@ vda5050:
 	}
 }
 
+// runMaster runs the master control (master.js) with env and reports
+// each of its scenario lines; every scenario named must pass.
+func runMaster(t *testing.T, nodeBin string, env []string, scenarios ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeBin, "master.js")
+	cmd.Dir = vdaNodeDir
+	cmd.Env = append(append(os.Environ(), env...), "SCENARIOS="+strings.Join(scenarios, ","))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r struct {
+			Scenario string `json:"scenario"`
+			OK       bool   `json:"ok"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
+			continue
+		}
+		seen[r.Scenario] = r.OK
+		if r.OK {
+			t.Logf("%s", sc.Bytes())
+		} else {
+			t.Errorf("%s", sc.Bytes())
+		}
+	}
+	if err != nil {
+		t.Errorf("master control: %v\n%s", err, stderr.String())
+	}
+	for _, s := range scenarios {
+		if !seen[s] {
+			t.Errorf("scenario %s did not pass", s)
+		}
+	}
+}
+
+// masterControl returns node's path, or skips the test when node or
+// vda-5050-lib is missing.
+func masterControl(t *testing.T) string {
+	t.Helper()
+	nodeBin, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(vdaNodeDir, "node_modules", "vda-5050-lib")); err != nil {
+		t.Skipf("vda-5050-lib is not installed: run npm ci in %s (.ci/run does)", vdaNodeDir)
+	}
+	return nodeBin
+}
+
 // validateVDA validates every message the robot sent on a VDA 5050 topic
 // against the official 2.0.0 schema of the topic; it returns the counts.
-func validateVDA(t *testing.T, msgs []mqtttest.Msg) map[string]int {
+func validateVDA(t *testing.T, prefix string, msgs []mqtttest.Msg) map[string]int {
 	t.Helper()
 	dir := filepath.Join("..", "..", "telemetry", "vda5050", "testdata", "schemas-2.0.0")
 	c := jsonschema.NewCompiler()
@@ -168,7 +184,7 @@ func validateVDA(t *testing.T, msgs []mqtttest.Msg) map[string]int {
 	}
 	counts := map[string]int{}
 	for _, m := range msgs {
-		if !strings.HasPrefix(m.Topic, "uagv/v2/botd-test/rover-v/") || len(m.Payload) == 0 {
+		if !strings.HasPrefix(m.Topic, prefix) || len(m.Payload) == 0 {
 			continue
 		}
 		kind := m.Topic[strings.LastIndexByte(m.Topic, '/')+1:]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -40,6 +41,16 @@ type Config struct {
 	VisualizationHz float64 `yaml:"visualization_hz"`
 	// MaxNodes bounds an order's nodes (released and horizon) [500].
 	MaxNodes int `yaml:"max_nodes"`
+	// Username is the broker user of the adapter's connection, with the
+	// broker password of botd's main connection [broker.username]. A
+	// broker that takes the client id from the user name (deploy/mosquitto's
+	// robot listener) needs a user of its own here, such as ROBOT-vda5050:
+	// with the main connection's user, the two connections would have one
+	// client id and push each other off the broker.
+	Username string `yaml:"username"`
+	// StateFile keeps the order's progress across a restart of the daemon
+	// (set by the daemon: vda5050.json in its state directory).
+	StateFile string `yaml:"-"`
 	// Actions maps a node or edge actionType to what botd runs for it.
 	Actions map[string]ActionConfig `yaml:"actions"`
 }
@@ -129,6 +140,9 @@ func (c *Config) Validate(prefix string) error {
 	}
 	if c.SerialNumber != "" && !topicLevel.MatchString(c.SerialNumber) {
 		bad("serial_number", "%q: want letters, digits and _ . : - (VDA 5050 restricts it so)", c.SerialNumber)
+	}
+	if strings.ContainsAny(c.Username, "/+#\x00") {
+		bad("username", "%q: want a broker user name", c.Username)
 	}
 	if c.MapID == "" {
 		bad("map_id", "empty")

@@ -6,16 +6,26 @@
 // 2.0 schemas. Each scenario prints one JSON line {"scenario", "ok", ...};
 // the process exits 0 when every scenario passed.
 //
-// Environment: BROKER (mqtt://127.0.0.1:PORT), INTERFACE, MANUFACTURER,
-// SERIAL, MAP.
+// Environment: BROKER (mqtt://127.0.0.1:PORT, or mqtts:// with CA_FILE),
+// INTERFACE, MANUFACTURER, SERIAL, MAP; optional USERNAME, PASSWORD,
+// CLIENT_ID (a broker that wants a client id prefix), SCENARIOS (the
+// scenarios to run, comma-separated; all without it).
 "use strict";
+const fs = require("fs");
 const { MasterController, createUuid } = require("vda-5050-lib");
 
 const agv = { manufacturer: process.env.MANUFACTURER, serialNumber: process.env.SERIAL };
 const mapId = process.env.MAP;
+const transport = { brokerUrl: process.env.BROKER };
+if (process.env.USERNAME) { transport.username = process.env.USERNAME; transport.password = process.env.PASSWORD; }
+if (process.env.CA_FILE) transport.tlsOptions = { ca: fs.readFileSync(process.env.CA_FILE) };
 const mc = new MasterController(
-    { interfaceName: process.env.INTERFACE, transport: { brokerUrl: process.env.BROKER }, vdaVersion: "2.0.0" },
+    { interfaceName: process.env.INTERFACE, transport, vdaVersion: "2.0.0" },
     { targetAgvs: agv });
+// vda-5050-lib 1.4.0 draws a random client id and has no option for it;
+// the field is read when it connects.
+if (process.env.CLIENT_ID) mc.clientId = process.env.CLIENT_ID;
+const only = process.env.SCENARIOS ? new Set(process.env.SCENARIOS.split(",")) : null;
 
 function report(scenario, ok, detail) {
     console.log(JSON.stringify({ scenario, ok, ...detail }));
@@ -75,6 +85,7 @@ async function main() {
     let x = s0.agvPosition.x, y = s0.agvPosition.y;
     let failed = false;
     const run = async (name, fn) => {
+        if (only && !only.has(name)) return;
         try {
             const detail = await fn();
             report(name, true, detail);
