@@ -460,6 +460,10 @@ func TestDaemonMetricsEndpoint(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	got := parseExposition(t, body)
+	if got["botd_ticks_total|robot=rover-m"] < 1 || got["process_resident_memory_bytes"] <= 0 {
+		t.Errorf("ticks %v, resident memory %v", got["botd_ticks_total|robot=rover-m"], got["process_resident_memory_bytes"])
+	}
 	for _, want := range []string{`botd_mode{mode="RUNNING",robot="rover-m"} 1`, "botd_ticks_total", "botd_tick_jitter_seconds", "botd_battery_percent", "go_goroutines"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
