@@ -3,7 +3,7 @@ package bt
 import "math"
 
 var distanceControllerType = NodeType{
-	Name: "DistanceController", Kind: Decorator, childReset: resetNever,
+	Name: "DistanceController", Kind: Decorator, ChildReset: ChildResetNever,
 	Doc: "As in Nav2, with the robot's position read from the blackboard (`x_key`, `y_key`): when it starts afresh it notes the " +
 		"position and ticks the child at once; afterwards it ticks the child while the child runs, and otherwise only once the robot " +
 		"has moved `distance` metres from where the child last succeeded, returning RUNNING in between. FAILURE when the position " +
@@ -28,7 +28,7 @@ type distanceController struct {
 }
 
 type distanceMem struct {
-	held           heldMem
+	held           HeldMem
 	startX, startY float64
 	first          bool
 }
@@ -41,7 +41,7 @@ func (d *distanceController) pose(a *Agent) (x, y float64, ok bool) {
 
 func (d *distanceController) Tick(a *Agent, n *Node) Status {
 	m := d.mem.Of(a, n)
-	if !a.heldStatus(n, &m.held) {
+	if !a.HeldStatus(n, &m.held) {
 		x, y, ok := d.pose(a)
 		if !ok {
 			return Failure

@@ -32,7 +32,7 @@ type entryUpdated struct {
 	otherwise Status
 }
 
-func (e *entryUpdated) maySkip() bool { return e.otherwise == Skipped }
+func (e *entryUpdated) MaySkip() bool { return e.otherwise == Skipped }
 
 // updated reports a write since the last call and remembers it.
 func (e *entryUpdated) updated(a *Agent, n *Node) bool {

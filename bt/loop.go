@@ -178,7 +178,7 @@ func (l *loop) next(a *Agent, pos int32) (v Value, ok bool, err error) {
 
 // maySkip: if_empty may be SKIPPED (a skipped child makes it RUNNING, as
 // in BT.CPP).
-func (l *loop) maySkip() bool { return l.ifEmpty == Skipped }
+func (l *loop) MaySkip() bool { return l.ifEmpty == Skipped }
 
 func (l *loop) Tick(a *Agent, n *Node) Status {
 	m := l.mem.Of(a, n)

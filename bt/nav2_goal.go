@@ -60,7 +60,7 @@ type goalUpdated struct {
 }
 
 type goalMem struct {
-	held    heldMem
+	held    HeldMem
 	seen    goalSeen
 	started bool
 	updated bool
@@ -69,7 +69,7 @@ type goalMem struct {
 func (g *goalUpdated) Tick(a *Agent, n *Node) Status {
 	m := g.mem.Of(a, n)
 	cur := g.goals.read(a)
-	fresh := !a.heldStatus(n, &m.held)
+	fresh := !a.HeldStatus(n, &m.held)
 	if g.global {
 		fresh = !m.started
 	}
@@ -88,7 +88,7 @@ func (g *goalUpdated) Tick(a *Agent, n *Node) Status {
 }
 
 var goalUpdatedControllerType = NodeType{
-	Name: "GoalUpdatedController", Kind: Decorator, childReset: resetNever,
+	Name: "GoalUpdatedController", Kind: Decorator, ChildReset: ChildResetNever,
 	Doc: "As in Nav2: ticks the child when it starts afresh, while the child runs, and whenever the goal has changed; otherwise " +
 		"returns RUNNING without ticking it.",
 	Params: goalParams,
@@ -105,7 +105,7 @@ type goalUpdatedController struct {
 func (g *goalUpdatedController) Tick(a *Agent, n *Node) Status {
 	m := g.mem.Of(a, n)
 	cur := g.goals.read(a)
-	if !a.heldStatus(n, &m.held) {
+	if !a.HeldStatus(n, &m.held) {
 		m.seen, m.updated = cur, true
 	}
 	if cur != m.seen {
@@ -120,7 +120,7 @@ func (g *goalUpdatedController) Tick(a *Agent, n *Node) Status {
 }
 
 var goalUpdaterType = NodeType{
-	Name: "GoalUpdater", Kind: Decorator, childReset: resetNever,
+	Name: "GoalUpdater", Kind: Decorator, ChildReset: ChildResetNever,
 	Doc: "As in Nav2, with the goal updates read from the blackboard instead of a topic: writes to `output_goal` the value of " +
 		"`update_key` when it was written no earlier than `input_goal`, else `input_goal` (likewise `output_goals` from " +
 		"`updates_key` and `input_goals`), then ticks the child and returns its status.",

@@ -62,7 +62,7 @@ type pauseResume struct {
 }
 
 type pauseMem struct {
-	held                  heldMem
+	held                  HeldMem
 	state                 pauseState
 	pauseSeen, resumeSeen int64 // write stamps of the requests seen
 	started               bool
@@ -85,7 +85,7 @@ func requested(a *Agent, key Slot, seen *int64) bool {
 
 func (p *pauseResume) Tick(a *Agent, n *Node) Status {
 	m := p.mem.Of(a, n)
-	if !a.heldStatus(n, &m.held) {
+	if !a.HeldStatus(n, &m.held) {
 		m.state = prResumed
 	}
 	if !m.started {

@@ -31,7 +31,7 @@ type timeExpired struct {
 }
 
 type expiryMem struct {
-	held      heldMem
+	held      HeldMem
 	start     int64
 	pathStamp int64
 	started   bool
@@ -39,7 +39,7 @@ type expiryMem struct {
 
 func (t *timeExpired) Tick(a *Agent, n *Node) Status {
 	m := t.mem.Of(a, n)
-	fresh := !a.heldStatus(n, &m.held)
+	fresh := !a.HeldStatus(n, &m.held)
 	if t.perMission {
 		fresh = !m.started
 	}

@@ -43,7 +43,7 @@ type precondition struct {
 
 var _ Opener = (*precondition)(nil)
 
-func (p *precondition) maySkip() bool { return p.otherwise == Skipped }
+func (p *precondition) MaySkip() bool { return p.otherwise == Skipped }
 
 // Open forgets a child that was halted: the condition is evaluated again.
 // (BT.CPP keeps the flag across a halt and would tick the child without

@@ -6,7 +6,7 @@ import (
 )
 
 var rateControllerType = NodeType{
-	Name: "RateController", Kind: Decorator, childReset: resetNever,
+	Name: "RateController", Kind: Decorator, ChildReset: ChildResetNever,
 	Doc: "As in Nav2: when it starts afresh it ticks the child at once; afterwards it ticks the child while the child runs, and " +
 		"otherwise only once 1/`hz` seconds have passed since the child last succeeded (or since it started afresh), returning RUNNING " +
 		"in between. It starts afresh when Nav2 would find its status reset: after a halt, or when its parent restarted (see MISSIONS.md). " +
@@ -24,7 +24,7 @@ type rateController struct {
 
 // rateMem is a rate-limiting decorator's per-agent memory.
 type rateMem struct {
-	held   heldMem
+	held   HeldMem
 	start  int64 // clock ns
 	period int64 // ns
 	first  bool
@@ -32,7 +32,7 @@ type rateMem struct {
 
 func (r *rateController) Tick(a *Agent, n *Node) Status {
 	m := r.mem.Of(a, n)
-	if !a.heldStatus(n, &m.held) {
+	if !a.HeldStatus(n, &m.held) {
 		hz, ok := r.hz.Get(a)
 		if !ok || hz < 0 || math.IsNaN(hz) {
 			a.Emit(n.Index, "error", "RateController: hz: "+a.NumProblem(r.hz, "a rate of 0 Hz or more"))

@@ -1,7 +1,7 @@
 package bt
 
 var recoveryType = NodeType{
-	Name: "RecoveryNode", KeepsProgress: true, Aliases: []string{"Recovery"}, Kind: Composite, MinChildren: 2, MaxChildren: 2, childReset: resetAlways,
+	Name: "RecoveryNode", KeepsProgress: true, Aliases: []string{"Recovery"}, Kind: Composite, MinChildren: 2, MaxChildren: 2, ChildReset: ChildResetAlways,
 	Doc: "As in Nav2: ticks the first child; when it fails, ticks the second (the recovery) and, if that succeeds, the first again, " +
 		"up to `retries` times. SUCCESS when the first child succeeds; FAILURE when the recovery fails or the retries run out.",
 	Params: []Param{{Name: "retries", Aliases: []string{"number_of_retries"}, Type: TInt, Default: 1.0, Min: Float(0), Doc: "recoveries allowed per activation"}},

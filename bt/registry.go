@@ -76,10 +76,10 @@ type NodeType struct {
 
 	// trusted marks the engine's own leaves, whose calls need no panic
 	// guard of their own (Agent.Tick still recovers as a last resort).
-	trusted bool
-	// childReset is how the node's home framework treats a child that
-	// completed (see heldStatus).
-	childReset childReset
+	trusted bool // ChildReset is how the node's home framework treats a child that
+	// completed, for its children that ask Agent.HeldStatus (BT.CPP and
+	// Nav2 ports): the zero value is BT.CPP's rule.
+	ChildReset ChildReset
 }
 
 // ChildRange returns the allowed number of children (max -1: unlimited).

@@ -24,7 +24,7 @@ type runOnce struct {
 	skip   bool
 }
 
-func (r runOnce) maySkip() bool { return r.skip }
+func (r runOnce) MaySkip() bool { return r.skip }
 
 func (r runOnce) Tick(a *Agent, n *Node) Status {
 	result := r.result.Of(a, n)

@@ -1,7 +1,7 @@
 package bt
 
 var singleTriggerType = NodeType{
-	Name: "SingleTrigger", Kind: Decorator, childReset: resetNever,
+	Name: "SingleTrigger", Kind: Decorator, ChildReset: ChildResetNever,
 	Doc: "As in Nav2: runs the child once, until it completes, and returns its status; after that returns FAILURE without ticking " +
 		"it until it starts afresh (after a halt, or when its parent restarted).",
 	New: func(b *Builder) Behavior { return &singleTrigger{mem: Reserve[singleMem](b)} },
@@ -10,13 +10,13 @@ var singleTriggerType = NodeType{
 type singleTrigger struct{ mem Mem[singleMem] }
 
 type singleMem struct {
-	held heldMem
+	held HeldMem
 	done bool
 }
 
 func (s *singleTrigger) Tick(a *Agent, n *Node) Status {
 	m := s.mem.Of(a, n)
-	if !a.heldStatus(n, &m.held) {
+	if !a.HeldStatus(n, &m.held) {
 		m.done = false
 	}
 	if m.done {

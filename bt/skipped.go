@@ -12,10 +12,21 @@ import (
 // SkipUnlessUpdated. RunOnce then_skip and Precondition else=SKIPPED skip
 // too (runonce.go, precondition.go).
 
-// skipSource is implemented by behaviors that may return SKIPPED
-// themselves (not only pass on a child's).
-type skipSource interface {
-	maySkip() bool
+// SkipSource is implemented by behaviors that may return SKIPPED
+// themselves (not only pass on a child's): MaySkip says whether this
+// node, as compiled, may. The compiler uses it to refuse a SKIPPED where
+// the parent would not honour it (Tree.SkipProblems), and the fast path
+// to leave such a node's parent to its own Tick.
+type SkipSource interface {
+	MaySkip() bool
+}
+
+// SkipCauser is a SkipSource that says what makes it skip, for the
+// problem SkipProblems reports ("its skip_if and while"); without it the
+// problem names the node's type and path.
+type SkipCauser interface {
+	SkipSource
+	SkipCause() string
 }
 
 var prePostType = NodeType{
@@ -38,7 +49,7 @@ var prePostType = NodeType{
 		{Name: "post", Type: TExpr, Doc: "statements run when the node succeeds or fails"},
 	},
 	New: func(b *Builder) Behavior {
-		p := &prePost{mem: Reserve[heldMem](b)}
+		p := &prePost{mem: Reserve[HeldMem](b)}
 		for i, name := range prePostParams {
 			p.scripts[i] = b.scriptParam(name)
 			if b.Has(name) && p.scripts[i] == nil {
@@ -69,7 +80,7 @@ const (
 
 type prePost struct {
 	scripts [len(prePostParams)]script
-	mem     Mem[heldMem]
+	mem     Mem[HeldMem]
 	// skipNever: skip_if is the literal false; whileAlways: while is the
 	// literal true. Neither can return SKIPPED.
 	skipNever, whileAlways bool
@@ -77,7 +88,7 @@ type prePost struct {
 
 var _ Halter = (*prePost)(nil)
 
-func (p *prePost) maySkip() bool {
+func (p *prePost) MaySkip() bool {
 	return (p.scripts[ppSkipIf] != nil && !p.skipNever) || (p.scripts[ppWhile] != nil && !p.whileAlways)
 }
 
@@ -90,6 +101,17 @@ func literal(b *Builder, name, word string) bool {
 
 // truth runs a condition script: ok is false (and ERROR emitted) when it
 // fails or is not a boolean.
+// SkipCause names the scripts that may make it skip.
+func (p *prePost) SkipCause() string {
+	var which []string
+	for _, w := range []int{ppSkipIf, ppWhile} {
+		if p.scripts[w] != nil {
+			which = append(which, prePostParams[w])
+		}
+	}
+	return "its " + strings.Join(which, " and ")
+}
+
 func (p *prePost) truth(a *Agent, n *Node, which int) (v, ok bool) {
 	r, err := p.scripts[which].run(a)
 	if err != nil {
@@ -118,7 +140,7 @@ func (p *prePost) exec(a *Agent, n *Node, which int) bool {
 
 func (p *prePost) Tick(a *Agent, n *Node) Status {
 	prev := a.Status(n.Index)
-	held := a.heldStatus(n, p.mem.Of(a, n))
+	held := a.HeldStatus(n, p.mem.Of(a, n))
 	if held && prev != Running && n.Parent >= 0 {
 		// BT.CPP 4.6's ReactiveSequence and ReactiveFallback reset every
 		// child but the running one in each tick.
@@ -237,7 +259,7 @@ func (t *Tree) maySkip() []bool {
 	may := make([]bool, len(t.nodes))
 	for i := len(t.nodes) - 1; i >= 0; i-- {
 		n := &t.nodes[i]
-		if s, ok := n.b.(skipSource); ok && s.maySkip() {
+		if s, ok := n.b.(SkipSource); ok && s.MaySkip() {
 			may[i] = true
 		}
 		if n.Type == nil || !n.Type.SkipsPass || len(n.Children) == 0 {
@@ -257,16 +279,9 @@ func (t *Tree) maySkip() []bool {
 // skipCause names what makes node i skip: the first source found below it.
 func (t *Tree) skipCause(i int32, may []bool) string {
 	n := &t.nodes[i]
-	if s, ok := n.b.(skipSource); ok && s.maySkip() {
-		switch b := n.b.(type) {
-		case *prePost:
-			var which []string
-			for _, w := range []int{ppSkipIf, ppWhile} {
-				if b.scripts[w] != nil {
-					which = append(which, prePostParams[w])
-				}
-			}
-			return "its " + strings.Join(which, " and ")
+	if s, ok := n.b.(SkipSource); ok && s.MaySkip() {
+		if c, ok := s.(SkipCauser); ok {
+			return c.SkipCause()
 		}
 		return "as " + n.Type.Name + " at " + n.Path
 	}

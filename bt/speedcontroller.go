@@ -3,7 +3,7 @@ package bt
 import "time"
 
 var speedControllerType = NodeType{
-	Name: "SpeedController", Kind: Decorator, childReset: resetNever,
+	Name: "SpeedController", Kind: Decorator, ChildReset: ChildResetNever,
 	Doc: "As in Nav2, with the robot's speed read from the blackboard (`speed_key`): like RateController, at a rate that follows " +
 		"the speed, from `min_rate` at or below `min_speed` to `max_rate` at or above `max_speed` (a missing speed counts as 0). " +
 		"It starts afresh, ticking the child at once, when the goal (`goal`, `goals`: keys whose writes it watches) changes.",
@@ -56,7 +56,7 @@ func (s *speedController) Tick(a *Agent, n *Node) Status {
 	m := s.mem.Of(a, n)
 	r := &m.rate
 	cur := s.goals.read(a)
-	if !a.heldStatus(n, &r.held) || cur != m.goals {
+	if !a.HeldStatus(n, &r.held) || cur != m.goals {
 		r.period = int64(float64(time.Second) / s.limits[1])
 		r.start, r.first, m.goals = a.Now(), true, cur
 	}
