@@ -45,6 +45,7 @@ type Config struct {
 	Failsafe  FailsafeSection   `yaml:"failsafe"`
 	Security  SecurityConfig    `yaml:"security"`
 	Metrics   MetricsConfig     `yaml:"metrics"`
+	Memory    MemoryConfig      `yaml:"memory"`
 	Groot2    Groot2Config      `yaml:"groot2"`
 	Log       LogConfig         `yaml:"log"`
 
@@ -505,6 +506,7 @@ func (c *Config) validateCounts(bad func(field, format string, args ...any)) {
 		}
 	}
 	c.Groot2.validate(bad, c.Security.RequireSignedMissions)
+	c.Memory.validate(bad)
 }
 
 // readRelative reads a file named in the config, relative to it.

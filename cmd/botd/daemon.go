@@ -92,6 +92,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	log := newLogger(cfg.Log, stderr)
 	slog.SetDefault(log) // Gobot logs through the standard logger
+	applyMemory(cfg.Memory, os.Getenv, log)
 	if err := serve(ctx, cfg, log, stdout); err != nil {
 		if errors.Is(err, errLocked) {
 			fmt.Fprintln(stderr, "botd: not started:", err)

@@ -461,6 +461,10 @@ func TestDaemonMetricsEndpoint(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	got := parseExposition(t, body)
+	// the daemon set the collector from the config's default (memory.gc_percent)
+	if os.Getenv("GOGC") == "" && got["go_gc_gogc_percent"] != defaultGCPercent {
+		t.Errorf("go_gc_gogc_percent = %v, want the default %d", got["go_gc_gogc_percent"], defaultGCPercent)
+	}
 	if got["botd_ticks_total|robot=rover-m"] < 1 || got["process_resident_memory_bytes"] <= 0 {
 		t.Errorf("ticks %v, resident memory %v", got["botd_ticks_total|robot=rover-m"], got["process_resident_memory_bytes"])
 	}
