@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,4 +237,69 @@ func TestCheckConfigVDA5050(t *testing.T) {
 	if code, out, _ := runCmd(t, "check-config", ok); code != 0 {
 		t.Errorf("a good vda5050 section: exit %d\n%s", code, out)
 	}
+}
+
+// The order's progress outlives a restart of the daemon: after it, the
+// VDA 5050 state still names the order, the last node reached and the
+// nodes left, and says the order stopped (orderExecutionError), so a
+// master control knows where the robot is in its order.
+func TestVDA5050ProgressAfterRestart(t *testing.T) {
+	addr := mqtttest.StartMosquitto(t)
+	url := "tcp://" + addr
+	dir := t.TempDir()
+	hw, _ := filepath.Abs(filepath.Join("..", "..", "configs", "sim.yaml"))
+	conf := filepath.Join(dir, "botd.yaml")
+	if err := os.WriteFile(conf, []byte(`robot: rover-v
+hardware: `+hw+`
+broker: {url: "`+url+`"}
+failsafe: {require_gcs: false}
+vda5050: {manufacturer: botd-test, map_id: yard, state_every: 1s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "uagv/v2/botd-test/rover-v/"
+	rec := mqtttest.NewRecorder(t, url, "uagv/#")
+	last := func() (s struct {
+		OrderID     string `json:"orderId"`
+		LastNodeID  string `json:"lastNodeId"`
+		NodeStates  []struct{ NodeID string }
+		Errors      []struct{ ErrorType string }
+		AgvPosition *struct{ X, Y float64 }
+	}) {
+		if st := rec.On(prefix + "state"); len(st) > 0 {
+			_ = json.Unmarshal(st[len(st)-1].Payload, &s)
+		}
+		return s
+	}
+	state := filepath.Join(dir, "state")
+	p := startDaemonProc(t, "-config", conf, "-state-dir", state)
+	mqtttest.Eventually(t, "a state with a position", func() bool { return last().AgvPosition != nil })
+	pos := last().AgvPosition
+	node := func(id string, seq int, x, y float64) string {
+		return fmt.Sprintf(`{"nodeId":%q,"sequenceId":%d,"released":true,"actions":[],"nodePosition":{"x":%v,"y":%v,"mapId":"yard","allowedDeviationXY":0.15}}`, id, seq, x, y)
+	}
+	edge := func(seq int, from, to string) string {
+		return fmt.Sprintf(`{"edgeId":"%s-%s","sequenceId":%d,"released":true,"startNodeId":%q,"endNodeId":%q,"actions":[]}`, from, to, seq, from, to)
+	}
+	order := `{"headerId":1,"timestamp":"2026-11-26T12:00:00.000Z","version":"2.0.0","manufacturer":"botd-test","serialNumber":"rover-v",` +
+		`"orderId":"restart","orderUpdateId":0,"nodes":[` + node("s0", 0, pos.X, pos.Y) + "," + node("s1", 2, pos.X+0.4, pos.Y) + "," +
+		node("s2", 4, pos.X+0.4, pos.Y+3) + `],"edges":[` + edge(1, "s0", "s1") + "," + edge(3, "s1", "s2") + `]}`
+	pub := mqtttest.NewPublisher(t, url)
+	if err := pub.Publish(prefix+"order", 0, false, []byte(order)); err != nil {
+		t.Fatal(err)
+	}
+	mqtttest.Eventually(t, "node s1 reached", func() bool { return last().LastNodeID == "s1" })
+	p.stop(t)
+	n := len(rec.On(prefix + "state"))
+	startDaemonProc(t, "-config", conf, "-state-dir", state)
+	mqtttest.Eventually(t, "a state after the restart", func() bool { return len(rec.On(prefix+"state")) > n })
+	s := last()
+	stopped := false
+	for _, e := range s.Errors {
+		stopped = stopped || e.ErrorType == "orderExecutionError"
+	}
+	if s.OrderID != "restart" || s.LastNodeID != "s1" || len(s.NodeStates) != 1 || s.NodeStates[0].NodeID != "s2" || !stopped {
+		t.Fatalf("after the restart: %+v", s)
+	}
+	validateVDA(t, prefix, rec.All())
 }

@@ -70,6 +70,7 @@ type Adapter struct {
 	connects  uint64
 	pose      poseTracker
 	loadCount int
+	savedMark runMark // the run as last saved to Config.StateFile
 }
 
 type inbound struct {
@@ -148,6 +149,7 @@ func (a *Adapter) connection(state string) transport.Message {
 // Run connects and serves until ctx is done, then publishes OFFLINE and
 // disconnects. It never commands the runner after ctx is done.
 func (a *Adapter) Run(ctx context.Context) error {
+	a.loadSaved()
 	opts := a.o.Conn
 	will := a.connection("CONNECTIONBROKEN")
 	opts.Will = &will
@@ -174,11 +176,13 @@ func (a *Adapter) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			a.observe()
+			a.save()
 			a.publishState(true)
 			return nil
 		case m := <-a.inbox:
 			a.handle(ctx, m)
 			a.observe()
+			a.save()
 			a.publishState(false)
 		case e := <-a.doorErrs:
 			a.addError(e)
@@ -190,6 +194,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 				a.publishState(true)
 			}
 			a.observe()
+			a.save()
 			a.publishState(false)
 		case <-vis.C:
 			a.publishVisualization()

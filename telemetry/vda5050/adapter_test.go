@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +24,7 @@ type harness struct {
 	mu     sync.Mutex
 	pose   [3]float64
 	header uint32
+	stop   func() // stops the adapter (a daemon's shutdown)
 }
 
 func start(t *testing.T, cfg Config) *harness {
@@ -52,12 +55,16 @@ func start(t *testing.T, cfg Config) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	var once sync.Once
+	h.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(h.stop)
 	h.c.waitState("the first state", func(State) bool { return true })
 	return h
 }
@@ -440,5 +447,49 @@ func TestConnectionAndHeartbeat(t *testing.T) {
 		if _, err := time.Parse(time.RFC3339Nano, s.Timestamp); err != nil || !strings.HasSuffix(s.Timestamp, "Z") {
 			t.Errorf("timestamp %q", s.Timestamp)
 		}
+	}
+}
+
+// The order's progress outlives a restart of the daemon: the state names
+// the order, its last node and what is left; the order that was running
+// is reported failed (it stopped with the daemon), and an update from
+// its last base node goes on from the last node reached.
+func TestProgressAfterRestart(t *testing.T) {
+	cfg := Config{StateFile: filepath.Join(t.TempDir(), "vda5050.json")}
+	h := start(t, cfg)
+	o := order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}, {3, 0}}, 3)
+	o["nodes"].([]any)[2].(map[string]any)["actions"] = []any{map[string]any{"actionId": "b1", "actionType": "beep", "blockingType": "HARD"}}
+	h.send("order", o)
+	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+	h.r.progress(1, "")
+	h.c.waitState("at n1", func(s State) bool { return s.LastNodeID == "n1" })
+	h.stop()
+
+	h2 := start(t, cfg)
+	s := h2.c.waitState("the order restored", func(s State) bool { return s.OrderID == "o" })
+	if s.LastNodeID != "n1" || s.LastNodeSequenceID != 2 || len(s.NodeStates) != 2 || len(s.EdgeStates) != 2 ||
+		s.ActionStates[0].ActionStatus != ActionFailed || !hasError(ErrOrderExecution)(s) {
+		t.Fatalf("after the restart: %+v", s)
+	}
+	// An update from the last base node n2 goes on from n1: the drive to
+	// n2, the action, the drive to n3.
+	h2.send("order", order("o", 1, 4, [][2]float64{{2, 0}, {3, 0}}, 2))
+	s = h2.c.waitState("updated", func(s State) bool { return s.OrderUpdateID == 1 })
+	if len(s.Errors) != 0 || s.ActionStates[0].ActionStatus != ActionWaiting || len(h2.r.missions) != 1 || h2.r.cmds[0].Replace {
+		t.Fatalf("the update after the restart: %+v, %v", s.Errors, h2.r.ops())
+	}
+	js, _ := json.Marshal(h2.r.missions[0])
+	if strings.Count(string(js), `"MoveTo"`) != 2 || !strings.Contains(string(js), `"name":"action b1 (beep)"`) {
+		t.Fatalf("the mission after the restart:\n%s", js)
+	}
+	// A damaged file is left aside: the adapter starts without an order.
+	h2.stop()
+	if err := os.WriteFile(cfg.StateFile, []byte(`{"v":1,"orderId":"o","nodes":[{"nodeId":"x"}],"edges":[],"base":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h3 := start(t, cfg)
+	h3.send("instantActions", map[string]any{"actions": []any{map[string]any{"actionType": "stateRequest", "actionId": "x", "blockingType": "NONE"}}})
+	if s := h3.c.waitState("answered", func(s State) bool { return len(s.ActionStates) == 1 }); s.OrderID != "" {
+		t.Fatalf("a damaged file was used: %+v", s)
 	}
 }

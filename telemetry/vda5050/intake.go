@@ -175,6 +175,7 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 	next := r.clone()
 	next.stitch(p)
 	next.from = next.done
+	next.rearm()
 	if e := a.load(ctx, o, next, r.active()); e != nil {
 		e.ErrorType = ErrOrderUpdate
 		a.addError(*e)

@@ -108,6 +108,19 @@ func (r *orderRun) stitch(p *plan) {
 	r.ended, r.failed = false, false
 }
 
+// rearm sets the actions of the steps still to run back to WAITING: an
+// update of an order that stopped (failed, or interrupted by a restart)
+// runs them after all.
+func (r *orderRun) rearm() {
+	for _, s := range r.steps[r.done:] {
+		for _, i := range append([]int{s.action}, s.with...) {
+			if i >= 0 {
+				r.status[i].ActionStatus, r.status[i].ResultDescription = ActionWaiting, ""
+			}
+		}
+	}
+}
+
 // active reports whether the order still has base work to do.
 func (r *orderRun) active() bool {
 	return r != nil && !r.ended && !r.cancelled && r.done < len(r.steps)
