@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -15,8 +16,8 @@ import (
 	"time"
 
 	mqtt "github.com/mochi-mqtt/server/v2"
-	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
 
 	"github.com/botd-project/botd/internal/ratelog"
 )
@@ -140,7 +141,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	var users auth.Users
+	var users map[string]string
 	if cfg.Credentials != "" {
 		if users, err = readCredentials(cfg.Credentials); err != nil {
 			return nil, err
@@ -175,12 +176,7 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 			return nil, fmt.Errorf("broker identity: %w", err)
 		}
 	}
-	if users != nil {
-		err = srv.AddHook(new(auth.Hook), &auth.Options{Ledger: &auth.Ledger{Users: users}})
-	} else {
-		err = srv.AddHook(new(auth.AllowHook), nil)
-	}
-	if err != nil {
+	if err := srv.AddHook(&passwordHook{users: users}, nil); err != nil {
 		return nil, fmt.Errorf("broker auth: %w", err)
 	}
 	for _, h := range cfg.Hooks {
@@ -342,12 +338,43 @@ func isLoopback(addr string) (bool, error) {
 }
 
 // readCredentials reads "user:password" lines.
-func readCredentials(path string) (auth.Users, error) {
+// passwordHook admits a client whose user name and password are in
+// users, or every client when users is nil (a broker on loopback without
+// credentials), and lets every admitted client publish and subscribe to
+// any topic. It is what mochi's auth hook does with a users ledger and no
+// ACL, without that package (which links a second YAML library for its
+// rule files into every botd).
+type passwordHook struct {
+	mqtt.HookBase
+	users map[string]string // user: password
+}
+
+func (h *passwordHook) ID() string { return "passwords" }
+
+func (h *passwordHook) Provides(b byte) bool {
+	return b == mqtt.OnConnectAuthenticate || b == mqtt.OnACLCheck
+}
+
+func (h *passwordHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
+	if h.users == nil {
+		return true
+	}
+	want, ok := h.users[string(cl.Properties.Username)]
+	if ok && subtle.ConstantTimeCompare([]byte(want), pk.Connect.Password) == 1 {
+		return true
+	}
+	h.Log.Info("client failed authentication check", "username", string(cl.Properties.Username), "remote", cl.Net.Remote)
+	return false
+}
+
+func (h *passwordHook) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool { return true }
+
+func readCredentials(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("broker credentials: %w", err)
 	}
-	users := auth.Users{}
+	users := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -358,9 +385,7 @@ func readCredentials(path string) (auth.Users, error) {
 		if !ok || user == "" || pass == "" {
 			return nil, fmt.Errorf("broker credentials %s:%d: want user:password", path, n)
 		}
-		// The ledger's Users map compares passwords exactly; its
-		// AuthRules would treat '*' in a password as a wildcard.
-		users[user] = auth.UserRule{Username: auth.RString(user), Password: auth.RString(pass)}
+		users[user] = pass // compared exactly: no wildcards
 	}
 	if len(users) == 0 {
 		return nil, errors.New("broker credentials " + path + ": no users")
