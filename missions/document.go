@@ -26,10 +26,17 @@ type Document struct {
 	// reads them to apply them to the files that call its trees. No
 	// encoding keeps them.
 	subtreeModels map[string]subtreeModel
+	// btcpp is where the nodes of a BehaviorTree.CPP file are in its XML
+	// (nil for other formats): problems name lines, not JSON pointers.
+	btcpp *btcppSource
 }
 
 // Mission is a validated, compiled mission.
 type Mission struct {
 	Doc  *Document
 	Tree *bt.Tree
+	// Notes are what the author of an imported file should hear of: the
+	// nodes that load but cannot run as written, which fail with the
+	// reason when they run (Code bt.CodeWarning).
+	Notes []bt.Problem
 }

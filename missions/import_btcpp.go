@@ -97,8 +97,8 @@ func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error)
 			models[id] = m
 		}
 	}
-	c := &btcppConv{ps: ps, trees: l.trees, lib: lib.names(), models: models}
-	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute")}
+	c := &btcppConv{ps: ps, trees: l.trees, lib: lib.names(), models: models, locs: map[string]btcppLoc{}}
+	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute"), btcpp: &btcppSource{locs: c.locs, files: l.files}}
 	if len(l.models) > 0 {
 		d.subtreeModels = l.models
 	}
@@ -112,6 +112,7 @@ func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error)
 	for _, id := range l.order {
 		t, path := l.trees[id], ptr("/trees", id)
 		c.file, c.v3 = t.file, t.v3
+		c.locs[path] = btcppLoc{file: t.file, line: t.e.line, elem: "BehaviorTree"}
 		if len(t.e.kids) != 1 {
 			ps.invalid(path, "%s: a <BehaviorTree> holds exactly one root node, got %d", c.at(t.e.line), len(t.e.kids))
 			d.Trees[id] = nil
@@ -140,6 +141,7 @@ type btcppLoader struct {
 	loaded map[string]bool
 	models map[string]subtreeModel // <TreeNodesModel> SubTrees, by tree ID
 	stack  []string                // the files being read (include cycles)
+	files  []string                // the files read, first the file itself ("")
 	fatal  bool                    // an include could not be read: nothing is loaded
 }
 
@@ -176,6 +178,7 @@ func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem 
 		l.fatal = true
 		return nil
 	}
+	l.files = append(l.files, label)
 	l.stack = append(l.stack, file)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
 	unnamed := 0
@@ -320,6 +323,7 @@ type btcppConv struct {
 	defaulted int
 	file      string // of the tree being converted ("" for the first file)
 	v3        bool
+	locs      map[string]btcppLoc // where each node's element is, by JSON pointer
 }
 
 // at locates a line for messages.
@@ -332,6 +336,8 @@ func (c *btcppConv) at(line int) string {
 
 func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 	n = &bt.NodeDef{Type: e.name}
+	loc := btcppLoc{file: c.file, line: e.line, elem: e.name}
+	defer func() { c.locs[path] = loc }()
 	raw := map[string]string{}
 	subtree := false
 	switch {
@@ -399,7 +405,7 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		c.modelDefaults(raw, e, path)
 	}
 	var params map[string]any
-	n.Type, params = c.mapBTCPP(n.Type, raw, path, e.line)
+	n.Type, params, loc.ports = c.mapBTCPP(n.Type, raw, path, e.line)
 	if subtree {
 		if params == nil {
 			params = map[string]any{}
@@ -413,6 +419,7 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		// The node runs under a PrePost decorator holding its conditions;
 		// ExportBTCPP writes them back as attributes.
 		w := &bt.NodeDef{Type: "PrePost", Params: pp, Children: []*bt.NodeDef{n}}
+		c.locs[path] = loc
 		path = ptr(ptr(path, "children"), 0)
 		defer func() { n = w }()
 	}
@@ -462,22 +469,27 @@ var btcppMetadata = map[string]bool{
 
 // mapBTCPP turns a BT.CPP node type and its ports into botd's, typing the
 // attribute values by the botd parameters they become.
-func (c *btcppConv) mapBTCPP(typ string, raw map[string]string, path string, line int) (string, map[string]any) {
+func (c *btcppConv) mapBTCPP(typ string, raw map[string]string, path string, line int) (string, map[string]any, map[string]string) {
 	switch typ {
 	case "Wait":
 		if _, nav2 := raw["wait_duration"]; nav2 {
-			return "Wait", nav2Wait(raw)
+			return "Wait", nav2Wait(raw), map[string]string{"ms": "wait_duration"}
 		}
 	case "SubTree":
 		// Every other attribute is a port of the subtree (see bt.SubTree).
-		return typ, typedParams(typ, raw)
+		return typ, typedParams(typ, raw), nil
 	}
+	var renamed map[string]string // botd's parameter -> the attribute
 	if m, ok := btcppBuiltins[typ]; ok {
 		for from, to := range m.ports {
 			if v, ok := raw[from]; ok {
 				if _, taken := raw[to]; !taken {
 					delete(raw, from)
 					raw[to] = v
+					if renamed == nil {
+						renamed = map[string]string{}
+					}
+					renamed[to] = from
 				}
 			}
 		}
@@ -495,7 +507,7 @@ func (c *btcppConv) mapBTCPP(typ string, raw map[string]string, path string, lin
 			raw["key"] = k
 		}
 	}
-	return typ, typedParams(typ, raw)
+	return typ, typedParams(typ, raw), renamed
 }
 
 // typedParams converts attribute values by the declared types of the

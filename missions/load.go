@@ -57,7 +57,14 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 	if reg == nil {
 		reg = defaultRegistry()
 	}
-	tree, err := reg.Compile(d.Spec(opts))
+	var tree *bt.Tree
+	var err error
+	var notes []bt.Problem
+	if d.btcpp != nil {
+		tree, notes, err = d.compileBTCPP(reg, opts)
+	} else {
+		tree, err = reg.Compile(d.Spec(opts))
+	}
 	if err == nil {
 		// SKIPPED where nothing would honour it (bt.Tree.SkipProblems).
 		ps.list = append(ps.list, tree.SkipProblems()...)
@@ -75,10 +82,14 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 		}
 	}
 	annotatePlan(d, ps.list)
+	if d.btcpp != nil {
+		d.btcpp.locate(ps.list)
+		d.btcpp.locate(notes)
+	}
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	return &Mission{Doc: d, Tree: tree}, nil
+	return &Mission{Doc: d, Tree: tree, Notes: notes}, nil
 }
 
 // shadowed reports whether path lies inside a part of the document that

@@ -90,6 +90,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		for _, w := range standInWarnings(m.Tree.StandIns()) {
 			fmt.Fprintf(stdout, "%swarning: %s\n", prefix, w)
 		}
+		for _, n := range m.Notes {
+			fmt.Fprintf(stdout, "%swarning: %s\n", prefix, missions.ProblemText(n))
+		}
 		for _, w := range m.Tree.Warnings() {
 			fmt.Fprintf(stdout, "%s%s: warning: %s\n", prefix, w.Path, w.Message)
 		}
@@ -140,7 +143,7 @@ func printProblems(w io.Writer, prefix string, err error, types []string) {
 	var ps bt.Problems
 	if errors.As(err, &ps) {
 		for _, p := range hint.Problems(ps, types) {
-			fmt.Fprintf(w, "%s%s\n", prefix, p)
+			fmt.Fprintf(w, "%s%s\n", prefix, missions.ProblemText(p))
 		}
 		return
 	}
@@ -241,7 +244,7 @@ func standInWarnings(ins []bt.StandIn) []string {
 	return out
 }
 
-var paramOfType = regexp.MustCompile(`^unknown parameter "[^"]*" for ([A-Za-z0-9_.]+)`)
+var paramOfType = regexp.MustCompile(`^(?:.*?: )?unknown parameter "[^"]*" for ([A-Za-z0-9_.]+)`)
 
 // ownNodeClash returns the type of the first node given parameters that
 // are no typo of its own (no "did you mean"): in a BehaviorTree.CPP file

@@ -38,7 +38,7 @@ func TestCheckSubstituteMissingSubTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := runCmd(t, "check", file)
-	if code != 1 || !strings.Contains(out, `/trees/Pick/children/0/params/tree: unknown tree "Move to Waypoint"`) {
+	if code != 1 || !strings.Contains(out, `line 4: <SubTree> tree: unknown tree "Move to Waypoint"`) {
 		t.Fatalf("without stand-ins: exit %d\n%s", code, out)
 	}
 	code, out, errOut := runCmd(t, "check", "-substitute", "*=Succeed,Clear Snapshot=Failure", file)

@@ -41,8 +41,9 @@ func Closest(name string, known []string) string {
 }
 
 var (
-	unknownType  = regexp.MustCompile(`^unknown node type "((?:[^"\\]|\\.)*)"$`)
-	unknownParam = regexp.MustCompile(`^(unknown parameter "((?:[^"\\]|\\.)*)" for [^ ]+) \(known: ([^)]*)\)$`)
+	// A message may start with its place in a file ("line 4: <Elem>: ").
+	unknownType  = regexp.MustCompile(`^(?:.*?: )?unknown node type "((?:[^"\\]|\\.)*)"$`)
+	unknownParam = regexp.MustCompile(`^((?:.*?: )?unknown parameter "((?:[^"\\]|\\.)*)" for [^ ]+) \(known: ([^)]*)\)$`)
 )
 
 // Problems returns ps with a "did you mean" added to every unknown node
