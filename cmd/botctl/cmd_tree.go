@@ -62,7 +62,7 @@ func (c *cli) tree(args []string) error {
 	defer wg.Wait()
 	defer cancelSend()
 
-	var model TreeModel
+	var model ground.Tree
 	asked := false
 	timeout := time.After(c.timeout)
 	for !(model.HaveTree && model.Synced) {
@@ -82,7 +82,7 @@ func (c *cli) tree(args []string) error {
 					fmt.Fprintf(c.stderr, "warning: %v\n", err)
 				}
 			case protocol.StatusMsg:
-				if err := model.ApplyStatus(m, now); err != nil {
+				if _, err := model.ApplyStatus(m, now); err != nil {
 					fmt.Fprintf(c.stderr, "warning: %v\n", err)
 				}
 			case parseError:

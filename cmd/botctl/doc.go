@@ -17,8 +17,7 @@
 //     robot's kept events, then the live ones, through ground.History);
 //   - internal/quietterm: stops Bubble Tea's init from querying the
 //     terminal (a terminal that does not answer would swallow keys);
-//   - model.go: the live tree assembled from tree, keyframes and deltas,
-//     with status sequence gap detection (no I/O; tested without a broker);
 //   - watch.go: the bubbletea program of `botctl watch` (messages, keys);
-//   - view.go: its rendering, from the model only.
+//   - view.go: its rendering, from the model only; the live tree is a
+//     ground.Tree, the tracker the dashboard uses too.
 package main

@@ -21,7 +21,7 @@ import (
 
 // The live terminal view: a bubbletea program whose model is fed by the
 // ground station's callbacks (decoded messages, parse errors) and by the
-// link to the broker. The tree itself is a TreeModel (model.go); this
+// link to the broker. The tree itself is a ground.Tree (telemetry/ground); this
 // file handles messages and keys, view.go renders.
 
 // Messages besides the telemetry payloads themselves.
@@ -67,7 +67,7 @@ type watchModel struct {
 	// when there is no broker (tests).
 	send func(op string) (protocol.Reply, error)
 
-	tree     TreeModel
+	tree     ground.Tree
 	conn     string // the robot's connection state
 	state    *protocol.StateMsg
 	stateAt  time.Time
@@ -156,7 +156,7 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.warn(now, err.Error())
 		}
 	case protocol.StatusMsg:
-		if err := m.tree.ApplyStatus(msg, now); err != nil {
+		if _, err := m.tree.ApplyStatus(msg, now); err != nil {
 			m.warn(now, err.Error())
 		}
 	case protocol.StateMsg:

@@ -2,11 +2,30 @@ package web
 
 import (
 	"testing"
+	"time"
 
+	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-func TestStatusTracker(t *testing.T) {
+// The dashboard's statuses: a ground.Tree as statusKeyframe shows it to
+// tabs (unknown statuses as idle).
+
+// flatTree is a tree of mission with n nodes, all children of node 0.
+func flatTree(mission string, revision int64, n int) protocol.TreeMsg {
+	m := protocol.TreeMsg{TreeInfo: protocol.TreeInfo{Mission: mission, Revision: revision, Nodes: []protocol.TreeNode{}}}
+	for i := range n {
+		m.Nodes = append(m.Nodes, protocol.TreeNode{Index: int32(i), Type: "Sequence", Parent: min(int32(i)-1, 0)})
+	}
+	return m
+}
+
+func shown(tr *ground.Tree) string {
+	f, _ := statusKeyframe(tr)
+	return f.Keyframe
+}
+
+func TestStatusFrames(t *testing.T) {
 	ch := func(node int32, s byte) protocol.NodeStatus { return protocol.NodeStatus{Node: node, Status: s} }
 	type step struct {
 		tree     *[2]int // mission index, nodes
@@ -83,67 +102,68 @@ func TestStatusTracker(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var tr statusTracker
+			var tr ground.Tree
 			for i, s := range tc.steps {
-				var keyframe bool
-				var changes []protocol.NodeStatus
+				var u ground.StatusUpdate
 				if s.tree != nil {
-					tr.setTree(missions[s.tree[0]], 0, s.tree[1])
+					if err := tr.SetTree(flatTree(missions[s.tree[0]], 0, s.tree[1]), time.Time{}); err != nil {
+						t.Fatal(err)
+					}
 				} else {
-					keyframe, changes, _ = tr.apply(*s.msg)
+					u, _ = tr.ApplyStatus(*s.msg, time.Time{})
 				}
-				got := string(tr.statuses)
-				if got != s.want || tr.known != s.known || tr.need != s.need || tr.gaps != s.gaps ||
-					keyframe != s.keyframe || len(changes) != s.changes {
+				got, need := shown(&tr), tr.WantsKeyframe()
+				if got != s.want || tr.Keyed != s.known || need != s.need || uint64(tr.Gaps) != s.gaps ||
+					u.Keyframe != s.keyframe || len(u.Changes) != s.changes {
 					t.Fatalf("step %d: statuses %q known %v need %v gaps %d keyframe %v changes %v; want %q %v %v %d %v %d",
-						i, got, tr.known, tr.need, tr.gaps, keyframe, changes, s.want, s.known, s.need, s.gaps, s.keyframe, s.changes)
+						i, got, tr.Keyed, need, tr.Gaps, u.Keyframe, u.Changes, s.want, s.known, s.need, s.gaps, s.keyframe, s.changes)
 				}
 			}
 		})
 	}
 }
 
-func TestStatusTrackerKeyframeFrame(t *testing.T) {
-	var tr statusTracker
-	if _, ok := tr.keyframe(); ok {
+func TestStatusKeyframeFrame(t *testing.T) {
+	var tr ground.Tree
+	if _, ok := statusKeyframe(&tr); ok {
 		t.Fatal("a keyframe without a tree")
 	}
-	tr.setTree("m", 1, 3)
-	f, ok := tr.keyframe()
+	tr.SetTree(flatTree("m", 1, 3), time.Time{})
+	f, ok := statusKeyframe(&tr)
 	if !ok || f.Keyframe != "III" || f.Known || f.Mission != "m" {
 		t.Fatalf("%+v", f)
 	}
-	tr.apply(keyframe("r", "m", 4, "RSF"))
-	f, _ = tr.keyframe()
+	tr.ApplyStatus(keyframe("r", "m", 4, "RSF"), time.Time{})
+	f, _ = statusKeyframe(&tr)
 	if f.Keyframe != "RSF" || !f.Known || f.Seq != 4 || f.Tick != 40 {
 		t.Fatalf("%+v", f)
 	}
 	// A new revision of the same mission resets the statuses.
-	tr.setTree("m", 2, 3)
-	if f, _ = tr.keyframe(); f.Keyframe != "III" || f.Known {
+	tr.SetTree(flatTree("m", 2, 3), time.Time{})
+	if f, _ = statusKeyframe(&tr); f.Keyframe != "III" || f.Known {
 		t.Fatalf("%+v", f)
 	}
 }
 
 // Reasons follow their nodes: a keyframe brings every one, a delta the
 // new ones, and a node that leaves F or E loses its reason.
-func TestStatusTrackerReasons(t *testing.T) {
-	var tr statusTracker
-	tr.setTree("m", 1, 3)
+func TestStatusFrameReasons(t *testing.T) {
+	var tr ground.Tree
+	tr.SetTree(flatTree("m", 1, 3), time.Time{})
 	kf := keyframe("r", "m", 1, "RSE")
 	kf.Reasons = []protocol.NodeReason{{Node: 2, Code: protocol.FailNodeError, Message: "pose.x is stale"}, {Node: 1, Message: "not failed: ignored"}}
-	tr.apply(kf)
-	f, _ := tr.keyframe()
+	tr.ApplyStatus(kf, time.Time{})
+	f, _ := statusKeyframe(&tr)
 	if len(f.Reasons) != 1 || f.Reasons[0].Node != 2 || f.Reasons[0].Message != "pose.x is stale" {
 		t.Fatalf("keyframe reasons %+v", f.Reasons)
 	}
 	d := protocol.StatusMsg{Header: protocol.Header{Robot: "r", Seq: 2}, Mission: "m", Changes: []protocol.NodeStatus{{Node: 2, Status: 'R'}, {Node: 0, Status: 'F'}},
 		Reasons: []protocol.NodeReason{{Node: 0, Code: protocol.FailNodeFailure, Message: "gate closed"}}}
-	_, changes, reasons := tr.apply(d)
-	if len(changes) != 2 || len(reasons) != 1 || reasons[0].Node != 0 {
-		t.Fatalf("delta: changes %+v reasons %+v", changes, reasons)
+	u, _ := tr.ApplyStatus(d, time.Time{})
+	if len(u.Changes) != 2 || len(u.Reasons) != 1 || u.Reasons[0].Node != 0 {
+		t.Fatalf("delta: changes %+v reasons %+v", u.Changes, u.Reasons)
 	}
-	f, _ = tr.keyframe()
+	f, _ = statusKeyframe(&tr)
 	if len(f.Reasons) != 1 || f.Reasons[0].Node != 0 {
 		t.Fatalf("after the delta: %+v", f.Reasons)
 	}

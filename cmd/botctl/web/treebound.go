@@ -75,8 +75,10 @@ func (v *view) onTree(m protocol.TreeMsg) {
 		}
 	}
 	v.tree = &tf
-	v.st.setTree(tf.Mission, tf.Revision, len(tf.Nodes))
 	now := v.h.now()
+	if err := v.st.SetTree(tf.TreeMsg, now); err != nil {
+		v.h.log.Warn("robot tree not usable for statuses", "robot", v.id, "err", err)
+	}
 	for s := range v.subs {
 		if s.treeAllowed(now, len(f)) {
 			v.send(s, f)
@@ -88,7 +90,7 @@ func (v *view) onTree(m protocol.TreeMsg) {
 			v.send(s, nf)
 		}
 	}
-	if kf, ok := v.st.keyframe(); ok { // a tab resets its statuses with a new tree
+	if kf, ok := statusKeyframe(&v.st); ok { // a tab resets its statuses with a new tree
 		v.broadcast("status", kf)
 	}
 	v.afterStatus()

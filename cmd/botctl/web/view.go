@@ -26,7 +26,7 @@ type view struct {
 	factsheet  *factsheetFrame
 	state      *protocol.StateMsg
 	tree       *treeFrame // treebound.go
-	st         statusTracker
+	st         ground.Tree
 	bb         *protocol.BlackboardMsg // the merged picture, as of bbAt
 	bbTable    protocol.BlackboardTable
 	bbAt       time.Time
@@ -173,13 +173,16 @@ func (v *view) onState(m protocol.StateMsg) {
 func (v *view) onStatus(m protocol.StatusMsg) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	keyframe, changes, reasons := v.st.apply(m)
+	u, err := v.st.ApplyStatus(m, v.h.now())
+	if err != nil {
+		v.h.log.Debug("status not applied", "robot", v.id, "err", err)
+	}
 	switch {
-	case keyframe:
-		kf, _ := v.st.keyframe()
+	case u.Keyframe:
+		kf, _ := statusKeyframe(&v.st)
 		v.broadcast("status", kf)
-	case len(changes) > 0 || len(reasons) > 0:
-		v.broadcast("status", statusFrame{Mission: m.Mission, Tick: m.Tick, Seq: m.Seq, Changes: changes, Reasons: reasons, Known: v.st.known})
+	case len(u.Changes) > 0 || len(u.Reasons) > 0:
+		v.broadcast("status", statusFrame{Mission: m.Mission, Tick: m.Tick, Seq: m.Seq, Changes: u.Changes, Reasons: u.Reasons, Known: v.st.Keyed})
 	}
 	v.afterStatus()
 }
@@ -187,7 +190,7 @@ func (v *view) onStatus(m protocol.StatusMsg) {
 // afterStatus asks for a keyframe when one is missing and tells the tabs
 // when the link figures changed.
 func (v *view) afterStatus() {
-	if v.st.need {
+	if v.st.WantsKeyframe() {
 		v.requestKeyframe()
 	}
 	v.updateStats()
@@ -223,7 +226,7 @@ func (v *view) requestKeyframe() {
 }
 
 func (v *view) stats() telemetryFrame {
-	return telemetryFrame{StatusGaps: v.st.gaps, KeyframeRequests: v.kfRequests, AwaitingKeyframe: v.st.need,
+	return telemetryFrame{StatusGaps: uint64(v.st.Gaps), KeyframeRequests: v.kfRequests, AwaitingKeyframe: v.st.WantsKeyframe(),
 		Dropped: v.h.g.Dropped(), Problems: len(v.problems)}
 }
 
@@ -423,7 +426,7 @@ func (v *view) snapshot() robotSnapshot {
 		Telemetry: v.stats(),
 		Tabs:      len(v.subs),
 	}
-	if kf, ok := v.st.keyframe(); ok {
+	if kf, ok := statusKeyframe(&v.st); ok {
 		s.Status = &kf
 	}
 	if v.bb != nil {

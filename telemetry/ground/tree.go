@@ -1,4 +1,4 @@
-package main
+package ground
 
 import (
 	"fmt"
@@ -8,15 +8,22 @@ import (
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-// TreeModel is a robot's tree with live node statuses, assembled from the
-// retained tree message, status keyframes and status deltas. It watches
-// the status sequence numbers: after a gap (or a reconnect, or a status
-// it cannot place) the statuses are no longer trusted, and AskKeyframe
-// says when to send state.request; the next keyframe rebuilds them.
+// Tree is the ground station's one tracker of a robot's tree and node
+// statuses, assembled from the retained tree message, status keyframes
+// and status deltas. botctl's terminal view, `botctl tree` and the web
+// dashboard all keep one per robot.
 //
-// It does no I/O and reads no clock: callers pass the time, so it is
-// tested without a broker or a terminal.
-type TreeModel struct {
+// It watches the status sequence numbers: after a gap (a lost delta;
+// status is QoS 0), a reconnect, or a status it cannot place, the
+// statuses are no longer trusted (Synced false), WantsKeyframe is true
+// and AskKeyframe says when to send state.request; the next keyframe of
+// the current tree rebuilds them. A keyframe that comes before its tree
+// (the topics are not ordered with each other) is kept and applied when
+// that tree arrives.
+//
+// It does no I/O, takes no lock and reads no clock: callers pass the
+// time, so it is tested without a broker, a terminal or a browser.
+type Tree struct {
 	Mission  string
 	Revision int64
 	Nodes    []protocol.TreeNode // by index
@@ -32,32 +39,43 @@ type TreeModel struct {
 	Order   []int32 // display order: depth-first, pre-order
 
 	HaveTree   bool      // a tree message was applied
+	Keyed      bool      // a keyframe of this tree was applied
 	Synced     bool      // statuses come from a keyframe and every delta since
 	Tick       uint64    // robot tick of the latest status applied
+	Seq        uint64    // sequence number of the latest status seen
 	KeyframeAt time.Time // when the latest keyframe was applied
 	Gaps       int       // gaps seen in the status sequence
 	LastGap    string    // the latest gap, for people ("seq 12 after 9")
 
-	seq     uint64
 	haveSeq bool
-	want    bool      // a keyframe is needed...
-	due     time.Time // ...from this time
-	asked   time.Time // when one was last asked for
+	pending *protocol.StatusMsg // a keyframe waiting for its tree
+	want    bool                // a keyframe is needed...
+	due     time.Time           // ...from this time
+	asked   time.Time           // when one was last asked for
 }
 
-// keyframeRetry is how long to wait for an asked-for keyframe before
+// StatusUpdate is what one status message changed, for a view that passes
+// changes on rather than redrawing (the dashboard's tabs).
+type StatusUpdate struct {
+	Keyframe bool                  // a keyframe replaced every status
+	Changes  []protocol.NodeStatus // the changes of a delta that applied
+	Reasons  []protocol.NodeReason // the reasons that applied (nodes failed now)
+}
+
+// KeyframeRetry is how long to wait for an asked-for keyframe before
 // asking again; keyframeGrace how long a new tree may wait for the
 // keyframe the robot sends with it before one is asked for.
 const (
-	keyframeRetry = 2 * time.Second
+	KeyframeRetry = 2 * time.Second
 	keyframeGrace = time.Second
 )
 
 // SetTree applies a tree message. The same tree again (a retained copy
 // after a reconnect, or a state.request) keeps the statuses; a different
-// one resets them until its keyframe. A malformed tree is refused with an
-// error and leaves the model without a tree.
-func (t *TreeModel) SetTree(m protocol.TreeMsg, now time.Time) error {
+// one resets them until its keyframe (applied at once if it came first).
+// A malformed tree is refused with an error and leaves the tracker
+// without a tree.
+func (t *Tree) SetTree(m protocol.TreeMsg, now time.Time) error {
 	nodes := slices.Clone(m.Nodes)
 	slices.SortFunc(nodes, func(a, b protocol.TreeNode) int { return int(a.Index) - int(b.Index) })
 	if err := checkNodes(nodes); err != nil {
@@ -102,11 +120,16 @@ func (t *TreeModel) SetTree(m protocol.TreeMsg, now time.Time) error {
 	for _, r := range roots {
 		walk(r)
 	}
+	p := t.pending
+	t.pending = nil
 	if n == 0 {
 		t.Synced = true
 		return nil
 	}
 	t.wantKeyframe(now, keyframeGrace)
+	if p != nil && p.Mission == m.Mission && len(p.Keyframe) == n {
+		t.applyKeyframe(*p, now)
+	}
 	return nil
 }
 
@@ -124,29 +147,35 @@ func checkNodes(nodes []protocol.TreeNode) error {
 	return nil
 }
 
-func (t *TreeModel) clear(mission string, revision int64) {
-	seq, haveSeq, gaps, lastGap := t.seq, t.haveSeq, t.Gaps, t.LastGap
-	want, due, asked := t.want, t.due, t.asked
-	*t = TreeModel{Mission: mission, Revision: revision, seq: seq, haveSeq: haveSeq, Gaps: gaps, LastGap: lastGap,
-		want: want, due: due, asked: asked}
+// clear forgets the tree and its statuses but keeps what describes the
+// link: the sequence, the gaps, the keyframe wanted and the pending one.
+func (t *Tree) clear(mission string, revision int64) {
+	*t = Tree{Mission: mission, Revision: revision,
+		Seq: t.Seq, haveSeq: t.haveSeq, Gaps: t.Gaps, LastGap: t.LastGap,
+		pending: t.pending, want: t.want, due: t.due, asked: t.asked}
 }
 
 // ApplyStatus applies a status message: a keyframe replaces every status,
 // a delta changes some. It returns an error for a status it cannot apply
-// (wrong length, unknown node), which also makes it ask for a keyframe.
-func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
+// (wrong length, unknown node), which also makes it ask for a keyframe;
+// the valid changes beside a bad one are applied.
+func (t *Tree) ApplyStatus(m protocol.StatusMsg, now time.Time) (StatusUpdate, error) {
 	if m.Seq != 0 {
-		if t.haveSeq && m.Seq != t.seq+1 {
+		// A lower number means the daemon restarted: also a gap.
+		if t.haveSeq && m.Seq != t.Seq+1 {
 			t.Gaps++
-			if m.Seq > t.seq {
-				t.LastGap = fmt.Sprintf("seq %d after %d: %d lost", m.Seq, t.seq, m.Seq-t.seq-1)
+			if m.Seq > t.Seq {
+				t.LastGap = fmt.Sprintf("seq %d after %d: %d lost", m.Seq, t.Seq, m.Seq-t.Seq-1)
 			} else {
-				t.LastGap = fmt.Sprintf("seq %d after %d: the robot restarted", m.Seq, t.seq)
+				t.LastGap = fmt.Sprintf("seq %d after %d: the robot restarted", m.Seq, t.Seq)
 			}
 			t.Synced = false
 			t.wantKeyframe(now, 0)
 		}
-		t.seq, t.haveSeq = m.Seq, true
+		t.Seq, t.haveSeq = m.Seq, true
+	}
+	if m.IsKeyframe() && (!t.HaveTree || m.Mission != t.Mission || len(m.Keyframe) != len(t.Nodes)) {
+		t.pending = &m // perhaps its tree is on the way
 	}
 	if !t.HaveTree || m.Mission != t.Mission {
 		// A status for a tree we do not have (yet): the tree message is
@@ -155,22 +184,19 @@ func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 			t.Synced = false
 			t.wantKeyframe(now, keyframeGrace)
 		}
-		return nil
+		return StatusUpdate{}, nil
 	}
 	if m.IsKeyframe() {
 		if len(m.Keyframe) != len(t.Nodes) {
 			t.Synced = false
 			t.wantKeyframe(now, 0)
-			return fmt.Errorf("keyframe of mission %s has %s for a tree of %s", m.Mission, count(len(m.Keyframe), "status"), count(len(t.Nodes), "node"))
+			return StatusUpdate{}, fmt.Errorf("keyframe of mission %s has %s for a tree of %s", m.Mission, plural(len(m.Keyframe), "status", "statuses"), plural(len(t.Nodes), "node", "nodes"))
 		}
-		for i := 0; i < len(m.Keyframe); i++ {
-			t.set(i, m.Keyframe[i], now)
-		}
-		t.Reasons = nil
-		t.addReasons(m.Reasons)
-		t.Tick, t.KeyframeAt, t.Synced, t.want = m.Tick, now, true, false
-		return nil
+		t.pending = nil
+		t.applyKeyframe(m, now)
+		return StatusUpdate{Keyframe: true}, nil
 	}
+	var u StatusUpdate
 	var bad []int32
 	for _, c := range m.Changes {
 		if c.Node < 0 || int(c.Node) >= len(t.Nodes) {
@@ -178,19 +204,38 @@ func (t *TreeModel) ApplyStatus(m protocol.StatusMsg, now time.Time) error {
 			continue
 		}
 		t.set(int(c.Node), c.Status, now)
+		u.Changes = append(u.Changes, c)
 	}
-	t.addReasons(m.Reasons)
+	u.Reasons = t.addReasons(m.Reasons)
 	t.Tick = m.Tick
 	if len(bad) > 0 {
 		t.Synced = false
 		t.wantKeyframe(now, 0)
-		return fmt.Errorf("status for node(s) %v of mission %s, which has %s", bad, m.Mission, count(len(t.Nodes), "node"))
+		return u, fmt.Errorf("status for node(s) %v of mission %s, which has %s", bad, m.Mission, plural(len(t.Nodes), "node", "nodes"))
 	}
-	return nil
+	return u, nil
 }
 
-// addReasons keeps the reasons of nodes that are failed now.
-func (t *TreeModel) addReasons(rs []protocol.NodeReason) {
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func (t *Tree) applyKeyframe(m protocol.StatusMsg, now time.Time) {
+	for i := 0; i < len(m.Keyframe); i++ {
+		t.set(i, m.Keyframe[i], now)
+	}
+	t.Reasons = nil
+	t.addReasons(m.Reasons)
+	t.Tick, t.KeyframeAt, t.Keyed, t.Synced, t.want = m.Tick, now, true, true, false
+}
+
+// addReasons keeps the reasons of nodes that are failed now and returns
+// them.
+func (t *Tree) addReasons(rs []protocol.NodeReason) []protocol.NodeReason {
+	var out []protocol.NodeReason
 	for _, r := range rs {
 		if r.Node < 0 || int(r.Node) >= len(t.Status) || !failedStatus(t.Status[r.Node]) {
 			continue
@@ -199,12 +244,14 @@ func (t *TreeModel) addReasons(rs []protocol.NodeReason) {
 			t.Reasons = map[int32]protocol.NodeReason{}
 		}
 		t.Reasons[r.Node] = r
+		out = append(out, r)
 	}
+	return out
 }
 
 func failedStatus(s byte) bool { return s == 'F' || s == 'E' }
 
-func (t *TreeModel) set(i int, s byte, now time.Time) {
+func (t *Tree) set(i int, s byte, now time.Time) {
 	if t.Status[i] == s {
 		return
 	}
@@ -218,7 +265,7 @@ func (t *TreeModel) set(i int, s byte, now time.Time) {
 
 // Reset marks the statuses as untrusted (the link to the broker was
 // down, or the robot reconnected) and asks for a keyframe.
-func (t *TreeModel) Reset(now time.Time) {
+func (t *Tree) Reset(now time.Time) {
 	t.haveSeq = false
 	if t.HaveTree && len(t.Nodes) > 0 {
 		t.Synced = false
@@ -226,7 +273,7 @@ func (t *TreeModel) Reset(now time.Time) {
 	t.wantKeyframe(now, 0)
 }
 
-func (t *TreeModel) wantKeyframe(now time.Time, after time.Duration) {
+func (t *Tree) wantKeyframe(now time.Time, after time.Duration) {
 	if t.want && !t.due.After(now.Add(after)) {
 		return // already due as early
 	}
@@ -234,13 +281,13 @@ func (t *TreeModel) wantKeyframe(now time.Time, after time.Duration) {
 }
 
 // WantsKeyframe reports whether the statuses wait for a keyframe.
-func (t *TreeModel) WantsKeyframe() bool { return t.want }
+func (t *Tree) WantsKeyframe() bool { return t.want }
 
 // AskKeyframe reports whether to send state.request now, and if so
-// records that it was sent: at most once every keyframeRetry while a
+// records that it was sent: at most once every KeyframeRetry while a
 // keyframe is wanted.
-func (t *TreeModel) AskKeyframe(now time.Time) bool {
-	if !t.want || now.Before(t.due) || (!t.asked.IsZero() && now.Sub(t.asked) < keyframeRetry) {
+func (t *Tree) AskKeyframe(now time.Time) bool {
+	if !t.want || now.Before(t.due) || (!t.asked.IsZero() && now.Sub(t.asked) < KeyframeRetry) {
 		return false
 	}
 	t.asked = now
@@ -248,10 +295,10 @@ func (t *TreeModel) AskKeyframe(now time.Time) bool {
 }
 
 // MarkAsked records a keyframe request sent on the caller's initiative.
-func (t *TreeModel) MarkAsked(now time.Time) { t.asked = now }
+func (t *Tree) MarkAsked(now time.Time) { t.asked = now }
 
 // RunningFor is how long node i has been running (0 when it is not).
-func (t *TreeModel) RunningFor(i int32, now time.Time) time.Duration {
+func (t *Tree) RunningFor(i int32, now time.Time) time.Duration {
 	if int(i) >= len(t.Status) || t.Status[i] != 'R' || t.Since[i].IsZero() {
 		return 0
 	}
@@ -259,10 +306,20 @@ func (t *TreeModel) RunningFor(i int32, now time.Time) time.Duration {
 }
 
 // Counts returns how many nodes have each status letter.
-func (t *TreeModel) Counts() map[byte]int {
+func (t *Tree) Counts() map[byte]int {
 	out := map[byte]int{}
 	for _, s := range t.Status {
 		out[s]++
 	}
+	return out
+}
+
+// SortedReasons returns the current reasons by node.
+func (t *Tree) SortedReasons() []protocol.NodeReason {
+	var out []protocol.NodeReason
+	for _, r := range t.Reasons {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b protocol.NodeReason) int { return int(a.Node) - int(b.Node) })
 	return out
 }

@@ -1,4 +1,4 @@
-package main
+package ground
 
 import (
 	"strings"
@@ -40,15 +40,15 @@ func delta(seq uint64, mission string, changes ...protocol.NodeStatus) protocol.
 
 func ns(node int32, s byte) protocol.NodeStatus { return protocol.NodeStatus{Node: node, Status: s} }
 
-func mustApply(t *testing.T, m *TreeModel, s protocol.StatusMsg, now time.Time) {
+func mustApply(t *testing.T, m *Tree, s protocol.StatusMsg, now time.Time) {
 	t.Helper()
-	if err := m.ApplyStatus(s, now); err != nil {
+	if _, err := m.ApplyStatus(s, now); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestTreeModelAssemblesTreeKeyframeAndDeltas(t *testing.T) {
-	var m TreeModel
+func TestTreeAssemblesTreeKeyframeAndDeltas(t *testing.T) {
+	var m Tree
 	if err := m.SetTree(testTree("m1"), at(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +86,8 @@ func TestTreeModelAssemblesTreeKeyframeAndDeltas(t *testing.T) {
 	}
 }
 
-func TestTreeModelSeqGapAsksForKeyframeAndRebuilds(t *testing.T) {
-	var m TreeModel
+func TestTreeSeqGapAsksForKeyframeAndRebuilds(t *testing.T) {
+	var m Tree
 	m.SetTree(testTree("m1"), at(0))
 	mustApply(t, &m, keyframe(7, "m1", "RRIII"), at(0))
 	mustApply(t, &m, delta(8, "m1", ns(1, 'S'), ns(2, 'R')), at(time.Second))
@@ -121,8 +121,8 @@ func TestTreeModelSeqGapAsksForKeyframeAndRebuilds(t *testing.T) {
 	}
 }
 
-func TestTreeModelRobotRestartIsAGap(t *testing.T) {
-	var m TreeModel
+func TestTreeRobotRestartIsAGap(t *testing.T) {
+	var m Tree
 	m.SetTree(testTree("m1"), at(0))
 	mustApply(t, &m, keyframe(500, "m1", "RRIII"), at(0))
 	mustApply(t, &m, delta(1, "m1", ns(1, 'S')), at(time.Second))
@@ -131,8 +131,8 @@ func TestTreeModelRobotRestartIsAGap(t *testing.T) {
 	}
 }
 
-func TestTreeModelNewTreeWaitsBrieflyForItsKeyframe(t *testing.T) {
-	var m TreeModel
+func TestTreeNewTreeWaitsBrieflyForItsKeyframe(t *testing.T) {
+	var m Tree
 	m.SetTree(testTree("m1"), at(0))
 	if m.AskKeyframe(at(500 * time.Millisecond)) {
 		t.Fatal("asked at once: the robot sends a keyframe with every new tree")
@@ -151,8 +151,8 @@ func TestTreeModelNewTreeWaitsBrieflyForItsKeyframe(t *testing.T) {
 	}
 }
 
-func TestTreeModelSameTreeKeepsStatuses(t *testing.T) {
-	var m TreeModel
+func TestTreeSameTreeKeepsStatuses(t *testing.T) {
+	var m Tree
 	m.SetTree(testTree("m1"), at(0))
 	mustApply(t, &m, keyframe(1, "m1", "RSRIR"), at(0))
 	m.SetTree(testTree("m1"), at(time.Second)) // retained copy after a reconnect
@@ -167,8 +167,8 @@ func TestTreeModelSameTreeKeepsStatuses(t *testing.T) {
 	}
 }
 
-func TestTreeModelRejectsWhatItCannotPlace(t *testing.T) {
-	var m TreeModel
+func TestTreeRejectsWhatItCannotPlace(t *testing.T) {
+	var m Tree
 	bad := testTree("m1")
 	bad.Nodes[3].Parent = 4 // after itself: a cycle is possible
 	if err := m.SetTree(bad, at(0)); err == nil || m.HaveTree {
@@ -176,21 +176,21 @@ func TestTreeModelRejectsWhatItCannotPlace(t *testing.T) {
 	}
 	m.SetTree(testTree("m1"), at(0))
 	mustApply(t, &m, keyframe(1, "m1", "IIIII"), at(0))
-	if err := m.ApplyStatus(keyframe(2, "m1", "RRR"), at(time.Second)); err == nil {
+	if _, err := m.ApplyStatus(keyframe(2, "m1", "RRR"), at(time.Second)); err == nil {
 		t.Error("a keyframe of the wrong length was applied")
 	}
 	if m.Synced || !m.AskKeyframe(at(time.Second)) {
 		t.Error("a bad keyframe does not ask for a good one")
 	}
 	mustApply(t, &m, keyframe(3, "m1", "IIIII"), at(2*time.Second))
-	if err := m.ApplyStatus(delta(4, "m1", ns(9, 'R'), ns(1, 'R')), at(3*time.Second)); err == nil {
+	if _, err := m.ApplyStatus(delta(4, "m1", ns(9, 'R'), ns(1, 'R')), at(3*time.Second)); err == nil {
 		t.Error("a change for node 9 of 5 was accepted")
 	}
 	if m.Status[1] != 'R' {
 		t.Error("the valid change next to a bad one was dropped")
 	}
 	// A status of another mission: the tree is not here yet.
-	m2 := TreeModel{}
+	m2 := Tree{}
 	m2.SetTree(testTree("m1"), at(0))
 	mustApply(t, &m2, keyframe(1, "m1", "IIIII"), at(0))
 	mustApply(t, &m2, keyframe(2, "m2", "RRRRRRRR"), at(time.Second))
@@ -202,8 +202,8 @@ func TestTreeModelRejectsWhatItCannotPlace(t *testing.T) {
 	}
 }
 
-func TestTreeModelResetAfterReconnect(t *testing.T) {
-	var m TreeModel
+func TestTreeResetAfterReconnect(t *testing.T) {
+	var m Tree
 	m.SetTree(testTree("m1"), at(0))
 	mustApply(t, &m, keyframe(5, "m1", "RRIII"), at(0))
 	m.Reset(at(time.Minute))
@@ -217,8 +217,8 @@ func TestTreeModelResetAfterReconnect(t *testing.T) {
 	}
 }
 
-func TestTreeModelEmptyTree(t *testing.T) {
-	var m TreeModel
+func TestTreeEmptyTree(t *testing.T) {
+	var m Tree
 	m.SetTree(protocol.TreeMsg{TreeInfo: protocol.TreeInfo{Nodes: []protocol.TreeNode{}}}, at(0))
 	if !m.HaveTree || !m.Synced || len(m.Order) != 0 {
 		t.Fatalf("no mission: have %v, synced %v", m.HaveTree, m.Synced)
@@ -242,8 +242,8 @@ func equalInts(a, b []int) bool {
 
 // A reason lasts while its node stays failed: a keyframe brings them all,
 // a delta new ones, and a status change clears the node's.
-func TestTreeModelReasons(t *testing.T) {
-	var m TreeModel
+func TestTreeReasons(t *testing.T) {
+	var m Tree
 	if err := m.SetTree(testTree("m1"), at(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -261,17 +261,26 @@ func TestTreeModelReasons(t *testing.T) {
 	}
 }
 
-func TestBatteryText(t *testing.T) {
-	for _, c := range []struct {
-		b    *protocol.BatteryState
-		want string
-	}{
-		{nil, "-"},
-		{&protocol.BatteryState{Percent: 93}, "93%"},
-		{&protocol.BatteryState{Percent: 96, Voltage: 12.5}, "96% (12.5 V)"},
-	} {
-		if got := batteryText(c.b); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
-		}
+// The tree and status topics are not ordered with each other: a keyframe
+// that comes first waits for its tree, and no keyframe is asked for.
+func TestTreeKeyframeBeforeItsTree(t *testing.T) {
+	var m Tree
+	mustApply(t, &m, keyframe(1, "m1", "RSRFR"), at(0))
+	if !m.WantsKeyframe() || m.HaveTree {
+		t.Fatalf("a keyframe without its tree: wants %v, have %v", m.WantsKeyframe(), m.HaveTree)
+	}
+	if err := m.SetTree(testTree("m1"), at(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if !m.Synced || !m.Keyed || string(m.Status) != "RSRFR" || m.WantsKeyframe() || m.AskKeyframe(at(time.Minute)) {
+		t.Fatalf("the waiting keyframe: synced %v, keyed %v, %q, wants %v", m.Synced, m.Keyed, m.Status, m.WantsKeyframe())
+	}
+	// One of another mission is not applied to this tree.
+	mustApply(t, &m, keyframe(2, "m2", "RR"), at(2*time.Second))
+	if err := m.SetTree(testTree("m3"), at(3*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if m.Keyed || string(m.Status) != "?????" {
+		t.Fatalf("another mission's keyframe applied: %q", m.Status)
 	}
 }
