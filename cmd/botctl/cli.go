@@ -52,6 +52,7 @@ type cli struct {
 	now func() time.Time
 
 	robotsOpt robotsOptions // botctl robots (cmd_robots.go)
+	debugOpt  debugOptions  // botctl debug (debug.go)
 }
 
 func newCLI(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cli {

@@ -68,6 +68,8 @@ var commands = []command{
 		run: (*cli).sign, flags: signFlags, ownsKey: true},
 	{name: "keygen", args: "--out FILE [--id ID]", short: "make an Ed25519 key pair for signed commands (FILE, FILE.pub)",
 		run: (*cli).keygen, flags: keygenFlags},
+	{name: "debug", args: "[ROBOT] [break|force|step|continue|list|clear ...] [--key KEY]",
+		short: "debug the running mission: breakpoints, steps, forced statuses (a session; help lists its commands)", run: (*cli).debug, flags: debugFlags, ownsKey: true},
 	{name: "watch", args: "[ROBOT]", short: "live terminal view of a robot's tree (default: the only robot online)", run: (*cli).watch},
 	{name: "ui", args: "[--listen ADDR] [--token-file FILE] [--https-cert FILE --https-key FILE] [--key KEY] [ROBOT]", short: "web dashboard (log in with the URL it prints)", run: (*cli).ui, flags: uiFlags, ownsKey: true},
 }

@@ -47,6 +47,7 @@ type Config struct {
 	Metrics   MetricsConfig     `yaml:"metrics"`
 	Memory    MemoryConfig      `yaml:"memory"`
 	Groot2    Groot2Config      `yaml:"groot2"`
+	Debug     DebugConfig       `yaml:"debug"`
 	Log       LogConfig         `yaml:"log"`
 
 	// Geofence is a keep-in fence the failsafe supervisor enforces.
@@ -507,6 +508,7 @@ func (c *Config) validateCounts(bad func(field, format string, args ...any)) {
 	}
 	c.Groot2.validate(bad, c.Security.RequireSignedMissions)
 	c.Memory.validate(bad)
+	c.Debug.validate(bad)
 }
 
 // readRelative reads a file named in the config, relative to it.

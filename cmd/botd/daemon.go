@@ -433,6 +433,7 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 			}
 		}()
 	}
+	s.enableDebug(cfg)
 	if cfg.Groot2.Listen != "" {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.serveGroot2(ctx) }()

@@ -66,7 +66,7 @@ func (g Groot2Config) addr() string {
 func (s *system) serveGroot2(ctx context.Context) {
 	addr := s.cfg.Groot2.addr()
 	srv, err := groot2.New(groot2.Config{Addr: addr, Source: s.runner, Registry: s.reg, Logger: s.log,
-		AllowDebug: s.cfg.Groot2.AllowDebug, Debug: s.runner})
+		AllowDebug: s.cfg.Groot2.AllowDebug, Debug: s.runner, HookSilence: s.cfg.Debug.ClientSilence})
 	if err != nil {
 		s.log.Error("groot2 endpoint not started", "err", err)
 		return

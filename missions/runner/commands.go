@@ -124,6 +124,9 @@ func (r *Runner) doSafely(ctx context.Context, c protocol.Command, entry *cacheE
 }
 
 func (r *Runner) do(ctx context.Context, c protocol.Command, entry *cacheEntry) (protocol.Reply, bool) {
+	if protocol.IsHookOp(c.Op) {
+		return r.doHook(ctx, c), false // hookcmds.go
+	}
 	p := &pending{c: c, reply: make(chan protocol.Reply, 1), entry: entry}
 	switch c.Op {
 	case protocol.OpMissionLoad:

@@ -36,6 +36,10 @@ type HookConfig struct {
 	// OnHit, when set, is told the node index of every hook hit. It runs
 	// on the tick goroutine and must not block.
 	OnHit func(node int32)
+	// Commands takes the ground station's hook commands (hookcmds.go)
+	// too; without it they are refused (the config allows only Groot2's
+	// hooks).
+	Commands bool
 }
 
 // Hook operations (HookOp.Op).
@@ -59,6 +63,12 @@ type HookOp struct {
 	// Tree, when set, is the tree the client's node indexes refer to: a
 	// set, remove or unlock is refused when another mission runs.
 	Tree *bt.Tree
+	// Mission and Revision, when Mission is set, are the mission the
+	// client's node indexes refer to: a set, remove or unlock is refused
+	// when another mission or revision runs (the ground station's form
+	// of Tree).
+	Mission  string
+	Revision int64
 }
 
 // Errors of Hook.
@@ -68,6 +78,7 @@ var (
 	ErrHookNotFound    = errors.New("no such hook")
 	ErrHookMode        = errors.New("hooks cannot be set in this mode (e-stop or failsafe)")
 	ErrHookTree        = errors.New("another mission runs now: fetch its tree again")
+	errHooksBusy       = errors.New("too many hook requests queued; try again")
 )
 
 // hookReq is a HookOp on its way to the tick goroutine.
@@ -92,7 +103,20 @@ type hooksState struct {
 }
 
 // EnableHooks allows hooks, with c (any goroutine, before or after Run).
+//
+// Called again (the Groot2 endpoint and the ground station's commands
+// each enable hooks), it keeps what an earlier call set and c leaves
+// unset: OnHit, Commands and the silence.
 func (r *Runner) EnableHooks(c HookConfig) {
+	if old := r.hooks.cfg.Load(); old != nil {
+		if c.OnHit == nil {
+			c.OnHit = old.OnHit
+		}
+		c.Commands = c.Commands || old.Commands
+		if c.Silence <= 0 {
+			c.Silence = old.Silence
+		}
+	}
 	if c.Silence <= 0 {
 		c.Silence = DefaultHookSilence
 	}
@@ -119,7 +143,7 @@ func (r *Runner) Hook(ctx context.Context, op HookOp) ([]bt.HookState, error) {
 	select {
 	case r.hooks.ch <- req:
 	default:
-		return nil, errors.New("too many hook requests queued; try again")
+		return nil, errHooksBusy
 	}
 	select {
 	case rep := <-req.reply:
@@ -172,8 +196,11 @@ func (r *Runner) applyHook(op HookOp, now time.Time) ([]bt.HookState, error) {
 		a.SetHookListener(r.hookListener(run))
 	}
 	r.hooks.beat.Store(now.UnixNano())
-	if op.Tree != nil && op.Tree != a.Tree() && (op.Op == HookSet || op.Op == HookRemove || op.Op == HookUnlock) {
-		return a.Hooks(nil), ErrHookTree
+	if op.Op == HookSet || op.Op == HookRemove || op.Op == HookUnlock {
+		d := run.s.m.Doc
+		if (op.Tree != nil && op.Tree != a.Tree()) || (op.Mission != "" && (op.Mission != d.ID || op.Revision != d.Revision)) {
+			return a.Hooks(nil), ErrHookTree
+		}
 	}
 	switch op.Op {
 	case HookSet:

@@ -54,11 +54,17 @@ var Signed = map[string]bool{
 	protocol.OpMissionResume: true,
 	protocol.OpBlackboardSet: true,
 	protocol.OpEStopReset:    true,
+	// Hooks hold, release and force the mission's nodes (hook.list only
+	// reads them).
+	protocol.OpHookSet:    true,
+	protocol.OpHookUnlock: true,
+	protocol.OpHookRemove: true,
+	protocol.OpHookClear:  true,
 }
 
 // ArgMembers are the command members the argument hash covers, in the
 // order they are hashed.
-var ArgMembers = []string{"mission", "start", "replace", "mission_id", "slot", "tree", "agent", "key", "value"}
+var ArgMembers = []string{"mission", "start", "replace", "mission_id", "slot", "tree", "agent", "key", "value", "hook"}
 
 // Envelope is what is signed.
 type Envelope struct {

@@ -222,6 +222,7 @@ type Command struct {
 	Key       string          `json:"key,omitempty"`
 	Value     any             `json:"value,omitempty"`
 	SinceSeq  uint64          `json:"since_seq,omitempty"` // events.request
+	Hook      *HookArgs       `json:"hook,omitempty"`      // hook.* (hooks.go)
 	Seq       uint64          `json:"seq,omitempty"`       // events.ack
 	Signature string          `json:"signature,omitempty"`
 	KeyID     string          `json:"key_id,omitempty"`
@@ -343,6 +344,9 @@ const (
 	// command left on the broker would otherwise run again at every
 	// connect (an e-stop is obeyed all the same).
 	ErrRetained = "RETAINED"
+	// ErrDebugNotAllowed refuses a hook command on a robot whose config
+	// does not allow debugging.
+	ErrDebugNotAllowed = "DEBUG_NOT_ALLOWED"
 )
 
 // TickSummary is a snapshot of the tick loop's figures.
