@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,6 +290,19 @@ vda5050: {manufacturer: botd-test, map_id: yard, state_every: 1s}
 		t.Fatal(err)
 	}
 	mqtttest.Eventually(t, "node s1 reached", func() bool { return last().LastNodeID == "s1" })
+	// Driving north (+y) the robot faces theta = pi/2 (counterclockwise
+	// from the map's x axis, as VDA 5050 has it).
+	var theta []float64
+	mqtttest.Eventually(t, "agvPosition theta north while driving north", func() bool {
+		v := rec.On(prefix + "visualization")
+		var m struct{ AgvPosition *struct{ Theta float64 } }
+		if len(v) == 0 || json.Unmarshal(v[len(v)-1].Payload, &m) != nil || m.AgvPosition == nil {
+			return false
+		}
+		theta = append(theta, m.AgvPosition.Theta)
+		return math.Abs(m.AgvPosition.Theta-math.Pi/2) < 0.1
+	})
+	t.Logf("theta %v", theta)
 	p.stop(t)
 	n := len(rec.On(prefix + "state"))
 	startDaemonProc(t, "-config", conf, "-state-dir", state)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,8 @@ type harness struct {
 	pose   [3]float64
 	header uint32
 	stop   func() // stops the adapter (a daemon's shutdown)
+	// noHeading: the pose source gives no heading.
+	noHeading bool
 }
 
 func start(t *testing.T, cfg Config) *harness {
@@ -78,7 +81,7 @@ func (h *harness) reading(key string) (float64, time.Time, bool) {
 	case "pose.y":
 		return h.pose[1], time.Now(), true
 	case "pose.heading":
-		return h.pose[2], time.Now(), true
+		return h.pose[2], time.Now(), !h.noHeading
 	}
 	return 0, time.Time{}, false
 }
@@ -491,5 +494,38 @@ func TestProgressAfterRestart(t *testing.T) {
 	h3.send("instantActions", map[string]any{"actions": []any{map[string]any{"actionType": "stateRequest", "actionId": "x", "blockingType": "NONE"}}})
 	if s := h3.c.waitState("answered", func(s State) bool { return len(s.ActionStates) == 1 }); s.OrderID != "" {
 		t.Fatalf("a damaged file was used: %+v", s)
+	}
+}
+
+// agvPosition's theta is the pose's heading in [-pi, pi]; without a
+// heading the position is not initialized; a pose that is not a number
+// leaves agvPosition out (and the state still goes out).
+func TestAgvPositionTheta(t *testing.T) {
+	h := start(t, Config{})
+	setPose := func(x, y, th float64, noHeading bool) {
+		h.mu.Lock()
+		h.pose, h.noHeading = [3]float64{x, y, th}, noHeading
+		h.mu.Unlock()
+	}
+	ask := func(id string) State {
+		h.send("instantActions", map[string]any{"actions": []any{map[string]any{"actionType": "stateRequest", "actionId": id, "blockingType": "NONE"}}})
+		return h.c.waitState(id, func(s State) bool {
+			return len(s.ActionStates) > 0 && s.ActionStates[len(s.ActionStates)-1].ActionID == id
+		})
+	}
+	for i, c := range []struct{ heading, theta float64 }{{3 * math.Pi / 2, -math.Pi / 2}, {7, 7 - 2*math.Pi}, {-math.Pi / 4, -math.Pi / 4}} {
+		setPose(1, 2, c.heading, false)
+		p := ask(fmt.Sprintf("h%d", i)).AgvPosition
+		if p == nil || !p.PositionInitialized || math.Abs(p.Theta-c.theta) > 1e-9 || p.X != 1 || p.Y != 2 {
+			t.Errorf("heading %v: agvPosition %+v, want theta %v", c.heading, p, c.theta)
+		}
+	}
+	setPose(1, 2, 0, true)
+	if p := ask("no-heading").AgvPosition; p == nil || p.PositionInitialized || p.Theta != 0 {
+		t.Errorf("without a heading: %+v", p)
+	}
+	setPose(math.NaN(), 2, 1, false)
+	if p := ask("nan").AgvPosition; p != nil {
+		t.Errorf("a pose that is not a number: %+v", p)
 	}
 }

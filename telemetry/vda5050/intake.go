@@ -214,7 +214,7 @@ func (a *Adapter) checkStart(o *Order, p *plan) *Error {
 	if first.NodePosition == nil {
 		return nil
 	}
-	x, y, _, ok := a.poseNow()
+	x, y, _, _, ok := a.poseNow()
 	if !ok {
 		return orderErr(o, ErrNoRoute, "the robot's pose is not known: it cannot drive an order", Reference{"nodeId", first.NodeID})
 	}

@@ -182,16 +182,22 @@ type poseTracker struct {
 }
 
 // poseNow reads the pose; ok is false when there is none or it is stale.
-func (a *Adapter) poseNow() (x, y, th float64, ok bool) {
+// hasTh is false when the pose source gives no heading (a GPS before the
+// robot first moved): th is 0 then.
+func (a *Adapter) poseNow() (x, y, th float64, hasTh, ok bool) {
 	k := a.cfg.PoseKey
 	x, at, okx := a.o.Reading(k + ".x")
 	y, _, oky := a.o.Reading(k + ".y")
-	th, _, _ = a.o.Reading(k + ".heading")
-	return x, y, th, okx && oky && a.o.Now().Sub(at) < 2*time.Second
+	th, _, hasTh = a.o.Reading(k + ".heading")
+	if !hasTh || math.IsNaN(th) || math.IsInf(th, 0) {
+		th, hasTh = 0, false
+	}
+	finite := !math.IsNaN(x+y) && !math.IsInf(x+y, 0)
+	return x, y, th, hasTh, okx && oky && finite && a.o.Now().Sub(at) < 2*time.Second
 }
 
 func (t *poseTracker) sample(a *Adapter) {
-	x, y, th, ok := a.poseNow()
+	x, y, th, _, ok := a.poseNow()
 	now := a.o.Now()
 	if !ok {
 		t.has = false
@@ -211,12 +217,15 @@ func (t *poseTracker) sample(a *Adapter) {
 }
 
 // position is agvPosition and velocity (nil when no pose is known).
+// theta is the pose's heading (counterclockwise from the map's x axis, in
+// [-pi, pi]); without a heading the position is not initialized (theta
+// 0), as the robot does not know where it faces.
 func (a *Adapter) position() (*AgvPosition, *Velocity) {
-	x, y, th, ok := a.poseNow()
+	x, y, th, hasTh, ok := a.poseNow()
 	if !ok {
 		return nil, nil
 	}
-	p := &AgvPosition{X: x, Y: y, Theta: math.Remainder(th, 2*math.Pi), MapID: a.cfg.MapID, PositionInitialized: true}
+	p := &AgvPosition{X: x, Y: y, Theta: math.Remainder(th, 2*math.Pi), MapID: a.cfg.MapID, PositionInitialized: hasTh}
 	if q, _, has := a.o.Reading(a.cfg.PoseKey + ".quality"); has && !math.IsNaN(q) {
 		q = math.Max(0, math.Min(1, q))
 		p.LocalizationScore = &q
