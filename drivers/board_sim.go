@@ -84,7 +84,7 @@ func (c *Config) simRobotConfig(board string) simWiring {
 // checkSimWiring reports what the simulated robot cannot be: it has one base, one sonar, one
 // battery, one bump switch and one IMU, a 12-bit battery ADC, and pins wired to those parts
 // cannot double as anything else.
-func (c *Config) checkSimWiring(v *validator, board string) {
+func (c *Config) checkSimWiring(v *Validator, board string) {
 	seen := map[string]string{}
 	for i, d := range c.Devices {
 		if d == nil || d.Adaptor != board || d.Spec == nil || d.Spec.Kind() != d.Kind {
@@ -94,7 +94,7 @@ func (c *Config) checkSimWiring(v *validator, board string) {
 		switch d.Kind {
 		case KindDiffDrive, KindRange, KindBattery, KindBump, KindIMU, KindGPS:
 			if prev, dup := seen[d.Kind]; dup {
-				v.errorf(path+".kind", "the simulated robot has one %s (already %s)", d.Kind, prev)
+				v.Errorf(path+".kind", "the simulated robot has one %s (already %s)", d.Kind, prev)
 				continue
 			}
 			seen[d.Kind] = path
@@ -102,25 +102,25 @@ func (c *Config) checkSimWiring(v *validator, board string) {
 		switch s := d.Spec.(type) {
 		case *DiffDriveConfig:
 			if s.Left.Reverse || s.Right.Reverse {
-				v.errorf(path+".left", "the simulated motors are not mirrored: reverse is for real wiring")
+				v.Errorf(path+".left", "the simulated motors are not mirrored: reverse is for real wiring")
 			}
 		case *OdometryConfig:
 			if s.Encoders == nil {
 				break
 			}
 			if prev, dup := seen["encoders"]; dup {
-				v.errorf(path+".encoders", "the simulated robot has one pair of wheel encoders (already %s)", prev)
+				v.Errorf(path+".encoders", "the simulated robot has one pair of wheel encoders (already %s)", prev)
 			}
 			seen["encoders"] = path
 			if s.Encoders.Left.Reverse || s.Encoders.Right.Reverse {
-				v.errorf(path+".encoders", "the simulated encoders are not mirrored: reverse is for real wiring")
+				v.Errorf(path+".encoders", "the simulated encoders are not mirrored: reverse is for real wiring")
 			}
 		case *BatteryConfig:
 			if s.ADC != nil {
-				v.errorf(path+".adc", "the sim board reads its battery on its own analog pin; it has no i2c ADC")
+				v.Errorf(path+".adc", "the sim board reads its battery on its own analog pin; it has no i2c ADC")
 			}
 			if s.Scale.RawMax != sim.ADCMax {
-				v.errorf(path+".scale.raw_max", "the sim's battery ADC is 12-bit: raw_max must be %d (got %d)", sim.ADCMax, s.Scale.RawMax)
+				v.Errorf(path+".scale.raw_max", "the sim's battery ADC is 12-bit: raw_max must be %d (got %d)", sim.ADCMax, s.Scale.RawMax)
 			}
 		}
 	}
@@ -130,16 +130,16 @@ func (c *Config) checkSimWiring(v *validator, board string) {
 		if d == nil || d.Adaptor != board || d.Spec == nil || d.Spec.Kind() != d.Kind {
 			continue
 		}
-		for _, p := range d.Spec.pins() {
-			if role, wired := w.roles[p.pin]; wired && p.mode != pinI2C {
-				v.errorf(fmt.Sprintf("devices[%d].%s", i, p.field),
-					"pin %q is wired to the simulated robot's %s (the sim keeps its default wiring for parts no device names)", p.pin, role)
+		for _, p := range d.Spec.Pins() {
+			if role, wired := w.roles[p.Pin]; wired && p.Mode != PinI2C {
+				v.Errorf(fmt.Sprintf("devices[%d].%s", i, p.Field),
+					"pin %q is wired to the simulated robot's %s (the sim keeps its default wiring for parts no device names)", p.Pin, role)
 			}
 		}
 	}
 	if len(v.errs) == before {
 		if err := w.robot.Validate(); err != nil {
-			v.errorf("adaptors."+board, "the simulated robot these devices describe is invalid: %v", err)
+			v.Errorf("adaptors."+board, "the simulated robot these devices describe is invalid: %v", err)
 		}
 	}
 }

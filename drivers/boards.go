@@ -18,7 +18,7 @@ var piHeader = map[string]int{
 
 // boardRules says which pins and buses a board has.
 type boardRules interface {
-	checkPin(mode pinMode, pin string) string // "" when the board can do mode on pin
+	checkPin(mode PinMode, pin string) string // "" when the board can do mode on pin
 	checkBus(bus int) string
 }
 
@@ -84,8 +84,8 @@ func headerPins() []string {
 // digital pins are the Pi header's, and its analog inputs are A0..A7.
 type simRules struct{}
 
-func (simRules) checkPin(mode pinMode, pin string) string {
-	if mode == pinAnalog {
+func (simRules) checkPin(mode PinMode, pin string) string {
+	if mode == PinAnalog {
 		if len(pin) == 2 && pin[0] == 'A' && pin[1] >= '0' && pin[1] <= '7' {
 			return ""
 		}
@@ -103,11 +103,11 @@ func (simRules) checkBus(bus int) string {
 
 type raspiRules struct{ pwm string }
 
-func (r raspiRules) checkPin(mode pinMode, pin string) string {
+func (r raspiRules) checkPin(mode PinMode, pin string) string {
 	switch mode {
-	case pinAnalog:
+	case PinAnalog:
 		return "the Raspberry Pi has no analog inputs: put an i2c ADC in front (adc: {kind: ads1115})"
-	case pinPWM, pinServo:
+	case PinPWM, PinServo:
 		if r.pwm == "sysfs" {
 			if pin == "pwm0" || pin == "pwm1" {
 				return ""
@@ -129,18 +129,18 @@ func (raspiRules) checkBus(bus int) string {
 // 14..19 are A0..A5), PWM on 3, 5, 6, 9, 10 and 11, analog inputs 0..5, i2c bus 0.
 type firmataRules struct{}
 
-func (firmataRules) checkPin(mode pinMode, pin string) string {
+func (firmataRules) checkPin(mode PinMode, pin string) string {
 	n, err := strconv.Atoi(pin)
 	switch {
-	case mode == pinEncoder:
+	case mode == PinEncoder:
 		return "the firmata adaptor has no DigitalPin access with edge events, which wheel encoders need (use dead reckoning: leave encoders out)"
 	case err != nil:
 		return fmt.Sprintf("%q: firmata pins are numbers", pin)
-	case mode == pinAnalog:
+	case mode == PinAnalog:
 		if n < 0 || n > 5 {
 			return fmt.Sprintf("%q is not an analog input of an Arduino Uno (0..5)", pin)
 		}
-	case mode == pinPWM:
+	case mode == PinPWM:
 		switch n {
 		case 3, 5, 6, 9, 10, 11:
 		default:

@@ -113,15 +113,19 @@ func raspiPWMOptions(cfg *Config, board string) []adaptors.PwmPinsOptionApplier 
 	if a.PWM != "sysfs" {
 		o = append(o, adaptors.WithPWMUsePiBlaster())
 	}
-	for _, d := range cfg.DevicesOfKind(KindServo) {
-		s, ok := d.Spec.(*ServoConfig)
-		if !ok || d.Adaptor != board {
+	for _, d := range cfg.Devices {
+		if d == nil || d.Adaptor != board {
 			continue
 		}
-		if a.PWM == "sysfs" {
-			o = append(o, adaptors.WithPWMDefaultPeriodForPin(s.Pin, 20_000_000))
+		for _, p := range d.Spec.Pins() {
+			if p.Mode != PinServo {
+				continue
+			}
+			if a.PWM == "sysfs" {
+				o = append(o, adaptors.WithPWMDefaultPeriodForPin(p.Pin, 20_000_000))
+			}
+			o = append(o, adaptors.WithPWMServoDutyCycleRangeForPin(p.Pin, 500*time.Microsecond, 2500*time.Microsecond))
 		}
-		o = append(o, adaptors.WithPWMServoDutyCycleRangeForPin(s.Pin, 500*time.Microsecond, 2500*time.Microsecond))
 	}
 	return o
 }
@@ -133,58 +137,41 @@ func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 			b = x
 		}
 	}
-	if k, _ := kindByName(dc.Kind); b == nil && !k.boardless {
+	k, _ := r.cfg.Kinds.Kind(dc.Kind)
+	if b == nil && !k.Boardless {
 		return nil, fmt.Errorf("unknown board %q", dc.Adaptor)
 	}
 	d := &device{name: dc.Name, kind: dc.Kind, path: path, cfg: dc, board: b}
-	var err error
-	switch s := dc.Spec.(type) {
-	case *MAVLinkVehicleConfig:
-		err = r.buildVehicle(d, s)
-	case *DiffDriveConfig:
-		err = buildDiffDrive(d, s)
-	case *ServoConfig:
-		err = buildServo(d, s)
-	case *OutputConfig:
-		err = buildOutput(d, s)
-	case *PWMOutConfig:
-		err = buildPWMOut(d, s)
-	case *RangeConfig:
-		err = buildRange(d, s)
-	case *BatteryConfig:
-		err = buildBattery(d, s)
-	case *IMUConfig:
-		err = buildIMU(d, s)
-	case *BumpConfig:
-		err = buildBump(d, s)
-	case *PoseConfig:
-		err = r.buildPose(d, s)
-	case *OdometryConfig:
-		err = r.buildOdometry(d, s)
-	case *MQTTPoseConfig:
-		err = r.buildMQTTPose(d, s)
-	case *GPSConfig:
-		err = r.buildGPS(d, s)
-	case *TelloConfig:
-		err = r.buildTello(d, s)
-	default:
-		err = fmt.Errorf("kind %q cannot be built", dc.Kind)
+	if k.Build == nil {
+		return nil, fmt.Errorf("kind %q cannot be built", dc.Kind)
 	}
-	if err != nil {
+	if err := k.Build(&Builder{r: r, d: d}); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// need returns the board's adaptor as the capability T a Gobot driver asks for, or an error
-// naming what is missing (Gobot's constructors would panic instead).
-func need[T any](b *board, what string) (T, error) {
-	v, ok := b.adaptor.(T)
-	if !ok {
-		var zero T
-		return zero, fmt.Errorf("board %q (%s) cannot %s", b.name, b.cfg.Kind, what)
-	}
-	return v, nil
+// builtinBuild builds the kinds this package still holds.
+var builtinBuild = map[string]func(*Builder) error{
+	KindMAVLinkVehicle: func(b *Builder) error { return b.r.buildVehicle(b.d, b.Spec().(*MAVLinkVehicleConfig)) },
+	KindDiffDrive:      func(b *Builder) error { return buildDiffDrive(b.d, b.Spec().(*DiffDriveConfig)) },
+	KindServo:          func(b *Builder) error { return buildServo(b.d, b.Spec().(*ServoConfig)) },
+	KindLED:            buildOutputKind,
+	KindRelay:          buildOutputKind,
+	KindBuzzer:         buildOutputKind,
+	KindDigitalOut:     buildOutputKind,
+	KindPWMOut:         func(b *Builder) error { return buildPWMOut(b.d, b.Spec().(*PWMOutConfig)) },
+	KindRange:          func(b *Builder) error { return buildRange(b.d, b.Spec().(*RangeConfig)) },
+	KindBattery:        func(b *Builder) error { return buildBattery(b.d, b.Spec().(*BatteryConfig)) },
+	KindIMU:            func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
+	KindBump:           func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
+	KindPose:           func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
+	KindOdometry:       func(b *Builder) error { return b.r.buildOdometry(b.d, b.Spec().(*OdometryConfig)) },
+	KindMQTTPose:       func(b *Builder) error { return b.r.buildMQTTPose(b.d, b.Spec().(*MQTTPoseConfig)) },
+	KindGPS:            func(b *Builder) error { return b.r.buildGPS(b.d, b.Spec().(*GPSConfig)) },
+	KindTello:          func(b *Builder) error { return b.r.buildTello(b.d, b.Spec().(*TelloConfig)) },
 }
+
+func buildOutputKind(b *Builder) error { return buildOutput(b.d, b.Spec().(*OutputConfig)) }
 
 var _ gobot.Adaptor = (*sim.Adaptor)(nil)

@@ -1,6 +1,7 @@
 package drivers
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -22,6 +23,8 @@ import (
 type Config struct {
 	Adaptors map[string]*AdaptorConfig
 	Devices  []*DeviceConfig
+	// Kinds are the device kinds the config may use (set by Registry.ParseConfig).
+	Kinds *Registry
 }
 
 // AdaptorConfig is one board.
@@ -57,50 +60,28 @@ type DeviceConfig struct {
 	// Adaptor names the board the device is wired to; it may be left out when there is only
 	// one.
 	Adaptor string
-	// Spec is the kind's own configuration: *DiffDriveConfig, *ServoConfig, *OutputConfig
-	// (led, relay, buzzer, digital_out), *PWMOutConfig, *RangeConfig, *BatteryConfig,
-	// *IMUConfig, *BumpConfig, *PoseConfig or *OdometryConfig.
-	Spec DeviceSpec
+	// Spec is the kind's own configuration: the section its KindInfo.New returns.
+	Spec Spec
 }
 
-// DeviceSpec is a device kind's own section of the configuration. The package's kinds are the
-// only implementations.
-type DeviceSpec interface {
-	// Kind is the kind's name in the configuration ("diff_drive", "servo", ...).
-	Kind() string
-	// defaults fills in the zero fields for a board of the given kind.
-	defaults(board string)
-	// validate reports the section's problems under path ("devices[2]").
-	validate(v *validator, path string)
-	// pins lists the board pins and i2c addresses the device uses.
-	pins() []pinUse
-	// keys are the blackboard keys a sensor writes (nil for an actuator).
-	keys(name string) []sensorKey
-}
-
-// sensorKey is one value a sensor writes to the blackboard.
-type sensorKey struct {
-	name    string
-	boolean bool // written as a boolean rather than a number
-}
-
-// LoadConfig reads and parses a YAML robot config.
-func LoadConfig(path string) (*Config, error) {
+// LoadConfig reads and parses a YAML robot config of the registry's kinds.
+func (r *Registry) LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("drivers: load config: %w", err)
 	}
-	cfg, err := ParseConfig(data)
+	cfg, err := r.ParseConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
 }
 
-// ParseConfig decodes a YAML robot config, fills in the defaults and validates it. It reports
-// every problem found (as ConfigErrors), each with its path in the document.
-func ParseConfig(data []byte) (*Config, error) {
-	cfg, errs := decodeConfig(data)
+// ParseConfig decodes a YAML robot config of the registry's kinds, fills in the defaults and
+// validates it. It reports every problem found (as ConfigErrors), each with its path in the
+// document.
+func (r *Registry) ParseConfig(data []byte) (*Config, error) {
+	cfg, errs := decodeConfig(r, data)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -115,9 +96,12 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // Validate fills in the defaults and reports every problem with the configuration (as
 // ConfigErrors), or nil.
 func (c *Config) Validate() error {
-	v := &validator{}
+	if c.Kinds == nil {
+		return errors.New("drivers: the config has no kinds (parse it with Registry.ParseConfig, or set Config.Kinds)")
+	}
+	v := &Validator{}
 	if len(c.Adaptors) == 0 && c.needsBoard() {
-		v.errorf("adaptors", "at least one board is needed (e.g. board: {kind: sim})")
+		v.Errorf("adaptors", "at least one board is needed (e.g. board: {kind: sim})")
 	}
 	sims := 0
 	for _, name := range c.adaptorNames() {
@@ -125,48 +109,48 @@ func (c *Config) Validate() error {
 		path := "adaptors." + name
 		switch {
 		case a == nil:
-			v.errorf(path, "empty board")
+			v.Errorf(path, "empty board")
 			continue
 		case !nameRE.MatchString(name):
-			v.errorf(path, "board names may only use letters, digits, '_' and '-'")
+			v.Errorf(path, "board names may only use letters, digits, '_' and '-'")
 		}
 		switch a.Kind {
 		case BoardSim:
 			sims++
 			if sims > 1 {
-				v.errorf(path+".kind", "only one sim board per robot (the world holds one robot per name)")
+				v.Errorf(path+".kind", "only one sim board per robot (the world holds one robot per name)")
 			}
 		case BoardRaspi:
 			if a.PWM != "" && a.PWM != "pi-blaster" && a.PWM != "sysfs" {
-				v.errorf(path+".pwm", "%q is not pi-blaster or sysfs", a.PWM)
+				v.Errorf(path+".pwm", "%q is not pi-blaster or sysfs", a.PWM)
 			}
 		case BoardFirmata:
 			if a.Port == "" {
-				v.errorf(path+".port", "a firmata board needs its serial port (e.g. /dev/ttyACM0)")
+				v.Errorf(path+".port", "a firmata board needs its serial port (e.g. /dev/ttyACM0)")
 			}
 			if !firmataBuilt {
-				v.errorf(path+".kind", "%s", noFirmataMessage)
+				v.Errorf(path+".kind", "%s", noFirmataMessage)
 			}
 		case "":
-			v.errorf(path+".kind", "missing board kind (sim, raspi or firmata)")
+			v.Errorf(path+".kind", "missing board kind (sim, raspi or firmata)")
 		default:
-			v.errorf(path+".kind", "unknown board kind %q (want sim, raspi or firmata)", a.Kind)
+			v.Errorf(path+".kind", "unknown board kind %q (want sim, raspi or firmata)", a.Kind)
 		}
 		if a.Port != "" && a.Kind != BoardFirmata {
-			v.errorf(path+".port", "only firmata boards take a port")
+			v.Errorf(path+".port", "only firmata boards take a port")
 		}
 		if a.PWM != "" && a.Kind != BoardRaspi {
-			v.errorf(path+".pwm", "only raspi boards take a pwm mode")
+			v.Errorf(path+".pwm", "only raspi boards take a pwm mode")
 		}
 		if a.Noise != nil && a.Kind != BoardSim {
-			v.errorf(path+".noise", "only sim boards take noise (a real robot brings its own)")
+			v.Errorf(path+".noise", "only sim boards take noise (a real robot brings its own)")
 		}
 	}
 	names := map[string]string{}
 	for i, d := range c.Devices {
 		path := fmt.Sprintf("devices[%d]", i)
 		if d == nil {
-			v.errorf(path, "empty device")
+			v.Errorf(path, "empty device")
 			continue
 		}
 		c.checkDevice(v, path, d, names)
@@ -176,39 +160,39 @@ func (c *Config) Validate() error {
 	return v.errs.err()
 }
 
-func (c *Config) checkDevice(v *validator, path string, d *DeviceConfig, names map[string]string) {
+func (c *Config) checkDevice(v *Validator, path string, d *DeviceConfig, names map[string]string) {
 	switch {
 	case d.Name == "":
-		v.errorf(path+".name", "missing device name")
+		v.Errorf(path+".name", "missing device name")
 	case !nameRE.MatchString(d.Name):
-		v.errorf(path+".name", "%q: device names may only use letters, digits, '_' and '-'", d.Name)
+		v.Errorf(path+".name", "%q: device names may only use letters, digits, '_' and '-'", d.Name)
 	case names[d.Name] != "":
-		v.errorf(path+".name", "duplicate device name %q (also %s)", d.Name, names[d.Name])
+		v.Errorf(path+".name", "duplicate device name %q (also %s)", d.Name, names[d.Name])
 	default:
 		names[d.Name] = path
 	}
-	k, ok := kindByName(d.Kind)
+	k, ok := c.Kinds.Kind(d.Kind)
 	switch {
 	case d.Kind == "":
-		v.errorf(path+".kind", "missing device kind (%s)", strings.Join(kindNames(), ", "))
+		v.Errorf(path+".kind", "missing device kind (%s)", strings.Join(c.Kinds.Names(), ", "))
 		return
 	case !ok:
-		v.errorf(path+".kind", "unknown device kind %q (want one of %s)", d.Kind, strings.Join(kindNames(), ", "))
+		v.Errorf(path+".kind", "unknown device kind %q (want one of %s)", d.Kind, strings.Join(c.Kinds.Names(), ", "))
 		return
 	}
 	if d.Spec == nil {
-		d.Spec = k.newSpec()
+		d.Spec = k.New()
 	}
 	if d.Spec.Kind() != d.Kind {
-		v.errorf(path+".kind", "kind %q does not match its section (%s)", d.Kind, d.Spec.Kind())
+		v.Errorf(path+".kind", "kind %q does not match its section (%s)", d.Kind, d.Spec.Kind())
 		return
 	}
-	if k.boardless {
+	if k.Boardless {
 		if d.Adaptor != "" {
-			v.errorf(path+".adaptor", "a %s device is wired to no board", d.Kind)
+			v.Errorf(path+".adaptor", "a %s device is wired to no board", d.Kind)
 		}
-		d.Spec.defaults("")
-		d.Spec.validate(v, path)
+		d.Spec.Defaults("")
+		d.Spec.Validate(v, path)
 		return
 	}
 	board := c.adaptorOf(v, path, d)
@@ -216,31 +200,31 @@ func (c *Config) checkDevice(v *validator, path string, d *DeviceConfig, names m
 		return
 	}
 	if msg := boardSupports(board, d.Kind); msg != "" {
-		v.errorf(path+".kind", "%s", msg)
+		v.Errorf(path+".kind", "%s", msg)
 		return
 	}
-	d.Spec.defaults(board.Kind)
-	d.Spec.validate(v, path)
+	d.Spec.Defaults(board.Kind)
+	d.Spec.Validate(v, path)
 	rules := rulesFor(board)
-	for _, p := range d.Spec.pins() {
-		if p.mode == pinI2C {
-			if msg := rules.checkBus(p.bus); msg != "" {
-				v.errorf(path+"."+p.field, "%s", msg)
+	for _, p := range d.Spec.Pins() {
+		if p.Mode == PinI2C {
+			if msg := rules.checkBus(p.Bus); msg != "" {
+				v.Errorf(path+"."+p.Field, "%s", msg)
 			}
 			continue
 		}
-		if p.pin == "" {
-			v.errorf(path+"."+p.field, "missing pin")
+		if p.Pin == "" {
+			v.Errorf(path+"."+p.Field, "missing pin")
 			continue
 		}
-		if msg := rules.checkPin(p.mode, p.pin); msg != "" {
-			v.errorf(path+"."+p.field, "%s", msg)
+		if msg := rules.checkPin(p.Mode, p.Pin); msg != "" {
+			v.Errorf(path+"."+p.Field, "%s", msg)
 		}
 	}
 }
 
 // adaptorOf resolves a device's board, defaulting to the only one.
-func (c *Config) adaptorOf(v *validator, path string, d *DeviceConfig) *AdaptorConfig {
+func (c *Config) adaptorOf(v *Validator, path string, d *DeviceConfig) *AdaptorConfig {
 	if d.Adaptor == "" {
 		if len(c.Adaptors) == 1 {
 			for name := range c.Adaptors {
@@ -248,14 +232,14 @@ func (c *Config) adaptorOf(v *validator, path string, d *DeviceConfig) *AdaptorC
 			}
 		} else {
 			if len(c.Adaptors) > 1 {
-				v.errorf(path+".adaptor", "which board? there are several (%s)", strings.Join(c.adaptorNames(), ", "))
+				v.Errorf(path+".adaptor", "which board? there are several (%s)", strings.Join(c.adaptorNames(), ", "))
 			}
 			return nil
 		}
 	}
 	a, ok := c.Adaptors[d.Adaptor]
 	if !ok || a == nil {
-		v.errorf(path+".adaptor", "unknown board %q (boards: %s)", d.Adaptor, strings.Join(c.adaptorNames(), ", "))
+		v.Errorf(path+".adaptor", "unknown board %q (boards: %s)", d.Adaptor, strings.Join(c.adaptorNames(), ", "))
 		return nil
 	}
 	switch a.Kind {
@@ -267,7 +251,7 @@ func (c *Config) adaptorOf(v *validator, path string, d *DeviceConfig) *AdaptorC
 
 // checkWiring reports pins and i2c addresses used twice on one board, sensor keys written by
 // two devices, and what the simulated board cannot do.
-func (c *Config) checkWiring(v *validator) {
+func (c *Config) checkWiring(v *Validator) {
 	type use struct{ path string }
 	pins := map[string]use{}
 	keys := map[string]string{}
@@ -276,32 +260,32 @@ func (c *Config) checkWiring(v *validator) {
 			continue
 		}
 		path := fmt.Sprintf("devices[%d]", i)
-		for _, p := range d.Spec.pins() {
-			id := d.Adaptor + "\x00" + p.pin
-			if p.mode == pinI2C {
-				id = fmt.Sprintf("%s\x00i2c %d/%#x", d.Adaptor, p.bus, p.addr)
-			} else if p.pin == "" {
+		for _, p := range d.Spec.Pins() {
+			id := d.Adaptor + "\x00" + p.Pin
+			if p.Mode == PinI2C {
+				id = fmt.Sprintf("%s\x00i2c %d/%#x", d.Adaptor, p.Bus, p.Addr)
+			} else if p.Pin == "" {
 				continue
 			}
 			if prev, dup := pins[id]; dup {
-				what := fmt.Sprintf("pin %q", p.pin)
-				if p.mode == pinI2C {
-					what = fmt.Sprintf("i2c address %#x on bus %d", p.addr, p.bus)
+				what := fmt.Sprintf("pin %q", p.Pin)
+				if p.Mode == PinI2C {
+					what = fmt.Sprintf("i2c address %#x on bus %d", p.Addr, p.Bus)
 				}
-				v.errorf(path+"."+p.field, "%s is already used by %s", what, prev.path)
+				v.Errorf(path+"."+p.Field, "%s is already used by %s", what, prev.path)
 				continue
 			}
-			pins[id] = use{path + "." + p.field}
+			pins[id] = use{path + "." + p.Field}
 		}
-		for _, k := range d.Spec.keys(d.Name) {
-			if msg := checkKeyName(k.name); msg != "" {
-				v.errorf(path+".key", "%s", msg)
+		for _, k := range d.Spec.Keys(d.Name) {
+			if msg := checkKeyName(k.Name); msg != "" {
+				v.Errorf(path+".key", "%s", msg)
 			}
-			if prev, dup := keys[k.name]; dup {
-				v.errorf(path+".key", "blackboard key %q is also written by %s", k.name, prev)
+			if prev, dup := keys[k.Name]; dup {
+				v.Errorf(path+".key", "blackboard key %q is also written by %s", k.Name, prev)
 				continue
 			}
-			keys[k.name] = path
+			keys[k.Name] = path
 		}
 	}
 	for _, name := range c.adaptorNames() {
@@ -336,8 +320,8 @@ func (c *Config) SensorKeys() []string {
 	var out []string
 	for _, d := range c.Devices {
 		if d != nil && d.Spec != nil {
-			for _, k := range d.Spec.keys(d.Name) {
-				out = append(out, k.name)
+			for _, k := range d.Spec.Keys(d.Name) {
+				out = append(out, k.Name)
 			}
 		}
 	}
@@ -356,26 +340,27 @@ func (c *Config) DevicesOfKind(kind string) []*DeviceConfig {
 	return out
 }
 
-// validator collects configuration problems.
-type validator struct{ errs ConfigErrors }
+// Validator collects configuration problems, each at its path in the document.
+type Validator struct{ errs ConfigErrors }
 
-func (v *validator) errorf(path, format string, args ...any) {
+// Errorf reports a problem at path.
+func (v *Validator) Errorf(path, format string, args ...any) {
 	v.errs = append(v.errs, ConfigError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-// positive reports a value that is not > 0 (NaN and infinities included).
-func (v *validator) positive(path string, x float64) bool {
+// Positive reports a value that is not > 0 (NaN and infinities included); false then.
+func (v *Validator) Positive(path string, x float64) bool {
 	if !(x > 0) || x > 1e12 {
-		v.errorf(path, "must be > 0 (got %v)", x)
+		v.Errorf(path, "must be > 0 (got %v)", x)
 		return false
 	}
 	return true
 }
 
-// within reports a value outside [lo, hi].
-func (v *validator) within(path string, x, lo, hi float64) bool {
+// Within reports a value outside [lo, hi]; false then.
+func (v *Validator) Within(path string, x, lo, hi float64) bool {
 	if !(x >= lo && x <= hi) {
-		v.errorf(path, "must be within [%v, %v] (got %v)", lo, hi, x)
+		v.Errorf(path, "must be within [%v, %v] (got %v)", lo, hi, x)
 		return false
 	}
 	return true
@@ -391,7 +376,7 @@ func (c *Config) needsBoard() bool {
 		if d == nil {
 			continue
 		}
-		if k, ok := kindByName(d.Kind); !ok || !k.boardless {
+		if k, ok := c.Kinds.Kind(d.Kind); !ok || !k.Boardless {
 			return true
 		}
 	}

@@ -15,23 +15,23 @@ import (
 // decodeConfig reads the YAML document into a Config without defaults or validation. Every
 // device's section is decoded by its kind into that kind's own struct; unknown fields and
 // mistyped values are reported with their paths.
-func decodeConfig(data []byte) (*Config, ConfigErrors) {
+func decodeConfig(kinds *Registry, data []byte) (*Config, ConfigErrors) {
 	var root yaml.Node
-	v := &validator{}
+	v := &Validator{}
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		v.errorf("", "%v", err)
+		v.Errorf("", "%v", err)
 		return nil, v.errs
 	}
 	if len(root.Content) == 0 {
-		v.errorf("", "empty robot config")
+		v.Errorf("", "empty robot config")
 		return nil, v.errs
 	}
 	doc := root.Content[0]
 	if doc.Kind != yaml.MappingNode {
-		v.errorf("", "line %d: a robot config is a mapping with adaptors and devices", doc.Line)
+		v.Errorf("", "line %d: a robot config is a mapping with adaptors and devices", doc.Line)
 		return nil, v.errs
 	}
-	cfg := &Config{Adaptors: map[string]*AdaptorConfig{}}
+	cfg := &Config{Adaptors: map[string]*AdaptorConfig{}, Kinds: kinds}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		key, val := doc.Content[i].Value, doc.Content[i+1]
 		switch key {
@@ -40,15 +40,15 @@ func decodeConfig(data []byte) (*Config, ConfigErrors) {
 		case "devices":
 			decodeDevices(v, val, cfg)
 		default:
-			v.errorf(key, "unknown field (known: adaptors, devices)")
+			v.Errorf(key, "unknown field (known: adaptors, devices)")
 		}
 	}
 	return cfg, v.errs
 }
 
-func decodeAdaptors(v *validator, n *yaml.Node, cfg *Config) {
+func decodeAdaptors(v *Validator, n *yaml.Node, cfg *Config) {
 	if n.Kind != yaml.MappingNode {
-		v.errorf("adaptors", "want a mapping of board names to boards, e.g. {board: {kind: sim}}")
+		v.Errorf("adaptors", "want a mapping of board names to boards, e.g. {board: {kind: sim}}")
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -60,24 +60,24 @@ func decodeAdaptors(v *validator, n *yaml.Node, cfg *Config) {
 	}
 }
 
-func decodeDevices(v *validator, n *yaml.Node, cfg *Config) {
+func decodeDevices(v *Validator, n *yaml.Node, cfg *Config) {
 	if n.Kind != yaml.SequenceNode {
-		v.errorf("devices", "want a list of devices")
+		v.Errorf("devices", "want a list of devices")
 		return
 	}
 	for i, dn := range n.Content {
 		path := fmt.Sprintf("devices[%d]", i)
-		cfg.Devices = append(cfg.Devices, decodeDevice(v, path, dn))
+		cfg.Devices = append(cfg.Devices, decodeDevice(v, cfg.Kinds, path, dn))
 	}
 }
 
 // common are the fields every device has; the rest of its mapping is the kind's section.
 var common = map[string]bool{"name": true, "kind": true, "adaptor": true}
 
-func decodeDevice(v *validator, path string, n *yaml.Node) *DeviceConfig {
+func decodeDevice(v *Validator, kinds *Registry, path string, n *yaml.Node) *DeviceConfig {
 	d := &DeviceConfig{}
 	if n.Kind != yaml.MappingNode {
-		v.errorf(path, "line %d: want a mapping with name, kind and the kind's fields", n.Line)
+		v.Errorf(path, "line %d: want a mapping with name, kind and the kind's fields", n.Line)
 		return d
 	}
 	rest := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
@@ -88,7 +88,7 @@ func decodeDevice(v *validator, path string, n *yaml.Node) *DeviceConfig {
 			continue
 		}
 		if val.Kind != yaml.ScalarNode {
-			v.errorf(path+"."+k.Value, "want a string")
+			v.Errorf(path+"."+k.Value, "want a string")
 			continue
 		}
 		switch k.Value {
@@ -100,11 +100,11 @@ func decodeDevice(v *validator, path string, n *yaml.Node) *DeviceConfig {
 			d.Adaptor = val.Value
 		}
 	}
-	kind, ok := kindByName(d.Kind)
+	kind, ok := kinds.Kind(d.Kind)
 	if !ok {
 		return d // Validate reports the kind
 	}
-	spec := kind.newSpec()
+	spec := kind.New()
 	if decodeSection(v, path, rest, spec, common) {
 		d.Spec = spec
 	}
@@ -115,9 +115,9 @@ var lineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 // decodeSection decodes a mapping into out (a pointer to a struct with yaml tags), reporting
 // unknown fields and type errors with their paths. extra are field names the caller handles.
-func decodeSection(v *validator, path string, n *yaml.Node, out any, extra map[string]bool) bool {
+func decodeSection(v *Validator, path string, n *yaml.Node, out any, extra map[string]bool) bool {
 	if n.Kind != yaml.MappingNode {
-		v.errorf(path, "line %d: want a mapping", n.Line)
+		v.Errorf(path, "line %d: want a mapping", n.Line)
 		return false
 	}
 	lines := map[int]string{}
@@ -141,17 +141,17 @@ func decodeSection(v *validator, path string, n *yaml.Node, out any, extra map[s
 				}
 				msg = fmt.Sprintf("%s (line %d)", m[2], line)
 			}
-			v.errorf(p, "%s", msg)
+			v.Errorf(p, "%s", msg)
 		}
 	default:
-		v.errorf(path, "%v", err)
+		v.Errorf(path, "%v", err)
 	}
 	return false
 }
 
 // checkFields reports keys of n that t (a struct type) has no field for, recursing into nested
 // structs, and records the path of every value's line.
-func checkFields(v *validator, path string, n *yaml.Node, t reflect.Type, extra map[string]bool, lines map[int]string) {
+func checkFields(v *Validator, path string, n *yaml.Node, t reflect.Type, extra map[string]bool, lines map[int]string) {
 	fields := yamlFields(t)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -160,7 +160,7 @@ func checkFields(v *validator, path string, n *yaml.Node, t reflect.Type, extra 
 		ft, ok := fields[k.Value]
 		if !ok {
 			if !extra[k.Value] {
-				v.errorf(p, "unknown field (known: %s)", strings.Join(fieldNames(fields, extra), ", "))
+				v.Errorf(p, "unknown field (known: %s)", strings.Join(fieldNames(fields, extra), ", "))
 			}
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 func TestExampleConfigsLoad(t *testing.T) {
 	for _, name := range []string{"sim.yaml", "sim-odometry.yaml", "rover-raspi.yaml"} {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := LoadConfig(filepath.Join("..", "configs", name))
+			cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestSimConfigKeys(t *testing.T) {
 }
 
 func TestConfigDefaults(t *testing.T) {
-	cfg, err := ParseConfig([]byte(`
+	cfg, err := Builtin().ParseConfig([]byte(`
 adaptors: {b: {kind: sim}}
 devices:
   - {name: s, kind: servo, pin: "12"}
@@ -150,7 +150,7 @@ func TestConfigErrors(t *testing.T) {
 			[]string{"devices[0].pin: \"17\"", "devices[0].safe_angle: must be within [0, 180]", "devices[1].name: missing device name"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := ParseConfig([]byte(tc.yaml))
+			cfg, err := Builtin().ParseConfig([]byte(tc.yaml))
 			if err == nil {
 				t.Fatalf("parsed (%d devices), want errors %v", len(cfg.Devices), tc.want)
 			}
@@ -179,6 +179,10 @@ func TestConfigBuiltInCode(t *testing.T) {
 		Adaptors: map[string]*AdaptorConfig{"b": {Kind: BoardSim}},
 		Devices:  []*DeviceConfig{{Name: "l", Kind: KindLED, Spec: &OutputConfig{kind: KindLED, Pin: "7"}}, {Name: "p", Kind: KindPose}},
 	}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "no kinds") {
+		t.Errorf("a config without its kinds: %v", err)
+	}
+	cfg.Kinds = Builtin()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,11 @@
 //
 // A Config (YAML) names the boards ("adaptors": the simulated board of package sim, a Raspberry
 // Pi through gobot's raspi platform, an Arduino through firmata in a build with -tags firmata)
-// and the devices wired to them (a differential drive, servos, LEDs, relays, buzzers, plain
-// digital and PWM outputs, an HC-SR04 range finder, a battery monitor, an MPU6050 IMU, bump
-// switches, wheel odometry (encoders on edge-event pins, fused with the IMU's gyro) and, on the
-// simulator, a ground-truth pose). Each device kind decodes and validates its own section, builds its Gobot
-// drivers, names the blackboard keys it writes and defines its safe state.
+// and the devices wired to them. This package knows no device kind by itself: each kind is
+// described by a KindInfo in a Registry (the daemon's is drivers/standard's), decodes and
+// validates its own section (a Spec), builds its Gobot drivers through a Builder, names the
+// blackboard keys it writes, defines its safe state and offers its leaves. `botd nodes` and
+// docs/CONFIGURATION.md list the kinds and their leaves.
 //
 // Build makes a Robot from a Config; Start connects the boards, starts the drivers and puts every
 // actuator in its safe state before anything else happens; Close makes everything safe again,

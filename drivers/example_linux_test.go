@@ -10,18 +10,20 @@ import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/drivers/standard"
 )
 
 // A mission on the simulated rover in virtual time, the way `botd sim` runs one: each tick
 // advances the world and samples the sensors, copies the samples into the agent's
 // blackboard, ticks the tree and applies the actuator commands.
 func ExampleSimFleet() {
-	cfg, err := drivers.LoadConfig("../configs/sim.yaml")
+	kinds := standard.Kinds()
+	cfg, err := kinds.LoadConfig("../configs/sim.yaml")
 	if err != nil {
 		panic(err)
 	}
 	reg := bt.NewRegistry()
-	drivers.Register(reg, cfg)
+	drivers.Register(reg, kinds, cfg)
 	tree, err := reg.Compile(&bt.Spec{
 		Main: "main",
 		Trees: map[string]*bt.NodeDef{"main": {Type: "MemSequence", Children: []*bt.NodeDef{

@@ -40,7 +40,7 @@ func FuzzNMEA(f *testing.F) {
 	f.Add([]byte("\x00\xff$GP\n\n\r$GPGGA,1,2,3*00\r\n"), 1)
 	f.Fuzz(func(t *testing.T, data []byte, chunk int) {
 		c := &GPSConfig{Origin: &GeoPoint{Lat: 52.5, Lon: 13.4}}
-		c.defaults(BoardRaspi)
+		c.Defaults(BoardRaspi)
 		g := &gpsDevice{nmea: &nmeaReader{cfg: c}}
 		if chunk < 1 {
 			chunk = 1

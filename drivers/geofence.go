@@ -91,52 +91,52 @@ func (g *GeofenceConfig) SetDefaults() {
 // range, a polygon of no area or whose edges cross, min_alt above max_alt, an unknown action.
 func (g *GeofenceConfig) Validate(path string) error {
 	g.SetDefaults()
-	v := &validator{}
+	v := &Validator{}
 	g.validate(v, path)
 	return v.errs.err()
 }
 
-func (g *GeofenceConfig) validate(v *validator, path string) {
+func (g *GeofenceConfig) validate(v *Validator, path string) {
 	global := false
 	switch g.Frame {
 	case "local":
 	case "global":
 		global = true
 	case "":
-		v.errorf(path+".frame", "missing: local (points are [x, y] metres) or global ([lat, lon] degrees)")
+		v.Errorf(path+".frame", "missing: local (points are [x, y] metres) or global ([lat, lon] degrees)")
 	default:
-		v.errorf(path+".frame", "%q is not local or global", g.Frame)
+		v.Errorf(path+".frame", "%q is not local or global", g.Frame)
 	}
 	n := len(g.Points)
 	switch {
 	case n < 3:
-		v.errorf(path+".points", "a fence needs at least 3 corners (got %d)", n)
+		v.Errorf(path+".points", "a fence needs at least 3 corners (got %d)", n)
 	case n > MaxFencePoints:
-		v.errorf(path+".points", "%d corners: at most %d", n, MaxFencePoints)
+		v.Errorf(path+".points", "%d corners: at most %d", n, MaxFencePoints)
 	}
 	ok := n >= 3 && n <= MaxFencePoints
 	for i, p := range g.Points {
 		at := fmt.Sprintf("%s.points[%d]", path, i)
 		switch {
 		case math.IsNaN(p[0]) || math.IsNaN(p[1]) || math.IsInf(p[0], 0) || math.IsInf(p[1], 0):
-			v.errorf(at, "not a finite point: %v", p)
+			v.Errorf(at, "not a finite point: %v", p)
 			ok = false
 		case global && (p[0] < -90 || p[0] > 90):
-			v.errorf(at, "latitude %v is outside [-90, 90]", p[0])
+			v.Errorf(at, "latitude %v is outside [-90, 90]", p[0])
 			ok = false
 		case global && (p[1] < -180 || p[1] > 180):
-			v.errorf(at, "longitude %v is outside [-180, 180]", p[1])
+			v.Errorf(at, "longitude %v is outside [-180, 180]", p[1])
 			ok = false
 		case !global && (math.Abs(p[0]) > 1e7 || math.Abs(p[1]) > 1e7):
-			v.errorf(at, "%v is more than 10000 km from the origin", p)
+			v.Errorf(at, "%v is more than 10000 km from the origin", p)
 			ok = false
 		}
 	}
 	if o := g.Origin; o != nil {
-		v.within(path+".origin.lat", o.Lat, -89, 89)
-		v.within(path+".origin.lon", o.Lon, -180, 180)
+		v.Within(path+".origin.lat", o.Lat, -89, 89)
+		v.Within(path+".origin.lon", o.Lon, -180, 180)
 		if !global {
-			v.errorf(path+".origin", "only a global fence takes an origin (a local fence is in the pose's frame)")
+			v.Errorf(path+".origin", "only a global fence takes an origin (a local fence is in the pose's frame)")
 		}
 	}
 	if ok && g.Frame != "" {
@@ -152,7 +152,7 @@ func (g *GeofenceConfig) validate(v *validator, path string) {
 			if at >= 0 {
 				p = fmt.Sprintf("%s.points[%d]", path, at)
 			}
-			v.errorf(p, "%s", msg)
+			v.Errorf(p, "%s", msg)
 		}
 	}
 	for _, a := range []struct {
@@ -160,31 +160,31 @@ func (g *GeofenceConfig) validate(v *validator, path string) {
 		x    *float64
 	}{{"min_alt", g.MinAlt}, {"max_alt", g.MaxAlt}} {
 		if a.x != nil && (math.IsNaN(*a.x) || math.Abs(*a.x) > 1e5) {
-			v.errorf(path+"."+a.name, "must be a height within ±100 km (got %v)", *a.x)
+			v.Errorf(path+"."+a.name, "must be a height within ±100 km (got %v)", *a.x)
 		}
 	}
 	if g.MinAlt != nil && g.MaxAlt != nil && !(*g.MinAlt < *g.MaxAlt) {
-		v.errorf(path+".min_alt", "min_alt %v is not below max_alt %v", *g.MinAlt, *g.MaxAlt)
+		v.Errorf(path+".min_alt", "min_alt %v is not below max_alt %v", *g.MinAlt, *g.MaxAlt)
 	}
 	if (g.MinAlt != nil || g.MaxAlt != nil) && g.AltKey == "" {
-		v.errorf(path+".alt_key", "min_alt and max_alt need the key the altitude is read from (e.g. alt_key: tello.height)")
+		v.Errorf(path+".alt_key", "min_alt and max_alt need the key the altitude is read from (e.g. alt_key: tello.height)")
 	}
 	if g.Margin != nil {
-		v.within(path+".margin", *g.Margin, 0, 1000)
+		v.Within(path+".margin", *g.Margin, 0, 1000)
 	}
 	switch g.Action {
 	case FenceHold, FenceReturnHome, FenceLand, FenceAbort:
 	default:
-		v.errorf(path+".action", "%q is not hold, return_home, land or abort", g.Action)
+		v.Errorf(path+".action", "%q is not hold, return_home, land or abort", g.Action)
 	}
-	v.within(path+".reaction_ms", g.ReactionMs, 0, 10_000)
-	if v.positive(path+".stale_ms", g.StaleMs) && g.StaleMs > 60_000 {
-		v.errorf(path+".stale_ms", "must be at most 60000 (got %v)", g.StaleMs)
+	v.Within(path+".reaction_ms", g.ReactionMs, 0, 10_000)
+	if v.Positive(path+".stale_ms", g.StaleMs) && g.StaleMs > 60_000 {
+		v.Errorf(path+".stale_ms", "must be at most 60000 (got %v)", g.StaleMs)
 	}
 	for _, k := range []struct{ name, key string }{{"pose_key", g.PoseKey}, {"alt_key", g.AltKey}} {
 		if k.key != "" {
 			if msg := checkKeyName(k.key); msg != "" {
-				v.errorf(path+"."+k.name, "%s", msg)
+				v.Errorf(path+"."+k.name, "%s", msg)
 			}
 		}
 	}
@@ -214,7 +214,7 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 	if err := g.Validate(path); err != nil {
 		return nil, err
 	}
-	v := &validator{}
+	v := &Validator{}
 	var gps *GPSConfig
 	if hw != nil {
 		if ds := hw.DevicesOfKind(KindGPS); len(ds) == 1 {
@@ -254,7 +254,7 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 		f.vehicle = f.vehicle || k == f.poseKey
 	}
 	if g.Frame == "global" && f.origin == nil {
-		v.errorf(path+".origin", "a global fence needs the local frame's origin: give origin: {lat: ..., lon: ...}, or configure one gps device")
+		v.Errorf(path+".origin", "a global fence needs the local frame's origin: give origin: {lat: ..., lon: ...}, or configure one gps device")
 	}
 	if hw != nil {
 		keys := map[string]bool{}
@@ -262,13 +262,13 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 			keys[k] = true
 		}
 		if f.vehicle && g.Frame == "global" && (!keys[f.poseKey+".lat"] || !keys[f.poseKey+".lon"]) {
-			v.errorf(path+".pose_key", "no device writes %s.lat and %s.lon", f.poseKey, f.poseKey)
+			v.Errorf(path+".pose_key", "no device writes %s.lat and %s.lon", f.poseKey, f.poseKey)
 		}
 		if !keys[f.poseKey+".x"] || !keys[f.poseKey+".y"] {
-			v.errorf(path+".pose_key", "no device writes %s.x and %s.y (configure a pose source: odometry, gps, mqtt_pose, or name its key)", f.poseKey, f.poseKey)
+			v.Errorf(path+".pose_key", "no device writes %s.x and %s.y (configure a pose source: odometry, gps, mqtt_pose, or name its key)", f.poseKey, f.poseKey)
 		}
 		if f.altKey != "" && !keys[f.altKey] {
-			v.errorf(path+".alt_key", "no device writes %s", f.altKey)
+			v.Errorf(path+".alt_key", "no device writes %s", f.altKey)
 		}
 	}
 	if err := v.errs.err(); err != nil {

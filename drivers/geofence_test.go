@@ -155,7 +155,7 @@ func TestFenceConfigErrors(t *testing.T) {
 // Defaults that depend on the hardware: a gps device gives the origin and the pose key; a
 // pose key nothing writes is refused.
 func TestFenceCompileAgainstHardware(t *testing.T) {
-	hw, err := ParseConfig([]byte(`
+	hw, err := Builtin().ParseConfig([]byte(`
 adaptors: {board: {kind: sim}}
 devices:
   - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"}, wheel_base: 0.2, max_linear: 0.4, max_angular: 2, max_wheel_speed: 0.5}

@@ -43,10 +43,10 @@ type GPSConfig struct {
 // GeoPoint is a latitude and longitude in degrees (WGS84).
 type GeoPoint = geofence.LatLon
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*GPSConfig) Kind() string { return KindGPS }
 
-func (c *GPSConfig) defaults(board string) {
+func (c *GPSConfig) Defaults(board string) {
 	if c.Port == "" && board != BoardFirmata {
 		c.Port = "/dev/serial0"
 	}
@@ -65,52 +65,52 @@ func (c *GPSConfig) defaults(board string) {
 	if c.StaleAfterMs == 0 {
 		c.StaleAfterMs = 3000 // receivers send a fix a second
 	}
-	c.SampleConfig.defaults("gps", 5)
+	c.SampleConfig.SetDefaults("gps", 5)
 }
 
-func (c *GPSConfig) validate(v *validator, path string) {
+func (c *GPSConfig) Validate(v *Validator, path string) {
 	if c.Origin == nil {
-		v.errorf(path+".origin", "missing: the latitude and longitude of the local frame's (0, 0), e.g. {lat: 52.5163, lon: 13.3777}")
+		v.Errorf(path+".origin", "missing: the latitude and longitude of the local frame's (0, 0), e.g. {lat: 52.5163, lon: 13.3777}")
 	} else {
-		v.within(path+".origin.lat", c.Origin.Lat, -89, 89)
-		v.within(path+".origin.lon", c.Origin.Lon, -180, 180)
+		v.Within(path+".origin.lat", c.Origin.Lat, -89, 89)
+		v.Within(path+".origin.lon", c.Origin.Lon, -180, 180)
 	}
 	if !strings.HasPrefix(c.Port, "/") {
-		v.errorf(path+".port", "%q is not a device path (e.g. /dev/serial0, /dev/ttyUSB0)", c.Port)
+		v.Errorf(path+".port", "%q is not a device path (e.g. /dev/serial0, /dev/ttyUSB0)", c.Port)
 	}
 	switch c.Baud {
 	case 4800, 9600, 19200, 38400, 57600, 115200, 230400:
 	default:
-		v.errorf(path+".baud", "%d is not a serial speed receivers use (4800, 9600, ..., 230400)", c.Baud)
+		v.Errorf(path+".baud", "%d is not a serial speed receivers use (4800, 9600, ..., 230400)", c.Baud)
 	}
 	if c.MinFix < 1 || c.MinFix > 5 {
-		v.errorf(path+".min_fix", "must be 1..5 (got %d)", c.MinFix)
+		v.Errorf(path+".min_fix", "must be 1..5 (got %d)", c.MinFix)
 	}
-	v.positive(path+".max_hdop", c.MaxHDOP)
-	v.positive(path+".min_speed", c.MinSpeed)
-	c.SampleConfig.validate(v, path)
+	v.Positive(path+".max_hdop", c.MaxHDOP)
+	v.Positive(path+".min_speed", c.MinSpeed)
+	c.SampleConfig.Check(v, path)
 }
 
 // piUART is the Pi's serial port on the header: TXD on pin 8, RXD on pin 10.
 var piUART = map[string]bool{"/dev/serial0": true, "/dev/ttyAMA0": true, "/dev/ttyS0": true}
 
-func (c *GPSConfig) pins() []pinUse {
+func (c *GPSConfig) Pins() []Pin {
 	if !piUART[c.Port] {
 		return nil
 	}
-	return []pinUse{{field: "port", pin: "8", mode: pinUART}, {field: "port", pin: "10", mode: pinUART}}
+	return []Pin{{Field: "port", Pin: "8", Mode: PinUART}, {Field: "port", Pin: "10", Mode: PinUART}}
 }
 
 // gpsKeys are what a GPS writes beyond a pose: poseKeys, then these.
 var gpsKeys = [...]string{"speed", "fix", "sats", "hdop"}
 
-func (c *GPSConfig) keys(string) []sensorKey {
-	out := make([]sensorKey, 0, len(poseKeys)+len(gpsKeys))
+func (c *GPSConfig) Keys(string) []Key {
+	out := make([]Key, 0, len(poseKeys)+len(gpsKeys))
 	for _, k := range poseKeys {
-		out = append(out, sensorKey{name: c.Key + "." + k})
+		out = append(out, Key{Name: c.Key + "." + k})
 	}
 	for _, k := range gpsKeys {
-		out = append(out, sensorKey{name: c.Key + "." + k})
+		out = append(out, Key{Name: c.Key + "." + k})
 	}
 	return out
 }
@@ -294,4 +294,12 @@ func (g *gpsDevice) detail() string {
 		s += "; " + r.err.Error()
 	}
 	return s + "; last: " + r.lastLine
+}
+
+// PoseKey implements PoseSource: a GPS is a pose source only when it writes one ("pose").
+func (c *GPSConfig) PoseKey() string {
+	if c.Key == "pose" {
+		return c.Key
+	}
+	return ""
 }

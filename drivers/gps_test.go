@@ -74,7 +74,7 @@ func TestNMEAFixes(t *testing.T) {
 	want := []float64{0, 111.3, math.Pi / 4, 0.4, 1.2 * 3, 2 * 1852.0 / 3600, 1, 8, 1.2}
 	for i, w := range want {
 		if math.Abs(vals[i]-w) > 0.2 {
-			t.Errorf("%s = %v, want %v", c.keys("")[i].name, vals[i], w)
+			t.Errorf("%s = %v, want %v", c.Keys("")[i].Name, vals[i], w)
 		}
 	}
 	if err := read(); err != errNoSample {
@@ -116,13 +116,13 @@ func TestGPSConfig(t *testing.T) {
 		{`{name: g, kind: gps, origin: {lat: 1, lon: 2}, baud: 1234}`, "devices[0].baud"},
 		{`{name: g, kind: gps, origin: {lat: 1, lon: 2}, min_fix: 7}`, "devices[0].min_fix"},
 	} {
-		_, err := ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - " + tc.dev + "\n"))
+		_, err := Builtin().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - " + tc.dev + "\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.dev, err, tc.want)
 		}
 	}
 	// The Pi's UART is header pins 8 and 10: nothing else may use them.
-	_, err := ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}}\n  - {name: l, kind: led, pin: \"10\"}\n"))
+	_, err := Builtin().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}}\n  - {name: l, kind: led, pin: \"10\"}\n"))
 	if err == nil || !strings.Contains(err.Error(), `devices[1].pin: pin "10" is already used by devices[0].port`) {
 		t.Errorf("LED on the UART's RXD: %v", err)
 	}

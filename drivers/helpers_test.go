@@ -20,7 +20,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func loadSimConfig(t testing.TB) *Config {
 	t.Helper()
-	cfg, err := LoadConfig(filepath.Join("..", "configs", "sim.yaml"))
+	cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", "sim.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ devices:
 
 func parse(t testing.TB, y string) *Config {
 	t.Helper()
-	cfg, err := ParseConfig([]byte(y))
+	cfg, err := Builtin().ParseConfig([]byte(y))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func (g *simRig) servo(p string) int {
 // registry returns the built-ins plus the device leaves for cfg.
 func registry(cfg *Config) *bt.Registry {
 	r := bt.NewRegistry()
-	Register(r, cfg)
+	Register(r, Builtin(), cfg)
 	return r
 }
 

@@ -11,104 +11,114 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// Register adds the device leaves (MISSIONS.md section 7) to reg: Drive, Stop, Turn, MoveTo,
-// Servo, Led, Relay, Buzzer, DigitalWrite and Pwm, and the UAV leaves (leaves_uav.go). Their parameter limits come from cfg (the
-// drive's max_linear and max_angular, the servos' angles, the PWM outputs' max_duty), so a
-// mission asking more is refused with LIMIT_EXCEEDED when it is validated. Each leaf resolves
-// its device when the mission is compiled: the device parameter may only name a configured
-// device of the leaf's kind, and may be left out when there is one device of the kind; a
-// mission naming a device the config lacks, or one of another kind, is refused then, at the
-// node's path. With a nil cfg the leaves are registered without limits or devices (catalogs,
-// tools): a tree compiled so compiles, but its device leaves return ERROR.
+// Register adds to reg the leaves of every kind in kinds (MISSIONS.md section 7), whether or
+// not cfg has a device of the kind: the drive's Drive, Stop, Turn and MoveTo, Servo, Led, Relay,
+// Buzzer, DigitalWrite and Pwm, the UAV leaves, the Tello's. Their parameter limits come from
+// cfg (the drive's max_linear and max_angular, the servos' angles, the PWM outputs' max_duty),
+// so a mission asking more is refused with LIMIT_EXCEEDED when it is validated. Each leaf
+// resolves its device when the mission is compiled: the device parameter may only name a
+// configured device of the leaf's kind, and may be left out when there is one device of the
+// kind; a mission naming a device the config lacks, or one of another kind, is refused then,
+// at the node's path. With a nil cfg the leaves are registered without limits or devices
+// (catalogs, tools): a tree compiled so compiles, but its device leaves return ERROR.
 //
 // An agent ticking the tree must have in Agent.Env a *Robot built from cfg (or from a config
 // with the same actuators: the leaves reach their device by its index there). Every agent of a
 // shared tree may have its own robot. An agent without such a robot makes the device leaves
 // return ERROR, each saying why once per agent. The leaves only ever set commands on the
 // robot's actuators through the safety envelope; the tick loop writes them with Robot.Apply.
-func Register(reg *bt.Registry, cfg *Config) {
-	l := newLimits(cfg)
-	for _, t := range uavTypes(l) { // leaves_uav.go
-		reg.Register(t)
-	}
-	for _, t := range []bt.NodeType{
-		driveType(l), stopType(l), turnType(l), moveToType(l),
-		servoType(l), ledType(l), relayType(l), buzzerType(l), digitalWriteType(l), pwmType(l),
-	} {
-		reg.Register(t)
-	}
-	if cfg != nil && len(cfg.DevicesOfKind(KindTello)) > 0 {
-		for _, t := range telloTypes(l) {
-			reg.Register(t)
+func Register(reg *bt.Registry, kinds *Registry, cfg *Config) {
+	k := newLeafKit(kinds, cfg)
+	for _, name := range kinds.Names() {
+		if info := kinds.kinds[name]; info.Leaves != nil {
+			for _, t := range info.Leaves(k) {
+				reg.Register(t)
+			}
 		}
 	}
 }
 
-// limits are what Register reads from the config.
-type limits struct {
-	cfg                   *Config
-	maxLinear, maxAngular float64 // +Inf without a drive
-	servoMin, servoMax    float64
-	maxDuty               float64
-	poseKey, imuKey       string // key prefixes of the pose and IMU sensors
+// LeafKit is what a kind's leaves are made with: the config they are registered for (nil for a
+// catalog) and the robot's actuator layout, through which a leaf resolves its device when the
+// mission is compiled.
+type LeafKit struct {
+	cfg *Config
 	// layout is the config's actuators, in order; actIndex maps an actuator's name to its
 	// index there (and in the actuators of every robot built from the config).
 	layout   actuatorLayout
 	actIndex map[string]int
+	poseKey  string
 }
 
-func newLimits(cfg *Config) *limits {
-	l := &limits{cfg: cfg, maxLinear: math.Inf(1), maxAngular: math.Inf(1), servoMin: 0, servoMax: 180, maxDuty: 1,
-		poseKey: "pose", imuKey: "imu"}
+func newLeafKit(kinds *Registry, cfg *Config) *LeafKit {
+	k := &LeafKit{cfg: cfg, poseKey: "pose"}
 	if cfg == nil {
-		return l
+		return k
 	}
-	_ = cfg.Validate() // fills in defaults; an invalid config only weakens the limits below
+	if cfg.Kinds == nil {
+		cfg.Kinds = kinds
+	}
+	_ = cfg.Validate() // fills in defaults; an invalid config only weakens the limits
 	var acts []*DeviceConfig
-	l.actIndex = map[string]int{}
+	k.actIndex = map[string]int{}
+	var sources []string
 	for _, d := range cfg.Devices {
 		if d == nil {
 			continue
 		}
-		if k, ok := kindByName(d.Kind); ok && k.actuator {
-			l.actIndex[d.Name] = len(acts)
+		if info, ok := kinds.Kind(d.Kind); ok && info.Actuator {
+			k.actIndex[d.Name] = len(acts)
 			acts = append(acts, d)
 		}
-	}
-	l.layout = layoutOf(acts, func(d *DeviceConfig) (string, string) { return d.Kind, d.Name })
-	first := true
-	var sources []string
-	for _, d := range cfg.Devices {
-		if d == nil || d.Spec == nil {
-			continue
-		}
-		switch s := d.Spec.(type) {
-		case *DiffDriveConfig:
-			if first || s.MaxLinear > l.maxLinear {
-				l.maxLinear = s.MaxLinear
-			}
-			if first || s.MaxAngular > l.maxAngular {
-				l.maxAngular = s.MaxAngular
-			}
-			first = false
-		case *PoseConfig:
-			sources = append(sources, s.Key)
-		case *OdometryConfig:
-			sources = append(sources, s.Key)
-		case *MQTTPoseConfig:
-			sources = append(sources, s.Key)
-		case *GPSConfig:
-			if s.Key == "pose" { // a GPS is a pose source only when it writes one
-				sources = append(sources, s.Key)
-			}
-		case *IMUConfig:
-			l.imuKey = s.Key
+		if ps, ok := d.Spec.(PoseSource); ok && ps.PoseKey() != "" {
+			sources = append(sources, ps.PoseKey())
 		}
 	}
-	// Turn and MoveTo read the pose a source writes under "pose"; without one, the first
+	k.layout = layoutOf(acts, func(d *DeviceConfig) (string, string) { return d.Kind, d.Name })
+	// The drive leaves read the pose a source writes under "pose"; without one, the first
 	// source's (a rover whose only pose source writes elsewhere).
 	if len(sources) > 0 && !slices.Contains(sources, "pose") {
-		l.poseKey = sources[0]
+		k.poseKey = sources[0]
+	}
+	return k
+}
+
+// Config is the config the leaves are registered for, nil for a catalog.
+func (k *LeafKit) Config() *Config { return k.cfg }
+
+// PoseKey is the key prefix of the robot's pose: "pose" when a pose source writes there (or
+// there is none), else the first source's key.
+func (k *LeafKit) PoseKey() string { return k.poseKey }
+
+// limits are what the drive and output leaves read from the config.
+type limits struct {
+	*LeafKit
+	maxLinear, maxAngular float64 // +Inf without a drive
+	servoMin, servoMax    float64
+	maxDuty               float64
+	imuKey                string // key prefix of the IMU
+}
+
+func newLimits(k *LeafKit) *limits {
+	l := &limits{LeafKit: k, maxLinear: math.Inf(1), maxAngular: math.Inf(1), servoMin: 0, servoMax: 180, maxDuty: 1, imuKey: "imu"}
+	cfg := k.cfg
+	if cfg == nil {
+		return l
+	}
+	for i, d := range cfg.DevicesOfKind(KindDiffDrive) {
+		if s, ok := d.Spec.(*DiffDriveConfig); ok {
+			if i == 0 || s.MaxLinear > l.maxLinear {
+				l.maxLinear = s.MaxLinear
+			}
+			if i == 0 || s.MaxAngular > l.maxAngular {
+				l.maxAngular = s.MaxAngular
+			}
+		}
+	}
+	for _, d := range cfg.DevicesOfKind(KindIMU) {
+		if s, ok := d.Spec.(*IMUConfig); ok {
+			l.imuKey = s.Key
+		}
 	}
 	if servos := cfg.DevicesOfKind(KindServo); len(servos) > 0 {
 		l.servoMin, l.servoMax = 180, 0
@@ -137,7 +147,7 @@ func bound(v float64) *float64 {
 	return bt.Float(v)
 }
 
-func (l *limits) names(kind string) []string {
+func (l *LeafKit) names(kind string) []string {
 	if l.cfg == nil {
 		return nil
 	}
@@ -150,7 +160,7 @@ func (l *limits) names(kind string) []string {
 }
 
 // deviceParam declares the optional device parameter of a leaf acting on one kind.
-func (l *limits) deviceParam(kind string) bt.Param {
+func (l *LeafKit) deviceParam(kind string) bt.Param {
 	p := bt.Param{Name: "device", Type: bt.TString, Doc: fmt.Sprintf("the %s device (optional when there is only one)", kind)}
 	if names := l.names(kind); len(names) > 0 {
 		p.Type, p.Enum = bt.TEnum, names
@@ -161,7 +171,7 @@ func (l *limits) deviceParam(kind string) bt.Param {
 // device resolves a leaf's actuator when the node is compiled, from its device parameter (or
 // the only device of the kind), reporting at the node's path what cannot be resolved. (The
 // parameter's declaration already refuses a name that is not a device of the kind.)
-func (l *limits) device(b *bt.Builder, kind string) actuatorRef {
+func (l *LeafKit) device(b *bt.Builder, kind string) actuatorRef {
 	raw, _ := b.Raw("device")
 	name, _ := raw.(string)
 	ref := actuatorRef{index: -1, layout: l.layout, name: name}

@@ -7,13 +7,13 @@ import (
 )
 
 // telloTypes are the Tello's leaves, registered when the config has a tello device.
-func telloTypes(l *limits) []bt.NodeType {
+func telloTypes(l *LeafKit) []bt.NodeType {
 	return []bt.NodeType{telloRequestType(l, "TelloTakeoff", telloTakeoff), telloRequestType(l, "TelloLand", telloLand),
 		telloMoveType(l), telloFlipType(l)}
 }
 
 // tello returns the config of a Tello leaf's device (nil when it did not resolve).
-func (l *limits) tello(ref actuatorRef) *TelloConfig {
+func (l *LeafKit) tello(ref actuatorRef) *TelloConfig {
 	if l.cfg == nil || ref.index < 0 {
 		return nil
 	}
@@ -28,7 +28,7 @@ func (l *limits) tello(ref actuatorRef) *TelloConfig {
 
 // telloRequestType is TelloTakeoff or TelloLand: send the request once, then RUNNING until
 // the flight data says the drone is flying (takeoff) or not (land).
-func telloRequestType(l *limits, name string, mode uint8) bt.NodeType {
+func telloRequestType(l *LeafKit, name string, mode uint8) bt.NodeType {
 	what, until := "takes off", "the drone reports flying"
 	if mode == telloLand {
 		what, until = "lands", "the drone reports it is no longer flying"
@@ -107,7 +107,7 @@ func (t *telloRequest) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 
 func (t *telloRequest) Close(a *bt.Agent, n *bt.Node) { t.act.release(a, owner{a, n.Index}) }
 
-func telloMoveType(l *limits) bt.NodeType {
+func telloMoveType(l *LeafKit) bt.NodeType {
 	top := 1.0
 	if l.cfg != nil {
 		top = 0
@@ -194,7 +194,7 @@ func (t *telloMove) Close(a *bt.Agent, n *bt.Node) { t.act.release(a, owner{a, n
 // telloFlips are TelloFlip's directions, in gobot's FlipType order.
 var telloFlips = []string{"front", "left", "back", "right"}
 
-func telloFlipType(l *limits) bt.NodeType {
+func telloFlipType(l *LeafKit) bt.NodeType {
 	return bt.NodeType{
 		Name: "TelloFlip", Kind: bt.Leaf, Category: "action",
 		Doc: leafDoc("Flips the Tello in `direction` and returns SUCCESS. Refused when the mission is compiled unless the device " +

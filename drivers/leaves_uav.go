@@ -35,7 +35,7 @@ const (
 )
 
 // uavLimits are the bounds the config gives the UAV leaves.
-func (l *limits) uavBounds() (maxAlt, maxSpeed float64) {
+func (l *LeafKit) uavBounds() (maxAlt, maxSpeed float64) {
 	maxAlt, maxSpeed = math.Inf(1), math.Inf(1)
 	if l.cfg == nil {
 		return
@@ -55,7 +55,7 @@ func (l *limits) uavBounds() (maxAlt, maxSpeed float64) {
 	return
 }
 
-func uavTypes(l *limits) []bt.NodeType {
+func uavTypes(l *LeafKit) []bt.NodeType {
 	maxAlt, maxSpeed := l.uavBounds()
 	dev := l.deviceParam(KindMAVLinkVehicle)
 	uavDoc := func(s string) string {
@@ -142,7 +142,7 @@ var (
 	_ bt.Closer = (*uavAction)(nil)
 )
 
-func newUAVAction(b *bt.Builder, l *limits, op uavOp) bt.Behavior {
+func newUAVAction(b *bt.Builder, l *LeafKit, op uavOp) bt.Behavior {
 	u := &uavAction{op: op, act: l.device(b, KindMAVLinkVehicle), mem: bt.Reserve[uavMem](b)}
 	switch op {
 	case uavDisarm:
@@ -187,7 +187,7 @@ func newUAVAction(b *bt.Builder, l *limits, op uavOp) bt.Behavior {
 
 // compilePlan makes UploadMission's items from its constant parameters, reporting what is
 // wrong at the node.
-func compilePlan(b *bt.Builder, l *limits) []mav.MessageMissionItemInt {
+func compilePlan(b *bt.Builder, l *LeafKit) []mav.MessageMissionItemInt {
 	maxAlt, _ := l.uavBounds()
 	raw, _ := b.Raw("waypoints")
 	list, _ := raw.([]any)
@@ -486,7 +486,7 @@ const (
 	condGPS
 )
 
-func uavCondition(l *limits, name, doc string, c uavCond, params ...bt.Param) bt.NodeType {
+func uavCondition(l *LeafKit, name, doc string, c uavCond, params ...bt.Param) bt.NodeType {
 	return bt.NodeType{Name: name, Kind: bt.Leaf, Category: "condition", Doc: doc,
 		Params: append(params, l.deviceParam(KindMAVLinkVehicle)),
 		New: func(b *bt.Builder) bt.Behavior {

@@ -43,7 +43,7 @@ func FuzzVehicleFrames(f *testing.F) {
 			t.Fatal(err)
 		}
 		cfg := &MAVLinkVehicleConfig{Connection: "udpin://:0"}
-		cfg.defaults("")
+		cfg.Defaults("")
 		v := &Vehicle{cfg: cfg, name: "uav", now: time.Now, log: quiet, estopped: func() bool { return false },
 			ops: make(chan *vehicleOp, 1), missionCount: -1, missionReached: -1}
 		w := &linkWorker{v: v} // nothing in flight: nothing is sent
@@ -63,7 +63,7 @@ func FuzzVehicleFrames(f *testing.F) {
 		}
 		for i, x := range vals {
 			if math.IsInf(x, 0) {
-				t.Fatalf("key %s is infinite", vehicleKeys[i].name)
+				t.Fatalf("key %s is infinite", vehicleKeys[i].Name)
 			}
 		}
 	})

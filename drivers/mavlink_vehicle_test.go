@@ -366,13 +366,13 @@ func TestMAVLinkVehicleConfig(t *testing.T) {
 		{`connection: "udpin://:14540", estop_force: true`, "only with estop: motors_off"},
 		{`connection: "udpin://:14540", heartbeat_timeout_ms: 100`, "shorter than one heartbeat period"},
 	} {
-		_, err := ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, " + c.yaml + "}\n"))
+		_, err := Builtin().ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, " + c.yaml + "}\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.yaml, err, c.want)
 		}
 	}
 	for _, ok := range []string{"udpin://0.0.0.0:14540", "udpin://:0", "udpout://10.0.0.2:14550", "tcp://127.0.0.1:5760", "serial:///dev/ttyAMA0:921600"} {
-		if _, err := ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"" + ok + "\"}\n")); err != nil {
+		if _, err := Builtin().ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"" + ok + "\"}\n")); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}

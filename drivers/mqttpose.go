@@ -50,10 +50,10 @@ type MQTTPoseConfig struct {
 	SampleConfig `yaml:",inline"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*MQTTPoseConfig) Kind() string { return KindMQTTPose }
 
-func (c *MQTTPoseConfig) defaults(string) {
+func (c *MQTTPoseConfig) Defaults(string) {
 	def := func(v *float64, d float64) {
 		if *v == 0 {
 			*v = d
@@ -70,36 +70,36 @@ func (c *MQTTPoseConfig) defaults(string) {
 	def(&c.ReacquireMs, 2000)
 	def(&c.Quality, 0.9)
 	def(&c.Sigma, 0.02)
-	c.SampleConfig.defaults("pose", 20)
+	c.SampleConfig.SetDefaults("pose", 20)
 }
 
-func (c *MQTTPoseConfig) validate(v *validator, path string) {
+func (c *MQTTPoseConfig) Validate(v *Validator, path string) {
 	switch {
 	case c.Topic == "":
-		v.errorf(path+".topic", "missing topic")
+		v.Errorf(path+".topic", "missing topic")
 	case strings.ContainsAny(c.Topic, "+#"):
-		v.errorf(path+".topic", "%q: one topic, no wildcards", c.Topic)
+		v.Errorf(path+".topic", "%q: one topic, no wildcards", c.Topic)
 	}
 	if c.Broker != "" && !strings.Contains(c.Broker, "://") {
-		v.errorf(path+".broker", "%q needs a scheme (tcp://, ssl://, ws://)", c.Broker)
+		v.Errorf(path+".broker", "%q needs a scheme (tcp://, ssl://, ws://)", c.Broker)
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"max_age_ms", c.MaxAgeMs}, {"max_future_ms", c.MaxFutureMs}, {"max_speed", c.MaxSpeed},
 		{"max_turn_rate", c.MaxTurnRate}, {"max_jump", c.MaxJump}, {"reacquire_ms", c.ReacquireMs}, {"sigma", c.Sigma}} {
-		v.positive(path+"."+f.name, f.v)
+		v.Positive(path+"."+f.name, f.v)
 	}
-	v.within(path+".quality", c.Quality, 0, 1)
-	c.SampleConfig.validate(v, path)
+	v.Within(path+".quality", c.Quality, 0, 1)
+	c.SampleConfig.Check(v, path)
 }
 
-func (*MQTTPoseConfig) pins() []pinUse { return nil }
+func (*MQTTPoseConfig) Pins() []Pin { return nil }
 
-func (c *MQTTPoseConfig) keys(string) []sensorKey {
-	out := make([]sensorKey, len(poseKeys))
+func (c *MQTTPoseConfig) Keys(string) []Key {
+	out := make([]Key, len(poseKeys))
 	for i, k := range poseKeys {
-		out[i] = sensorKey{name: c.Key + "." + k}
+		out[i] = Key{Name: c.Key + "." + k}
 	}
 	return out
 }
@@ -374,3 +374,6 @@ func (r *Robot) buildMQTTPose(d *device, c *MQTTPoseConfig) error {
 	}
 	return nil
 }
+
+// PoseKey implements PoseSource.
+func (c *MQTTPoseConfig) PoseKey() string { return c.Key }

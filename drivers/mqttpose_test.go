@@ -168,7 +168,7 @@ func TestMQTTPoseConfig(t *testing.T) {
 		{`{name: m, kind: mqtt_pose, topic: a, adaptor: b}`, "devices[0].adaptor: a mqtt_pose device is wired to no board"},
 		{`{name: m, kind: mqtt_pose, topic: a, quality: 2}`, "devices[0].quality"},
 	} {
-		_, err := ParseConfig([]byte("adaptors: {b: {kind: sim}}\ndevices:\n  - " + tc.dev + "\n"))
+		_, err := Builtin().ParseConfig([]byte("adaptors: {b: {kind: sim}}\ndevices:\n  - " + tc.dev + "\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.dev, err, tc.want)
 		}

@@ -196,3 +196,6 @@ func (s *stallCheck) update(side string, duty float64, moved bool, now time.Time
 			"(a broken encoder wire, or a stalled motor)", side, s.after, math.Abs(duty)*100)
 	}
 }
+
+// sideNames name the wheels by index.
+var sideNames = [2]string{"left", "right"}

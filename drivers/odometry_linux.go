@@ -173,8 +173,6 @@ func (o *odoDevice) read(now time.Time, vals []float64) error {
 	return nil
 }
 
-var sideNames = [2]string{"left", "right"}
-
 // counts are the wheels' encoder counts so far (single channel: edges, unsigned).
 func (o *odoDevice) counts() [2]int64 {
 	var out [2]int64

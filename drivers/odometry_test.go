@@ -181,11 +181,11 @@ devices:
 		{"  - {name: odom, kind: odometry, key: odom}\n", "odom"},
 	} {
 		cfg := parse(t, base+tc.devices)
-		if got := newLimits(cfg).poseKey; got != tc.want {
+		if got := newLeafKit(cfg.Kinds, cfg).PoseKey(); got != tc.want {
 			t.Errorf("%s: leaves read %q, want %q", tc.devices, got, tc.want)
 		}
 	}
-	if got := newLimits(loadSimConfig(t)).poseKey; got != "pose" {
+	if got := newLeafKit(Builtin(), loadSimConfig(t)).PoseKey(); got != "pose" {
 		t.Errorf("sim.yaml: leaves read %q", got)
 	}
 }
@@ -213,12 +213,12 @@ devices:
 		{`{name: o, kind: odometry, imu: base}`, `devices[1].imu: "base" is of kind diff_drive, not imu`},
 		{`{name: o, kind: odometry, gyro_weight: 1.5}`, "devices[1].gyro_weight: must be within [0, 1]"},
 	} {
-		_, err := ParseConfig([]byte(base + "  - " + tc.dev + "\n"))
+		_, err := Builtin().ParseConfig([]byte(base + "  - " + tc.dev + "\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.dev, err, tc.want)
 		}
 	}
-	_, err := ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: o, kind: odometry}\n"))
+	_, err := Builtin().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: o, kind: odometry}\n"))
 	if err == nil || !strings.Contains(err.Error(), "devices[0].drive: needs a diff_drive device") {
 		t.Errorf("odometry without a drive: %v", err)
 	}

@@ -23,7 +23,7 @@ import (
 // needs are checked on the adaptor type itself). Start is tried only off a Pi, where it must
 // fail cleanly and leave Close working.
 func TestRaspiConfigBuildsOnTheRaspiAdaptor(t *testing.T) {
-	cfg, err := LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
+	cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func (m *mockPi) duty(t testing.TB, header string) float64 {
 // TestRaspiWiring drives the rover-raspi wiring (minus the i2c devices: TestRaspiPatrol has
 // them) on the mock Pi: safe at start, a Drive command, an e-stop.
 func TestRaspiWiring(t *testing.T) {
-	cfg, err := LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
+	cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // read, fused with the gyro. The rover's right wheel slips 2% and its gyro has a bias; it
 // stands still for a second before the mission, as it would before one is sent.
 func TestRaspiPatrol(t *testing.T) {
-	cfg, err := LoadConfig("../configs/rover-raspi.yaml")
+	cfg, err := Builtin().LoadConfig("../configs/rover-raspi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func (d *device) Keys() []string {
 	}
 	out := make([]string, len(d.sens.keys))
 	for i, k := range d.sens.keys {
-		out[i] = k.name
+		out[i] = k.Name
 	}
 	return out
 }

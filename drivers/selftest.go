@@ -124,7 +124,7 @@ func (r *Robot) sensorReport(d *device) (status, msg string) {
 	for i, k := range s.keys {
 		j := s.off + i
 		if t.have[j] {
-			vals = append(vals, fmt.Sprintf("%s=%s", strings.TrimPrefix(k.name, keyPrefix(s.keys)), fmtValue(t.vals[j], t.boolean[j])))
+			vals = append(vals, fmt.Sprintf("%s=%s", strings.TrimPrefix(k.Name, keyPrefix(s.keys)), fmtValue(t.vals[j], t.boolean[j])))
 		}
 	}
 	f, bad := s.fault(r.now())
@@ -154,18 +154,18 @@ func joinParts(parts []string) string {
 }
 
 // keyPrefix is the common prefix of a sensor's keys ("imu."), so reports say roll=0.01.
-func keyPrefix(keys []sensorKey) string {
+func keyPrefix(keys []Key) string {
 	if len(keys) < 2 {
 		return ""
 	}
-	p := keys[0].name
+	p := keys[0].Name
 	if i := strings.LastIndexByte(p, '.'); i >= 0 {
 		p = p[:i+1]
 	} else {
 		return ""
 	}
 	for _, k := range keys[1:] {
-		if !strings.HasPrefix(k.name, p) {
+		if !strings.HasPrefix(k.Name, p) {
 			return ""
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // at the configured rate; in sync mode Robot.Sample does, on the caller's goroutine.
 type sensor struct {
 	dev    *device
-	keys   []sensorKey
+	keys   []Key
 	off    int // index of the first key in the sample table
 	period time.Duration
 	stale  time.Duration
@@ -41,7 +41,7 @@ type sensor struct {
 func newSensor(d *device, s SampleConfig, read func(time.Time, []float64) error) *sensor {
 	return &sensor{
 		dev:    d,
-		keys:   d.cfg.Spec.keys(d.name),
+		keys:   d.cfg.Spec.Keys(d.name),
 		period: time.Duration(float64(time.Second) / s.RateHz),
 		stale:  time.Duration(s.StaleAfterMs * float64(time.Millisecond)),
 		read:   read,
@@ -66,12 +66,12 @@ func (t *sampleTable) add(s *sensor) {
 		t.index = map[string]int{}
 	}
 	for _, k := range s.keys {
-		t.index[k.name] = len(t.vals)
+		t.index[k.Name] = len(t.vals)
 		t.vals = append(t.vals, 0)
 		t.ts = append(t.ts, 0)
 		t.have = append(t.have, false)
-		t.boolean = append(t.boolean, k.boolean)
-		t.names = append(t.names, k.name)
+		t.boolean = append(t.boolean, k.Bool)
+		t.names = append(t.names, k.Name)
 	}
 	s.buf = make([]float64, len(s.keys))
 }
@@ -148,7 +148,7 @@ func (s *sensor) run(ctx context.Context, stop <-chan struct{}, t *sampleTable, 
 
 // fault returns the sensor's fault at now, if any; the caller holds t.mu.
 func (s *sensor) fault(now time.Time) (Fault, bool) {
-	f := Fault{Device: s.dev.name, Key: s.keys[0].name}
+	f := Fault{Device: s.dev.name, Key: s.keys[0].Name}
 	last := s.lastOK
 	if last.IsZero() {
 		last = s.started

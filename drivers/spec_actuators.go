@@ -29,12 +29,12 @@ type DiffDriveConfig struct {
 	MaxWheelSpeed float64 `yaml:"max_wheel_speed"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*DiffDriveConfig) Kind() string { return KindDiffDrive }
 
-func (*DiffDriveConfig) defaults(string) {}
+func (*DiffDriveConfig) Defaults(string) {}
 
-func (c *DiffDriveConfig) validate(v *validator, path string) {
+func (c *DiffDriveConfig) Validate(v *Validator, path string) {
 	for _, m := range []struct {
 		side string
 		p    MotorPins
@@ -42,42 +42,42 @@ func (c *DiffDriveConfig) validate(v *validator, path string) {
 		paired := m.p.Forward != "" || m.p.Backward != ""
 		switch {
 		case m.p.Dir != "" && paired:
-			v.errorf(path+"."+m.side, "give either dir or forward and backward, not both")
+			v.Errorf(path+"."+m.side, "give either dir or forward and backward, not both")
 		case paired && (m.p.Forward == "" || m.p.Backward == ""):
-			v.errorf(path+"."+m.side, "a forward pin needs its backward pin and vice versa")
+			v.Errorf(path+"."+m.side, "a forward pin needs its backward pin and vice versa")
 		case m.p.Dir == "" && !paired:
-			v.errorf(path+"."+m.side, "a motor needs a direction pin (dir) or forward and backward pins, or it cannot reverse")
+			v.Errorf(path+"."+m.side, "a motor needs a direction pin (dir) or forward and backward pins, or it cannot reverse")
 		}
 	}
-	okBase := v.positive(path+".wheel_base", c.WheelBase)
-	okWheel := v.positive(path+".max_wheel_speed", c.MaxWheelSpeed)
-	if v.positive(path+".max_linear", c.MaxLinear) && okWheel && c.MaxLinear > c.MaxWheelSpeed {
-		v.errorf(path+".max_linear", "%v m/s is faster than the wheels go (max_wheel_speed %v)", c.MaxLinear, c.MaxWheelSpeed)
+	okBase := v.Positive(path+".wheel_base", c.WheelBase)
+	okWheel := v.Positive(path+".max_wheel_speed", c.MaxWheelSpeed)
+	if v.Positive(path+".max_linear", c.MaxLinear) && okWheel && c.MaxLinear > c.MaxWheelSpeed {
+		v.Errorf(path+".max_linear", "%v m/s is faster than the wheels go (max_wheel_speed %v)", c.MaxLinear, c.MaxWheelSpeed)
 	}
-	if v.positive(path+".max_angular", c.MaxAngular) && okBase && okWheel {
+	if v.Positive(path+".max_angular", c.MaxAngular) && okBase && okWheel {
 		if top := 2 * c.MaxWheelSpeed / c.WheelBase; c.MaxAngular > top {
-			v.errorf(path+".max_angular", "%v rad/s is faster than the wheels can turn the base (%.3g)", c.MaxAngular, top)
+			v.Errorf(path+".max_angular", "%v rad/s is faster than the wheels can turn the base (%.3g)", c.MaxAngular, top)
 		}
 	}
 }
 
-func (c *DiffDriveConfig) pins() []pinUse {
-	var out []pinUse
+func (c *DiffDriveConfig) Pins() []Pin {
+	var out []Pin
 	for _, m := range []struct {
 		side string
 		p    MotorPins
 	}{{"left", c.Left}, {"right", c.Right}} {
-		out = append(out, pinUse{field: m.side + ".speed", pin: m.p.Speed, mode: pinPWM})
+		out = append(out, Pin{Field: m.side + ".speed", Pin: m.p.Speed, Mode: PinPWM})
 		for _, d := range []struct{ field, pin string }{{"dir", m.p.Dir}, {"forward", m.p.Forward}, {"backward", m.p.Backward}} {
 			if d.pin != "" {
-				out = append(out, pinUse{field: m.side + "." + d.field, pin: d.pin, mode: pinOut})
+				out = append(out, Pin{Field: m.side + "." + d.field, Pin: d.pin, Mode: PinOut})
 			}
 		}
 	}
 	return out
 }
 
-func (*DiffDriveConfig) keys(string) []sensorKey { return nil }
+func (*DiffDriveConfig) Keys(string) []Key { return nil }
 
 // ServoConfig is a hobby servo on a gpio.ServoDriver.
 type ServoConfig struct {
@@ -90,10 +90,10 @@ type ServoConfig struct {
 	SafeAngle *float64 `yaml:"safe_angle,omitempty"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*ServoConfig) Kind() string { return KindServo }
 
-func (c *ServoConfig) defaults(string) {
+func (c *ServoConfig) Defaults(string) {
 	if c.MaxAngle == 0 {
 		c.MaxAngle = 180
 	}
@@ -103,23 +103,23 @@ func (c *ServoConfig) defaults(string) {
 	}
 }
 
-func (c *ServoConfig) validate(v *validator, path string) {
-	okMin := v.within(path+".min_angle", c.MinAngle, 0, 180)
-	okMax := v.within(path+".max_angle", c.MaxAngle, 0, 180)
+func (c *ServoConfig) Validate(v *Validator, path string) {
+	okMin := v.Within(path+".min_angle", c.MinAngle, 0, 180)
+	okMax := v.Within(path+".max_angle", c.MaxAngle, 0, 180)
 	if okMin && okMax && c.MinAngle >= c.MaxAngle {
-		v.errorf(path+".max_angle", "must be above min_angle (%v)", c.MinAngle)
+		v.Errorf(path+".max_angle", "must be above min_angle (%v)", c.MinAngle)
 		return
 	}
 	if okMin && okMax && c.SafeAngle != nil {
-		v.within(path+".safe_angle", *c.SafeAngle, c.MinAngle, c.MaxAngle)
+		v.Within(path+".safe_angle", *c.SafeAngle, c.MinAngle, c.MaxAngle)
 	}
 }
 
-func (c *ServoConfig) pins() []pinUse {
-	return []pinUse{{field: "pin", pin: c.Pin, mode: pinServo}}
+func (c *ServoConfig) Pins() []Pin {
+	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinServo}}
 }
 
-func (*ServoConfig) keys(string) []sensorKey { return nil }
+func (*ServoConfig) Keys(string) []Key { return nil }
 
 // OutputConfig is a digital output: an LED (gpio.LedDriver), a relay (gpio.RelayDriver), a
 // buzzer (gpio.BuzzerDriver) or a plain pin (digital_out, gpio.DirectPinDriver).
@@ -132,22 +132,22 @@ type OutputConfig struct {
 	ActiveLow bool `yaml:"active_low,omitempty"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (c *OutputConfig) Kind() string { return c.kind }
 
-func (*OutputConfig) defaults(string) {}
+func (*OutputConfig) Defaults(string) {}
 
-func (c *OutputConfig) validate(v *validator, path string) {
+func (c *OutputConfig) Validate(v *Validator, path string) {
 	if c.Safe != 0 && c.Safe != 1 {
-		v.errorf(path+".safe", "must be 0 or 1 (got %d)", c.Safe)
+		v.Errorf(path+".safe", "must be 0 or 1 (got %d)", c.Safe)
 	}
 }
 
-func (c *OutputConfig) pins() []pinUse {
-	return []pinUse{{field: "pin", pin: c.Pin, mode: pinOut}}
+func (c *OutputConfig) Pins() []Pin {
+	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinOut}}
 }
 
-func (*OutputConfig) keys(string) []sensorKey { return nil }
+func (*OutputConfig) Keys(string) []Key { return nil }
 
 // PWMOutConfig is a PWM output (gpio.DirectPinDriver.PwmWrite): a fan, a lamp, a pump.
 type PWMOutConfig struct {
@@ -158,25 +158,25 @@ type PWMOutConfig struct {
 	Safe float64 `yaml:"safe,omitempty"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*PWMOutConfig) Kind() string { return KindPWMOut }
 
-func (c *PWMOutConfig) defaults(string) {
+func (c *PWMOutConfig) Defaults(string) {
 	if c.MaxDuty == 0 {
 		c.MaxDuty = 1
 	}
 }
 
-func (c *PWMOutConfig) validate(v *validator, path string) {
-	if v.positive(path+".max_duty", c.MaxDuty) && c.MaxDuty > 1 {
-		v.errorf(path+".max_duty", "must be at most 1 (got %v)", c.MaxDuty)
+func (c *PWMOutConfig) Validate(v *Validator, path string) {
+	if v.Positive(path+".max_duty", c.MaxDuty) && c.MaxDuty > 1 {
+		v.Errorf(path+".max_duty", "must be at most 1 (got %v)", c.MaxDuty)
 		return
 	}
-	v.within(path+".safe", c.Safe, 0, c.MaxDuty)
+	v.Within(path+".safe", c.Safe, 0, c.MaxDuty)
 }
 
-func (c *PWMOutConfig) pins() []pinUse {
-	return []pinUse{{field: "pin", pin: c.Pin, mode: pinPWM}}
+func (c *PWMOutConfig) Pins() []Pin {
+	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinPWM}}
 }
 
-func (*PWMOutConfig) keys(string) []sensorKey { return nil }
+func (*PWMOutConfig) Keys(string) []Key { return nil }

@@ -57,7 +57,7 @@ type MAVLinkVehicleConfig struct {
 	SampleConfig `yaml:",inline"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*MAVLinkVehicleConfig) Kind() string { return KindMAVLinkVehicle }
 
 // E-stop behaviours.
@@ -66,7 +66,7 @@ const (
 	EStopMotorsOff = "motors_off"
 )
 
-func (c *MAVLinkVehicleConfig) defaults(string) {
+func (c *MAVLinkVehicleConfig) Defaults(string) {
 	def := func(v *float64, d float64) {
 		if *v == 0 {
 			*v = d
@@ -93,55 +93,55 @@ func (c *MAVLinkVehicleConfig) defaults(string) {
 	if c.StaleAfterMs == 0 {
 		c.StaleAfterMs = c.HeartbeatTimeoutMs
 	}
-	c.SampleConfig.defaults("uav", 20)
+	c.SampleConfig.SetDefaults("uav", 20)
 }
 
-func (c *MAVLinkVehicleConfig) validate(v *validator, path string) {
+func (c *MAVLinkVehicleConfig) Validate(v *Validator, path string) {
 	if _, err := parseMAVLinkConnection(c.Connection); err != nil {
-		v.errorf(path+".connection", "%v", err)
+		v.Errorf(path+".connection", "%v", err)
 	}
 	switch c.Autopilot {
 	case "auto", "px4", "ardupilot":
 	default:
-		v.errorf(path+".autopilot", "%q is not auto, px4 or ardupilot", c.Autopilot)
+		v.Errorf(path+".autopilot", "%q is not auto, px4 or ardupilot", c.Autopilot)
 	}
-	v.within(path+".system_id", float64(c.SystemID), 0, 255)
-	v.within(path+".gcs_system_id", float64(c.GCSSystemID), 1, 255)
-	if v.positive(path+".heartbeat_hz", c.HeartbeatHz) && c.HeartbeatHz > 50 {
-		v.errorf(path+".heartbeat_hz", "must be at most 50 (got %v)", c.HeartbeatHz)
+	v.Within(path+".system_id", float64(c.SystemID), 0, 255)
+	v.Within(path+".gcs_system_id", float64(c.GCSSystemID), 1, 255)
+	if v.Positive(path+".heartbeat_hz", c.HeartbeatHz) && c.HeartbeatHz > 50 {
+		v.Errorf(path+".heartbeat_hz", "must be at most 50 (got %v)", c.HeartbeatHz)
 	}
-	if v.positive(path+".heartbeat_timeout_ms", c.HeartbeatTimeoutMs) && c.HeartbeatTimeoutMs < 1000/c.HeartbeatHz {
-		v.errorf(path+".heartbeat_timeout_ms", "%v ms is shorter than one heartbeat period", c.HeartbeatTimeoutMs)
+	if v.Positive(path+".heartbeat_timeout_ms", c.HeartbeatTimeoutMs) && c.HeartbeatTimeoutMs < 1000/c.HeartbeatHz {
+		v.Errorf(path+".heartbeat_timeout_ms", "%v ms is shorter than one heartbeat period", c.HeartbeatTimeoutMs)
 	}
-	v.positive(path+".ack_timeout_ms", c.AckTimeoutMs)
-	v.within(path+".retries", float64(c.Retries), 0, 20)
-	if v.positive(path+".setpoint_hz", c.SetpointHz) && c.SetpointHz > 100 {
-		v.errorf(path+".setpoint_hz", "must be at most 100 (got %v)", c.SetpointHz)
+	v.Positive(path+".ack_timeout_ms", c.AckTimeoutMs)
+	v.Within(path+".retries", float64(c.Retries), 0, 20)
+	if v.Positive(path+".setpoint_hz", c.SetpointHz) && c.SetpointHz > 100 {
+		v.Errorf(path+".setpoint_hz", "must be at most 100 (got %v)", c.SetpointHz)
 	}
 	switch c.EStop {
 	case EStopLand, EStopMotorsOff:
 	default:
-		v.errorf(path+".estop", "%q is not land or motors_off", c.EStop)
+		v.Errorf(path+".estop", "%q is not land or motors_off", c.EStop)
 	}
 	if c.EStopForce && c.EStop != EStopMotorsOff {
-		v.errorf(path+".estop_force", "only with estop: motors_off")
+		v.Errorf(path+".estop_force", "only with estop: motors_off")
 	}
-	if v.positive(path+".max_altitude", c.MaxAltitude) && c.MaxAltitude > 10000 {
-		v.errorf(path+".max_altitude", "must be at most 10000 m (got %v)", c.MaxAltitude)
+	if v.Positive(path+".max_altitude", c.MaxAltitude) && c.MaxAltitude > 10000 {
+		v.Errorf(path+".max_altitude", "must be at most 10000 m (got %v)", c.MaxAltitude)
 	}
-	v.positive(path+".max_speed", c.MaxSpeed)
-	c.SampleConfig.validate(v, path)
+	v.Positive(path+".max_speed", c.MaxSpeed)
+	c.SampleConfig.Check(v, path)
 }
 
-func (*MAVLinkVehicleConfig) pins() []pinUse { return nil }
+func (*MAVLinkVehicleConfig) Pins() []Pin { return nil }
 
 // vehicleKeys are what a vehicle writes under its key, in order (vk* index them).
-var vehicleKeys = [...]sensorKey{
-	{name: "armed", boolean: true}, {name: "in_air", boolean: true}, {name: "landed_state"},
-	{name: "mode"}, {name: "x"}, {name: "y"}, {name: "z"}, {name: "alt"}, {name: "alt_amsl"},
-	{name: "lat"}, {name: "lon"}, {name: "vx"}, {name: "vy"}, {name: "vz"},
-	{name: "roll"}, {name: "pitch"}, {name: "yaw"}, {name: "battery_percent"}, {name: "battery_voltage"},
-	{name: "gps_fix"}, {name: "satellites"}, {name: "heartbeat_age"},
+var vehicleKeys = [...]Key{
+	{Name: "armed", Bool: true}, {Name: "in_air", Bool: true}, {Name: "landed_state"},
+	{Name: "mode"}, {Name: "x"}, {Name: "y"}, {Name: "z"}, {Name: "alt"}, {Name: "alt_amsl"},
+	{Name: "lat"}, {Name: "lon"}, {Name: "vx"}, {Name: "vy"}, {Name: "vz"},
+	{Name: "roll"}, {Name: "pitch"}, {Name: "yaw"}, {Name: "battery_percent"}, {Name: "battery_voltage"},
+	{Name: "gps_fix"}, {Name: "satellites"}, {Name: "heartbeat_age"},
 }
 
 const (
@@ -170,10 +170,10 @@ const (
 	vkCount
 )
 
-func (c *MAVLinkVehicleConfig) keys(string) []sensorKey {
-	out := make([]sensorKey, len(vehicleKeys))
+func (c *MAVLinkVehicleConfig) Keys(string) []Key {
+	out := make([]Key, len(vehicleKeys))
 	for i, k := range vehicleKeys {
-		out[i] = sensorKey{name: c.Key + "." + k.name, boolean: k.boolean}
+		out[i] = Key{Name: c.Key + "." + k.Name, Bool: k.Bool}
 	}
 	return out
 }
@@ -221,8 +221,4 @@ func parseMAVLinkConnection(s string) (mavConn, error) {
 		return mavConn{}, fmt.Errorf("%q: unknown scheme %q (want udpin, udpout, tcp or serial)", s, scheme)
 	}
 	return c, nil
-}
-
-func init() {
-	kindTable[KindMAVLinkVehicle] = kindInfo{KindMAVLinkVehicle, true, func() DeviceSpec { return &MAVLinkVehicleConfig{} }, true}
 }

@@ -68,10 +68,10 @@ type EncoderPins struct {
 	Reverse bool `yaml:"reverse,omitempty"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*OdometryConfig) Kind() string { return KindOdometry }
 
-func (c *OdometryConfig) defaults(string) {
+func (c *OdometryConfig) Defaults(string) {
 	if c.GyroWeight == nil {
 		w := 0.98
 		c.GyroWeight = &w
@@ -82,56 +82,56 @@ func (c *OdometryConfig) defaults(string) {
 	if c.StallDuty == 0 {
 		c.StallDuty = 0.3
 	}
-	c.SampleConfig.defaults("pose", 50)
+	c.SampleConfig.SetDefaults("pose", 50)
 }
 
-func (c *OdometryConfig) validate(v *validator, path string) {
+func (c *OdometryConfig) Validate(v *Validator, path string) {
 	if e := c.Encoders; e != nil {
-		v.positive(path+".encoders.ticks_per_rev", e.TicksPerRev)
-		v.positive(path+".wheel_radius", c.WheelRadius)
-		v.within(path+".encoders.debounce_us", e.DebounceUs, 0, 100_000)
+		v.Positive(path+".encoders.ticks_per_rev", e.TicksPerRev)
+		v.Positive(path+".wheel_radius", c.WheelRadius)
+		v.Within(path+".encoders.debounce_us", e.DebounceUs, 0, 100_000)
 		if e.Left.A == "" {
-			v.errorf(path+".encoders.left.a", "missing pin")
+			v.Errorf(path+".encoders.left.a", "missing pin")
 		}
 		if e.Right.A == "" {
-			v.errorf(path+".encoders.right.a", "missing pin")
+			v.Errorf(path+".encoders.right.a", "missing pin")
 		}
 		for side, p := range map[string]EncoderPins{"left": e.Left, "right": e.Right} {
 			if p.Reverse && p.B == "" {
-				v.errorf(path+".encoders."+side+".reverse", "a single channel has no direction of its own to reverse (the motor's is used)")
+				v.Errorf(path+".encoders."+side+".reverse", "a single channel has no direction of its own to reverse (the motor's is used)")
 			}
 		}
 	} else {
 		if c.WheelRadius != 0 {
-			v.errorf(path+".wheel_radius", "only used with encoders (dead reckoning takes the drive's max_wheel_speed)")
+			v.Errorf(path+".wheel_radius", "only used with encoders (dead reckoning takes the drive's max_wheel_speed)")
 		}
 	}
 	if c.TrackWidth != 0 {
-		v.positive(path+".track_width", c.TrackWidth)
+		v.Positive(path+".track_width", c.TrackWidth)
 	}
 	if c.GyroWeight != nil {
-		v.within(path+".gyro_weight", *c.GyroWeight, 0, 1)
+		v.Within(path+".gyro_weight", *c.GyroWeight, 0, 1)
 	}
-	v.within(path+".min_duty", c.MinDuty, 0, 0.5)
-	v.positive(path+".stall_ms", c.StallMs)
-	if v.positive(path+".stall_duty", c.StallDuty) && c.StallDuty > 1 {
-		v.errorf(path+".stall_duty", "must be at most 1 (got %v)", c.StallDuty)
+	v.Within(path+".min_duty", c.MinDuty, 0, 0.5)
+	v.Positive(path+".stall_ms", c.StallMs)
+	if v.Positive(path+".stall_duty", c.StallDuty) && c.StallDuty > 1 {
+		v.Errorf(path+".stall_duty", "must be at most 1 (got %v)", c.StallDuty)
 	}
-	c.SampleConfig.validate(v, path)
+	c.SampleConfig.Check(v, path)
 }
 
-func (c *OdometryConfig) pins() []pinUse {
+func (c *OdometryConfig) Pins() []Pin {
 	e := c.Encoders
 	if e == nil {
 		return nil
 	}
-	out := []pinUse{{field: "encoders.left.a", pin: e.Left.A, mode: pinEncoder}}
+	out := []Pin{{Field: "encoders.left.a", Pin: e.Left.A, Mode: PinEncoder}}
 	if e.Left.B != "" {
-		out = append(out, pinUse{field: "encoders.left.b", pin: e.Left.B, mode: pinEncoder})
+		out = append(out, Pin{Field: "encoders.left.b", Pin: e.Left.B, Mode: PinEncoder})
 	}
-	out = append(out, pinUse{field: "encoders.right.a", pin: e.Right.A, mode: pinEncoder})
+	out = append(out, Pin{Field: "encoders.right.a", Pin: e.Right.A, Mode: PinEncoder})
 	if e.Right.B != "" {
-		out = append(out, pinUse{field: "encoders.right.b", pin: e.Right.B, mode: pinEncoder})
+		out = append(out, Pin{Field: "encoders.right.b", Pin: e.Right.B, Mode: PinEncoder})
 	}
 	return out
 }
@@ -139,10 +139,10 @@ func (c *OdometryConfig) pins() []pinUse {
 // poseKeys are what every pose source writes under its key: the pose and how good it is.
 var poseKeys = [...]string{"x", "y", "heading", "quality", "sigma"}
 
-func (c *OdometryConfig) keys(string) []sensorKey {
-	out := make([]sensorKey, len(poseKeys))
+func (c *OdometryConfig) Keys(string) []Key {
+	out := make([]Key, len(poseKeys))
 	for i, k := range poseKeys {
-		out[i] = sensorKey{name: c.Key + "." + k}
+		out[i] = Key{Name: c.Key + "." + k}
 	}
 	return out
 }
@@ -150,7 +150,7 @@ func (c *OdometryConfig) keys(string) []sensorKey {
 // checkLinks resolves and checks what devices say about each other: an odometry's drive and
 // IMU. It fills in the defaults that depend on other devices (the only drive, the only IMU,
 // the track width).
-func (c *Config) checkLinks(v *validator) {
+func (c *Config) checkLinks(v *Validator) {
 	byName := map[string]*DeviceConfig{}
 	for _, d := range c.Devices {
 		if d != nil && d.Name != "" {
@@ -178,7 +178,7 @@ func (c *Config) checkLinks(v *validator) {
 
 // link resolves a reference to another device of kind: name it, or leave it out when there is
 // exactly one (required: there must be one).
-func (c *Config) link(v *validator, path string, name *string, kind string, byName map[string]*DeviceConfig, required bool) *DeviceConfig {
+func (c *Config) link(v *Validator, path string, name *string, kind string, byName map[string]*DeviceConfig, required bool) *DeviceConfig {
 	if *name == "" {
 		all := c.DevicesOfKind(kind)
 		switch {
@@ -189,10 +189,10 @@ func (c *Config) link(v *validator, path string, name *string, kind string, byNa
 			for _, d := range all {
 				names = append(names, d.Name)
 			}
-			v.errorf(path, "there are several %s devices (%s): name one", kind, strings.Join(names, ", "))
+			v.Errorf(path, "there are several %s devices (%s): name one", kind, strings.Join(names, ", "))
 			return nil
 		case required:
-			v.errorf(path, "needs a %s device, and the config has none", kind)
+			v.Errorf(path, "needs a %s device, and the config has none", kind)
 			return nil
 		default:
 			return nil
@@ -201,17 +201,17 @@ func (c *Config) link(v *validator, path string, name *string, kind string, byNa
 	d, ok := byName[*name]
 	switch {
 	case !ok:
-		v.errorf(path, "no device %q", *name)
+		v.Errorf(path, "no device %q", *name)
 		return nil
 	case d.Kind != kind:
-		v.errorf(path, "%q is of kind %s, not %s", *name, d.Kind, kind)
+		v.Errorf(path, "%q is of kind %s, not %s", *name, d.Kind, kind)
 		return nil
 	}
 	return d
 }
 
 // specOf returns a device's section as T.
-func specOf[T DeviceSpec](d *DeviceConfig) (T, bool) {
+func specOf[T Spec](d *DeviceConfig) (T, bool) {
 	var zero T
 	if d == nil || d.Spec == nil {
 		return zero, false
@@ -219,3 +219,6 @@ func specOf[T DeviceSpec](d *DeviceConfig) (T, bool) {
 	s, ok := d.Spec.(T)
 	return s, ok
 }
+
+// PoseKey implements PoseSource.
+func (c *OdometryConfig) PoseKey() string { return c.Key }

@@ -10,30 +10,30 @@ type RangeConfig struct {
 	SampleConfig `yaml:",inline"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*RangeConfig) Kind() string { return KindRange }
 
-func (c *RangeConfig) defaults(string) {
+func (c *RangeConfig) Defaults(string) {
 	if c.MaxRange == 0 {
 		c.MaxRange = 4
 	}
-	c.SampleConfig.defaults("", 10)
+	c.SampleConfig.SetDefaults("", 10)
 }
 
-func (c *RangeConfig) validate(v *validator, path string) {
-	v.positive(path+".max_range", c.MaxRange)
-	c.SampleConfig.validate(v, path)
+func (c *RangeConfig) Validate(v *Validator, path string) {
+	v.Positive(path+".max_range", c.MaxRange)
+	c.SampleConfig.Check(v, path)
 	if c.RateHz > 20 {
-		v.errorf(path+".rate_hz", "an HC-SR04 needs up to 60 ms per reading: at most 20 Hz (got %v)", c.RateHz)
+		v.Errorf(path+".rate_hz", "an HC-SR04 needs up to 60 ms per reading: at most 20 Hz (got %v)", c.RateHz)
 	}
 }
 
-func (c *RangeConfig) pins() []pinUse {
-	return []pinUse{{field: "trig", pin: c.Trig, mode: pinTrigger}, {field: "echo", pin: c.Echo, mode: pinEcho}}
+func (c *RangeConfig) Pins() []Pin {
+	return []Pin{{Field: "trig", Pin: c.Trig, Mode: PinTrigger}, {Field: "echo", Pin: c.Echo, Mode: PinEcho}}
 }
 
-func (c *RangeConfig) keys(name string) []sensorKey {
-	return []sensorKey{{name: orDefault(c.Key, "range."+name)}}
+func (c *RangeConfig) Keys(name string) []Key {
+	return []Key{{Name: orDefault(c.Key, "range."+name)}}
 }
 
 // BatteryConfig is a battery monitor: an aio.AnalogSensorDriver on a board's analog pin, or on
@@ -72,10 +72,10 @@ type ADCConfig struct {
 	Gain *int `yaml:"gain,omitempty"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*BatteryConfig) Kind() string { return KindBattery }
 
-func (c *BatteryConfig) defaults(board string) {
+func (c *BatteryConfig) Defaults(board string) {
 	if c.Cells == 0 {
 		c.Cells = 3
 	}
@@ -99,47 +99,47 @@ func (c *BatteryConfig) defaults(board string) {
 			c.ADC.Gain = intPtr(1)
 		}
 	}
-	c.SampleConfig.defaults("battery", 2)
+	c.SampleConfig.SetDefaults("battery", 2)
 }
 
-func (c *BatteryConfig) validate(v *validator, path string) {
+func (c *BatteryConfig) Validate(v *Validator, path string) {
 	if c.Cells < 1 || c.Cells > 12 {
-		v.errorf(path+".cells", "must be 1..12 (got %d)", c.Cells)
+		v.Errorf(path+".cells", "must be 1..12 (got %d)", c.Cells)
 	}
-	okE := v.positive(path+".empty_voltage", c.EmptyVoltage)
-	if v.positive(path+".full_voltage", c.FullVoltage) && okE && c.FullVoltage <= c.EmptyVoltage {
-		v.errorf(path+".full_voltage", "must be above empty_voltage (%v)", c.EmptyVoltage)
+	okE := v.Positive(path+".empty_voltage", c.EmptyVoltage)
+	if v.Positive(path+".full_voltage", c.FullVoltage) && okE && c.FullVoltage <= c.EmptyVoltage {
+		v.Errorf(path+".full_voltage", "must be above empty_voltage (%v)", c.EmptyVoltage)
 	}
 	if c.Scale.RawMax <= 0 {
-		v.errorf(path+".scale.raw_max", "must be > 0 (got %d): the count at volts_max", c.Scale.RawMax)
+		v.Errorf(path+".scale.raw_max", "must be > 0 (got %d): the count at volts_max", c.Scale.RawMax)
 	}
-	v.positive(path+".scale.volts_max", c.Scale.VoltsMax)
+	v.Positive(path+".scale.volts_max", c.Scale.VoltsMax)
 	if a := c.ADC; a != nil {
 		if a.Kind != "ads1115" && a.Kind != "ads1015" {
-			v.errorf(path+".adc.kind", "%q is not ads1115 or ads1015", a.Kind)
+			v.Errorf(path+".adc.kind", "%q is not ads1115 or ads1015", a.Kind)
 		}
 		checkAddress(v, path+".adc.address", a.Address)
 		if a.Gain != nil && (*a.Gain < 0 || *a.Gain > 5) {
-			v.errorf(path+".adc.gain", "must be 0..5 (got %d)", *a.Gain)
+			v.Errorf(path+".adc.gain", "must be 0..5 (got %d)", *a.Gain)
 		}
 		switch c.Pin {
 		case "0", "1", "2", "3":
 		default:
-			v.errorf(path+".pin", "an ADS1x15 channel is \"0\"..\"3\" (got %q)", c.Pin)
+			v.Errorf(path+".pin", "an ADS1x15 channel is \"0\"..\"3\" (got %q)", c.Pin)
 		}
 	}
-	c.SampleConfig.validate(v, path)
+	c.SampleConfig.Check(v, path)
 }
 
-func (c *BatteryConfig) pins() []pinUse {
+func (c *BatteryConfig) Pins() []Pin {
 	if c.ADC != nil {
-		return []pinUse{{field: "adc", mode: pinI2C, bus: derefInt(c.ADC.Bus), addr: c.ADC.Address}}
+		return []Pin{{Field: "adc", Mode: PinI2C, Bus: derefInt(c.ADC.Bus), Addr: c.ADC.Address}}
 	}
-	return []pinUse{{field: "pin", pin: c.Pin, mode: pinAnalog}}
+	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinAnalog}}
 }
 
-func (c *BatteryConfig) keys(string) []sensorKey {
-	return []sensorKey{{name: c.Key + ".voltage"}, {name: c.Key + ".percent"}}
+func (c *BatteryConfig) Keys(string) []Key {
+	return []Key{{Name: c.Key + ".voltage"}, {Name: c.Key + ".percent"}}
 }
 
 // IMUConfig is an MPU6050 on i2c (i2c.MPU6050Driver). It writes, under its key prefix (default
@@ -151,35 +151,35 @@ type IMUConfig struct {
 	SampleConfig `yaml:",inline"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*IMUConfig) Kind() string { return KindIMU }
 
-func (c *IMUConfig) defaults(board string) {
+func (c *IMUConfig) Defaults(board string) {
 	if c.Bus == nil {
 		c.Bus = intPtr(defaultBus(board))
 	}
 	if c.Address == 0 {
 		c.Address = 0x68
 	}
-	c.SampleConfig.defaults("imu", 50)
+	c.SampleConfig.SetDefaults("imu", 50)
 }
 
-func (c *IMUConfig) validate(v *validator, path string) {
+func (c *IMUConfig) Validate(v *Validator, path string) {
 	checkAddress(v, path+".address", c.Address)
-	c.SampleConfig.validate(v, path)
+	c.SampleConfig.Check(v, path)
 }
 
-func (c *IMUConfig) pins() []pinUse {
-	return []pinUse{{field: "address", mode: pinI2C, bus: derefInt(c.Bus), addr: c.Address}}
+func (c *IMUConfig) Pins() []Pin {
+	return []Pin{{Field: "address", Mode: PinI2C, Bus: derefInt(c.Bus), Addr: c.Address}}
 }
 
 // imuKeys are the suffixes an IMU writes, in the order the reader fills them.
 var imuKeys = [...]string{"roll", "pitch", "yaw", "yaw_rate", "accel_x", "accel_y", "accel_z", "temperature"}
 
-func (c *IMUConfig) keys(string) []sensorKey {
-	out := make([]sensorKey, len(imuKeys))
+func (c *IMUConfig) Keys(string) []Key {
+	out := make([]Key, len(imuKeys))
 	for i, k := range imuKeys {
-		out[i] = sensorKey{name: c.Key + "." + k}
+		out[i] = Key{Name: c.Key + "." + k}
 	}
 	return out
 }
@@ -192,19 +192,19 @@ type BumpConfig struct {
 	SampleConfig `yaml:",inline"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*BumpConfig) Kind() string { return KindBump }
 
-func (c *BumpConfig) defaults(string) { c.SampleConfig.defaults("", 20) }
+func (c *BumpConfig) Defaults(string) { c.SampleConfig.SetDefaults("", 20) }
 
-func (c *BumpConfig) validate(v *validator, path string) { c.SampleConfig.validate(v, path) }
+func (c *BumpConfig) Validate(v *Validator, path string) { c.SampleConfig.Check(v, path) }
 
-func (c *BumpConfig) pins() []pinUse {
-	return []pinUse{{field: "pin", pin: c.Pin, mode: pinIn}}
+func (c *BumpConfig) Pins() []Pin {
+	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinIn}}
 }
 
-func (c *BumpConfig) keys(name string) []sensorKey {
-	return []sensorKey{{name: orDefault(c.Key, "bump."+name), boolean: true}}
+func (c *BumpConfig) Keys(name string) []Key {
+	return []Key{{Name: orDefault(c.Key, "bump."+name), Bool: true}}
 }
 
 // PoseConfig is the simulated robot's true pose: <key>.x, <key>.y (m) and <key>.heading (rad,
@@ -215,22 +215,22 @@ type PoseConfig struct {
 	SampleConfig `yaml:",inline"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*PoseConfig) Kind() string { return KindPose }
 
-func (c *PoseConfig) defaults(string) { c.SampleConfig.defaults("pose", 20) }
+func (c *PoseConfig) Defaults(string) { c.SampleConfig.SetDefaults("pose", 20) }
 
-func (c *PoseConfig) validate(v *validator, path string) { c.SampleConfig.validate(v, path) }
+func (c *PoseConfig) Validate(v *Validator, path string) { c.SampleConfig.Check(v, path) }
 
-func (*PoseConfig) pins() []pinUse { return nil }
+func (*PoseConfig) Pins() []Pin { return nil }
 
-func (c *PoseConfig) keys(string) []sensorKey {
-	return []sensorKey{{name: c.Key + ".x"}, {name: c.Key + ".y"}, {name: c.Key + ".heading"}}
+func (c *PoseConfig) Keys(string) []Key {
+	return []Key{{Name: c.Key + ".x"}, {Name: c.Key + ".y"}, {Name: c.Key + ".heading"}}
 }
 
-func checkAddress(v *validator, path string, addr int) {
+func checkAddress(v *Validator, path string, addr int) {
 	if addr < 0x03 || addr > 0x77 {
-		v.errorf(path, "%#x is not a 7-bit i2c device address (0x03..0x77)", addr)
+		v.Errorf(path, "%#x is not a 7-bit i2c device address (0x03..0x77)", addr)
 	}
 }
 
@@ -249,3 +249,6 @@ func derefInt(p *int) int {
 	}
 	return *p
 }
+
+// PoseKey implements PoseSource.
+func (c *PoseConfig) PoseKey() string { return c.Key }

@@ -39,10 +39,10 @@ type TelloConfig struct {
 	SampleConfig `yaml:",inline"`
 }
 
-// Kind implements DeviceSpec.
+// Kind implements Spec.
 func (*TelloConfig) Kind() string { return KindTello }
 
-func (c *TelloConfig) defaults(string) {
+func (c *TelloConfig) Defaults(string) {
 	if c.Address == "" {
 		c.Address = "192.168.10.1"
 	}
@@ -55,31 +55,31 @@ func (c *TelloConfig) defaults(string) {
 	if c.StaleAfterMs == 0 {
 		c.StaleAfterMs = 1000 // the drone sends flight data about ten times a second
 	}
-	c.SampleConfig.defaults("tello", 20)
+	c.SampleConfig.SetDefaults("tello", 20)
 }
 
-func (c *TelloConfig) validate(v *validator, path string) {
+func (c *TelloConfig) Validate(v *Validator, path string) {
 	if ip := net.ParseIP(c.Address); ip == nil {
-		v.errorf(path+".address", "%q is not an IP address (the Tello's is 192.168.10.1)", c.Address)
+		v.Errorf(path+".address", "%q is not an IP address (the Tello's is 192.168.10.1)", c.Address)
 	}
 	if c.LocalPort < 1 || c.LocalPort > 65535 || c.LocalPort == telloVideoPort {
-		v.errorf(path+".local_port", "%d is not a UDP port botd can use (1..65535, not the video port %d)", c.LocalPort, telloVideoPort)
+		v.Errorf(path+".local_port", "%d is not a UDP port botd can use (1..65535, not the video port %d)", c.LocalPort, telloVideoPort)
 	}
-	if v.positive(path+".max_speed", c.MaxSpeed) && c.MaxSpeed > 1 {
-		v.errorf(path+".max_speed", "must be at most 1 (full stick; got %v)", c.MaxSpeed)
+	if v.Positive(path+".max_speed", c.MaxSpeed) && c.MaxSpeed > 1 {
+		v.Errorf(path+".max_speed", "must be at most 1 (full stick; got %v)", c.MaxSpeed)
 	}
-	c.SampleConfig.validate(v, path)
+	c.SampleConfig.Check(v, path)
 }
 
-func (*TelloConfig) pins() []pinUse { return nil }
+func (*TelloConfig) Pins() []Pin { return nil }
 
 // telloKeys are what a Tello writes under its key; flying is a boolean.
 var telloKeys = [...]string{"height", "battery", "north_speed", "east_speed", "vertical_speed", "speed", "flying", "fly_time", "wifi"}
 
-func (c *TelloConfig) keys(string) []sensorKey {
-	out := make([]sensorKey, len(telloKeys))
+func (c *TelloConfig) Keys(string) []Key {
+	out := make([]Key, len(telloKeys))
 	for i, k := range telloKeys {
-		out[i] = sensorKey{name: c.Key + "." + k, boolean: k == "flying"}
+		out[i] = Key{Name: c.Key + "." + k, Bool: k == "flying"}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package missions
 
 import (
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/standard"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,12 +26,13 @@ func TestExampleMissions(t *testing.T) {
 			if filepath.Base(path) == "survey.json" {
 				hwFile = "uav-sim-hw.yaml" // a MAVLink vehicle
 			}
-			hw, err := drivers.LoadConfig(filepath.Join("..", "configs", hwFile))
+			kinds := standard.Kinds()
+			hw, err := kinds.LoadConfig(filepath.Join("..", "configs", hwFile))
 			if err != nil {
 				t.Fatal(err)
 			}
 			reg := bt.NewRegistry()
-			drivers.Register(reg, hw)
+			drivers.Register(reg, kinds, hw)
 			if _, err := Load(data, Options{Registry: reg, Keys: hw.SensorKeys(), MinTickHz: 1, MaxTickHz: 100}); err != nil {
 				t.Fatalf("%s does not load:\n%s", path, problemLines(err))
 			}

@@ -130,7 +130,7 @@ func checkTarget(hwFile, cfgFile string) (*drivers.Config, *drivers.Fence, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: hardware: %w", cfg.source, err)
 	}
-	hw, err := drivers.ParseConfig(data)
+	hw, err := deviceKinds.ParseConfig(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
 	}

@@ -45,7 +45,7 @@ func runCheckConfig(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *hwOnly || isHardwareFile(data) {
-		hw, err := drivers.ParseConfig(data)
+		hw, err := deviceKinds.ParseConfig(data)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stdout, "%s: hardware file: %v\n", file, err)
@@ -135,7 +135,7 @@ func checkConfig(cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("%s: hardware: %w", cfg.source, err)
 	}
-	hw, err := drivers.ParseConfig(data)
+	hw, err := deviceKinds.ParseConfig(data)
 	if err != nil {
 		return fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
 	}
@@ -156,7 +156,7 @@ func checkConfig(cfg *Config) error {
 	}
 	if err == nil && cfg.Mission != "" {
 		reg := bt.NewRegistry()
-		drivers.Register(reg, hw)
+		drivers.Register(reg, deviceKinds, hw)
 		if _, _, err := configuredMission(cfg, reg, append(hw.SensorKeys(), cfg.Writable...), fence); err != nil {
 			errs = append(errs, err)
 		}

@@ -231,7 +231,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("hardware: %w", err)
 	}
-	s.hw, err = drivers.ParseConfig(hwData)
+	s.hw, err = deviceKinds.ParseConfig(hwData)
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
@@ -254,7 +254,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
 	s.reg = bt.NewRegistry()
-	drivers.Register(s.reg, s.hw)
+	drivers.Register(s.reg, deviceKinds, s.hw)
 	var keys []string
 	for _, d := range s.robot.Devices() {
 		keys = append(keys, d.Keys()...)

@@ -49,7 +49,7 @@ func TestStuckTickBesideADriveStopsTheRover(t *testing.T) {
 	defer robot.Close()
 	stall := &stallNode{entered: make(chan struct{}), release: make(chan struct{})}
 	reg := bt.NewRegistry()
-	drivers.Register(reg, hw)
+	drivers.Register(reg, deviceKinds, hw)
 	reg.Register(bt.NodeType{Name: "Stall", Kind: bt.Leaf, Category: "action", New: func(*bt.Builder) bt.Behavior { return stall }})
 	var keys []string
 	for _, d := range robot.Devices() {

@@ -121,7 +121,7 @@ func simulatedOnly(c *Config) error {
 	if err != nil {
 		return fmt.Errorf("hardware: %w", err)
 	}
-	hw, err := drivers.ParseConfig(data)
+	hw, err := deviceKinds.ParseConfig(data)
 	if err != nil {
 		return fmt.Errorf("hardware (%s): %w", name, err)
 	}

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/botd-project/botd/drivers"
 )
 
 // FuzzConfig feeds the daemon's config parser and checker arbitrary YAML
@@ -50,7 +48,7 @@ func FuzzHardwareConfig(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := drivers.ParseConfig(data)
+		cfg, err := deviceKinds.ParseConfig(data)
 		if err == nil && cfg == nil {
 			t.Fatal("no config and no error")
 		}

@@ -77,7 +77,7 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 	}
 	defer robot.Close()
 	reg := bt.NewRegistry()
-	drivers.Register(reg, hw)
+	drivers.Register(reg, deviceKinds, hw)
 	var keys []string
 	for _, d := range robot.Devices() {
 		keys = append(keys, d.Keys()...)

@@ -104,7 +104,7 @@ func runHWTest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // default), or a hardware file alone.
 func hwtestConfig(configFile, hwFile string) (*Config, *drivers.Config, string, error) {
 	if hwFile != "" {
-		hw, err := drivers.LoadConfig(hwFile)
+		hw, err := deviceKinds.LoadConfig(hwFile)
 		if err != nil {
 			return nil, nil, "", err
 		}
@@ -126,7 +126,7 @@ func hwtestConfig(configFile, hwFile string) (*Config, *drivers.Config, string, 
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%s: hardware: %w", cfg.source, err)
 	}
-	hw, err := drivers.ParseConfig(data)
+	hw, err := deviceKinds.ParseConfig(data)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
 	}

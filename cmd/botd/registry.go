@@ -6,7 +6,11 @@ import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/configs"
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/standard"
 )
+
+// deviceKinds are the device kinds this daemon knows (drivers/standard).
+var deviceKinds = standard.Kinds()
 
 // simHardware is the default simulated rover's hardware config.
 func simHardware() (*drivers.Config, error) {
@@ -14,7 +18,7 @@ func simHardware() (*drivers.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := drivers.ParseConfig(data)
+	cfg, err := deviceKinds.ParseConfig(data)
 	if err != nil {
 		return nil, fmt.Errorf("built-in sim.yaml: %w", err)
 	}
@@ -27,7 +31,7 @@ func loadHardware(file string) (*drivers.Config, error) {
 	if file == "" {
 		return simHardware()
 	}
-	return drivers.LoadConfig(file)
+	return deviceKinds.LoadConfig(file)
 }
 
 // newRegistry returns the node types of the built-ins plus the device
@@ -35,7 +39,7 @@ func loadHardware(file string) (*drivers.Config, error) {
 func newRegistry(hw *drivers.Config) *bt.Registry {
 	r := bt.NewRegistry()
 	if hw != nil {
-		drivers.Register(r, hw)
+		drivers.Register(r, deviceKinds, hw)
 	}
 	return r
 }

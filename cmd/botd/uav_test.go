@@ -155,7 +155,7 @@ func TestUAVDocsNameTheVehicleAndItsKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw, err := drivers.ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpin://:14540\"}\n"))
+	hw, err := deviceKinds.ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpin://:14540\"}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
