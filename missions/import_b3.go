@@ -108,7 +108,17 @@ func decodeB3(o *object, ps *problems) *Document {
 	imp.name()
 	d.Trees = map[string]*bt.NodeDef{}
 	for _, t := range imp.trees {
+		if t.empty() {
+			// The editor saves a new tree without nodes, and behavior3js
+			// and behavior3go load the project all the same: there is
+			// nothing of it to run, so it is left out.
+			continue
+		}
 		d.Trees[t.key] = imp.tree(t)
+	}
+	if len(d.Trees) == 0 {
+		ps.invalid(ptr(base, "trees"), "every tree of the project is empty: there is nothing to run")
+		return nil
 	}
 	main := imp.main(o.str("selectedTree"))
 	d.Main = main.key
@@ -184,20 +194,41 @@ func (imp *b3Importer) name() {
 func (imp *b3Importer) main(selected string) *b3Tree {
 	var free []*b3Tree
 	for _, t := range imp.trees {
-		if !imp.used[t.id] {
+		if !imp.used[t.id] && !t.empty() {
 			free = append(free, t)
 		}
 	}
 	if len(free) == 1 {
 		return free[0]
 	}
-	if t, ok := imp.byID[selected]; ok {
+	if t, ok := imp.byID[selected]; ok && !t.empty() {
 		return t
 	}
 	if len(free) > 0 {
 		return free[0]
 	}
+	for _, t := range imp.trees {
+		if !t.empty() {
+			return t
+		}
+	}
 	return imp.trees[0]
+}
+
+// empty reports whether a tree has no nodes at all (its root null or
+// missing): a new tree as the editor saves it.
+func (t *b3Tree) empty() bool {
+	if root, _ := t.o.get("root"); root != nil && root != "" {
+		return false
+	}
+	nodes, _ := t.o.get("nodes")
+	switch n := nodes.(type) {
+	case nil:
+		return true
+	case *object:
+		return len(n.keys) == 0
+	}
+	return false
 }
 
 // tree converts one tree, following the links from its root node.

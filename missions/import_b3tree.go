@@ -27,7 +27,11 @@ import (
 // the parameters input and output. A node with a path runs the tree of
 // that file (relative to the workspace: the nearest directory above the
 // file holding a *.b3-workspace, else the file's own directory): it
-// becomes a SubTree of the tree named by the path. A disabled node is left
+// becomes a SubTree of the tree named by the path. The editor's build
+// output inlines the subtree: the node is the subtree's root, with its
+// path and its children, and behavior3-ts runs it as written, so such a
+// node is read as the node it is (the path only says where it came
+// from). A disabled node is left
 // out, as behavior3-ts builds the tree without it.
 
 // b3TreeAliases are the behavior3-ts node names whose meaning is botd's
@@ -422,14 +426,12 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 		}
 		n.Params[io] = l
 	}
-	if p, ok := o.get("path"); ok && p != "" {
+	kids, _ := o.m["children"].([]any)
+	if p, ok := o.get("path"); ok && p != "" && len(kids) == 0 {
 		key, isS := p.(string)
 		if !isS {
 			ps.invalid(ptr(path, "path"), "want a tree file's path, got %s", describe(p))
 			return n
-		}
-		if kids, ok := o.m["children"].([]any); ok && len(kids) > 0 {
-			ps.invalid(ptr(path, "children"), "a node with a path runs that tree file and takes no children")
 		}
 		key = filepath.ToSlash(filepath.Clean(filepath.FromSlash(key)))
 		imp.used[key] = true
