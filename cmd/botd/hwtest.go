@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -15,6 +17,9 @@ import (
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
 )
+
+// testHost is the machine hwtest checks (tests point it at a directory).
+var testHost = thisHost()
 
 // runHWTest is `botd hwtest`: before the first mission on a new robot, open every device of
 // its hardware config, read it or exercise it briefly, and report what each returned. Exit
@@ -40,9 +45,41 @@ func runHWTest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return 2
 	}
-	cfg, hw, source, err := hwtestConfig(*configFile, *hwFile)
+	cfg, hw, hwYAML, source, err := hwtestConfig(*configFile, *hwFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "botd hwtest:", err)
+		return 1
+	}
+	// The machine first: an interface left off, a missing group, another
+	// daemon holding the pins (hwcheck.go).
+	notes := hwPreflight(testHost, hwYAML)
+	if *hwFile == "" && needsOf(hwYAML).realBoard {
+		// The daemon of this config holds its state directory's lock while
+		// it runs; hwtest holds it while it tests, so that daemon cannot
+		// start in the middle (a lock hwtest cannot open is no answer).
+		if dir, err := resolveStateDir(cfg); err == nil {
+			lock, err := lockStateDir(dir, cfg.Robot+" (botd hwtest)", time.Now())
+			if errors.Is(err, errLocked) {
+				notes = append(notes, hwNote{Problem: true, stop: true, What: "the daemon of this config is running: " + err.Error(),
+					Fix: "stop it first (sudo systemctl stop botd), run hwtest, then start it again (sudo systemctl start botd)"})
+			}
+			defer lock.Close()
+		}
+	}
+	noteOut := stdout
+	if *asJSON {
+		noteOut = stderr
+	}
+	stopped := false
+	for _, n := range notes {
+		fmt.Fprintln(noteOut, n)
+		stopped = stopped || n.stop
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(noteOut)
+	}
+	if stopped {
+		fmt.Fprintln(stderr, "botd hwtest: not testing: another botd may be driving these devices")
 		return 1
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -102,15 +139,19 @@ func runHWTest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // hwtestConfig loads what hwtest tests: a daemon config's hardware (the built-in one by
 // default), or a hardware file alone.
-func hwtestConfig(configFile, hwFile string) (*Config, *drivers.Config, string, error) {
+func hwtestConfig(configFile, hwFile string) (*Config, *drivers.Config, []byte, string, error) {
 	if hwFile != "" {
 		hw, err := deviceKinds.LoadConfig(hwFile)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, nil, "", err
+		}
+		data, err := os.ReadFile(hwFile)
+		if err != nil {
+			return nil, nil, nil, "", err
 		}
 		cfg := &Config{source: hwFile}
 		cfg.setDefaults()
-		return cfg, hw, hwFile, nil
+		return cfg, hw, data, hwFile, nil
 	}
 	var cfg *Config
 	var err error
@@ -120,20 +161,20 @@ func hwtestConfig(configFile, hwFile string) (*Config, *drivers.Config, string, 
 		cfg, err = defaultConfig()
 	}
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, "", err
 	}
 	data, name, err := cfg.hardwareYAML()
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("%s: hardware: %w", cfg.source, err)
+		return nil, nil, nil, "", fmt.Errorf("%s: hardware: %w", cfg.source, err)
 	}
 	hw, err := deviceKinds.ParseConfig(data)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
+		return nil, nil, nil, "", fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
 	}
 	if name == "hardware" {
 		name = "inline"
 	}
-	return cfg, hw, cfg.source + " (hardware " + name + ")", nil
+	return cfg, hw, data, cfg.source + " (hardware " + name + ")", nil
 }
 
 func printReports(w io.Writer, source string, reports []drivers.DeviceReport, failed int) {
