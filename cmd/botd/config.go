@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"net"
 	"os"
@@ -100,8 +101,13 @@ type BrokerConfig struct {
 	// ReconnectMax bounds the wait between reconnect rounds while every
 	// broker refuses [defaultReconnectMax]; paho's own is 10 minutes.
 	ReconnectMax time.Duration `yaml:"reconnect_max"`
-	ClientID     string        `yaml:"client_id"`
-	Username     string        `yaml:"username"`
+	// Kind names the broker product (brokerKinds) so that what it would
+	// rewrite is refused at check-config: RabbitMQ turns a "." in a topic
+	// level into a level separator, so a robot id or topic prefix with
+	// one would not be the robot's topics any more. Empty: not said.
+	Kind     string `yaml:"kind"`
+	ClientID string `yaml:"client_id"`
+	Username string `yaml:"username"`
 	// EStopUsername is the user of the e-stop connection [username], with
 	// the same password (deploy/mosquitto binds client ids to users).
 	EStopUsername string         `yaml:"estop_username"`
@@ -421,6 +427,46 @@ func (c *Config) validateBrokers(bad func(field, format string, args ...any)) {
 	}
 	if r := b.ReconnectMax; r != 0 && (r < time.Second || r > 5*time.Minute) {
 		bad("broker.reconnect_max", "%v is outside [1s, 5m]", r)
+	}
+	c.validateBrokerKind(bad)
+}
+
+// brokerKinds are the broker products broker.kind may name, each with the
+// characters it would rewrite in a topic level (none: it keeps topics as
+// they are).
+var brokerKinds = map[string]string{
+	"mosquitto": "",
+	"aedes":     "",
+	"emqx":      "",
+	"vernemq":   "",
+	// RabbitMQ's MQTT plugin maps topics to AMQP routing keys, where "."
+	// separates words: "botd/v1/rover.1/state" is delivered as
+	// "botd/v1/rover/1/state" and a "+" no longer matches the id.
+	"rabbitmq": ".",
+}
+
+// validateBrokerKind refuses, for the broker kind the config names, a
+// robot id or topic prefix that broker would rewrite. Labels are not
+// checked: they travel in the factsheet's payload, never in a topic.
+func (c *Config) validateBrokerKind(bad func(field, format string, args ...any)) {
+	kind := c.Broker.Kind
+	if kind == "" {
+		return
+	}
+	rewrites, ok := brokerKinds[kind]
+	if !ok {
+		kinds := slices.Sorted(maps.Keys(brokerKinds))
+		bad("broker.kind", "%q is not %s%s", kind, strings.Join(kinds, ", "), didYouMeanWord(kind, kinds))
+		return
+	}
+	if rewrites == "" {
+		return
+	}
+	if strings.ContainsAny(c.Robot, rewrites) {
+		bad("robot", "%q holds %q, which a %s broker rewrites in topics (broker.kind): the robot's topics would not be its own; use - or _", c.Robot, rewrites, kind)
+	}
+	if strings.ContainsAny(c.Broker.TopicPrefix, rewrites) {
+		bad("broker.topic_prefix", "%q holds %q, which a %s broker rewrites in topics (broker.kind)", c.Broker.TopicPrefix, rewrites, kind)
 	}
 }
 

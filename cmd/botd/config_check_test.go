@@ -60,6 +60,11 @@ var badConfigs = []struct {
 		[]string{`broker.urls[1]: "tcp://a:1883" is listed twice`, `broker.urls[2]: "http://b:80": unknown scheme "http"`,
 			`broker.urls[3]: "tcp://c:1,tcp://d:2" holds a comma`, `broker.urls[4]: "e:1883" needs a scheme`,
 			`broker.reconnect_max: 1h0m0s is outside [1s, 5m]`}},
+	{"ids a RabbitMQ broker would rewrite", "robot: yard.r1\nhardware: HW\nbroker: {kind: rabbitmq, url: 'tcp://a:1883', topic_prefix: botd/v1.2}\n",
+		[]string{`robot: "yard.r1" holds ".", which a rabbitmq broker rewrites in topics`,
+			`broker.topic_prefix: "botd/v1.2" holds ".", which a rabbitmq broker rewrites in topics`}},
+	{"unknown broker kind", "robot: r\nhardware: HW\nbroker: {kind: rabitmq, url: 'tcp://a:1883'}\n",
+		[]string{`broker.kind: "rabitmq" is not aedes, emqx, mosquitto, rabbitmq, vernemq (did you mean rabbitmq?)`}},
 	{"empty broker list", "robot: r\nhardware: HW\nbroker: {urls: []}\n",
 		[]string{`broker.urls: empty`}},
 	{"url and urls", "robot: r\nhardware: HW\nbroker: {url: 'tcp://a:1', urls: ['tcp://b:1']}\n",
@@ -240,6 +245,22 @@ func TestCheckConfigNotesTreeName(t *testing.T) {
 		f = writeBadConfig(t, dir, "tree-mission", "robot: r\nhardware: HW\n"+c)
 		if code, out, _ := runCmd(t, "check-config", f); code != 0 || strings.Contains(out, "note:") {
 			t.Errorf("check-config with the mission: %d\n%s", code, out)
+		}
+	}
+}
+
+// broker.kind refuses only what that broker rewrites: the same dotted id
+// passes for a broker that keeps topics as they are, and a dashed one
+// passes for RabbitMQ.
+func TestBrokerKindAcceptsWhatItKeeps(t *testing.T) {
+	dir := t.TempDir()
+	for name, yaml := range map[string]string{
+		"dotted on mosquitto": "robot: yard.r1\nhardware: HW\nbroker: {kind: mosquitto, url: 'tcp://a:1883'}\n",
+		"dashed on rabbitmq":  "robot: yard-r1\nhardware: HW\nbroker: {kind: rabbitmq, urls: ['tcp://a:1883', 'tcp://b:1883']}\n",
+	} {
+		f := writeBadConfig(t, dir, name, yaml)
+		if code, out, errOut := runCmd(t, "check-config", f); code != 0 {
+			t.Errorf("%s: exit %d\n%s%s", name, code, out, errOut)
 		}
 	}
 }
