@@ -36,8 +36,12 @@ func (m *wireMeter) takeAckMax() time.Duration { return time.Duration(m.ackMaxNs
 
 type meteredConn struct {
 	net.Conn
-	m       *wireMeter
-	out, in mqttScanner // each touched by one goroutine (paho's writer, its reader)
+	m *wireMeter
+	// out is fed by the writers, in order, under wmu: paho writes from
+	// two goroutines (its outgoing packets and its keepalive's PINGREQ);
+	// in by paho's one reader.
+	wmu     sync.Mutex
+	out, in mqttScanner
 
 	mu      sync.Mutex
 	pending map[uint16]time.Time // QoS 1 publishes written, by packet id
@@ -48,6 +52,8 @@ type meteredConn struct {
 const maxPending = 4096
 
 func (c *meteredConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	n, err := c.Conn.Write(p)
 	if n > 0 {
 		c.m.bytesOut.Add(uint64(n))
