@@ -14,8 +14,12 @@ func (c *Config) brokerIdentity() *broker.Identity {
 
 // ownConn gives o the credentials of the robot's own connections: the
 // per-boot secret on the broker botd runs itself (whatever its
-// credentials file holds), else the configured user and password.
+// credentials file holds), else the configured user and password; and
+// what its broker kind needs of them.
 func (c *Config) ownConn(o transport.Options) transport.Options {
+	// RabbitMQ strands a QoS 1 subscription on a dead node
+	// (transport.Options.SubscribeAtMostOnce).
+	o.SubscribeAtMostOnce = c.Broker.Kind == "rabbitmq"
 	if c.brokerSecret != "" {
 		o.Username, o.Password, o.PasswordFile, o.PasswordEnv = c.Broker.ClientID, c.brokerSecret, "", ""
 		return o

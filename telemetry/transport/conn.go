@@ -334,7 +334,11 @@ const subackInUse = 0x91
 func (c *pahoConn) subscribe(cl paho.Client, filter string, s subscription) error {
 	var err error
 	for range 8 {
-		t := cl.Subscribe(filter, s.qos, wrapHandler(s))
+		qos := s.qos
+		if c.opts.SubscribeAtMostOnce {
+			qos = 0
+		}
+		t := cl.Subscribe(filter, qos, wrapHandler(s))
 		if err = c.wait(t); err != nil {
 			return err
 		}

@@ -1,6 +1,8 @@
 package transport_test
 
 import (
+	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -169,4 +171,66 @@ func (h *inUseHook) OnSubscribe(cl *mqtt.Client, pk packets.Packet) packets.Pack
 	h.refusals.Add(1)
 	cl.State.Inflight.Set(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Publish, Qos: 1}, PacketID: pk.PacketID, TopicName: "r/1"})
 	return pk
+}
+
+// SubscribeAtMostOnce subscribes at QoS 0 whatever the subscription asks,
+// the ones given in Options and the ones added later, after a reconnect
+// too (RabbitMQ strands a QoS 1 subscription on a dead node).
+func TestSubscribeAtMostOnce(t *testing.T) {
+	for _, once := range []bool{false, true} {
+		hook := &qosHook{}
+		b := mqtttest.StartBroker(t, "", hook)
+		o := mqtttest.Options(b.URL())
+		o.ClientID = fmt.Sprint("once-", once)
+		o.SubscribeAtMostOnce = once
+		o.Subscriptions = []transport.Subscription{{Filter: "a/1", QoS: 1, Handler: func(string, []byte) {}}}
+		c, err := transport.Dial(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mqtttest.Eventually(t, "up", c.IsUp)
+		if err := c.Subscribe("b/1", 1, func(string, []byte) {}); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		want := byte(1)
+		if once {
+			want = 0
+		}
+		for f, q := range hook.got() {
+			if q != want {
+				t.Errorf("SubscribeAtMostOnce %v: %s subscribed at QoS %d, want %d", once, f, q, want)
+			}
+		}
+		if len(hook.got()) != 2 {
+			t.Errorf("SubscribeAtMostOnce %v: subscriptions %v", once, hook.got())
+		}
+	}
+}
+
+// qosHook records the QoS each filter was subscribed at.
+type qosHook struct {
+	mqtt.HookBase
+	mu  sync.Mutex
+	qos map[string]byte
+}
+
+func (h *qosHook) ID() string           { return "qos" }
+func (h *qosHook) Provides(b byte) bool { return b == mqtt.OnSubscribe }
+func (h *qosHook) OnSubscribe(_ *mqtt.Client, pk packets.Packet) packets.Packet {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.qos == nil {
+		h.qos = map[string]byte{}
+	}
+	for _, f := range pk.Filters {
+		h.qos[f.Filter] = f.Qos
+	}
+	return pk
+}
+
+func (h *qosHook) got() map[string]byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.qos)
 }

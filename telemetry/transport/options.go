@@ -41,6 +41,17 @@ type Options struct {
 	// are in place before Birth is published.
 	Subscriptions []Subscription
 
+	// SubscribeAtMostOnce subscribes at QoS 0 whatever a subscription
+	// asks. RabbitMQ (3.10) keeps a clean session's QoS 1 subscription in
+	// a durable queue on the node the client was connected to, and while
+	// that node is down refuses the client's subscription on every other
+	// node ("home node ... is down"): the client never gets back on the
+	// cluster. A QoS 0 subscription's queue is transient and goes with
+	// the node. The cost: the broker delivers to this client at most once,
+	// so a sender that needs an answer resends until it has one (botd's
+	// ground stations and botctl do).
+	SubscribeAtMostOnce bool
+
 	// Will is the last will, sent by the broker when the connection dies
 	// without a DISCONNECT. Fixed for the life of the client.
 	Will *Message
