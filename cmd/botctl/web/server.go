@@ -189,6 +189,7 @@ func (s *server) routes() {
 	m.HandleFunc("GET /api/robots/{robot}", s.robotSnapshot)
 	m.HandleFunc("GET /api/stream", s.stream)
 	m.HandleFunc("POST /api/robots/{robot}/commands/{command}", s.command)
+	m.HandleFunc("POST /api/robots/{robot}/hooks/{op}", s.hook) // debug.go
 	m.HandleFunc("POST /api/robots/{robot}/mission", s.upload)
 	s.fleetRoutes(m)
 	s.mux = m

@@ -24,7 +24,10 @@
       const h = tv.hiddenCount();
       $('collapsed-info').textContent = h ? `· ${h} in collapsed subtrees (+ to expand)` : '';
     },
-    onSelect: (n, status) => logLocal('info', 'node', `#${n.index} ${n.type}${n.name ? ' "' + n.name + '"' : ''}: ${status}`, n.index),
+    onSelect: (n, status) => {
+      logLocal('info', 'node', `#${n.index} ${n.type}${n.name ? ' "' + n.name + '"' : ''}: ${status}`, n.index);
+      window.dispatchEvent(new CustomEvent('botd:node', { detail: n })); // the debugger (debug.js)
+    },
   });
   const chart = new TickChart($('chart'));
 
