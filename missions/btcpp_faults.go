@@ -39,6 +39,9 @@ type btcppLoc struct {
 type btcppSource struct {
 	locs  map[string]btcppLoc // by the node's JSON pointer
 	files []string            // the files read, in order ("" first: the file itself)
+	// models are the <TreeNodesModel> entries of the file and its
+	// includes, as written (btcpp_models.go).
+	models []btcppDeclared
 }
 
 // maxFaultRounds bounds the compilations the stand-ins take.

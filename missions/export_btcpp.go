@@ -26,7 +26,10 @@ import (
 // document gives them. So a file imported from XML comes back with its
 // BT.CPP names and port names, except Nav2's Wait (imported as botd's
 // Wait, written as Sleep) and what the import drops: attributes starting
-// with '_' (but _autoremap), comments and the file's own TreeNodesModel.
+// with '_' (but _autoremap) and comments. An imported file's own
+// <TreeNodesModel> entries are written back as declared (a Condition, its
+// output ports, their C++ types, its SubTree models), over botd's guess
+// of a model from the ports a node is given.
 // Mission settings (tick_hz, evaluation, the initial blackboard, node
 // ids) have no place in the format and are not written. reg (nil: the
 // built-ins) says which types botd knows.
@@ -34,7 +37,7 @@ func ExportBTCPP(d *Document, reg *bt.Registry) ([]byte, error) {
 	if reg == nil {
 		reg = defaultRegistry()
 	}
-	e := &btcppExporter{reg: reg, model: map[string]*btcppModel{}}
+	e := &btcppExporter{reg: reg, model: map[string]*btcppModel{}, src: d.btcpp}
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	fmt.Fprintf(&b, `<root BTCPP_format="4" main_tree_to_execute=%s>`+"\n", attr(d.Main))
@@ -117,6 +120,9 @@ type btcppExporter struct {
 	// conds are the attributes of a PrePost being folded into the node
 	// written next (BT.CPP's _skipIf, _while, ...).
 	conds [][2]string
+	// src is the imported file's own <TreeNodesModel>, written back as
+	// declared (nil for a document from elsewhere).
+	src *btcppSource
 }
 
 // btcppCondAttr is the attribute each PrePost parameter is written as.
@@ -308,7 +314,15 @@ func modelKind(nt *bt.NodeType) string {
 var btcppOutputs = map[string]bool{"output_goal": true, "output_goals": true}
 
 func (e *btcppExporter) writeModel(b *bytes.Buffer, depth int) {
-	if len(e.model) == 0 {
+	var own []btcppDeclared // the imported file's entries botd did not write
+	if e.src != nil {
+		for _, m := range e.src.models {
+			if m.kind == "SubTree" || e.model[m.id] == nil {
+				own = append(own, m)
+			}
+		}
+	}
+	if len(e.model) == 0 && len(own) == 0 {
 		return
 	}
 	indent := strings.Repeat("  ", depth)
@@ -319,7 +333,16 @@ func (e *btcppExporter) writeModel(b *bytes.Buffer, depth int) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		// The file's own declaration of a type, as written (a Condition,
+		// its output ports, their C++ types), else botd's.
+		if m, ok := e.src.declared(name, false); ok && isModelKind(m.kind) {
+			m.write(b, indent+"  ")
+			continue
+		}
 		writeModelEntry(b, indent+"  ", name, e.model[name])
+	}
+	for _, m := range own {
+		m.write(b, indent+"  ")
 	}
 	b.WriteString(indent + "</TreeNodesModel>\n")
 }

@@ -34,7 +34,8 @@ import (
 // its trees; an include that cannot be read, an include cycle or a tree
 // ID defined twice fails the whole import. Of <TreeNodesModel>, the
 // SubTree declarations are read (their ports' defaults, see
-// subtreeModel); the node declarations are ignored.
+// subtreeModel); every declaration, SubTree or node, is kept as written
+// for ExportBTCPP (btcppDeclared), which gives it back.
 
 // btcppMap maps a BT.CPP built-in to a botd type and renames its ports.
 type btcppMap struct {
@@ -98,7 +99,7 @@ func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error)
 		}
 	}
 	c := &btcppConv{ps: ps, trees: l.trees, lib: lib.names(), models: models, locs: map[string]btcppLoc{}}
-	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute"), btcpp: &btcppSource{locs: c.locs, files: l.files}}
+	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute"), btcpp: &btcppSource{locs: c.locs, files: l.files, models: l.declared}}
 	if len(l.models) > 0 {
 		d.subtreeModels = l.models
 	}
@@ -133,16 +134,17 @@ type btcppTree struct {
 // btcppLoader reads a file and its includes, depth first, and collects
 // their trees.
 type btcppLoader struct {
-	ps     *problems
-	read   func(string) ([]byte, error)
-	trees  map[string]*btcppTree
-	order  []string // every tree, in the order read
-	own    []string // the trees of the first file
-	loaded map[string]bool
-	models map[string]subtreeModel // <TreeNodesModel> SubTrees, by tree ID
-	stack  []string                // the files being read (include cycles)
-	files  []string                // the files read, first the file itself ("")
-	fatal  bool                    // an include could not be read: nothing is loaded
+	ps       *problems
+	read     func(string) ([]byte, error)
+	trees    map[string]*btcppTree
+	order    []string // every tree, in the order read
+	own      []string // the trees of the first file
+	loaded   map[string]bool
+	models   map[string]subtreeModel // <TreeNodesModel> SubTrees, by tree ID
+	stack    []string                // the files being read (include cycles)
+	files    []string                // the files read, first the file itself ("")
+	declared []btcppDeclared         // every <TreeNodesModel> entry, in file order
+	fatal    bool                    // an include could not be read: nothing is loaded
 }
 
 // load reads one file: label names it in messages ("" for the first
@@ -227,6 +229,7 @@ type subtreeModel map[string]string
 // BT.CPP does (an ID and port names are required).
 func (l *btcppLoader) readModels(e *xmlElem, at func(int) string) {
 	for _, m := range e.kids {
+		l.declared = append(l.declared, declaredModel(m))
 		if m.name != "SubTree" {
 			continue
 		}

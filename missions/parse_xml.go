@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // xmlElem is an element of a parsed XML document. Text, comments and
@@ -16,6 +17,7 @@ type xmlElem struct {
 	attrs []xml.Attr
 	kids  []*xmlElem
 	line  int
+	text  string // of a <TreeNodesModel> port (its description)
 }
 
 // attr returns an attribute's value, or "".
@@ -73,6 +75,14 @@ func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
 			stack = append(stack, e)
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			// A <TreeNodesModel> port's description is its text; no other
+			// element's text means anything.
+			if len(stack) > 0 {
+				if e := stack[len(stack)-1]; strings.HasSuffix(e.name, "_port") && len(e.text)+len(t) <= ps.lim.StringBytes {
+					e.text += string(t)
+				}
+			}
 		}
 	}
 	if root == nil {
