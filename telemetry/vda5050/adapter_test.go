@@ -529,3 +529,40 @@ func TestAgvPositionTheta(t *testing.T) {
 		t.Errorf("a pose that is not a number: %+v", p)
 	}
 }
+
+// SOFT actions (and NONE ones with no drive after them) listed one after
+// another run at the same time with the robot stopped; a HARD action
+// runs alone; NONE actions of a node with a drive after it go with the
+// drive.
+func TestSoftActionsTogether(t *testing.T) {
+	h := start(t, Config{})
+	o := order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}, {2, 0}}, 3)
+	act := func(id, blocking string) map[string]any {
+		return map[string]any{"actionId": id, "actionType": "beep", "blockingType": blocking}
+	}
+	o["nodes"].([]any)[1].(map[string]any)["actions"] = []any{act("a", "SOFT"), act("b", "NONE"), act("c", "SOFT")}
+	o["nodes"].([]any)[2].(map[string]any)["actions"] = []any{act("s1", "SOFT"), act("s2", "NONE"), act("h", "HARD"), act("s3", "SOFT")}
+	h.send("order", o)
+	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+	var names []string
+	for _, st := range h.r.missions[0]["trees"].(map[string]any)["main"].(map[string]any)["children"].([]any) {
+		if st.(map[string]any)["type"] != "DynamicSubTree" {
+			names = append(names, st.(map[string]any)["name"].(string))
+		}
+	}
+	want := []string{"node n1 (sequence 2)", "action a (beep) with c (beep)", "node n2 (sequence 4)",
+		"action s1 (beep) with s2 (beep)", "action h (beep)", "action s3 (beep)"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("steps %q, want %q", names, want)
+	}
+	h.r.mu.Lock()
+	h.r.bb[keyDone], h.r.bb[keyRunning] = 3, 4
+	h.r.mu.Unlock()
+	h.c.waitState("s1 and s2 running together", func(s State) bool {
+		st := map[string]string{}
+		for _, a := range s.ActionStates {
+			st[a.ActionID] = a.ActionStatus
+		}
+		return st["s1"] == ActionRunning && st["s2"] == ActionRunning && st["h"] == ActionWaiting && st["a"] == ActionFinished && st["c"] == ActionFinished
+	})
+}

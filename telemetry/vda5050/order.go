@@ -175,14 +175,25 @@ func checkPosition(o *Order, n Node, i int, cfg *Config) *Error {
 
 // planSteps lays out the base: the first node's actions, then for each
 // released edge its actions, the drive to its end node and that node's
-// actions. SOFT and HARD actions run alone with the robot stopped; NONE
-// actions of an edge, and of a node that has a released edge after it,
-// run alongside the next drive. Every action's type must be one the
+// actions. NONE actions of an edge, and of a node that has a released
+// edge after it, run alongside the next drive; SOFT actions (and the
+// other NONE ones) listed one after another run at the same time with the
+// robot stopped; a HARD action runs alone. Every action's type must be one the
 // config maps (an unknown one is refused now, not when the robot gets
 // there).
 func (p *plan) planSteps(o *Order, cfg *Config) *Error {
 	ids := map[string]bool{}
 	var alongside []int // NONE actions waiting for the next drive
+	// together are the SOFT actions (and the NONE ones with no drive
+	// after them) listed one after another: they run at the same time,
+	// with the robot stopped; a HARD action runs alone.
+	var together []int
+	flush := func() {
+		if len(together) > 0 {
+			p.steps = append(p.steps, step{node: -1, action: together[0], with: together[1:]})
+			together = nil
+		}
+	}
 	add := func(as []Action, nodeID, edgeID string, drive bool) *Error {
 		for _, a := range as {
 			ref := Reference{"actionId", a.ActionID}
@@ -205,12 +216,18 @@ func (p *plan) planSteps(o *Order, cfg *Config) *Error {
 			}
 			ids[a.ActionID] = true
 			p.actions = append(p.actions, actionRef{Action: a, nodeID: nodeID, edgeID: edgeID})
-			if a.BlockingType == "NONE" && drive {
-				alongside = append(alongside, len(p.actions)-1)
-				continue
+			i := len(p.actions) - 1
+			switch {
+			case a.BlockingType == "NONE" && drive:
+				alongside = append(alongside, i)
+			case a.BlockingType == "HARD":
+				flush()
+				p.steps = append(p.steps, step{node: -1, action: i})
+			default:
+				together = append(together, i)
 			}
-			p.steps = append(p.steps, step{node: -1, action: len(p.actions) - 1})
 		}
+		flush()
 		return nil
 	}
 	if err := add(p.nodes[0].Actions, p.nodes[0].NodeID, "", p.base > 1); err != nil {

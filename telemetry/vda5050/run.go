@@ -246,6 +246,16 @@ func (r *orderRun) stepNode(k int, cfg *Config, bb map[string]any) any {
 	} else {
 		a := r.actions[s.action]
 		body, name = r.actionNode(s.action, cfg, bb), fmt.Sprintf("action %s (%s)", a.ActionID, a.Type())
+		if len(s.with) > 0 {
+			// Actions that may run at the same time (SOFT, NONE): the
+			// step is done when all of them are.
+			branches := []any{body}
+			for _, w := range s.with {
+				branches = append(branches, r.actionNode(w, cfg, bb))
+				name += fmt.Sprintf(" with %s (%s)", r.actions[w].ActionID, r.actions[w].Type())
+			}
+			body = map[string]any{"type": "Parallel", "name": "actions together", "children": branches}
+		}
 	}
 	return map[string]any{"type": "Priority", "name": name, "children": []any{
 		map[string]any{"type": "Check", "params": map[string]any{"key": keyDone, "op": ">=", "value": n}},
