@@ -40,7 +40,7 @@ func buildDiffDrive(d *device, c *DiffDriveConfig) error {
 		impl.m[i] = &motor{drv: drv, paired: m.p.Dir == "", reverse: m.p.Reverse, pwm: -1, out: &impl.out[i]}
 		d.addDriver(drv, true)
 	}
-	d.act = &actuator{dev: d, impl: impl}
+	d.act = newUnionActuator(d, impl)
 	return nil
 }
 
@@ -137,7 +137,7 @@ func buildServo(d *device, c *ServoConfig) error {
 	}
 	drv := gpio.NewServoDriver(sw, c.Pin, gpio.WithName(d.name))
 	d.addDriver(drv, true)
-	d.act = &actuator{dev: d, impl: &servoImpl{drv: drv, cfg: c, last: -1}}
+	d.act = newUnionActuator(d, &servoImpl{drv: drv, cfg: c, last: -1})
 	return nil
 }
 
@@ -212,7 +212,7 @@ func buildOutput(d *device, c *OutputConfig) error {
 		return fmt.Errorf("unknown output kind %q", c.kind)
 	}
 	d.addDriver(drv, true)
-	d.act = &actuator{dev: d, impl: impl}
+	d.act = newUnionActuator(d, impl)
 	return nil
 }
 
@@ -285,7 +285,7 @@ func buildPWMOut(d *device, c *PWMOutConfig) error {
 	}
 	drv := gpio.NewDirectPinDriver(d.board.adaptor, c.Pin, gpio.WithName(d.name))
 	d.addDriver(drv, true)
-	d.act = &actuator{dev: d, impl: &pwmImpl{drv: drv, cfg: c, last: -1}}
+	d.act = newUnionActuator(d, &pwmImpl{drv: drv, cfg: c, last: -1})
 	return nil
 }
 

@@ -107,10 +107,10 @@ func (e *envelope) tripDeadman(age, d time.Duration) {
 	defer e.writeMu.Unlock()
 	now := e.now()
 	for _, act := range e.acts {
-		if _, exempt := act.impl.(deadmanExempt); exempt || !act.ready {
+		if _, exempt := act.impl().(deadmanExempt); exempt || !act.ready {
 			continue
 		}
-		err := guard(func() error { return act.impl.write(act.impl.safe(), now, true) })
+		err := act.writeSafe(now)
 		e.noteWrite(act, owner{}, err, now)
 	}
 }

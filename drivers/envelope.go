@@ -31,15 +31,21 @@ const (
 	ledBlink
 )
 
-// owner is the action that owns an actuator: a leaf of one agent. The zero owner is nobody.
-type owner struct {
+// Owner is the action that owns an actuator: a leaf of one agent. The zero Owner is nobody.
+type Owner struct {
 	a *bt.Agent
 	n int32
 }
 
+type owner = Owner
+
+// OwnerOf is the owner token of node n of agent a.
+func OwnerOf(a *bt.Agent, n *bt.Node) Owner { return Owner{a, n.Index} }
+
 func (o owner) none() bool { return o.a == nil }
 
-// actuatorImpl drives one actuator's Gobot drivers.
+// actuatorImpl drives one actuator's Gobot drivers with the positional command (the kinds not
+// yet given a command type of their own).
 type actuatorImpl interface {
 	// safe is the actuator's safe state (stopped, at its safe angle, at its safe level).
 	safe() command
@@ -50,21 +56,161 @@ type actuatorImpl interface {
 	write(c command, now time.Time, force bool) error
 }
 
+// ActuatorImpl drives one actuator's Gobot drivers with commands of its family's type C.
+type ActuatorImpl[C any] interface {
+	// Safe is the actuator's safe state (stopped, hovering, at its safe level).
+	Safe() C
+	// Clamp brings a command within the configured limits.
+	Clamp(c C) C
+	// Write drives the hardware to c. Without force it writes only what differs from its
+	// last successful write; with force it writes everything. It must not allocate.
+	Write(c C, now time.Time, force bool) error
+}
+
+// EStopper is an ActuatorImpl whose e-stop differs from its safe state: a drone's safe state
+// is hover, its e-stop is landing. The envelope writes EStopState after the safe state.
+type EStopper[C any] interface{ EStopState() C }
+
+// slot is the typed part of an actuator: its wanted command and the copy the envelope writes.
+// The envelope calls it under its locks; no method allocates.
+type slot interface {
+	// impl is the family's implementation (for optional abilities checked by type).
+	impl() any
+	toSafe()                         // want = safe (envelope.mu)
+	stage(safe bool)                 // staged = want, or safe (envelope.mu)
+	writeStaged(now time.Time) error // (envelope.writeMu)
+	writeSafe(now time.Time) error   // forced (envelope.writeMu)
+	// writeEStop writes an e-stopper's e-stop state (forced); false for other actuators.
+	writeEStop(now time.Time) (bool, error)
+}
+
 // actuator is one device's place in the envelope.
 type actuator struct {
-	dev  *device
-	impl actuatorImpl
+	dev *device
+	env *envelope
+	slot
 
 	// guarded by envelope.mu
-	want     command
 	owner    owner
 	err      error // a driver error not yet seen by errOwner
 	errOwner owner
 	fault    *Fault // DRIVER_ERROR while writes fail
 
 	// guarded by envelope.writeMu
-	ready bool // the drivers are started: writes may go to them
+	ready  bool  // the drivers are started: writes may go to them
+	staged owner // the owner when the staged command was taken (apply)
 }
+
+// unionSlot is the slot of an actuatorImpl.
+type unionSlot struct {
+	i            actuatorImpl
+	want, staged command
+}
+
+func newUnionActuator(d *device, impl actuatorImpl) *actuator {
+	return &actuator{dev: d, slot: &unionSlot{i: impl}}
+}
+
+func (u *unionSlot) impl() any { return u.i }
+func (u *unionSlot) toSafe()   { u.want = u.i.safe() }
+func (u *unionSlot) stage(safe bool) {
+	u.staged = u.want
+	if safe {
+		u.staged = u.i.safe()
+	}
+}
+func (u *unionSlot) writeStaged(now time.Time) error {
+	return guard(func() error { return u.i.write(u.staged, now, false) })
+}
+func (u *unionSlot) writeSafe(now time.Time) error {
+	return guard(func() error { return u.i.write(u.i.safe(), now, true) })
+}
+func (u *unionSlot) writeEStop(now time.Time) (bool, error) {
+	s, ok := u.i.(eStopper)
+	if !ok {
+		return false, nil
+	}
+	return true, guard(func() error { return u.i.write(s.eStopState(), now, true) })
+}
+
+// Actuator is an actuator of a family's command type C, as the family's leaves see it: they
+// set its wanted command through the envelope, which clamps it, keeps its owner and refuses it
+// during an e-stop; the tick loop's Apply writes it.
+type Actuator[C any] struct {
+	act          *actuator
+	i            ActuatorImpl[C]
+	est          EStopper[C] // nil: none
+	want, staged C
+}
+
+// NewActuator makes the device an actuator driven by impl; its wanted command starts as the
+// safe state.
+func NewActuator[C any](b *Builder, impl ActuatorImpl[C]) *Actuator[C] {
+	x := &Actuator[C]{i: impl}
+	x.est, _ = impl.(EStopper[C])
+	x.act = &actuator{dev: b.d, slot: x}
+	b.d.act = x.act
+	return x
+}
+
+func (x *Actuator[C]) impl() any { return x.i }
+func (x *Actuator[C]) toSafe()   { x.want = x.i.Safe() }
+func (x *Actuator[C]) stage(safe bool) {
+	x.staged = x.want
+	if safe {
+		x.staged = x.i.Safe()
+	}
+}
+func (x *Actuator[C]) writeStaged(now time.Time) error {
+	return guard(func() error { return x.i.Write(x.staged, now, false) })
+}
+func (x *Actuator[C]) writeSafe(now time.Time) error {
+	return guard(func() error { return x.i.Write(x.i.Safe(), now, true) })
+}
+func (x *Actuator[C]) writeEStop(now time.Time) (bool, error) {
+	if x.est == nil {
+		return false, nil
+	}
+	return true, guard(func() error { return x.i.Write(x.est.EStopState(), now, true) })
+}
+
+// Command sets the wanted command. An owned command makes o the owner (a long action that
+// stops the actuator when halted); otherwise the command is latched, owned by nobody, and
+// stays until something else commands the actuator. It fails with ErrEStopped during an
+// e-stop.
+func (x *Actuator[C]) Command(o Owner, c C, owned bool) error {
+	e := x.act.env
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.estop {
+		return ErrEStopped
+	}
+	x.want = x.i.Clamp(c)
+	if owned {
+		x.act.owner = o
+	} else {
+		x.act.owner = owner{}
+	}
+	return nil
+}
+
+// Wanted returns the wanted command.
+func (x *Actuator[C]) Wanted() C {
+	e := x.act.env
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return x.want
+}
+
+// Release is what a halted or closed action does: the actuator goes to its safe state if o
+// still owns it, and nothing happens if another action has taken it over.
+func (x *Actuator[C]) Release(o Owner) { x.act.env.release(x.act, o) }
+
+// TakeErr returns (and forgets) a driver error that happened while o owned the actuator.
+func (x *Actuator[C]) TakeErr(o Owner) error { return x.act.env.takeErr(x.act, o) }
+
+// Device is the actuator's device name and kind.
+func (x *Actuator[C]) Device() (name, kind string) { return x.act.dev.name, x.act.dev.kind }
 
 // envelope stands between the leaves and the drivers: limits, ownership and the e-stop gate.
 // Leaves change only the wanted commands; Apply (the tick loop) and the safety paths (EStop,
@@ -79,26 +225,32 @@ type envelope struct {
 	reason string
 
 	writeMu sync.Mutex
-	batch   []pending // Apply's scratch, guarded by writeMu
 
 	dm deadman
 }
 
-type pending struct {
-	c     command
-	owner owner
+// hold commands an actuator's safe state, latched (a breach's hold); ErrEStopped during an
+// e-stop.
+func (e *envelope) hold(act *actuator) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.estop {
+		return ErrEStopped
+	}
+	act.toSafe()
+	act.owner = owner{}
+	return nil
 }
 
-// command sets an actuator's wanted command. An owned command makes o the owner (a long action
-// that stops the actuator when halted); otherwise the command is latched, owned by nobody, and
-// stays until something else commands the actuator. It fails with ErrEStopped during an e-stop.
+// command sets a union actuator's wanted command (see Actuator.Command).
 func (e *envelope) command(act *actuator, o owner, c command, owned bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.estop {
 		return ErrEStopped
 	}
-	act.want = act.impl.clamp(c)
+	u := act.slot.(*unionSlot)
+	u.want = u.i.clamp(c)
 	if owned {
 		act.owner = o
 	} else {
@@ -113,16 +265,16 @@ func (e *envelope) release(act *actuator, o owner) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !o.none() && act.owner == o {
-		act.want = act.impl.safe()
+		act.toSafe()
 		act.owner = owner{}
 	}
 }
 
-// wanted returns the actuator's wanted command.
+// wanted returns a union actuator's wanted command.
 func (e *envelope) wanted(act *actuator) command {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return act.want
+	return act.slot.(*unionSlot).want
 }
 
 // takeErr returns (and forgets) a driver error that happened while o owned the actuator.
@@ -151,27 +303,23 @@ func (e *envelope) apply() error {
 	now := e.now()
 	e.dm.renewed.Store(now.UnixNano())
 	e.mu.Lock()
-	e.batch = e.batch[:0]
 	for _, act := range e.acts {
-		c := act.want
-		if e.estop {
-			c = act.impl.safe()
-		} else if e.dm.tripped {
-			if _, exempt := act.impl.(deadmanExempt); !exempt {
-				c = act.impl.safe()
-			}
+		safe := e.estop
+		if !safe && e.dm.tripped {
+			_, exempt := act.impl().(deadmanExempt)
+			safe = !exempt
 		}
-		e.batch = append(e.batch, pending{c, act.owner})
+		act.stage(safe)
+		act.staged = act.owner
 	}
 	e.mu.Unlock()
 	var errs []error
-	for i, act := range e.acts {
+	for _, act := range e.acts {
 		if !act.ready {
 			continue
 		}
-		c := e.batch[i].c
-		err := guard(func() error { return act.impl.write(c, now, false) })
-		e.noteWrite(act, e.batch[i].owner, err, now)
+		err := act.writeStaged(now)
+		e.noteWrite(act, act.staged, err, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", act.dev.name, err))
 		}
@@ -203,7 +351,7 @@ func (e *envelope) noteWrite(act *actuator, o owner, err error, now time.Time) {
 func (e *envelope) safeAll() error {
 	e.mu.Lock()
 	for _, act := range e.acts {
-		act.want = act.impl.safe()
+		act.toSafe()
 		act.owner = owner{}
 	}
 	e.mu.Unlock()
@@ -215,7 +363,7 @@ func (e *envelope) safeAll() error {
 		if !act.ready {
 			continue
 		}
-		err := guard(func() error { return act.impl.write(act.impl.safe(), now, true) })
+		err := act.writeSafe(now)
 		e.noteWrite(act, owner{}, err, now)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: safe state: %w", act.dev.name, err))
@@ -224,8 +372,7 @@ func (e *envelope) safeAll() error {
 	return errors.Join(errs...)
 }
 
-// eStopper is an actuator whose e-stop differs from its safe state: a drone's safe state is
-// hover, its e-stop is landing.
+// eStopper is a union actuator whose e-stop differs from its safe state (see EStopper).
 type eStopper interface{ eStopState() command }
 
 // eStop engages the gate first, so no command gets through from this moment, then writes the
@@ -239,8 +386,10 @@ func (e *envelope) eStop(reason string) error {
 	defer e.writeMu.Unlock()
 	now := e.now()
 	for _, act := range e.acts {
-		if s, ok := act.impl.(eStopper); ok && act.ready {
-			werr := guard(func() error { return act.impl.write(s.eStopState(), now, true) })
+		if !act.ready {
+			continue
+		}
+		if ok, werr := act.writeEStop(now); ok {
 			e.noteWrite(act, owner{}, werr, now)
 			if werr != nil {
 				err = errors.Join(err, fmt.Errorf("%s: e-stop: %w", act.dev.name, werr))
@@ -268,7 +417,7 @@ func (e *envelope) forceSafe(act *actuator) error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	now := e.now()
-	err := guard(func() error { return act.impl.write(act.impl.safe(), now, true) })
+	err := act.writeSafe(now)
 	e.noteWrite(act, owner{}, err, now)
 	return err
 }

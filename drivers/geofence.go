@@ -436,11 +436,6 @@ func (r *Robot) FenceActions() []FenceActions {
 			out = append(out, fa)
 		}
 	}
-	for _, d := range r.devices {
-		if d.kind == KindTello && d.act != nil {
-			out = append(out, telloFence{r, d.act})
-		}
-	}
 	if len(out) == 0 && len(r.DevicesOfKind(KindDiffDrive)) > 0 {
 		out = append(out, roverFence{r})
 	}
@@ -464,7 +459,7 @@ type roverFence struct{ r *Robot }
 func (f roverFence) Hold() error {
 	for _, d := range f.r.devices {
 		if d.kind == KindDiffDrive && d.act != nil {
-			if err := f.r.env.command(d.act, owner{}, d.act.impl.safe(), false); err != nil && err != ErrEStopped {
+			if err := f.r.env.hold(d.act); err != nil && err != ErrEStopped {
 				return err
 			}
 		}
@@ -487,7 +482,7 @@ func fenceActionsOf(d *device) FenceActions {
 		return fa
 	}
 	if d.act != nil {
-		if fa, ok := d.act.impl.(FenceActions); ok {
+		if fa, ok := d.act.impl().(FenceActions); ok {
 			return fa
 		}
 	}

@@ -340,7 +340,7 @@ func (v *vehicleImpl) Land() error       { v.calls = append(v.calls, "land"); re
 
 func TestFenceActionsFound(t *testing.T) {
 	v := &vehicleImpl{}
-	d := &device{name: "uav", kind: "vehicle", act: &actuator{impl: v}}
+	d := &device{name: "uav", kind: "vehicle", act: &actuator{slot: &unionSlot{i: v}}}
 	r := &Robot{devices: []*device{d, {name: "led", kind: KindLED}}}
 	fa := r.FenceActions()
 	if len(fa) != 1 || fa[0].ReturnHome() != nil || len(v.calls) != 1 || v.calls[0] != "home" {

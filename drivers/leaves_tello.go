@@ -87,7 +87,7 @@ func (t *telloRequest) Open(a *bt.Agent, n *bt.Node) {
 
 func (t *telloRequest) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := t.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
+	_, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -101,7 +101,7 @@ func (t *telloRequest) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 			map[bool]string{true: "flying", false: "landed"}[t.mode == telloTakeoff], float64(m.timeout)/1e6))
 		return bt.Failure
 	}
-	err := r.env.command(act, o, command{mode: t.mode, t0: m.start}, true)
+	err := typed[telloCommand](act).Command(o, telloCommand{mode: t.mode, req: m.start}, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 
@@ -152,7 +152,7 @@ var (
 type telloMoveMem struct {
 	leafMem
 	start, dur int64
-	c          command
+	c          telloCommand
 }
 
 func (t *telloMove) Open(a *bt.Agent, n *bt.Node) {
@@ -173,20 +173,20 @@ func (t *telloMove) Open(a *bt.Agent, n *bt.Node) {
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
 		return
 	}
-	m.start, m.dur, m.c = a.Now(), dur, command{mode: telloSticks, a: f, b: r, c: u, d: y}
+	m.start, m.dur, m.c = a.Now(), dur, telloCommand{mode: telloSticks, forward: f, right: r, up: u, yaw: y}
 	m.ready = true
 }
 
 func (t *telloMove) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := t.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
+	_, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
 	if t.timed && a.Now()-m.start >= m.dur {
 		return bt.Success // Close hovers
 	}
-	return commandStatus(a, n, r.env.command(act, o, m.c, true), bt.Running)
+	return commandStatus(a, n, typed[telloCommand](act).Command(o, m.c, true), bt.Running)
 }
 
 func (t *telloMove) Close(a *bt.Agent, n *bt.Node) { t.act.release(a, owner{a, n.Index}) }
@@ -227,9 +227,9 @@ type telloFlipLeaf struct {
 }
 
 func (t *telloFlipLeaf) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := t.act.use(a, n, &t.mem.Of(a, n).reported)
+	_, act := t.act.use(a, n, &t.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
-	return commandStatus(a, n, r.env.command(act, owner{}, command{mode: telloFlip, b: float64(t.dir), t0: a.Now()}, false), bt.Success)
+	return commandStatus(a, n, typed[telloCommand](act).Command(Owner{}, telloCommand{mode: telloFlip, flip: t.dir, req: a.Now()}, false), bt.Success)
 }

@@ -234,7 +234,7 @@ func compilePlan(b *bt.Builder, l *LeafKit) []mav.MessageMissionItemInt {
 }
 
 func (u *uavAction) vehicle(act *actuator) *Vehicle {
-	if va, ok := act.impl.(*vehicleAct); ok {
+	if va, ok := act.impl().(*vehicleAct); ok {
 		return va.v
 	}
 	return nil
@@ -510,7 +510,7 @@ func (q *uavQuery) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	if act == nil {
 		return bt.Error
 	}
-	va, ok := act.impl.(*vehicleAct)
+	va, ok := act.impl().(*vehicleAct)
 	if !ok {
 		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q is not a vehicle", n.Type.Name, act.dev.kind, act.dev.name))
 		return bt.Error

@@ -641,7 +641,7 @@ func actImpl[T actuatorImpl](d *device) (T, bool) {
 	if d.act == nil {
 		return zero, false
 	}
-	t, ok := d.act.impl.(T)
+	t, ok := d.act.impl().(T)
 	return t, ok
 }
 
@@ -699,7 +699,7 @@ func (r *Robot) buildVehicle(d *device, c *MAVLinkVehicleConfig) error {
 	d.board = &board{name: v.link.name, cfg: &AdaptorConfig{Kind: "mavlink"}, adaptor: v.link}
 	r.boards = append(r.boards, d.board)
 	d.addDriver(&vehicleDriver{name: d.name, v: v}, true)
-	d.act = &actuator{dev: d, impl: &vehicleAct{v: v}}
+	d.act = newUnionActuator(d, &vehicleAct{v: v})
 	d.sens = newSensor(d, c.SampleConfig, v.read)
 	d.detail = v.detail
 	return nil

@@ -74,7 +74,7 @@ func (o *odoDevice) link() error {
 	if !ok || dd.act == nil {
 		return fmt.Errorf("drive %q is not built", o.cfg.Drive)
 	}
-	di, ok := dd.act.impl.(*driveImpl)
+	di, ok := dd.act.impl().(*driveImpl)
 	if !ok {
 		return fmt.Errorf("drive %q is not a diff_drive", o.cfg.Drive)
 	}

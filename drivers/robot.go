@@ -176,7 +176,8 @@ func (r *Robot) addDevice(d *device) {
 	r.devices = append(r.devices, d)
 	r.byName[d.name] = d
 	if d.act != nil {
-		d.act.want = d.act.impl.safe()
+		d.act.env = &r.env
+		d.act.toSafe()
 		r.env.acts = append(r.env.acts, d.act)
 	}
 	if d.sens != nil {

@@ -195,7 +195,10 @@ func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (st
 		}
 		return nil
 	}
-	safe := d.act.impl.safe()
+	var safe command
+	if u, ok := d.act.slot.(*unionSlot); ok {
+		safe = u.i.safe()
+	}
 	switch c := d.cfg.Spec.(type) {
 	case *DiffDriveConfig:
 		return r.exerciseDrive(d, c, st, hold)

@@ -87,8 +87,17 @@ func (c *TelloConfig) Keys(string) []Key {
 // telloVideoPort is where gobot's driver listens for the drone's video (fixed by gobot).
 const telloVideoPort = 11111
 
-// Tello commands (command.mode): sticks (hover when all are 0), a takeoff or a landing; t0
-// identifies the request, so each is sent once however often the command is written.
+// telloCommand is what the Tello's leaves ask of it: the sticks (hover when all are 0), or a
+// takeoff, landing or flip request. req identifies a request, so each is sent once however
+// often the command is written (-1: the e-stop's landing, sent whenever forced).
+type telloCommand struct {
+	mode                    uint8
+	forward, right, up, yaw float64 // -1..1 of full stick (yaw clockwise)
+	flip                    int     // gobot's FlipType
+	req                     int64
+}
+
+// Tello command modes.
 const (
 	telloSticks uint8 = iota
 	telloTakeoff
@@ -96,23 +105,29 @@ const (
 	telloFlip
 )
 
-// telloImpl drives the gobot driver. command: a forward, b right, c up, d yaw (clockwise),
-// each -1..1 of full stick; t0 a takeoff, landing or flip request's id; flip direction in b.
+// telloImpl drives the gobot driver.
 type telloImpl struct {
 	drv  *tello.Driver
 	cfg  *TelloConfig
-	sent int64 // t0 of the last request sent
-	last command
+	act  *Actuator[telloCommand]
+	now  func() time.Time
+	sent int64 // req of the last request sent
 	// started: gobot's driver is started (it writes to its connection only then).
 	started bool
 }
 
-func (t *telloImpl) safe() command { return command{mode: telloSticks} }
+var (
+	_ ActuatorImpl[telloCommand] = (*telloImpl)(nil)
+	_ EStopper[telloCommand]     = (*telloImpl)(nil)
+	_ FenceActions               = (*telloImpl)(nil)
+)
 
-// eStopState lands the drone.
-func (t *telloImpl) eStopState() command { return command{mode: telloLand, t0: -1} }
+func (t *telloImpl) Safe() telloCommand { return telloCommand{mode: telloSticks} }
 
-func (t *telloImpl) clamp(c command) command {
+// EStopState lands the drone.
+func (t *telloImpl) EStopState() telloCommand { return telloCommand{mode: telloLand, req: -1} }
+
+func (t *telloImpl) Clamp(c telloCommand) telloCommand {
 	m := t.cfg.MaxSpeed
 	lim := func(x float64) float64 {
 		if math.IsNaN(x) {
@@ -120,49 +135,59 @@ func (t *telloImpl) clamp(c command) command {
 		}
 		return math.Max(-m, math.Min(m, x))
 	}
-	if c.mode == telloSticks {
-		c.a, c.b, c.c, c.d = lim(c.a), lim(c.b), lim(c.c), lim(c.d)
-	}
-	if c.mode == telloFlip && !t.cfg.AllowFlips {
-		c = command{mode: telloSticks}
+	switch {
+	case c.mode == telloSticks:
+		c.forward, c.right, c.up, c.yaw = lim(c.forward), lim(c.right), lim(c.up), lim(c.yaw)
+	case c.mode == telloFlip && !t.cfg.AllowFlips, c.mode > telloFlip:
+		c = telloCommand{mode: telloSticks}
 	}
 	return c
 }
 
-// write sends the command. The sticks are set on every write (gobot sends them every 20 ms);
+// Write sends the command. The sticks are set on every write (gobot sends them every 20 ms);
 // a request goes out once. Every call that numbers a packet (TakeOff, Land, Flip) is
 // bracketed by stick writes, which take the driver's lock: gobot numbers packets under that
 // lock only when it sends the date on connecting, so this orders the two.
-func (t *telloImpl) write(c command, _ time.Time, force bool) error {
+func (t *telloImpl) Write(c telloCommand, _ time.Time, force bool) error {
 	if !t.started {
 		return nil
 	}
 	var err error
 	switch c.mode {
 	case telloSticks:
-		err = t.drv.SetVector(float32(c.a), float32(c.b), float32(c.c), float32(c.d))
+		err = t.drv.SetVector(float32(c.forward), float32(c.right), float32(c.up), float32(c.yaw))
 	default:
 		err = t.drv.SetVector(0, 0, 0, 0)
-		if err == nil && (c.t0 != t.sent || force && c.t0 == -1) {
+		if err == nil && (c.req != t.sent || force && c.req == -1) {
 			switch c.mode {
 			case telloTakeoff:
 				err = t.drv.TakeOff()
 			case telloLand:
 				err = t.drv.Land()
 			case telloFlip:
-				err = t.drv.Flip(tello.FlipType(c.b))
+				err = t.drv.Flip(tello.FlipType(c.flip))
 			}
 			if err == nil {
-				t.sent = c.t0
+				t.sent = c.req
 			}
 			t.drv.Hover()
 		}
 	}
-	if err == nil {
-		t.last = c
-	}
 	return err
 }
+
+// Hold is a Tello's answer to a geofence breach's hold: hover.
+func (t *telloImpl) Hold() error {
+	return ignoreEStop(t.act.Command(Owner{}, telloCommand{mode: telloSticks}, false))
+}
+
+// Land lands the drone where it is.
+func (t *telloImpl) Land() error {
+	return ignoreEStop(t.act.Command(Owner{}, telloCommand{mode: telloLand, req: t.now().UnixNano()}, false))
+}
+
+// ReturnHome lands: a Tello has no position of its own to fly home to.
+func (t *telloImpl) ReturnHome() error { return t.Land() }
 
 // telloData is the latest flight data and Wi-Fi strength.
 type telloData struct {
@@ -266,41 +291,25 @@ func (t *telloDriver) Halt() error {
 	return err
 }
 
-func (r *Robot) buildTello(d *device, c *TelloConfig) error {
+func buildTello(b *Builder) error {
+	c := b.Spec().(*TelloConfig)
 	drv := tello.NewDriverWithIP(c.Address, strconv.Itoa(c.LocalPort))
-	drv.SetName(d.name)
-	impl := &telloImpl{drv: drv, cfg: c, sent: 0}
+	drv.SetName(b.Name())
+	impl := &telloImpl{drv: drv, cfg: c, now: b.r.now}
 	data := &telloData{}
-	d.addDriver(&telloDriver{Driver: drv, impl: impl, data: data}, true)
-	d.act = &actuator{dev: d, impl: impl}
-	d.sens = newSensor(d, c.SampleConfig, data.readSample)
-	d.detail = func() string {
+	b.AddDriver(&telloDriver{Driver: drv, impl: impl, data: data}, true)
+	impl.act = NewActuator[telloCommand](b, impl)
+	b.Sensor(c.SampleConfig, data.readSample)
+	b.Detail(func() string {
 		data.mu.Lock()
 		defer data.mu.Unlock()
 		if !data.conned {
 			return fmt.Sprintf("no answer from the drone at %s:8889 yet", c.Address)
 		}
 		return fmt.Sprintf("connected; %d flight data packets; battery %d%%", data.seq, data.fd.BatteryPercentage)
-	}
+	})
 	return nil
 }
-
-// telloFence is a Tello's answer to a geofence breach: hover, or land. A Tello has no position
-// of its own to fly home to: ReturnHome lands it where it is.
-type telloFence struct {
-	r   *Robot
-	act *actuator
-}
-
-func (f telloFence) Hold() error {
-	return ignoreEStop(f.r.env.command(f.act, owner{}, command{mode: telloSticks}, false))
-}
-
-func (f telloFence) Land() error {
-	return ignoreEStop(f.r.env.command(f.act, owner{}, command{mode: telloLand, t0: f.r.now().UnixNano()}, false))
-}
-
-func (f telloFence) ReturnHome() error { return f.Land() }
 
 // ignoreEStop: during an e-stop the drone is landing already.
 func ignoreEStop(err error) error {

@@ -220,6 +220,26 @@ devices:
 		t.Errorf("stick packets %d, date packets %d", fake.count(fakeStick), fake.count(fakeTime))
 	}
 
+	// a tick of TelloMove and its Apply allocate nothing (its typed command is copied, never
+	// boxed), and halting it hovers
+	move := compileTree(t, cfg, nd("TelloMove", "", kv{"forward": 0.2}))
+	ma := bt.NewAgent(move, 0, time.Now().UnixNano())
+	ma.Env, ma.Sink = r, s
+	if st := ma.Tick(time.Now().UnixNano()); st != bt.Running {
+		t.Fatalf("TelloMove: %v: %s", st, s)
+	}
+	if n := testing.AllocsPerRun(100, func() { ma.Tick(time.Now().UnixNano()); _ = r.Apply() }); n != 0 {
+		t.Errorf("%v allocations per TelloMove tick and Apply, want 0", n)
+	}
+	drone := r.env.acts[0].slot.(*Actuator[telloCommand])
+	if c := drone.Wanted(); c.mode != telloSticks || c.forward != 0.2 {
+		t.Errorf("wanted while moving: %+v", c)
+	}
+	ma.HaltAll()
+	if c := drone.Wanted(); c != (telloCommand{mode: telloSticks}) {
+		t.Errorf("wanted after the halt: %+v, want a hover", c)
+	}
+
 	// a flip is refused where the mission is compiled
 	_, err = registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("TelloFlip", "", kv{"direction": "front"})}, Main: "main"})
 	if err == nil || !strings.Contains(err.Error(), "allow_flips") {
