@@ -10,17 +10,16 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// command is what a leaf asks of an actuator. The fields mean, per kind:
+// command is what a leaf asks of an actuator of a kind not yet given a command type of its own
+// (see Actuator). The fields mean, per kind:
 //
 //	diff_drive:                     a = linear m/s, b = angular rad/s
 //	servo:                          a = angle, degrees
 //	led:                            mode (ledOff, ledOn, ledBlink); b = blink Hz, t0 = blink start (ns)
 //	relay, buzzer, digital_out:     a = logical level, 0 or 1
 //	pwm_out:                        a = duty cycle, 0..1
-//	tello:                          mode (sticks, takeoff, land, flip); a, b, c, d = forward, right, up, yaw sticks; t0 = request id
 type command struct {
 	a, b float64
-	c, d float64
 	mode uint8
 	t0   int64
 }

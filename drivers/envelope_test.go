@@ -17,7 +17,6 @@ type fakeAxes struct {
 	writes []twoAxes
 	forced int
 	fail   error
-	estop  bool // is an e-stopper
 }
 
 func (f *fakeAxes) Safe() twoAxes { return twoAxes{} }
