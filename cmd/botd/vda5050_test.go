@@ -25,7 +25,8 @@ var vdaNodeDir = filepath.Join("..", "..", "telemetry", "vda5050", "testdata", "
 // A master control that knows only VDA 5050 (vda-5050-lib 1.4.0's
 // MasterController, through Debian's mosquitto) drives the simulated
 // rover: an order that completes, a refused order, a pause and a resume,
-// a cancelOrder, an order update stitched onto a running order. Every
+// a cancelOrder, an order update stitched onto a running order, a pause
+// and a resume on an update's own edge. Every
 // message botd sends on a VDA 5050 topic validates against the official
 // 2.0.0 schemas, and the order shows in botd's own protocol as a mission.
 func TestMasterControl(t *testing.T) {
@@ -62,7 +63,7 @@ vda5050:
 	})
 
 	runMaster(t, nodeBin, []string{"BROKER=mqtt://" + addr, "INTERFACE=uagv", "MANUFACTURER=botd-test", "SERIAL=rover-v", "MAP=yard"},
-		"refused", "complete", "pause-resume", "cancel", "update")
+		"refused", "complete", "pause-resume", "cancel", "update", "update-pause")
 	// botd's own protocol saw the orders as missions.
 	sawMission := false
 	for _, m := range rec.On("botd/v1/rover-v/state") {

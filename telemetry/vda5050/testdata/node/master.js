@@ -1,7 +1,8 @@
 // A VDA 5050 master control written with vda-5050-lib 1.4.0 (someone
 // else's implementation of the protocol): it drives a botd robot through
 // an order that completes, an order botd refuses, a pause and a resume,
-// a cancelOrder and an order update stitched onto a running order.
+// a cancelOrder, an order update stitched onto a running order, and a
+// pause and resume on an update's own edge.
 // Every message the library receives is validated by it against its own
 // 2.0 schemas. Each scenario prints one JSON line {"scenario", "ok", ...};
 // the process exits 0 when every scenario passed.
@@ -179,6 +180,30 @@ async function main() {
         if (r.state.lastNodeId !== "u2" || d > 0.3) throw new Error(`ended at ${r.state.lastNodeId}, ${d} m from u2`);
         void first;
         return { lastNodeId: r.state.lastNodeId, orderUpdateId: r.state.orderUpdateId, distance: d };
+    });
+
+    await run("update-pause", async () => {
+        await here();
+        const id = createUuid();
+        const o = { orderId: id, orderUpdateId: 0,
+            nodes: [node("v0", 0, x, y), node("v1", 2, x + 0.3, y)],
+            edges: [edge(1, "v0", "v1")] };
+        const first = assign(o);
+        await nextState(s => s.orderId === id && s.driving, "driving");
+        const u = { orderId: id, orderUpdateId: 1,
+            nodes: [node("v1", 2, x + 0.3, y), node("v2", 4, x + 0.3, y - 1.0)],
+            edges: [edge(3, "v1", "v2")] };
+        const done = assign(u);
+        // Pause on the update's own edge, then go on.
+        await nextState(s => s.orderUpdateId === 1 && s.lastNodeId === "v1" && s.driving, "driving the update's edge");
+        const a1 = await instant("startPause");
+        await nextState(s => s.paused && !s.driving, "stopped while paused");
+        const a2 = await instant("stopPause");
+        const r = await done;
+        if (a1.actionStatus !== "FINISHED" || a2.actionStatus !== "FINISHED" || r.error || r.byCancelation || r.state.lastNodeId !== "v2")
+            throw new Error(JSON.stringify({ a1, a2, r }));
+        void first;
+        return { lastNodeId: r.state.lastNodeId };
     });
 
     await mc.stop();
