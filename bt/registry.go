@@ -73,13 +73,14 @@ type NodeType struct {
 	// again, it continues where it was (its Open is not called) instead
 	// of starting afresh. Leaves and the other nodes start again.
 	KeepsProgress bool
-
-	// trusted marks the engine's own leaves, whose calls need no panic
-	// guard of their own (Agent.Tick still recovers as a last resort).
-	trusted bool // ChildReset is how the node's home framework treats a child that
+	// ChildReset is how the node's home framework treats a child that
 	// completed, for its children that ask Agent.HeldStatus (BT.CPP and
 	// Nav2 ports): the zero value is BT.CPP's rule.
 	ChildReset ChildReset
+
+	// trusted marks the engine's own leaves, whose calls need no panic
+	// guard of their own (Agent.Tick still recovers as a last resort).
+	trusted bool
 }
 
 // ChildRange returns the allowed number of children (max -1: unlimited).
