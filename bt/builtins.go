@@ -12,7 +12,6 @@ func registerBuiltins(r *Registry) {
 		// composites
 		sequenceType, priorityType, memSequenceType, memPriorityType,
 		parallelType, randomSequenceType, randomPriorityType,
-		pipelineSequenceType, recoveryType, roundRobinType,
 		// decorators
 		inverterType, succeederType, failerType,
 		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
@@ -21,14 +20,8 @@ func registerBuiltins(r *Registry) {
 		// BehaviorTree.CPP's own semantics, under its names
 		seqWithMemoryType, btParallelType, parallelAllType, ifThenElseType, whileDoElseType,
 		btRepeatType, btRetryType, keepRunningType, timeoutType, preconditionType,
-		waitValueUpdateType, skipUnlessUpdatedType, prePostType, tryCatchType, standInType, faultType, pauseResumeType, pathLongerType,
+		waitValueUpdateType, skipUnlessUpdatedType, prePostType, tryCatchType, standInType, faultType,
 		scriptType, scriptConditionType, unsetType, entryUpdatedType, testNodeType,
-		// Nav2's nodes that need only the blackboard
-		nonblockingSequenceType, persistentSequenceType,
-		rateControllerType, distanceControllerType, speedControllerType, singleTriggerType,
-		goalUpdatedControllerType, goalUpdaterType,
-		goalUpdatedType, globalUpdatedGoalType, timeExpiredType, pathExpiringTimerType,
-		isBatteryLowType, isBatteryChargingType,
 		// leaves
 		stubType, passThroughType,
 		succeedType, failType, runningType, errorType,
@@ -51,7 +44,7 @@ func register(r *Registry, t NodeType) {
 	switch t.Name {
 	case "Expr", "Script", "ScriptCondition", "TestNode":
 	default:
-		t.trusted = true
+		t.Trusted = true
 	}
 	r.Register(t)
 }

@@ -122,7 +122,7 @@ func (c *check) tickValues(a *Agent, n *Node, k, rk ValueKind) Status {
 		if k == KindNumber {
 			bad, slot = right, c.other
 		}
-		what := describeValue(bad)
+		what := DescribeValue(bad)
 		if slot != NoSlot {
 			what = fmt.Sprintf("%q holds %s", a.BB.Key(slot).Name, what)
 		}

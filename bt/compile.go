@@ -385,7 +385,7 @@ func (c *compiler) node(def *NodeDef, path, inst string, parent, treeOwner int32
 		beh = errorBehavior{}
 	}
 	n.setBehavior(beh)
-	n.guard = n.leaf && !nt.trusted
+	n.guard = n.leaf && !nt.Trusted
 	if m, ok := beh.(monitor); ok {
 		c.t.monitors = append(c.t.monitors, monitorRef{node: idx, registered: m.registered})
 	}

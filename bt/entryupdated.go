@@ -5,7 +5,7 @@ var entryUpdatedType = NodeType{
 	Doc: "As in BehaviorTree.CPP: SUCCESS when blackboard key `entry` was written since this node last looked (or, the first time, " +
 		"when it holds a value), else FAILURE. botd tells writes apart by their time stamp: two writes in one tick count as one.",
 	Params: []Param{{Name: "entry", Type: TString, Required: true, Doc: "the key to watch (\"key\" or \"{key}\")"}},
-	New:    func(b *Builder) Behavior { return &entryUpdated{entry: b.portKey("entry"), seen: Reserve[seenMem](b)} },
+	New:    func(b *Builder) Behavior { return &entryUpdated{entry: b.PortKey("entry"), seen: Reserve[seenMem](b)} },
 }
 
 var waitValueUpdateType = NodeType{
@@ -13,7 +13,7 @@ var waitValueUpdateType = NodeType{
 	Doc: "As in BehaviorTree.CPP: RUNNING until blackboard key `entry` is written (as WasEntryUpdated tells), then ticks the child " +
 		"until it completes and returns its status.",
 	Params: []Param{{Name: "entry", Type: TString, Required: true, Doc: "the key to watch (\"key\" or \"{key}\")"}},
-	New:    func(b *Builder) Behavior { return &entryUpdated{entry: b.portKey("entry"), seen: Reserve[seenMem](b)} },
+	New:    func(b *Builder) Behavior { return &entryUpdated{entry: b.PortKey("entry"), seen: Reserve[seenMem](b)} },
 }
 
 // seenMem is the write an entry watcher saw last (kept for the mission).

@@ -686,3 +686,21 @@ func (f *fleet) number(i int, key string) float64 {
 	}
 	return v
 }
+
+// errSink records the error events by node.
+type errSink struct {
+	mu   sync.Mutex
+	msgs map[int32][]string
+}
+
+func (s *errSink) Emit(a *Agent, node int32, level, msg string) {
+	if level != "error" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.msgs == nil {
+		s.msgs = map[int32][]string{}
+	}
+	s.msgs[node] = append(s.msgs[node], msg)
+}

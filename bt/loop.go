@@ -56,7 +56,7 @@ type loopMem struct {
 var _ Opener = (*loop)(nil)
 
 func newLoop(b *Builder, kind loopKind) Behavior {
-	l := &loop{kind: kind, from: NoSlot, value: b.portKey("value"), ifEmpty: enumStatus(b, "if_empty"), mem: Reserve[loopMem](b)}
+	l := &loop{kind: kind, from: NoSlot, value: b.PortKey("value"), ifEmpty: enumStatus(b, "if_empty"), mem: Reserve[loopMem](b)}
 	raw, _ := b.Raw("queue")
 	if s, ok := raw.(string); ok {
 		if k, ref := RefKey(s); ref {

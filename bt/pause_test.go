@@ -1,8 +1,6 @@
 package bt
 
 import (
-	"os"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -158,38 +156,5 @@ func TestPauseDynamicSubTree(t *testing.T) {
 	}
 	if c := h.childCalls(d, "b"); c.open != 2 || c.halt != 1 {
 		t.Errorf("b in the child tree: %v, want opened twice, halted once", c)
-	}
-}
-
-// TestKeepsProgressDocumented: MISSIONS.md lists exactly the registered
-// types that keep their progress across a pause.
-func TestKeepsProgressDocumented(t *testing.T) {
-	data, err := os.ReadFile("../docs/MISSIONS.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const lead = "Memory composites keep their progress:"
-	text := string(data)
-	i := strings.Index(text, lead)
-	if i < 0 {
-		t.Fatalf("MISSIONS.md has no paragraph starting %q", lead)
-	}
-	para := text[i+len(lead):]
-	para = para[:strings.Index(para, "\n\n")]
-	var documented []string
-	for _, f := range strings.Split(para, "`")[1:] {
-		if f != "" && !strings.ContainsAny(f, " ,.\n") {
-			documented = append(documented, f)
-		}
-	}
-	var want []string
-	for _, ty := range NewRegistry().Types() {
-		if ty.KeepsProgress {
-			want = append(want, ty.Name)
-		}
-	}
-	slices.Sort(documented)
-	if !slices.Equal(documented, want) {
-		t.Errorf("MISSIONS.md lists %v\nthe registry has %v", documented, want)
 	}
 }

@@ -29,7 +29,7 @@ func (a *Agent) KeyProblem(s Slot, want string) string {
 		}
 		return msg
 	}
-	return fmt.Sprintf("%q holds %s, not %s", k.Name, describeValue(v), want)
+	return fmt.Sprintf("%q holds %s, not %s", k.Name, DescribeValue(v), want)
 }
 
 // NumProblem says what is wrong with a numeric parameter that is a
@@ -44,8 +44,8 @@ func (a *Agent) NumProblem(p Num, want string) string {
 	return a.KeyProblem(p.Slot, want)
 }
 
-// describeValue quotes a value for a message, cut short when long.
-func describeValue(v Value) string {
+// DescribeValue quotes a value for a message, cut short when long.
+func DescribeValue(v Value) string {
 	s := v.String()
 	if len(s) > 64 {
 		s = s[:64] + "…"

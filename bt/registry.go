@@ -77,10 +77,12 @@ type NodeType struct {
 	// completed, for its children that ask Agent.HeldStatus (BT.CPP and
 	// Nav2 ports): the zero value is BT.CPP's rule.
 	ChildReset ChildReset
-
-	// trusted marks the engine's own leaves, whose calls need no panic
-	// guard of their own (Agent.Tick still recovers as a last resort).
-	trusted bool
+	// Trusted marks leaves whose calls need no panic guard of their own
+	// (Agent.Tick still recovers as a last resort): those of botd's own
+	// catalogs, which report every failure as a status. A leaf that
+	// drives hardware or runs a mission's expressions leaves it false,
+	// so that its panic becomes its ERROR and the tick goes on.
+	Trusted bool
 }
 
 // ChildRange returns the allowed number of children (max -1: unlimited).
@@ -122,13 +124,17 @@ func (t *NodeType) Param(name string) *Param {
 }
 
 // Registry maps node type names (and aliases) to their declarations. The
-// zero value is not usable; NewRegistry returns one with the built-ins.
+// zero value is not usable; NewRegistry returns one with the engine's
+// node types (and bt/catalog's NewRegistry one with every catalog).
 type Registry struct {
 	types  map[string]*NodeType
 	byName map[string]*NodeType // canonical names only
 }
 
-// NewRegistry returns a registry holding every built-in node type.
+// NewRegistry returns a registry holding the engine's node types and
+// botd's own catalog. The catalogs in packages of their own (bt/nav2) are
+// not in it: bt/catalog's NewRegistry assembles everything botd compiles
+// missions with.
 func NewRegistry() *Registry {
 	r := NewEmptyRegistry()
 	registerBuiltins(r)

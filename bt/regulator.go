@@ -31,7 +31,7 @@ func (r *regulator) Tick(a *Agent, n *Node) Status {
 			a.Emit(n.Index, "error", "Regulator: hz: "+a.NumProblem(r.hz, "a rate over 0 Hz"))
 			return Error
 		}
-		period := ratePeriod(hz)
+		period := RatePeriod(hz)
 		if m.started && a.Now()-m.lastStart < period {
 			if m.last != Idle {
 				return m.last

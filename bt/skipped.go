@@ -213,7 +213,7 @@ var skipUnlessUpdatedType = NodeType{
 		"tells); then ticks the child until it completes and returns its status.",
 	Params: []Param{{Name: "entry", Type: TString, Required: true, Doc: "the key to watch (\"key\" or \"{key}\")"}},
 	New: func(b *Builder) Behavior {
-		return &entryUpdated{entry: b.portKey("entry"), seen: Reserve[seenMem](b), otherwise: Skipped}
+		return &entryUpdated{entry: b.PortKey("entry"), seen: Reserve[seenMem](b), otherwise: Skipped}
 	},
 }
 

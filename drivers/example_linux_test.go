@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/drivers/standard"
@@ -22,7 +23,7 @@ func ExampleSimFleet() {
 	if err != nil {
 		panic(err)
 	}
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	drivers.Register(reg, kinds, cfg)
 	tree, err := reg.Compile(&bt.Spec{
 		Main: "main",

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers/sim"
 )
 
@@ -146,7 +147,7 @@ func (g *simRig) servo(p string) int {
 
 // registry returns the built-ins plus the device leaves for cfg.
 func registry(cfg *Config) *bt.Registry {
-	r := bt.NewRegistry()
+	r := catalog.NewRegistry()
 	Register(r, Builtin(), cfg)
 	return r
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // Every device leaf that returns ERROR says why (bt's TestEveryErrorSaysWhy
@@ -74,7 +75,7 @@ func TestDeviceLeavesSayWhy(t *testing.T) {
 	cfg := parse(t, allKinds+`  - {name: uav, kind: mavlink_vehicle, connection: "udpin://:14540"}
   - {name: drone, kind: tello, address: 127.0.0.1, allow_flips: true}
 `)
-	builtin := bt.NewRegistry()
+	builtin := catalog.NewRegistry()
 	reg := registry(cfg)
 	n := 0
 	for _, ti := range reg.Catalog() {

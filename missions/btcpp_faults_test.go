@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // BehaviorTree.CPP 4 loads a file whose port values it can convert only
@@ -56,7 +57,7 @@ func TestBTCPPRuntimeFaults(t *testing.T) {
 // in as the wildcard rule says (with a note), or failing when it runs.
 // A botd mission that names the leaf is still refused.
 func TestBTCPPDeviceLeafStandsIn(t *testing.T) {
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	reg.Register(bt.NodeType{Name: "Land", Kind: bt.Leaf, New: func(b *bt.Builder) bt.Behavior {
 		b.Errorf("", "the robot config has no mavlink_vehicle device")
 		return nil

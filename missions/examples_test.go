@@ -1,14 +1,15 @@
 package missions
 
 import (
-	"github.com/botd-project/botd/drivers"
-	"github.com/botd-project/botd/drivers/standard"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/standard"
 )
 
 // TestExampleMissions loads every mission in configs/missions with the
@@ -31,12 +32,12 @@ func TestExampleMissions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reg := bt.NewRegistry()
+			reg := catalog.NewRegistry()
 			drivers.Register(reg, kinds, hw)
 			if _, err := Load(data, Options{Registry: reg, Keys: hw.SensorKeys(), MinTickHz: 1, MaxTickHz: 100}); err != nil {
 				t.Fatalf("%s does not load:\n%s", path, problemLines(err))
 			}
-			m, err := Load(data, Options{Registry: bt.NewRegistry(), MinTickHz: 1, MaxTickHz: 100})
+			m, err := Load(data, Options{Registry: catalog.NewRegistry(), MinTickHz: 1, MaxTickHz: 100})
 			if err != nil {
 				t.Skipf("uses device leaves: run on the simulator by cmd/botd's tests")
 			}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // compiledTable compiles a document with every unknown node stood in for
@@ -124,7 +124,7 @@ func TestBTCPPExportModel(t *testing.T) {
 }
 
 func TestBTCPPNodesModel(t *testing.T) {
-	x := BTCPPNodesModel(bt.NewRegistry())
+	x := BTCPPNodesModel(catalog.NewRegistry())
 	var root struct {
 		Format string `xml:"BTCPP_format,attr"`
 		Model  struct {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // seedFiles adds the committed documents matching patterns (golden files
@@ -87,7 +88,7 @@ func FuzzExpression(f *testing.F) {
 			f.Add(string(b))
 		}
 	}
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	f.Fuzz(func(t *testing.T, src string) {
 		if len(src) > 4096 {
 			return

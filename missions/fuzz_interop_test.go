@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // FuzzB3Tree feeds the current Behavior3 editor's importer (tree files
@@ -105,7 +106,7 @@ func FuzzScript(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join(corpusDir, "btcpp", "t09_scripting_1.xml")); err == nil {
 		f.Add(string(b))
 	}
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	f.Fuzz(func(t *testing.T, src string) {
 		if len(src) > 2048 {
 			return

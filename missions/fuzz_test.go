@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // FuzzDecode feeds Decode and Load arbitrary bytes, seeded with every
@@ -32,7 +33,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	}
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, lerr := Load(data, Options{Registry: reg, Substitute: map[string]string{"Move": "Succeed"}})
 		if (m == nil) == (lerr == nil) {

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 func TestBTCPPBuiltinsCompile(t *testing.T) {
 	in, _ := readGolden(t, "testdata/golden/decode/btcpp_builtins.golden")
 	subs := map[string]string{"ComputePath": "Succeed", "PathValid": "Succeed", "ClearCostmap": "Succeed"}
-	if _, err := Load(in, Options{Registry: bt.NewRegistry(), Substitute: subs}); err != nil {
+	if _, err := Load(in, Options{Registry: catalog.NewRegistry(), Substitute: subs}); err != nil {
 		t.Errorf("every built-in of the file compiles; got\n%s", problemLines(err))
 	}
 }
@@ -20,7 +21,7 @@ func TestBTCPPBuiltinsCompile(t *testing.T) {
 // that the BT.CPP and Nav2 built-ins it keeps by name are registered under
 // that name.
 func TestBTCPPNamesMap(t *testing.T) {
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	for name, m := range btcppBuiltins {
 		to, ok := reg.Lookup(m.to)
 		if !ok || to.Name != m.to {

@@ -4,12 +4,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // invalidOptions are the daemon limits the invalid missions are checked
 // against.
-var invalidOptions = Options{Registry: bt.NewRegistry(), MinTickHz: 1, MaxTickHz: 100}
+var invalidOptions = Options{Registry: catalog.NewRegistry(), MinTickHz: 1, MaxTickHz: 100}
 
 // TestInvalidMissions loads every file in testdata/invalid and compares
 // the problems, one "CODE path: message" line each, with the expected

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // KeyUses reads what the node types declare: how a mission uses a key.
 func TestKeyUses(t *testing.T) {
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	reg.Register(bt.NodeType{Name: "Armed", Kind: bt.Leaf, Params: []bt.Param{{Name: "on", Type: bt.TBool}},
 		New: func(*bt.Builder) bt.Behavior { return nil }})
 	node := func(typ, params string) string { return fmt.Sprintf(`{"type":%q,"params":%s}`, typ, params) }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 )
 
 // Options configure loading a mission.
@@ -142,4 +143,4 @@ func (d *Document) Namespace() string {
 	return d.Name
 }
 
-var defaultRegistry = sync.OnceValue(bt.NewRegistry)
+var defaultRegistry = sync.OnceValue(catalog.NewRegistry)

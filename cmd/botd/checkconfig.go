@@ -12,7 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
 )
 
@@ -155,7 +155,7 @@ func checkConfig(cfg *Config) error {
 		}
 	}
 	if err == nil && cfg.Mission != "" {
-		reg := bt.NewRegistry()
+		reg := catalog.NewRegistry()
 		drivers.Register(reg, deviceKinds, hw)
 		if _, _, err := configuredMission(cfg, reg, append(hw.SensorKeys(), cfg.Writable...), fence); err != nil {
 			errs = append(errs, err)

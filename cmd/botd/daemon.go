@@ -20,6 +20,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/configs"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
@@ -253,7 +254,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
 	}
-	s.reg = bt.NewRegistry()
+	s.reg = catalog.NewRegistry()
 	drivers.Register(s.reg, deviceKinds, s.hw)
 	var keys []string
 	for _, d := range s.robot.Devices() {

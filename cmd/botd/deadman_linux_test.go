@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/missions/runner"
@@ -48,7 +49,7 @@ func TestStuckTickBesideADriveStopsTheRover(t *testing.T) {
 	}
 	defer robot.Close()
 	stall := &stallNode{entered: make(chan struct{}), release: make(chan struct{})}
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	drivers.Register(reg, deviceKinds, hw)
 	reg.Register(bt.NodeType{Name: "Stall", Kind: bt.Leaf, Category: "action", New: func(*bt.Builder) bt.Behavior { return stall }})
 	var keys []string

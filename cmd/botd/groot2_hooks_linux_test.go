@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/missions/runner"
@@ -76,7 +76,7 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer robot.Close()
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	drivers.Register(reg, deviceKinds, hw)
 	var keys []string
 	for _, d := range robot.Devices() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/configs"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/standard"
@@ -37,7 +38,7 @@ func loadHardware(file string) (*drivers.Config, error) {
 // newRegistry returns the node types of the built-ins plus the device
 // leaves of hw.
 func newRegistry(hw *drivers.Config) *bt.Registry {
-	r := bt.NewRegistry()
+	r := catalog.NewRegistry()
 	if hw != nil {
 		drivers.Register(r, deviceKinds, hw)
 	}

@@ -105,7 +105,7 @@ func listPackages(t *testing.T) []pkg {
 // marked "Imported by tests only" are.
 func TestImportsFollowTheArchitecture(t *testing.T) {
 	rules := readTable(t)
-	testsOnly := []string{"internal/mqtttest", "internal/mavtest", "internal/faultnet", "internal/archtest"}
+	testsOnly := []string{"internal/mqtttest", "internal/mavtest", "internal/faultnet", "internal/archtest", "bt/bttest"}
 	for _, p := range listPackages(t) {
 		name := strings.TrimPrefix(p.ImportPath, module)
 		r, ok := rules[name]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -55,7 +56,7 @@ func (s *stuckNode) Tick(*bt.Agent, *bt.Node) bt.Status {
 // driven on.
 func TestStuckTickTripsTheDeadmanAndTheOverrunFailsafe(t *testing.T) {
 	stuck := &stuckNode{entered: make(chan struct{}), release: make(chan struct{})}
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	reg.Register(bt.NodeType{Name: "Stuck", Kind: bt.Leaf, Category: "action", New: func(*bt.Builder) bt.Behavior { return stuck }})
 	var hw *deadmanHW
 	tr := startRunner(t, "", func(c *Config) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -19,7 +20,7 @@ func (staleLeaf) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 }
 
 func failingRegistry() *bt.Registry {
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	reg.Register(bt.NodeType{Name: "StaleMove", Kind: bt.Leaf, New: func(*bt.Builder) bt.Behavior { return staleLeaf{} }})
 	return reg
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/configs"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -62,7 +63,7 @@ func (m *moveTo) Halt(a *bt.Agent, n *bt.Node) { m.l.mu.Lock(); m.l.halts++; m.l
 // roverRegistry is the built-ins and stand-ins for the rover's leaves
 // that configs/missions/patrol.json uses.
 func roverRegistry(l *legs) *bt.Registry {
-	r := bt.NewRegistry()
+	r := catalog.NewRegistry()
 	done := func(*bt.Builder) bt.Behavior { return doneLeaf{} }
 	num := func(name string) bt.Param { return bt.Param{Name: name, Type: bt.TNumber} }
 	r.Register(bt.NodeType{Name: "Servo", Kind: bt.Leaf, Params: []bt.Param{num("angle")}, New: done})

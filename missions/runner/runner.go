@@ -12,6 +12,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/bt/fsm"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -134,7 +135,7 @@ func (c *Config) setDefaults() {
 		c.MaxStoredBytes = 16 << 20
 	}
 	if c.Registry == nil {
-		c.Registry = bt.NewRegistry()
+		c.Registry = catalog.NewRegistry()
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -489,7 +490,7 @@ type panicNode struct{}
 func (panicNode) Tick(a *bt.Agent, n *bt.Node) bt.Status { panic("broken composite") }
 
 func TestRunnerSurvivesPanics(t *testing.T) {
-	reg := bt.NewRegistry()
+	reg := catalog.NewRegistry()
 	reg.Register(bt.NodeType{Name: "Broken", Kind: bt.Composite, New: func(*bt.Builder) bt.Behavior { return panicNode{} }})
 	tr := startRunner(t, "", func(c *Config) { c.Registry = reg })
 	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Start: true, Mission: mission(0, `{"type":"Broken","children":[{"type":"Running"}]}`)})

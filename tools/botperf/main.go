@@ -30,6 +30,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry"
 	"github.com/botd-project/botd/telemetry/broker"
@@ -143,7 +144,7 @@ func (c *countdown) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 }
 
 func registry() *bt.Registry {
-	r := bt.NewRegistry()
+	r := catalog.NewRegistry()
 	r.Register(bt.NodeType{Name: "Countdown", Kind: bt.Leaf,
 		Params: []bt.Param{{Name: "key", Type: bt.TKey, Required: true}, {Name: "reset", Type: bt.TNumber, Required: true}},
 		New: func(b *bt.Builder) bt.Behavior {

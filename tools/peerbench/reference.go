@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/missions"
 )
 
@@ -87,7 +88,7 @@ func LoadReference(path string) (*Reference, error) {
 
 // Registry is botd's built-in registry plus the benchmark leaf Countdown.
 func Registry() *bt.Registry {
-	r := bt.NewRegistry()
+	r := catalog.NewRegistry()
 	r.Register(bt.NodeType{
 		Name: "Countdown", Kind: bt.Leaf,
 		Params: []bt.Param{{Name: "key", Type: bt.TKey, Required: true}, {Name: "reset", Type: bt.TNumber, Required: true}},

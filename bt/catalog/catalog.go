@@ -1,0 +1,18 @@
+// Package catalog assembles the node registry botd compiles missions
+// with: the engine's kernel and botd's own nodes (package bt) and the
+// catalogs ported from other frameworks, each in its own package. It is
+// the one list of the node catalogs the daemon compiles in; device leaves
+// are added to its registry by the drivers.
+package catalog
+
+import (
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/nav2"
+)
+
+// NewRegistry returns a registry holding every built-in node type.
+func NewRegistry() *bt.Registry {
+	r := bt.NewRegistry()
+	nav2.Register(r)
+	return r
+}
