@@ -566,3 +566,65 @@ func TestSoftActionsTogether(t *testing.T) {
 		return st["s1"] == ActionRunning && st["s2"] == ActionRunning && st["h"] == ActionWaiting && st["a"] == ActionFinished && st["c"] == ActionFinished
 	})
 }
+
+// An order updated again and again (a master control's rolling horizon)
+// stays bounded: the nodes passed and the steps done are dropped, the
+// actions left behind are reported up to a bound, and each update's
+// steps go on counting from where the mission is.
+func TestRollingUpdatesStayBounded(t *testing.T) {
+	h := start(t, Config{StateFile: filepath.Join(t.TempDir(), "vda5050.json")})
+	h.send("order", order("o", 0, 0, [][2]float64{{0, 0}, {1, 0}}, 2))
+	h.c.waitState("accepted", func(s State) bool { return s.OrderID == "o" })
+	// total counts the loaded mission's steps; the robot is always at the
+	// last step (the newest update's action) when the next update comes.
+	total, injected := 1, 0
+	const updates = 3 * updateSlots / 2
+	for u := 1; u <= updates; u++ {
+		o := order("o", u, 2*u, [][2]float64{{float64(u), 0}, {float64(u + 1), 0}}, 2)
+		o["nodes"].([]any)[1].(map[string]any)["actions"] = []any{map[string]any{"actionId": fmt.Sprintf("a%d", u), "actionType": "beep", "blockingType": "HARD"}}
+		h.send("order", o)
+		s := h.c.waitState(fmt.Sprintf("update %d", u), func(s State) bool { return s.OrderUpdateID == int64(u) })
+		if len(s.Errors) != 0 {
+			t.Fatalf("update %d: %+v", u, s.Errors)
+		}
+		if u == updateSlots+1 {
+			// The slots are used up: a new revision of the mission runs
+			// what is left (the action running, the update's two steps).
+			if len(h.r.missions) != 2 {
+				t.Fatalf("update %d: %v", u, h.r.ops())
+			}
+			total = 3
+		} else {
+			if len(h.r.injected) != injected+1 {
+				t.Fatalf("update %d was not injected: %v", u, h.r.ops())
+			}
+			js := string(h.r.injected[injected].Tree)
+			injected++
+			if !strings.Contains(js, fmt.Sprintf(`"value":%d},"type":"Check"`, total+1)) || !strings.Contains(js, fmt.Sprintf(`"value":%d},"type":"Check"`, total+2)) {
+				t.Fatalf("update %d does not count its steps from %d: %s", u, total+1, js)
+			}
+			total += 2
+		}
+		h.r.progress(total-1, "")
+		h.c.waitState(fmt.Sprintf("at n%d", u+1), func(s State) bool { return s.LastNodeID == fmt.Sprintf("n%d", u+1) })
+	}
+	// At most maxKeptActions left behind, plus the one running and the
+	// newest update's.
+	states := h.c.on("/state")
+	var s State
+	if err := json.Unmarshal(states[len(states)-1].payload, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ActionStates) > maxKeptActions+2 || len(s.NodeStates) != 0 {
+		t.Errorf("%d action states, %d node states after %d updates", len(s.ActionStates), len(s.NodeStates), updates)
+	}
+	h.stop()
+	b, err := os.ReadFile(h.a.cfg.StateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved savedRun
+	if err := json.Unmarshal(b, &saved); err != nil || len(saved.Nodes) > 2 || len(saved.Steps) > 3 || len(saved.Actions) > maxKeptActions+2 {
+		t.Errorf("saved: %d nodes, %d steps, %d actions (%v)", len(saved.Nodes), len(saved.Steps), len(saved.Actions), err)
+	}
+}

@@ -154,6 +154,7 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 			return
 		}
 		next := r.clone()
+		next.compact()
 		from := len(next.steps)
 		next.stitch(p)
 		e, ended := a.inject(ctx, o, next, from)
@@ -173,6 +174,7 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 		r = a.run
 	}
 	next := r.clone()
+	next.compact()
 	next.stitch(p)
 	next.from = next.done
 	next.rearm()

@@ -108,6 +108,68 @@ func (r *orderRun) stitch(p *plan) {
 	r.ended, r.failed = false, false
 }
 
+// maxKeptActions bounds the finished and failed actions an order keeps
+// reporting in actionStates once the robot has left them behind.
+const maxKeptActions = 32
+
+// compact drops what the robot has left behind, so that an order updated
+// without end stays bounded: the nodes and edges before the last node
+// reached, the steps done (the loaded mission's progress count moves with
+// them: from goes down by as many), and, over maxKeptActions, the oldest
+// actions finished or failed that no step still to run has.
+func (r *orderRun) compact() {
+	d, dn := r.done, r.lastNode
+	r.nodes = slices.Clone(r.nodes[dn:])
+	r.edges = slices.Clone(r.edges[dn:])
+	r.base -= dn
+	r.lastNode = 0
+	r.steps = slices.Clone(r.steps[d:])
+	r.done = 0
+	r.from -= d
+	pending := map[int]bool{}
+	for i := range r.steps {
+		if r.steps[i].node >= 0 {
+			r.steps[i].node -= dn
+		}
+		for _, a := range append([]int{r.steps[i].action}, r.steps[i].with...) {
+			pending[a] = true
+		}
+	}
+	over := -maxKeptActions
+	for i, st := range r.status {
+		if !pending[i] && (st.ActionStatus == ActionFinished || st.ActionStatus == ActionFailed) {
+			over++
+		}
+	}
+	if over <= 0 {
+		return
+	}
+	moved := make([]int, len(r.actions))
+	var actions []actionRef
+	var status []ActionState
+	for i, st := range r.status {
+		if over > 0 && !pending[i] && (st.ActionStatus == ActionFinished || st.ActionStatus == ActionFailed) {
+			over--
+			moved[i] = -1
+			continue
+		}
+		moved[i] = len(actions)
+		actions, status = append(actions, r.actions[i]), append(status, st)
+	}
+	r.actions, r.status = actions, status
+	for i := range r.steps {
+		s := &r.steps[i]
+		if s.action >= 0 {
+			s.action = moved[s.action]
+		}
+		with := make([]int, len(s.with))
+		for j, a := range s.with {
+			with[j] = moved[a]
+		}
+		s.with = with
+	}
+}
+
 // rearm sets the actions of the steps still to run back to WAITING: an
 // update of an order that stopped (failed, or interrupted by a restart)
 // runs them after all.
