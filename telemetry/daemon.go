@@ -242,6 +242,10 @@ type Daemon struct {
 	limiter *tokenBucket
 	replies *replyCache
 
+	// reborn is set while ONLINE is being republished over a stale will
+	// (onOwnConnection).
+	reborn atomic.Bool
+
 	presenceMu sync.Mutex
 	presence   map[string]presence // by ground station id
 	presenceCh chan struct{}
@@ -351,6 +355,10 @@ func (d *Daemon) connOptions() transport.Options {
 	o.Subscriptions = append(append([]transport.Subscription(nil), o.Subscriptions...),
 		transport.Subscription{Filter: d.topics.Cmd(), QoS: protocol.QoSReliable, Handler: d.onCommand, Retained: d.onRetainedCommand},
 		transport.Subscription{Filter: protocol.GCSStateFilter(d.topics.Prefix()), QoS: protocol.QoSRetained, Handler: d.onPresence},
+		// Its own connection topic, for a will published while it is up
+		// (the retained value at subscribe time is the old one, which the
+		// birth replaces anyway).
+		transport.Subscription{Filter: d.topics.Connection(), QoS: protocol.QoSRetained, Handler: d.onOwnConnection, Retained: func(string, []byte) {}},
 	)
 	// The will is fixed for the client's life; seq 0 says the broker sent it.
 	o.Will = &transport.Message{Topic: d.topics.Connection(), Payload: d.connectionMsg(protocol.ConnBroken, 0), QoS: protocol.QoSRetained, Retain: true}
@@ -490,6 +498,31 @@ func (d *Daemon) storeEvent(e protocol.Event) {
 }
 
 // onPresence runs on the MQTT client's goroutine: record and signal.
+// onOwnConnection says ONLINE again when a last will of this robot (seq
+// 0: the broker sent it) is published while the robot is connected: the
+// will of an earlier connection, on a broker node that died. aedes
+// publishes a dead node's wills once its peers miss its heartbeats,
+// seconds after the robot is back on another node, and the broker would
+// keep CONNECTION_BROKEN for a robot that runs. One republish at a time,
+// off paho's callback goroutine.
+func (d *Daemon) onOwnConnection(_ string, payload []byte) {
+	m, err := protocol.DecodeConnection(payload)
+	if err != nil || m.State != protocol.ConnBroken || m.Seq != 0 || m.Robot != d.topics.Robot() {
+		return
+	}
+	conn := d.currentConn()
+	if conn == nil || !conn.IsUp() || !d.reborn.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer d.reborn.Store(false)
+		d.log.Info("a last will of an earlier connection was published while this one is up (a broker node that died): ONLINE again")
+		if err := conn.Publish(d.topics.Connection(), protocol.QoSRetained, true, d.connectionMsg(protocol.ConnOnline, d.seq.connection.Add(1))); err != nil {
+			d.log.Warn("ONLINE after a stale will not published", "err", err)
+		}
+	}()
+}
+
 func (d *Daemon) onPresence(topic string, payload []byte) {
 	gcs, ok := protocol.SplitGCSTopic(d.topics.Prefix(), topic)
 	if !ok {

@@ -1,10 +1,12 @@
 package telemetry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -97,6 +99,48 @@ func TestLastWillOnBrokenConnection(t *testing.T) {
 	watch.Reset()
 	h.gate.Set(false)
 	mqtttest.Eventually(t, "ONLINE after reconnect", hasTopic(watch, tp.Connection(), func(m mqtttest.Msg) bool { return state(m) == protocol.ConnOnline }))
+}
+
+// A last will of an earlier connection published while the robot is up
+// (aedes publishes a dead node's wills once its peers miss its
+// heartbeats, when the robot is back on another node) is answered with
+// ONLINE again, so the broker does not keep CONNECTION_BROKEN for a robot
+// that runs. Anything else on the topic changes nothing.
+func TestStaleWillAnsweredWithOnline(t *testing.T) {
+	b := mqtttest.StartBroker(t, "")
+	h := startDaemon(t, b.URL(), nil)
+	h.waitUp(t)
+	tp := h.d.Topics()
+	watch := mqtttest.NewRecorder(t, b.URL(), tp.Connection())
+	mqtttest.Eventually(t, "ONLINE", hasTopic(watch, tp.Connection(), func(m mqtttest.Msg) bool { return state(m) == protocol.ConnOnline }))
+	pub := mqtttest.NewPublisher(t, b.URL())
+	ts := protocol.FormatTS(time.Now())
+	other, _ := json.Marshal(protocol.ConnectionMsg{Header: protocol.Header{Robot: "someone-else", TS: ts, Boot: 1}, State: protocol.ConnBroken})
+	offline, _ := json.Marshal(protocol.ConnectionMsg{Header: protocol.Header{Robot: tp.Robot(), Seq: 7, TS: ts, Boot: 1}, State: protocol.ConnOffline})
+	for _, p := range [][]byte{other, offline} {
+		if err := pub.Publish(tp.Connection(), 1, true, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	will, _ := json.Marshal(protocol.ConnectionMsg{Header: protocol.Header{Robot: tp.Robot(), TS: ts, Boot: 1}, State: protocol.ConnBroken})
+	if err := pub.Publish(tp.Connection(), 1, true, will); err != nil {
+		t.Fatal(err)
+	}
+	mqtttest.Eventually(t, "ONLINE after the stale will", func() bool {
+		msgs := watch.On(tp.Connection())
+		return len(msgs) > 1 && state(msgs[len(msgs)-1]) == protocol.ConnOnline && bytes.Contains(msgs[len(msgs)-2].Payload, []byte(protocol.ConnBroken))
+	})
+	var onlines int
+	for _, m := range watch.On(tp.Connection()) {
+		if state(m) == protocol.ConnOnline {
+			onlines++
+		}
+	}
+	if onlines != 2 { // the birth, and the answer to the will; none to the others
+		t.Errorf("%d ONLINE messages, want 2", onlines)
+	}
+	late := mqtttest.NewRecorder(t, b.URL(), tp.Connection())
+	mqtttest.Eventually(t, "ONLINE retained", hasTopic(late, tp.Connection(), func(m mqtttest.Msg) bool { return m.Retained && state(m) == protocol.ConnOnline }))
 }
 
 func state(m mqtttest.Msg) string {
