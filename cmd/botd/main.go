@@ -67,8 +67,9 @@ Usage:
   botd check-config FILE    validate a daemon config (hardware, world and mission included), as the daemon does before it starts
   botd check-config -hardware FILE
                             validate a hardware file (adaptors and devices) alone
-  botd export [-format btcpp|b3|botd] FILE
-                            write a mission as BehaviorTree.CPP XML (Groot2), Behavior3 or botd JSON
+  botd export [-format btcpp|b3|b3tree|botd|plan] FILE
+                            write a mission as BehaviorTree.CPP XML (Groot2), Behavior3 (0.3 project or
+                            current tree file), botd JSON or a QGroundControl plan
   botd nodes [-format F]    print the node catalog (markdown, json, or btcpp: a TreeNodesModel for Groot2)
   botd hwtest [-config FILE] [-move]
                             open, read and (with -move) exercise every device, and report each
