@@ -70,7 +70,8 @@ type Adapter struct {
 	connects  uint64
 	pose      poseTracker
 	loadCount int
-	savedMark runMark // the run as last saved to Config.StateFile
+	savedMark runMark         // the run as last saved to Config.StateFile
+	ctx       context.Context // Run's, for the commands observe sends
 }
 
 type inbound struct {
@@ -149,6 +150,7 @@ func (a *Adapter) connection(state string) transport.Message {
 // Run connects and serves until ctx is done, then publishes OFFLINE and
 // disconnects. It never commands the runner after ctx is done.
 func (a *Adapter) Run(ctx context.Context) error {
+	a.ctx = ctx
 	a.loadSaved()
 	opts := a.o.Conn
 	will := a.connection("CONNECTIONBROKEN")

@@ -588,12 +588,22 @@ func TestRollingUpdatesStayBounded(t *testing.T) {
 			t.Fatalf("update %d: %+v", u, s.Errors)
 		}
 		if u == updateSlots+1 {
-			// The slots are used up: a new revision of the mission runs
-			// what is left (the action running, the update's two steps).
-			if len(h.r.missions) != 2 {
-				t.Fatalf("update %d: %v", u, h.r.ops())
+			// The slots are used up: the update waits until the mission
+			// ends at its last step; then a new revision of the mission
+			// runs it (nothing was halted or started again).
+			if ops := h.r.ops(); len(h.r.missions) != 1 || len(h.r.injected) != injected {
+				t.Fatalf("update %d did not wait: %v", u, ops)
 			}
-			total = 3
+			h.r.progress(total, protocol.RunSucceeded)
+			h.c.waitState("the rest loaded", func(State) bool {
+				h.r.mu.Lock()
+				defer h.r.mu.Unlock()
+				return len(h.r.missions) == 2
+			})
+			if c := h.r.cmds[len(h.r.cmds)-1]; c.Op != protocol.OpMissionLoad || c.Replace {
+				t.Fatalf("the rest: %+v", c)
+			}
+			total = 2
 		} else {
 			if len(h.r.injected) != injected+1 {
 				t.Fatalf("update %d was not injected: %v", u, h.r.ops())

@@ -147,7 +147,20 @@ func (a *Adapter) update(ctx context.Context, o *Order, p *plan) {
 			}
 		}
 	}
-	if r.active() && r.slots < updateSlots {
+	if r.active() && r.slots >= updateSlots {
+		// The mission's update slots are used up: the update waits in the
+		// run until the mission ends at its last step (a node or an
+		// action done, where the robot stands), and a new revision of the
+		// mission runs it from there (see observe). Nothing in progress
+		// is halted or started again.
+		next := r.clone()
+		next.compact()
+		next.stitch(p)
+		a.clearOrderErrors()
+		a.run = next
+		return
+	}
+	if r.active() {
 		if id, key, ok := literalParams(p.actions); !ok {
 			a.addError(*orderErr(o, ErrValidation, fmt.Sprintf("action %s: parameter %s is a string shaped as a blackboard reference ({key}), which an order update cannot carry",
 				id, key), Reference{"actionId", id}))
@@ -207,6 +220,7 @@ func (a *Adapter) inject(ctx context.Context, o *Order, r *orderRun, from int) (
 		return orderErr(o, ErrOrderUpdate, "botd refused the order update: "+trim(why)), ended
 	}
 	r.slots++
+	r.upTo = len(r.steps)
 	return nil, false
 }
 
@@ -250,7 +264,7 @@ func (a *Adapter) load(ctx context.Context, o *Order, r *orderRun, replace bool)
 	}
 	a.loadCount++
 	r.token, r.loaded, r.seen = a.loadCount, a.o.Now(), false
-	r.missionRev, r.slots = r.updateID, 0
+	r.missionRev, r.slots, r.upTo = r.updateID, 0, len(r.steps)
 	return nil
 }
 

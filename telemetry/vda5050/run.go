@@ -35,6 +35,10 @@ type orderRun struct {
 	// many of its update slots hold an update.
 	missionRev int64
 	slots      int
+	// upTo is how many of steps the loaded mission (with its injected
+	// updates) holds: an update that found the slots used up waits past
+	// it until the mission ends.
+	upTo int
 	// lastNode is the index of the last node reached.
 	lastNode int
 	// ended: the mission finished (SUCCESS), failed or was cancelled.
@@ -126,6 +130,7 @@ func (r *orderRun) compact() {
 	r.steps = slices.Clone(r.steps[d:])
 	r.done = 0
 	r.from -= d
+	r.upTo -= d
 	pending := map[int]bool{}
 	for i := range r.steps {
 		if r.steps[i].node >= 0 {

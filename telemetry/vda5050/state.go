@@ -41,7 +41,11 @@ func (a *Adapter) observe() {
 	}
 	switch st.Mission.Status {
 	case protocol.RunSucceeded:
-		r.progress(len(r.steps), 0)
+		r.progress(r.upTo, 0)
+		if r.upTo < len(r.steps) {
+			a.goOn()
+			return
+		}
 		r.ended = true
 	case protocol.RunFailed, protocol.RunErrored, protocol.RunAborted:
 		why := "the mission ended " + st.Mission.Status
@@ -50,6 +54,20 @@ func (a *Adapter) observe() {
 		}
 		a.endRun(why)
 	}
+}
+
+// goOn loads a new revision of the mission for the steps of the updates
+// that came after its slots were used up, once it has ended.
+func (a *Adapter) goOn() {
+	r := a.run
+	next := r.clone()
+	next.from = next.done
+	up := r.updateID
+	if e := a.load(a.ctx, &Order{OrderID: r.orderID, OrderUpdateID: &up}, next, false); e != nil {
+		a.endRun("going on with the order's updates: " + e.ErrorDescription)
+		return
+	}
+	a.run = next
 }
 
 // endRun fails the run with an orderExecutionError naming the order.
