@@ -35,24 +35,33 @@ type cli struct {
 	timeout                time.Duration
 	json                   bool
 
-	// Command flags (each command registers the ones it takes).
-	robot, signKey, keyID, missionID, listen, keyOut string
-	startNow, replace, follow, noHistory             bool
-	robotsSel                                        string // fleet commands: --robots
-	all                                              bool   // fleet commands: --all
-	forDur, validFor                                 time.Duration
-	out                                              outFlag
-	uiOpt                                            uiOpts
-	revision                                         int64 // mission send --revision; -1: the file's
-
+	// signingOptions are the flags of the commands that send signed
+	// commands (signingFlags): they make the connection's signer.
+	signingOptions
 	// signer signs the commands robots may require an envelope for
 	// (loadSigner); nil: commands go unsigned.
 	signer *auth.Signer
 
 	now func() time.Time
 
-	robotsOpt robotsOptions // botctl robots (cmd_robots.go)
-	debugOpt  debugOptions  // botctl debug (debug.go)
+	debugOpt debugOptions // botctl debug (debug.go)
+}
+
+// Each command with flags of its own keeps them in a type of its own
+// that embeds the cli (missionCmd, eventsCmd, ...): its flags method
+// registers them, its run method runs the command with them.
+type optionsCmd interface {
+	flags(fs *flag.FlagSet)
+	run(args []string) error
+}
+
+// with makes the command table's bind for a command with its own options.
+func with[T optionsCmd](mk func(c *cli) T) func(c *cli, fs *flag.FlagSet) func(args []string) error {
+	return func(c *cli, fs *flag.FlagSet) func(args []string) error {
+		cmd := mk(c)
+		cmd.flags(fs)
+		return cmd.run
+	}
 }
 
 func newCLI(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cli {

@@ -36,14 +36,21 @@ func control(op string) func(c *cli, args []string) error {
 	}
 }
 
-func startFlags(c *cli, fs *flag.FlagSet) {
+// startCmd is `botctl start` with its options.
+type startCmd struct {
+	*cli
+	missionID string
+	replace   bool
+}
+
+func (c *startCmd) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.missionID, "mission", "", "id of a stored mission (default: the robot's current or last mission)")
 	fs.BoolVar(&c.replace, "replace", false, "replace the running mission")
-	signingFlags(c, fs)
+	signingFlags(c.cli, fs)
 }
 
 // start starts a stored mission, by default the robot's current or last.
-func (c *cli) start(args []string) error {
+func (c *startCmd) run(args []string) error {
 	g, info, err := c.connectOnline(args)
 	if err != nil {
 		return err

@@ -12,7 +12,14 @@ import (
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-func eventsFlags(c *cli, fs *flag.FlagSet) {
+// eventsCmd is `botctl events` with its options.
+type eventsCmd struct {
+	*cli
+	follow, noHistory bool
+	forDur            time.Duration
+}
+
+func (c *eventsCmd) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.follow, "follow", false, "keep printing events until interrupted")
 	fs.DurationVar(&c.forDur, "for", 5*time.Second, "without --follow: how long to listen for new events after the history")
 	fs.BoolVar(&c.noHistory, "no-history", false, "print only new events, not the ones the robot keeps")
@@ -32,7 +39,7 @@ type (
 // --for or until interrupted with --follow. ground.History puts the two
 // together in seq order and drops duplicates (QoS 1 redeliveries, outbox
 // resends) by event id.
-func (c *cli) events(args []string) error {
+func (c *eventsCmd) run(args []string) error {
 	if !c.follow && c.forDur <= 0 {
 		return usageError("--for must be positive")
 	}

@@ -19,13 +19,20 @@ import (
 // codeNoReply marks a robot that did not answer in time.
 const codeNoReply = "NO_REPLY"
 
-func estopFlags(c *cli, fs *flag.FlagSet) {
+// estopCmd is `botctl estop` with its options.
+type estopCmd struct {
+	*cli
+	all       bool
+	robotsSel string
+}
+
+func (c *estopCmd) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.all, "all", false, "e-stop every robot heard on the broker")
 	fs.StringVar(&c.robotsSel, "robots", "", "e-stop the robots this selector matches: id globs (rover-*) or labels (site=yard-a,kind=rover)")
 }
 
 // estop is `estop [ROBOT]`, `estop --all` and `estop --robots SEL`.
-func (c *cli) estop(args []string) error {
+func (c *estopCmd) run(args []string) error {
 	if !c.all && c.robotsSel == "" {
 		return c.estopOne(args)
 	}

@@ -16,14 +16,23 @@ import (
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-func missionFlags(c *cli, fs *flag.FlagSet) {
+// missionCmd is `botctl mission send` with its options.
+type missionCmd struct {
+	*cli
+	robot, robotsSel  string
+	startNow, replace bool
+	missionID         string
+	revision          int64 // -1: the file's
+}
+
+func (c *missionCmd) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.robot, "robot", "", "the robot to send the mission to (default: the only robot online)")
 	fs.StringVar(&c.robotsSel, "robots", "", "send to every robot this selector matches, at once: id globs (rover-*) or labels (site=yard-a,kind=rover)")
 	fs.BoolVar(&c.startNow, "start", false, "start the mission once accepted")
 	fs.BoolVar(&c.replace, "replace", false, "replace the running mission (halted first)")
 	fs.StringVar(&c.missionID, "id", "", "the mission's id, for a file without one (a BehaviorTree.CPP or Behavior3 file has no place for it; default: derived from its name)")
 	fs.Int64Var(&c.revision, "revision", -1, "the mission's revision, for a file that cannot hold one (BehaviorTree.CPP, Behavior3): raise it to update a stored mission")
-	signingFlags(c, fs)
+	signingFlags(c.cli, fs)
 }
 
 // sendJSON is `mission send --json` output.
@@ -38,7 +47,7 @@ type sendJSON struct {
 }
 
 // mission is `mission send FILE --robot R ...`.
-func (c *cli) mission(args []string) error {
+func (c *missionCmd) run(args []string) error {
 	if len(args) == 0 || args[0] != "send" {
 		return usageError("the mission command is: botctl mission send FILE --robot ROBOT")
 	}
@@ -63,7 +72,7 @@ func (c *cli) mission(args []string) error {
 			return usageError("--robots: %v", err)
 		}
 	}
-	mf, err := c.readMission(file)
+	mf, err := c.readMission(file, c.robot)
 	if err != nil {
 		return err
 	}
@@ -106,7 +115,7 @@ func (c *cli) mission(args []string) error {
 	return nil
 }
 
-func (c *cli) printAccepted(d *missions.Document, rep protocol.Reply) {
+func (c *missionCmd) printAccepted(d *missions.Document, rep protocol.Reply) {
 	fmt.Fprintf(c.stdout, "%s: %s\n", c.robot, acceptedText(d, rep))
 }
 
@@ -193,8 +202,9 @@ type missionFile struct {
 }
 
 // readMission reads and decodes a mission locally, so that problems are
-// reported before anything is sent (exit 1, every problem with its path).
-func (c *cli) readMission(path string) (*missionFile, error) {
+// reported before anything is sent (exit 1, every problem with its path);
+// robot is where it was to go, for --json.
+func (c *cli) readMission(path, robot string) (*missionFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fail(exitUsage, "%v", err)
@@ -210,7 +220,7 @@ func (c *cli) readMission(path string) (*missionFile, error) {
 			for _, p := range ps {
 				rep.Error.Problems = append(rep.Error.Problems, protocol.ReplyProblem{Path: p.Path, Message: p.Message, Code: p.Code})
 			}
-			c.printJSON(sendJSON{Robot: c.robot, File: path, Local: true, Reply: rep})
+			c.printJSON(sendJSON{Robot: robot, File: path, Local: true, Reply: rep})
 		} else {
 			fmt.Fprintf(c.stderr, "%s: the mission has %d problem%s (nothing was sent):\n", path, len(ps), plural(len(ps)))
 			for _, p := range ps {

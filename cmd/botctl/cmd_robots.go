@@ -28,7 +28,7 @@ type robotJSON struct {
 
 // robots lists every robot heard on {prefix}/+/connection and state,
 // filtered and sorted as the flags say.
-func (c *cli) robots(args []string) error {
+func (c *robotsCmd) run(args []string) error {
 	if len(args) > 0 {
 		return usageError("robots takes no arguments")
 	}

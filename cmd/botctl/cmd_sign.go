@@ -21,12 +21,25 @@ import (
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-func signFlags(c *cli, fs *flag.FlagSet) {
+// signCmd is `botctl sign` with its options.
+type signCmd struct {
+	*cli
+	signKey string // the private key signing the document
+	out     outFlag
+}
+
+func (c *signCmd) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.signKey, "key", "", "Ed25519 private key file: base64 seed or key (botctl keygen)")
 	fs.Var(&c.out, "out", "write the signature to FILE.sig (or --out=PATH) instead of printing it")
 }
 
-func keygenFlags(c *cli, fs *flag.FlagSet) {
+// keygenCmd is `botctl keygen` with its options.
+type keygenCmd struct {
+	*cli
+	keyID, keyOut string
+}
+
+func (c *keygenCmd) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.keyID, "id", "", "key id for the robot's config (default: the file name)")
 	fs.StringVar(&c.keyOut, "out", "", "the private key file to write (or give it as the argument)")
 }
@@ -43,7 +56,7 @@ type signJSON struct {
 
 // sign signs a mission's canonical bytes. A mission without an id gets
 // one first, written into the file: the id is part of what is signed.
-func (c *cli) sign(args []string) error {
+func (c *signCmd) run(args []string) error {
 	if len(args) != 1 {
 		return usageError("sign takes one mission file")
 	}
@@ -55,7 +68,7 @@ func (c *cli) sign(args []string) error {
 		return fail(exitUsage, "signing key: %v", err)
 	}
 	file := args[0]
-	mf, err := c.readMission(file)
+	mf, err := c.readMission(file, "")
 	if err != nil {
 		return err
 	}
@@ -201,7 +214,7 @@ func insertYAMLID(data []byte, id string) []byte {
 
 // keygen writes a new key pair: FILE (the private seed, mode 0600) and
 // FILE.pub ("id:base64", the line for the robot's security.public_keys).
-func (c *cli) keygen(args []string) error {
+func (c *keygenCmd) run(args []string) error {
 	file := c.keyOut
 	switch {
 	case file != "" && len(args) == 0:
@@ -298,6 +311,13 @@ func (c *cli) signCommand(robot string, cmd *protocol.Command) error {
 }
 
 // signingFlags are --key and --key-id of the commands that sign.
+// signingOptions are the signing flags of the commands that send signed
+// commands; loadSigner makes the signer from them.
+type signingOptions struct {
+	signKey, keyID string
+	validFor       time.Duration
+}
+
 func signingFlags(c *cli, fs *flag.FlagSet) {
 	fs.StringVar(&c.signKey, "key", "", "Ed25519 signing key file (botctl keygen); else $"+signingEnv)
 	fs.StringVar(&c.keyID, "key-id", "", "id of the signing key, as in the robot's security.public_keys (default: from KEY.pub)")

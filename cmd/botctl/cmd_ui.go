@@ -23,9 +23,16 @@ type uiOpts struct {
 	tokenFile, httpsCert, httpsKey string
 }
 
-func uiFlags(c *cli, fs *flag.FlagSet) {
+// uiCmd is `botctl ui` with its options.
+type uiCmd struct {
+	*cli
+	listen string
+	uiOpt  uiOpts
+}
+
+func (c *uiCmd) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8080", "address the dashboard serves on (other than loopback: only with --https-cert and --https-key)")
-	signingFlags(c, fs)
+	signingFlags(c.cli, fs)
 	fs.StringVar(&c.uiOpt.tokenFile, "token-file", "", "file holding the login token (first line, at least 16 characters); default: a random token, printed")
 	fs.StringVar(&c.uiOpt.httpsCert, "https-cert", "", "serve HTTPS with this certificate (PEM)")
 	fs.StringVar(&c.uiOpt.httpsKey, "https-key", "", "the key of --https-cert (PEM)")
@@ -33,7 +40,7 @@ func uiFlags(c *cli, fs *flag.FlagSet) {
 
 // uiToken is the dashboard's login token: the first line of --token-file,
 // or a random one (shown is true: print it).
-func (c *cli) uiToken() (token string, shown bool, err error) {
+func (c *uiCmd) uiToken() (token string, shown bool, err error) {
 	if c.uiOpt.tokenFile == "" {
 		var b [16]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -58,7 +65,7 @@ func (c *cli) uiToken() (token string, shown bool, err error) {
 
 // uiCheck refuses what the dashboard must not start with: TLS files
 // half given, or an address other machines reach without TLS.
-func (c *cli) uiCheck() error {
+func (c *uiCmd) uiCheck() error {
 	if (c.uiOpt.httpsCert == "") != (c.uiOpt.httpsKey == "") {
 		return usageError("--https-cert and --https-key go together")
 	}
@@ -72,7 +79,7 @@ func (c *cli) uiCheck() error {
 // connected with its presence, so robots count it as their operator link.
 // It starts without waiting for the broker: the page says it is
 // connecting, and the robots appear when it is up.
-func (c *cli) ui(args []string) error {
+func (c *uiCmd) run(args []string) error {
 	robot, err := robotArg(args)
 	if err != nil {
 		return err

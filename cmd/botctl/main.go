@@ -37,6 +37,10 @@ type command struct {
 	short string
 	run   func(c *cli, args []string) error
 	flags func(c *cli, fs *flag.FlagSet)
+	// bind, for a command with options of its own, registers their flags
+	// and returns what runs the command with them (instead of run and
+	// flags).
+	bind func(c *cli, fs *flag.FlagSet) func(args []string) error
 	// ownsKey: --key is the command's signing key; the TLS client key is
 	// then only --tls-key.
 	ownsKey bool
@@ -44,34 +48,34 @@ type command struct {
 
 var commands = []command{
 	{name: "robots", args: "[--mode M,...] [--label KEY=VALUE]... [--online] [--sort KEY] [--labels]",
-		short: "list every robot heard on the broker (filtered, sorted)", run: (*cli).robots, flags: robotsFlags},
+		short: "list every robot heard on the broker (filtered, sorted)", bind: with(func(c *cli) *robotsCmd { return &robotsCmd{cli: c} })},
 	{name: "status", args: "[ROBOT]", short: "show a robot's state", run: (*cli).status},
 	{name: "mission", args: "send FILE [--robot R | --robots SELECTOR] [--start] [--replace] [--key KEY]",
-		short: "send a mission (any supported format)", run: (*cli).mission, flags: missionFlags, ownsKey: true},
+		short: "send a mission (any supported format)", bind: with(func(c *cli) *missionCmd { return &missionCmd{cli: c} }), ownsKey: true},
 	{name: "missions", args: "[ROBOT]", short: "list the missions the robot keeps (the interrupted one marked), to start one by id", run: (*cli).missions},
 	{name: "start", args: "[ROBOT] [--mission ID] [--replace] [--key KEY]", short: "start a stored mission (default: the current or last one)",
-		run: (*cli).start, flags: startFlags, ownsKey: true},
+		bind: with(func(c *cli) *startCmd { return &startCmd{cli: c} }), ownsKey: true},
 	{name: "pause", args: "[ROBOT]", short: "pause the running mission (halts nodes, stops motors)", run: control("mission.pause")},
 	{name: "resume", args: "[ROBOT] [--key KEY]", short: "resume the paused mission where it paused", run: control("mission.resume"),
 		flags: signingFlags, ownsKey: true},
 	{name: "abort", args: "[ROBOT]", short: "abort the mission; the robot goes to its safe state", run: control("mission.abort")},
 	{name: "estop", args: "[ROBOT | --all | --robots SELECTOR]", short: "emergency stop: nothing moves until estop-reset (--all: every robot at once)",
-		run: (*cli).estop, flags: estopFlags},
+		bind: with(func(c *cli) *estopCmd { return &estopCmd{cli: c} })},
 	{name: "estop-reset", args: "[ROBOT] [--key KEY]", short: "release the e-stop (a running mission stays paused until resumed)", run: control("estop.reset"),
 		flags: signingFlags, ownsKey: true},
 	{name: "set", args: "[ROBOT] KEY=VALUE... [--key KEY]", short: "write operator values on the robot's blackboard (keys its config marks writable): cruise=0.3, mode=\"auto\", armed=true",
 		run: (*cli).set, flags: signingFlags, ownsKey: true},
 	{name: "tree", args: "[ROBOT]", short: "print the active mission's tree with node statuses", run: (*cli).tree},
 	{name: "events", args: "[ROBOT] [--follow] [--for DURATION] [--no-history]", short: "print the events the robot keeps, then the new ones as they arrive",
-		run: (*cli).events, flags: eventsFlags},
+		bind: with(func(c *cli) *eventsCmd { return &eventsCmd{cli: c} })},
 	{name: "sign", args: "FILE --key KEY [--out[=PATH]]", short: "write a detached signature of a mission file (for review; robots check what --key signs)",
-		run: (*cli).sign, flags: signFlags, ownsKey: true},
+		bind: with(func(c *cli) *signCmd { return &signCmd{cli: c} }), ownsKey: true},
 	{name: "keygen", args: "--out FILE [--id ID]", short: "make an Ed25519 key pair for signed commands (FILE, FILE.pub)",
-		run: (*cli).keygen, flags: keygenFlags},
+		bind: with(func(c *cli) *keygenCmd { return &keygenCmd{cli: c} })},
 	{name: "debug", args: "[ROBOT] [break|force|step|continue|list|clear ...] [--key KEY]",
 		short: "debug the running mission: breakpoints, steps, forced statuses (a session; help lists its commands)", run: (*cli).debug, flags: debugFlags, ownsKey: true},
 	{name: "watch", args: "[ROBOT]", short: "live terminal view of a robot's tree (default: the only robot online)", run: (*cli).watch},
-	{name: "ui", args: "[--listen ADDR] [--token-file FILE] [--https-cert FILE --https-key FILE] [--key KEY] [ROBOT]", short: "web dashboard (log in with the URL it prints)", run: (*cli).ui, flags: uiFlags, ownsKey: true},
+	{name: "ui", args: "[--listen ADDR] [--token-file FILE] [--https-cert FILE --https-key FILE] [--key KEY] [ROBOT]", short: "web dashboard (log in with the URL it prints)", bind: with(func(c *cli) *uiCmd { return &uiCmd{cli: c} }), ownsKey: true},
 }
 
 // run is the whole program as a function; it returns the exit status.
@@ -110,7 +114,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs := flag.NewFlagSet("botctl "+name, flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		c.globalFlags(fs, cmd.ownsKey)
-		if cmd.flags != nil {
+		runCmd := func(args []string) error { return cmd.run(c, args) }
+		if cmd.bind != nil {
+			runCmd = cmd.bind(c, fs)
+		} else if cmd.flags != nil {
 			cmd.flags(c, fs)
 		}
 		pos, err := parseInterspersed(fs, rest[1:])
@@ -123,7 +130,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			commandUsage(stderr, cmd, fs)
 			return exitUsage
 		}
-		return c.finish(cmd, fs, cmd.run(c, pos))
+		return c.finish(cmd, fs, runCmd(pos))
 	}
 	fmt.Fprintf(stderr, "botctl: unknown command %q\n", name)
 	usage(stderr)

@@ -35,11 +35,11 @@ func botctl(t *testing.T, args ...string) result {
 }
 
 func TestParseInterspersed(t *testing.T) {
-	var c cli
+	c := missionCmd{cli: &cli{}}
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(&bytes.Buffer{})
-	c.globalFlags(fs, false)
-	fs.BoolVar(&c.startNow, "start", false, "")
+	c.globalFlags(fs, true) // mission send owns --key (signing)
+	c.flags(fs)
 	pos, err := parseInterspersed(fs, []string{"send", "--json", "f.json", "--start", "--broker", "tcp://h:1", "--", "--not-a-flag"})
 	if err != nil {
 		t.Fatal(err)

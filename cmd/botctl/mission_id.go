@@ -46,7 +46,7 @@ func derivedID(name string) string {
 // when given, else the file's; a file without an id gets one (said on
 // stderr, with how to keep it). It returns what to send: the file as it
 // is, or the document as botd JSON when botctl changed it.
-func (c *cli) identify(mf *missionFile) (payload json.RawMessage, generated bool, err error) {
+func (c *missionCmd) identify(mf *missionFile) (payload json.RawMessage, generated bool, err error) {
 	format := importedFormat(mf.data)
 	changed := false
 	if c.revision >= 0 {

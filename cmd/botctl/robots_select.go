@@ -37,7 +37,13 @@ func (l *labelFlags) Set(v string) error {
 	return nil
 }
 
-func robotsFlags(c *cli, fs *flag.FlagSet) {
+// robotsCmd is `botctl robots` with its options.
+type robotsCmd struct {
+	*cli
+	robotsOpt robotsOptions
+}
+
+func (c *robotsCmd) flags(fs *flag.FlagSet) {
 	o := &c.robotsOpt
 	fs.StringVar(&o.modes, "mode", "", "only robots in these modes (comma-separated: RUNNING,PAUSED)")
 	fs.Var(&o.labels, "label", "only robots with this label, KEY=VALUE from their factsheet (repeat: all must match)")
