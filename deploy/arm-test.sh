@@ -59,12 +59,6 @@ declare -A skip
 # are the machine's own amd64 ones); emulated, the fleet would measure
 # qemu, and the failover logic is architecture-independent Go.
 skip[./cmd/botd]='^(TestDaemonUAVSimSurvey|TestDaemonGeofenceStopsTheRover|TestBreakpointHeldWhileTheRoverDrives|TestCluster.*)$'
-# TestEventsHistoryNoteFirst: botctl events --follow can print
-# "following" before the kept events when they come late (the history's
-# last seq advances before its events reach the printer): a race in
-# botctl, not in ARM code, that emulation's timing shows at every run.
-# To be fixed in botctl; skipped here until then.
-skip[./cmd/botctl]='^TestEventsHistoryNoteFirst$'
 # TestHostileItemCount bounds the wall time of refusing a 13 MB plan
 # (100 ms): emulated 32-bit ARM takes seconds. The refusal itself is
 # checked by the rest of the package's hostile tests.

@@ -133,22 +133,30 @@ func (c *eventsCmd) run(args []string) error {
 	first := true
 	// The history comes around its reply, which says how much there is:
 	// what comes before the reply is held until the note that introduces
-	// it is printed, and "following" waits for the last kept event (or for
-	// the history to be given up on).
+	// it is printed, and "following" waits until the last kept event was
+	// printed (or said lost, or the history given up on). What counts is
+	// what this loop printed, never how far the History got: the History
+	// runs on the client's goroutine, ahead of what waits in msgs, and
+	// "following" after its Last moved on came before the events still
+	// on their way here.
 	var held []protocol.EventMsg
-	var replayTo uint64
+	var replayTo, printed uint64 // printed: the highest seq printed or said lost
 	following := c.noHistory
+	follow := func() {
+		if !following && !first && printed >= replayTo {
+			following = true
+			listening()
+			startTimer()
+		}
+	}
 	print := func(m protocol.EventMsg) {
 		if c.json {
 			enc.Encode(m)
 		} else {
 			fmt.Fprintln(c.stdout, eventLine(m, time.Local))
 		}
-		if !following && !first && (m.Seq >= replayTo || hist.Complete()) {
-			following = true
-			listening()
-			startTimer()
-		}
+		printed = max(printed, m.Seq)
+		follow()
 	}
 	var giveUp <-chan time.Time // the history did not all come: follow anyway
 	for {
@@ -183,11 +191,8 @@ func (c *eventsCmd) run(args []string) error {
 						print(e)
 					}
 					held = nil
-					if !following && (replayTo == 0 || hist.Last() >= replayTo) {
-						following = true
-						listening()
-						startTimer()
-					} else if !following {
+					follow()
+					if !following {
 						t := time.NewTimer(c.timeout)
 						defer t.Stop()
 						giveUp = t.C
@@ -195,6 +200,8 @@ func (c *eventsCmd) run(args []string) error {
 				}
 			case eventGap:
 				fmt.Fprintf(c.stderr, "(events %d–%d of %s are lost: the robot no longer keeps them)\n", m.from, m.to, robot)
+				printed = max(printed, m.to)
+				follow()
 			case protocol.ConnectionMsg:
 				// The retained state arrives first; report changes only.
 				if lastConn != "" && m.State != lastConn && !c.json {
