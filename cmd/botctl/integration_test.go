@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
 )
@@ -148,17 +149,12 @@ func waitOnline(t *testing.T, d *daemon, robot string) {
 
 func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool, d *daemon) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			log := ""
-			if d != nil {
-				log = d.log.String()
-			}
-			t.Fatalf("timed out waiting for %s\nbotd log:\n%s", what, log)
+	testutil.Eventually(t, limit, what, ok, func() string {
+		if d == nil {
+			return ""
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return "botd log:\n" + d.log.String()
+	})
 }
 
 // modeIs polls `status --json` until the robot's mode is want.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/catalog"
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -132,17 +133,11 @@ func (tr *testRunner) stop() {
 
 func (tr *testRunner) waitFor(what string, cond func(protocol.State) bool) protocol.State {
 	tr.t.Helper()
-	deadline := time.Now().Add(waitEvent)
-	for {
-		s := tr.State()
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tr.t.Fatalf("timed out waiting for %s; state %+v mission %+v events %v", what, s, s.Mission, tr.events.kinds())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var s protocol.State
+	testutil.Eventually(tr.t, waitEvent, what, func() bool { s = tr.State(); return cond(s) }, func() string {
+		return fmt.Sprintf("state %+v mission %+v events %v", s, s.Mission, tr.events.kinds())
+	})
+	return s
 }
 
 func (tr *testRunner) waitMode(mode string) protocol.State {

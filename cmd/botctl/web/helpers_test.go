@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -275,13 +276,7 @@ func (s *stream) ended(d time.Duration) bool {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLong)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, waitLong, what, cond)
 }
 
 // post sends a request as the page does.

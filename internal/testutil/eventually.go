@@ -1,0 +1,30 @@
+// Package testutil holds what the tests of several packages share and no
+// program needs. Imported by tests only.
+package testutil
+
+import (
+	"testing"
+	"time"
+)
+
+// Eventually waits until cond returns true and fails the test (t.Fatalf)
+// when it has not within d: a test waits for an event, never for a fixed
+// time. cond is polled from every millisecond up to every 50 ms. what
+// names the event awaited; details, when given, are called once on
+// failure and appended (a log, the last state seen).
+func Eventually(t testing.TB, d time.Duration, what string, cond func() bool, details ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	pause := time.Millisecond
+	for !cond() {
+		if time.Now().After(deadline) {
+			msg := "timed out after " + d.String() + " waiting for " + what
+			for _, f := range details {
+				msg += "\n" + f()
+			}
+			t.Fatal(msg)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
