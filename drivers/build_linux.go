@@ -169,7 +169,6 @@ var builtinBuild = map[string]func(*Builder) error{
 	KindOdometry:       func(b *Builder) error { return b.r.buildOdometry(b.d, b.Spec().(*OdometryConfig)) },
 	KindMQTTPose:       func(b *Builder) error { return b.r.buildMQTTPose(b.d, b.Spec().(*MQTTPoseConfig)) },
 	KindGPS:            func(b *Builder) error { return b.r.buildGPS(b.d, b.Spec().(*GPSConfig)) },
-	KindTello:          buildTello,
 }
 
 func buildOutputKind(b *Builder) error { return buildOutput(b.d, b.Spec().(*OutputConfig)) }

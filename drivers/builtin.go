@@ -51,8 +51,6 @@ func AddBuiltin(r *Registry) {
 		{Name: KindMQTTPose, Doc: "a pose arriving over MQTT (motion capture, a localizer)", Boardless: true,
 			New: func() Spec { return &MQTTPoseConfig{} }},
 		{Name: KindGPS, Doc: "an NMEA 0183 GPS receiver on a serial port", New: func() Spec { return &GPSConfig{} }},
-		{Name: KindTello, Doc: "a DJI/Ryze Tello drone over Wi-Fi", Actuator: true, Boardless: true,
-			New: func() Spec { return &TelloConfig{} }, Leaves: telloTypes},
 		{Name: KindMAVLinkVehicle, Doc: "a PX4 or ArduPilot vehicle over MAVLink 2", Actuator: true, Boardless: true,
 			New: func() Spec { return &MAVLinkVehicleConfig{} }, Leaves: uavTypes},
 	} {

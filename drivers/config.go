@@ -367,7 +367,7 @@ func (v *Validator) Within(path string, x, lo, hi float64) bool {
 }
 
 // needsBoard: the config has no device, or one wired to a board (a config of devices that are
-// wired to none, like a Tello, needs no board).
+// wired to none, like a drone over Wi-Fi, needs no board).
 func (c *Config) needsBoard() bool {
 	if len(c.Devices) == 0 {
 		return true

@@ -167,7 +167,7 @@ func (g *GeofenceConfig) validate(v *Validator, path string) {
 		v.Errorf(path+".min_alt", "min_alt %v is not below max_alt %v", *g.MinAlt, *g.MaxAlt)
 	}
 	if (g.MinAlt != nil || g.MaxAlt != nil) && g.AltKey == "" {
-		v.Errorf(path+".alt_key", "min_alt and max_alt need the key the altitude is read from (e.g. alt_key: tello.height)")
+		v.Errorf(path+".alt_key", "min_alt and max_alt need the key the altitude is read from (e.g. alt_key: drone.height)")
 	}
 	if g.Margin != nil {
 		v.Within(path+".margin", *g.Margin, 0, 1000)
@@ -425,7 +425,7 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 func (c FenceCheck) Moving() bool { return c.Speed >= geofence.MinMovingSpeed }
 
 // FenceActions returns what carries out a geofence breach: the devices that implement
-// FenceActions (a flying vehicle) and each Tello (hover, or land: it has no home of its own);
+// FenceActions (a flying vehicle, a drone: on the device, its actuator or one of its drivers);
 // or else, on a robot with a diff drive, the rover's own: Hold stops the drives; ReturnHome
 // and Land hold as well (a rover does not drive home on its own yet: it stops where the fence
 // tripped).

@@ -64,7 +64,7 @@ func TestFenceDistance(t *testing.T) {
 
 func TestFenceAltitude(t *testing.T) {
 	lo, hi := 2.0, 30.0
-	g := &GeofenceConfig{Frame: "local", Points: [][2]float64{{-50, -50}, {50, -50}, {50, 50}, {-50, 50}}, MinAlt: &lo, MaxAlt: &hi, AltKey: "tello.height"}
+	g := &GeofenceConfig{Frame: "local", Points: [][2]float64{{-50, -50}, {50, -50}, {50, 50}, {-50, 50}}, MinAlt: &lo, MaxAlt: &hi, AltKey: "drone.height"}
 	f, err := CompileFence(g, nil, "geofence")
 	if err != nil {
 		t.Fatal(err)

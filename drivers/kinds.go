@@ -20,7 +20,7 @@ import (
 
 // KindInfo describes a device kind.
 type KindInfo struct {
-	// Name is the kind's name in the configuration ("diff_drive", "tello").
+	// Name is the kind's name in the configuration ("diff_drive", "gps").
 	Name string
 	// Doc is one line saying what the kind is, for catalogs.
 	Doc string

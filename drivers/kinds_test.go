@@ -44,8 +44,8 @@ func TestConfigUsesItsRegistry(t *testing.T) {
 	}
 }
 
-// Every kind's leaves are registered whatever the config has (a config without a Tello gets
-// the Tello leaves too, which refuse to compile for want of a device).
+// Every kind's leaves are registered whatever the config has (a config without a vehicle gets
+// the vehicle's leaves too, which refuse to compile for want of a device).
 func TestRegisterAddsEveryKindsLeaves(t *testing.T) {
 	kinds := Builtin()
 	cfg := parse(t, "adaptors: {b: {kind: sim}}\ndevices:\n  - {name: p, kind: pose}\n")
@@ -57,7 +57,7 @@ func TestRegisterAddsEveryKindsLeaves(t *testing.T) {
 			}
 		}
 	}
-	if len(kinds.Leaves(KindTello)) != 4 || len(kinds.Leaves(KindDiffDrive)) != 4 {
-		t.Errorf("tello leaves %v, diff_drive leaves %v", kinds.Leaves(KindTello), kinds.Leaves(KindDiffDrive))
+	if len(kinds.Leaves(KindMAVLinkVehicle)) < 10 || len(kinds.Leaves(KindDiffDrive)) != 4 {
+		t.Errorf("vehicle leaves %v, diff_drive leaves %v", kinds.Leaves(KindMAVLinkVehicle), kinds.Leaves(KindDiffDrive))
 	}
 }

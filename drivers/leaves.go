@@ -13,7 +13,7 @@ import (
 
 // Register adds to reg the leaves of every kind in kinds (MISSIONS.md section 7), whether or
 // not cfg has a device of the kind: the drive's Drive, Stop, Turn and MoveTo, Servo, Led, Relay,
-// Buzzer, DigitalWrite and Pwm, the UAV leaves, the Tello's. Their parameter limits come from
+// Buzzer, DigitalWrite and Pwm, a vehicle's, a drone's. Their parameter limits come from
 // cfg (the drive's max_linear and max_angular, the servos' angles, the PWM outputs' max_duty),
 // so a mission asking more is refused with LIMIT_EXCEEDED when it is validated. Each leaf
 // resolves its device when the mission is compiled: the device parameter may only name a

@@ -73,7 +73,6 @@ func leafParams(nt *bt.NodeType) map[string]any {
 
 func TestDeviceLeavesSayWhy(t *testing.T) {
 	cfg := parse(t, allKinds+`  - {name: uav, kind: mavlink_vehicle, connection: "udpin://:14540"}
-  - {name: drone, kind: tello, address: 127.0.0.1, allow_flips: true}
 `)
 	builtin := catalog.NewRegistry()
 	reg := registry(cfg)

@@ -4,11 +4,13 @@ package standard
 
 import (
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/tello"
 )
 
 // Kinds returns a registry of every device kind botd knows.
 func Kinds() *drivers.Registry {
 	r := drivers.NewRegistry()
 	drivers.AddBuiltin(r) // the kinds still kept in the drivers package
+	tello.Register(r)
 	return r
 }

@@ -105,7 +105,7 @@ func listPackages(t *testing.T) []pkg {
 // marked "Imported by tests only" are.
 func TestImportsFollowTheArchitecture(t *testing.T) {
 	rules := readTable(t)
-	testsOnly := []string{"internal/mqtttest", "internal/mavtest", "internal/faultnet", "internal/archtest", "bt/bttest"}
+	testsOnly := []string{"internal/mqtttest", "internal/mavtest", "internal/faultnet", "internal/archtest", "bt/bttest", "drivers/drivertest"}
 	for _, p := range listPackages(t) {
 		name := strings.TrimPrefix(p.ImportPath, module)
 		r, ok := rules[name]
@@ -141,4 +141,59 @@ func allowedList(r rule) string {
 		return "none"
 	}
 	return strings.Join(out, ", ")
+}
+
+// TestDeviceFamilies: the device families are the packages drivers/standard
+// lists; the drivers core imports none of them (not even through another
+// package), names none of them in its source, and no family imports another.
+func TestDeviceFamilies(t *testing.T) {
+	ps := listPackages(t)
+	imports := map[string][]string{}
+	for _, p := range ps {
+		imports[strings.TrimPrefix(p.ImportPath, module)] = p.Imports
+	}
+	var families []string
+	for _, imp := range imports["drivers/standard"] {
+		if dep := strings.TrimPrefix(imp, module); dep != imp && dep != "drivers" {
+			families = append(families, dep)
+		}
+	}
+	if len(families) == 0 {
+		t.Fatal("drivers/standard lists no device family")
+	}
+	cmd := exec.Command("go", "list", "-deps", "./drivers")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./drivers: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	core, err := filepath.Glob(filepath.Join("..", "..", "drivers", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if slices.Contains(deps, module+f) {
+			t.Errorf("the drivers core depends on the family %s", f)
+		}
+		for _, imp := range imports[f] {
+			if dep := strings.TrimPrefix(imp, module); dep != f && slices.Contains(families, dep) {
+				t.Errorf("the family %s imports the family %s: families import the core, never each other", f, dep)
+			}
+		}
+		word := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(filepath.Base(f)))
+		for _, file := range core {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loc := word.FindIndex(data); loc != nil {
+				t.Errorf("%s names the family %s (line %d): the core knows kinds only through the registry",
+					filepath.Base(file), f, 1+strings.Count(string(data[:loc[0]]), "\n"))
+			}
+		}
+	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package drivers
+package tello
 
 import (
 	"context"
@@ -13,7 +13,20 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/drivertest"
 )
+
+type kv = map[string]any
+
+var nd = drivertest.Node
+
+// kinds are the tello kind alone.
+func kinds() *drivers.Registry {
+	r := drivers.NewRegistry()
+	Register(r)
+	return r
+}
 
 // Tello packet ids (the drone's binary protocol, as gobot's driver speaks it).
 const (
@@ -48,9 +61,9 @@ func startFakeTello(t *testing.T) *fakeTello {
 	if err != nil {
 		t.Skipf("the Tello's command port 127.0.0.1:8889 is taken (gobot's driver fixes it): %v", err)
 	}
-	if v, err := net.ListenUDP("udp", &net.UDPAddr{Port: telloVideoPort}); err != nil {
+	if v, err := net.ListenUDP("udp", &net.UDPAddr{Port: videoPort}); err != nil {
 		c.Close()
-		t.Skipf("UDP port %d, where gobot's tello driver takes the video, is taken: %v", telloVideoPort, err)
+		t.Skipf("UDP port %d, where gobot's tello driver takes the video, is taken: %v", videoPort, err)
 	} else {
 		v.Close()
 	}
@@ -138,29 +151,19 @@ func (f *fakeTello) report() {
 
 func (f *fakeTello) count(id uint16) int { f.mu.Lock(); defer f.mu.Unlock(); return f.ids[id] }
 
-func freeUDPPort(t *testing.T) int {
-	t.Helper()
-	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
-}
-
 // The tello kind on gobot's driver against a fake drone: it connects, a takeoff / move /
 // land mission sends the takeoff and the landing once each (and stick packets all along),
 // waiting for the drone's flight data to say it flies and has landed; the flight data and
 // Wi-Fi strength reach the blackboard; an e-stop lands the drone; a flip is refused while
 // flips are off.
 func TestTelloAgainstAFakeDrone(t *testing.T) {
-	skipOffLinux(t)
+	drivertest.SkipOffLinux(t)
 	fake := startFakeTello(t)
-	cfg := parse(t, `
+	cfg := drivertest.Parse(t, kinds(), `
 devices:
-  - {name: drone, kind: tello, address: 127.0.0.1, local_port: `+strconv.Itoa(freeUDPPort(t))+`, max_speed: 0.4}
+  - {name: drone, kind: tello, address: 127.0.0.1, local_port: `+strconv.Itoa(drivertest.FreeUDPPort(t))+`, max_speed: 0.4}
 `)
-	r, err := Build(cfg, Options{})
+	r, err := drivers.Build(cfg, drivers.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,17 +171,17 @@ devices:
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the drone's flight data", func() bool { _, _, ok := r.Reading("tello.battery"); return ok })
+	drivertest.WaitUntil(t, "the drone's flight data", func() bool { _, _, ok := r.Reading("tello.battery"); return ok })
 	if fake.count(fakeTakeoff) != 0 || fake.count(fakeLand) != 0 {
 		t.Fatalf("the drone was told to move at start: %v", fake.ids)
 	}
 
-	tree := compileTree(t, cfg, nd("MemSequence", "", nil,
+	tree := drivertest.CompileTree(t, cfg, nd("MemSequence", "", nil,
 		nd("TelloTakeoff", "", kv{"timeout_ms": 5000.0}),
 		nd("TelloMove", "", kv{"forward": 0.4, "yaw": -0.2, "ms": 300.0}),
 		nd("TelloLand", "", kv{"timeout_ms": 5000.0})))
 	a := bt.NewAgent(tree, 0, time.Now().UnixNano())
-	s := &sink{}
+	s := &drivertest.Sink{}
 	a.Env, a.Sink = r, s
 	bind := r.Bind(tree)
 	sawFlying := false
@@ -222,7 +225,7 @@ devices:
 
 	// a tick of TelloMove and its Apply allocate nothing (its typed command is copied, never
 	// boxed), and halting it hovers
-	move := compileTree(t, cfg, nd("TelloMove", "", kv{"forward": 0.2}))
+	move := drivertest.CompileTree(t, cfg, nd("TelloMove", "", kv{"forward": 0.2}))
 	ma := bt.NewAgent(move, 0, time.Now().UnixNano())
 	ma.Env, ma.Sink = r, s
 	if st := ma.Tick(time.Now().UnixNano()); st != bt.Running {
@@ -231,22 +234,25 @@ devices:
 	if n := testing.AllocsPerRun(100, func() { ma.Tick(time.Now().UnixNano()); _ = r.Apply() }); n != 0 {
 		t.Errorf("%v allocations per TelloMove tick and Apply, want 0", n)
 	}
-	drone := r.env.acts[0].slot.(*Actuator[telloCommand])
-	if c := drone.Wanted(); c.mode != telloSticks || c.forward != 0.2 {
+	drone, err := drivers.ActuatorOf[Command](r, "drone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := drone.Wanted(); c.mode != modeSticks || c.forward != 0.2 {
 		t.Errorf("wanted while moving: %+v", c)
 	}
 	ma.HaltAll()
-	if c := drone.Wanted(); c != (telloCommand{mode: telloSticks}) {
+	if c := drone.Wanted(); c != (Command{mode: modeSticks}) {
 		t.Errorf("wanted after the halt: %+v, want a hover", c)
 	}
 
 	// a flip is refused where the mission is compiled
-	_, err = registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("TelloFlip", "", kv{"direction": "front"})}, Main: "main"})
+	_, err = drivertest.Registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("TelloFlip", "", kv{"direction": "front"})}, Main: "main"})
 	if err == nil || !strings.Contains(err.Error(), "allow_flips") {
 		t.Errorf("a flip with flips off: %v", err)
 	}
 	// a faster move than max_speed is refused too
-	_, err = registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("TelloMove", "", kv{"forward": 0.9})}, Main: "main"})
+	_, err = drivertest.Registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("TelloMove", "", kv{"forward": 0.9})}, Main: "main"})
 	if err == nil {
 		t.Error("a move past max_speed compiled")
 	}
@@ -255,19 +261,33 @@ devices:
 	if err := r.EStop("test"); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the e-stop's landing", func() bool { return fake.count(fakeLand) == 2 })
+	drivertest.WaitUntil(t, "the e-stop's landing", func() bool { return fake.count(fakeLand) == 2 })
 	if fa := r.FenceActions(); len(fa) != 1 {
 		t.Fatalf("fence actions %v", fa)
 	}
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+// The Tello's leaves on an agent without a robot return ERROR and say why.
+func TestLeavesSayWhy(t *testing.T) {
+	cfg := drivertest.Parse(t, kinds(), "devices:\n  - {name: drone, kind: tello, address: 127.0.0.1, allow_flips: true}\n")
+	for _, c := range []struct {
+		node   string
+		params kv
+	}{{"TelloTakeoff", nil}, {"TelloLand", nil}, {"TelloMove", kv{"forward": 0.1}}, {"TelloFlip", kv{"direction": "left"}}} {
+		a := bt.NewAgent(drivertest.CompileTree(t, cfg, nd(c.node, "it", c.params)), 0, 0)
+		s := &drivertest.Sink{}
+		a.Sink = s
+		if st := a.Tick(1e6); st != bt.Error || !strings.Contains(s.String(), "the agent has no robot") {
+			t.Errorf("%s without a robot: %v: %s", c.node, st, s)
 		}
-		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A config without a Tello still gets the Tello's leaves, which refuse to compile there.
+func TestLeavesWithoutATello(t *testing.T) {
+	cfg := drivertest.Parse(t, kinds(), "adaptors: {b: {kind: sim}}\ndevices: []\n")
+	_, err := drivertest.Registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": nd("TelloLand", "", nil)}, Main: "main"})
+	if err == nil || !strings.Contains(err.Error(), "the robot config has no tello device") {
+		t.Errorf("TelloLand without a Tello: %v", err)
 	}
 }

@@ -1,4 +1,8 @@
-package drivers
+// Package tello is the Tello device family: a DJI/Ryze Tello (or Tello EDU) quadcopter flown
+// over Wi-Fi with gobot's tello driver, its typed command (sticks, takeoff, land, flip) and its
+// leaves (TelloTakeoff, TelloLand, TelloMove, TelloFlip). Add it to a drivers.Registry with
+// Register.
+package tello
 
 import (
 	"fmt"
@@ -10,12 +14,20 @@ import (
 
 	"gobot.io/x/gobot/v2"
 	"gobot.io/x/gobot/v2/platforms/dji/tello"
+
+	"github.com/botd-project/botd/drivers"
 )
 
-// KindTello is a DJI Tello (or Tello EDU) quadcopter.
-const KindTello = "tello"
+// Kind is a DJI Tello (or Tello EDU) quadcopter.
+const Kind = "tello"
 
-// TelloConfig is a DJI Tello flown over Wi-Fi with gobot's tello driver (the drone's binary
+// Register adds the tello kind to r.
+func Register(r *drivers.Registry) {
+	r.Add(drivers.KindInfo{Name: Kind, Doc: "a DJI/Ryze Tello drone over Wi-Fi", Actuator: true, Boardless: true,
+		New: func() drivers.Spec { return &Config{} }, Build: build, Leaves: leaves})
+}
+
+// Config is a DJI Tello flown over Wi-Fi with gobot's tello driver (the drone's binary
 // UDP protocol: commands and flight data on its port 8889, video to port 11111 here). It is
 // an actuator (TelloTakeoff, TelloLand, TelloMove, TelloFlip) and a sensor writing, under its
 // key (default "tello"): height (m), battery (percent), north_speed, east_speed,
@@ -25,7 +37,7 @@ const KindTello = "tello"
 // Its safe state is hover (sticks centred: in the air it stays where it is, on the ground
 // nothing happens); an e-stop lands it (gobot's driver has no motors-off command). Closing the
 // robot lands it too (gobot's Halt).
-type TelloConfig struct {
+type Config struct {
 	// Address is the drone's IP address (default 192.168.10.1, the Tello's own access point;
 	// a Tello EDU on a station network has another). Its command port is 8889: gobot's driver
 	// fixes it.
@@ -35,14 +47,15 @@ type TelloConfig struct {
 	// MaxSpeed bounds TelloMove's stick deflections, 0..1 of full stick (default 0.5).
 	MaxSpeed float64 `yaml:"max_speed,omitempty"`
 	// AllowFlips enables TelloFlip (default false: a flip loses height and needs room).
-	AllowFlips   bool `yaml:"allow_flips,omitempty"`
-	SampleConfig `yaml:",inline"`
+	AllowFlips           bool `yaml:"allow_flips,omitempty"`
+	drivers.SampleConfig `yaml:",inline"`
 }
 
-// Kind implements Spec.
-func (*TelloConfig) Kind() string { return KindTello }
+// Kind implements drivers.Spec.
+func (*Config) Kind() string { return Kind }
 
-func (c *TelloConfig) Defaults(string) {
+// Defaults implements drivers.Spec.
+func (c *Config) Defaults(string) {
 	if c.Address == "" {
 		c.Address = "192.168.10.1"
 	}
@@ -58,12 +71,13 @@ func (c *TelloConfig) Defaults(string) {
 	c.SampleConfig.SetDefaults("tello", 20)
 }
 
-func (c *TelloConfig) Validate(v *Validator, path string) {
+// Validate implements drivers.Spec.
+func (c *Config) Validate(v *drivers.Validator, path string) {
 	if ip := net.ParseIP(c.Address); ip == nil {
 		v.Errorf(path+".address", "%q is not an IP address (the Tello's is 192.168.10.1)", c.Address)
 	}
-	if c.LocalPort < 1 || c.LocalPort > 65535 || c.LocalPort == telloVideoPort {
-		v.Errorf(path+".local_port", "%d is not a UDP port botd can use (1..65535, not the video port %d)", c.LocalPort, telloVideoPort)
+	if c.LocalPort < 1 || c.LocalPort > 65535 || c.LocalPort == videoPort {
+		v.Errorf(path+".local_port", "%d is not a UDP port botd can use (1..65535, not the video port %d)", c.LocalPort, videoPort)
 	}
 	if v.Positive(path+".max_speed", c.MaxSpeed) && c.MaxSpeed > 1 {
 		v.Errorf(path+".max_speed", "must be at most 1 (full stick; got %v)", c.MaxSpeed)
@@ -71,26 +85,28 @@ func (c *TelloConfig) Validate(v *Validator, path string) {
 	c.SampleConfig.Check(v, path)
 }
 
-func (*TelloConfig) Pins() []Pin { return nil }
+// Pins implements drivers.Spec: a Tello is wired to no board.
+func (*Config) Pins() []drivers.Pin { return nil }
 
-// telloKeys are what a Tello writes under its key; flying is a boolean.
-var telloKeys = [...]string{"height", "battery", "north_speed", "east_speed", "vertical_speed", "speed", "flying", "fly_time", "wifi"}
+// keys are what a Tello writes under its key; flying is a boolean.
+var keys = [...]string{"height", "battery", "north_speed", "east_speed", "vertical_speed", "speed", "flying", "fly_time", "wifi"}
 
-func (c *TelloConfig) Keys(string) []Key {
-	out := make([]Key, len(telloKeys))
-	for i, k := range telloKeys {
-		out[i] = Key{Name: c.Key + "." + k, Bool: k == "flying"}
+// Keys implements drivers.Spec.
+func (c *Config) Keys(string) []drivers.Key {
+	out := make([]drivers.Key, len(keys))
+	for i, k := range keys {
+		out[i] = drivers.Key{Name: c.Key + "." + k, Bool: k == "flying"}
 	}
 	return out
 }
 
-// telloVideoPort is where gobot's driver listens for the drone's video (fixed by gobot).
-const telloVideoPort = 11111
+// videoPort is where gobot's driver listens for the drone's video (fixed by gobot).
+const videoPort = 11111
 
-// telloCommand is what the Tello's leaves ask of it: the sticks (hover when all are 0), or a
+// Command is what the Tello's leaves ask of it: the sticks (hover when all are 0), or a
 // takeoff, landing or flip request. req identifies a request, so each is sent once however
 // often the command is written (-1: the e-stop's landing, sent whenever forced).
-type telloCommand struct {
+type Command struct {
 	mode                    uint8
 	forward, right, up, yaw float64 // -1..1 of full stick (yaw clockwise)
 	flip                    int     // gobot's FlipType
@@ -99,17 +115,17 @@ type telloCommand struct {
 
 // Tello command modes.
 const (
-	telloSticks uint8 = iota
-	telloTakeoff
-	telloLand
-	telloFlip
+	modeSticks uint8 = iota
+	modeTakeoff
+	modeLand
+	modeFlip
 )
 
-// telloImpl drives the gobot driver.
-type telloImpl struct {
+// impl drives the gobot driver.
+type impl struct {
 	drv  *tello.Driver
-	cfg  *TelloConfig
-	act  *Actuator[telloCommand]
+	cfg  *Config
+	act  *drivers.Actuator[Command]
 	now  func() time.Time
 	sent int64 // req of the last request sent
 	// started: gobot's driver is started (it writes to its connection only then).
@@ -117,17 +133,17 @@ type telloImpl struct {
 }
 
 var (
-	_ ActuatorImpl[telloCommand] = (*telloImpl)(nil)
-	_ EStopper[telloCommand]     = (*telloImpl)(nil)
-	_ FenceActions               = (*telloImpl)(nil)
+	_ drivers.ActuatorImpl[Command] = (*impl)(nil)
+	_ drivers.EStopper[Command]     = (*impl)(nil)
+	_ drivers.FenceActions          = (*impl)(nil)
 )
 
-func (t *telloImpl) Safe() telloCommand { return telloCommand{mode: telloSticks} }
+func (t *impl) Safe() Command { return Command{mode: modeSticks} }
 
 // EStopState lands the drone.
-func (t *telloImpl) EStopState() telloCommand { return telloCommand{mode: telloLand, req: -1} }
+func (t *impl) EStopState() Command { return Command{mode: modeLand, req: -1} }
 
-func (t *telloImpl) Clamp(c telloCommand) telloCommand {
+func (t *impl) Clamp(c Command) Command {
 	m := t.cfg.MaxSpeed
 	lim := func(x float64) float64 {
 		if math.IsNaN(x) {
@@ -136,10 +152,10 @@ func (t *telloImpl) Clamp(c telloCommand) telloCommand {
 		return math.Max(-m, math.Min(m, x))
 	}
 	switch {
-	case c.mode == telloSticks:
+	case c.mode == modeSticks:
 		c.forward, c.right, c.up, c.yaw = lim(c.forward), lim(c.right), lim(c.up), lim(c.yaw)
-	case c.mode == telloFlip && !t.cfg.AllowFlips, c.mode > telloFlip:
-		c = telloCommand{mode: telloSticks}
+	case c.mode == modeFlip && !t.cfg.AllowFlips, c.mode > modeFlip:
+		c = Command{mode: modeSticks}
 	}
 	return c
 }
@@ -148,23 +164,23 @@ func (t *telloImpl) Clamp(c telloCommand) telloCommand {
 // a request goes out once. Every call that numbers a packet (TakeOff, Land, Flip) is
 // bracketed by stick writes, which take the driver's lock: gobot numbers packets under that
 // lock only when it sends the date on connecting, so this orders the two.
-func (t *telloImpl) Write(c telloCommand, _ time.Time, force bool) error {
+func (t *impl) Write(c Command, _ time.Time, force bool) error {
 	if !t.started {
 		return nil
 	}
 	var err error
 	switch c.mode {
-	case telloSticks:
+	case modeSticks:
 		err = t.drv.SetVector(float32(c.forward), float32(c.right), float32(c.up), float32(c.yaw))
 	default:
 		err = t.drv.SetVector(0, 0, 0, 0)
 		if err == nil && (c.req != t.sent || force && c.req == -1) {
 			switch c.mode {
-			case telloTakeoff:
+			case modeTakeoff:
 				err = t.drv.TakeOff()
-			case telloLand:
+			case modeLand:
 				err = t.drv.Land()
-			case telloFlip:
+			case modeFlip:
 				err = t.drv.Flip(tello.FlipType(c.flip))
 			}
 			if err == nil {
@@ -177,20 +193,20 @@ func (t *telloImpl) Write(c telloCommand, _ time.Time, force bool) error {
 }
 
 // Hold is a Tello's answer to a geofence breach's hold: hover.
-func (t *telloImpl) Hold() error {
-	return ignoreEStop(t.act.Command(Owner{}, telloCommand{mode: telloSticks}, false))
+func (t *impl) Hold() error {
+	return ignoreEStop(t.act.Command(drivers.Owner{}, Command{mode: modeSticks}, false))
 }
 
 // Land lands the drone where it is.
-func (t *telloImpl) Land() error {
-	return ignoreEStop(t.act.Command(Owner{}, telloCommand{mode: telloLand, req: t.now().UnixNano()}, false))
+func (t *impl) Land() error {
+	return ignoreEStop(t.act.Command(drivers.Owner{}, Command{mode: modeLand, req: t.now().UnixNano()}, false))
 }
 
 // ReturnHome lands: a Tello has no position of its own to fly home to.
-func (t *telloImpl) ReturnHome() error { return t.Land() }
+func (t *impl) ReturnHome() error { return t.Land() }
 
-// telloData is the latest flight data and Wi-Fi strength.
-type telloData struct {
+// flightData is the latest flight data and Wi-Fi strength.
+type flightData struct {
 	mu     sync.Mutex
 	fd     tello.FlightData
 	wifi   float64
@@ -199,11 +215,11 @@ type telloData struct {
 	conned bool
 }
 
-func (d *telloData) readSample(_ time.Time, vals []float64) error {
+func (d *flightData) readSample(_ time.Time, vals []float64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.seq == d.read {
-		return errNoSample
+		return drivers.ErrNoSample
 	}
 	d.read = d.seq
 	f := &d.fd
@@ -218,21 +234,21 @@ func (d *telloData) readSample(_ time.Time, vals []float64) error {
 	return nil
 }
 
-// telloDriver is gobot's driver with botd's start: it refuses to start when the video port is
+// driver is gobot's driver with botd's start: it refuses to start when the video port is
 // taken (gobot's driver would panic on its own goroutine once the drone answers), and it
 // follows the driver's events into the sample.
-type telloDriver struct {
+type driver struct {
 	*tello.Driver
-	impl *telloImpl
-	data *telloData
+	impl *impl
+	data *flightData
 	stop chan struct{}
 	done chan struct{}
 }
 
-func (t *telloDriver) Start() error {
-	c, err := net.ListenUDP("udp", &net.UDPAddr{Port: telloVideoPort})
+func (t *driver) Start() error {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{Port: videoPort})
 	if err != nil {
-		return fmt.Errorf("UDP port %d, where gobot's tello driver receives the video, is taken: %w", telloVideoPort, err)
+		return fmt.Errorf("UDP port %d, where gobot's tello driver receives the video, is taken: %w", videoPort, err)
 	}
 	c.Close()
 	events := t.Driver.Subscribe()
@@ -248,7 +264,7 @@ func (t *telloDriver) Start() error {
 }
 
 // follow keeps the latest flight data and Wi-Fi strength.
-func (t *telloDriver) follow(events chan *gobot.Event) {
+func (t *driver) follow(events chan *gobot.Event) {
 	defer close(t.done)
 	defer t.Driver.Unsubscribe(events)
 	for {
@@ -281,7 +297,7 @@ func (t *telloDriver) follow(events chan *gobot.Event) {
 }
 
 // Halt lands the drone (gobot's Halt) and stops following its events.
-func (t *telloDriver) Halt() error {
+func (t *driver) Halt() error {
 	err := t.Driver.Halt()
 	if t.stop != nil {
 		close(t.stop)
@@ -291,14 +307,14 @@ func (t *telloDriver) Halt() error {
 	return err
 }
 
-func buildTello(b *Builder) error {
-	c := b.Spec().(*TelloConfig)
+func build(b *drivers.Builder) error {
+	c := b.Spec().(*Config)
 	drv := tello.NewDriverWithIP(c.Address, strconv.Itoa(c.LocalPort))
 	drv.SetName(b.Name())
-	impl := &telloImpl{drv: drv, cfg: c, now: b.r.now}
-	data := &telloData{}
-	b.AddDriver(&telloDriver{Driver: drv, impl: impl, data: data}, true)
-	impl.act = NewActuator[telloCommand](b, impl)
+	impl := &impl{drv: drv, cfg: c, now: b.Clock()}
+	data := &flightData{}
+	b.AddDriver(&driver{Driver: drv, impl: impl, data: data}, true)
+	impl.act = drivers.NewActuator[Command](b, impl)
 	b.Sensor(c.SampleConfig, data.readSample)
 	b.Detail(func() string {
 		data.mu.Lock()
@@ -313,7 +329,7 @@ func buildTello(b *Builder) error {
 
 // ignoreEStop: during an e-stop the drone is landing already.
 func ignoreEStop(err error) error {
-	if err == ErrEStopped {
+	if err == drivers.ErrEStopped {
 		return nil
 	}
 	return err

@@ -1,0 +1,98 @@
+// Package drivertest is what the tests of the device families share: parsing a config of the
+// kinds under test, compiling a tree of their leaves, a sink for the leaves' messages, waiting
+// for a condition, a free UDP port. Imported by tests only.
+package drivertest
+
+import (
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
+)
+
+// Parse parses a config of kinds, failing the test on an error.
+func Parse(t testing.TB, kinds *drivers.Registry, y string) *drivers.Config {
+	t.Helper()
+	cfg, err := kinds.ParseConfig([]byte(y))
+	if err != nil {
+		t.Fatalf("config:\n%s\n%v", y, err)
+	}
+	return cfg
+}
+
+// Registry returns the built-in node types plus the device leaves of cfg's kinds.
+func Registry(cfg *drivers.Config) *bt.Registry {
+	r := bt.NewRegistry()
+	drivers.Register(r, cfg.Kinds, cfg)
+	return r
+}
+
+// Node is a node of a tree to compile.
+func Node(typ, name string, params map[string]any, children ...*bt.NodeDef) *bt.NodeDef {
+	return &bt.NodeDef{Type: typ, Name: name, Params: params, Children: children}
+}
+
+// CompileTree compiles root as the main tree with the device leaves of cfg and its sensor
+// keys, failing the test on an error.
+func CompileTree(t testing.TB, cfg *drivers.Config, root *bt.NodeDef) *bt.Tree {
+	t.Helper()
+	tree, err := Registry(cfg).Compile(&bt.Spec{Trees: map[string]*bt.NodeDef{"main": root}, Main: "main", Keys: cfg.SensorKeys()})
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	return tree
+}
+
+// Sink keeps what the leaves emit ("level: message" lines).
+type Sink struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+// Emit implements bt.Sink.
+func (s *Sink) Emit(_ *bt.Agent, _ int32, level, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgs = append(s.msgs, level+": "+msg)
+}
+
+func (s *Sink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.msgs, "\n")
+}
+
+// WaitUntil polls cond until it holds, failing the test after 15 s.
+func WaitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// FreeUDPPort returns a UDP port on 127.0.0.1 free a moment ago.
+func FreeUDPPort(t testing.TB) int {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// SkipOffLinux skips a test that builds a robot: Build needs Linux.
+func SkipOffLinux(t testing.TB) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Build needs Linux (Gobot's gpio and i2c drivers)")
+	}
+}
