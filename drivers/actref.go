@@ -88,7 +88,3 @@ func (ref *actuatorRef) release(a *bt.Agent, o owner) {
 		r.env.release(act, o)
 	}
 }
-
-// typed is an actuator of the family command type C (the leaves of a kind know its type: a
-// leaf resolves only its own kind's devices).
-func typed[C any](act *actuator) *Actuator[C] { return act.slot.(*Actuator[C]) }
