@@ -163,7 +163,7 @@ func TestTelloExample(t *testing.T) {
 	if code, out, _ := runCmd(t, "check", "-hardware", "../../configs/tello.yaml", "testdata/tello-hop.yaml"); code != 0 {
 		t.Fatalf("check the Tello mission: %d %s", code, out)
 	}
-	if code, out, _ := runCmd(t, "check", "testdata/tello-hop.yaml"); code != 1 || !strings.Contains(out, "TelloTakeoff") {
+	if code, out, _ := runCmd(t, "check", "testdata/tello-hop.yaml"); code != 1 || !strings.Contains(out, "children/0: the robot config has no tello device") {
 		t.Fatalf("the Tello mission on the rover: %d %s", code, out)
 	}
 }
