@@ -14,6 +14,7 @@ import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/missions"
 )
 
 // Exit statuses of botd sim (MISSIONS.md section 8).
@@ -103,6 +104,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "botd sim: %s: %v\n", files[0], err)
 		return simError
+	}
+	for _, n := range m.Notes {
+		// What stands in as it would fail in its home engine (a BT.CPP
+		// node's port it converts only when the node runs).
+		fmt.Fprintf(stderr, "%s: warning: %s\n", files[0], missions.ProblemText(n))
 	}
 	presets, err := o.sets.resolve(m.Tree, hw)
 	if err != nil {

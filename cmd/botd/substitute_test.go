@@ -161,3 +161,35 @@ func TestSimNav2GivesUp(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
+
+// A drone's own <Land/> in a BehaviorTree.CPP file, on the simulated
+// rover (no vehicle), is the file's node, not botd's UAV leaf: check
+// loads the file, says so with the line, and '*' stands in for it; sim
+// warns too, and the node fails with the reason when it runs. A botd
+// mission's Land on the rover is still refused.
+func TestCheckForeignDeviceLeaf(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "drone.xml")
+	if err := os.WriteFile(file, []byte("<root BTCPP_format=\"4\">\n<BehaviorTree ID=\"Main\">\n<Sequence>\n<AlwaysSuccess/>\n<Land/>\n</Sequence>\n</BehaviorTree>\n</root>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, "check", "-substitute", "*=Succeed", file)
+	if code != 0 || !strings.Contains(out, file+": warning: line 5: <Land> is named like botd's Land leaf, which cannot run here") ||
+		!strings.Contains(out, "stands in as Succeed") {
+		t.Fatalf("check -substitute '*=Succeed': exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCmd(t, "sim", "-substitute", "*=Succeed", file); code != 0 || !strings.Contains(out, "SUCCESS") {
+		t.Errorf("sim with '*': exit %d\n%s", code, out)
+	}
+	code, out, errOut := runCmd(t, "sim", file)
+	if code != 2 || !strings.Contains(errOut, file+": warning: line 5: <Land>") || !strings.Contains(out, "mavlink_vehicle") {
+		t.Errorf("sim without a rule: exit %d\n%s%s", code, out, errOut)
+	}
+	yaml := filepath.Join(dir, "land.yaml")
+	if err := os.WriteFile(yaml, []byte("format: botd/mission@1\nmain: m\ntrees:\n  m: {type: Land}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCmd(t, "check", yaml); code != 1 || !strings.Contains(out, "the robot config has no mavlink_vehicle device") {
+		t.Errorf("a botd mission's Land: exit %d\n%s", code, out)
+	}
+}
