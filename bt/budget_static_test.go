@@ -41,8 +41,6 @@ func TestCostWarnings(t *testing.T) {
 			"this script makes at least 2.29 MiB (.. would make a 1.14 MiB string)"},
 		{nd("ScriptCondition", "s", kv{"code": `len(repeat("x", 600000)) > 0; len(repeat("y", 600000)) > 0`}), "/trees/main/params/code",
 			"this script makes at least 1.14 MiB"},
-		{nd("Precondition", "p", kv{"if": `len(repeat("x", 2000000)) > 0`}, nd("Succeed", "", nil)), "/trees/main/params/if",
-			"this script makes at least 1.91 MiB"},
 		{nd("Sequence", "", nil, nd("Succeed", "", nil), nd("Expr", "e", kv{"expr": `upper(repeat("é", 400000)) != ""`})),
 			"/trees/main/children/1/params/expr", "upper would make a 1.53 MiB string"},
 	} {

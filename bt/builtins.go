@@ -17,11 +17,10 @@ func registerBuiltins(r *Registry) {
 		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
 		limiterType, maxTimeType, delayType, regulatorType, runOnceType,
 		cooldownType, monitorType, gateType,
-		// BehaviorTree.CPP's own semantics, under its names
-		seqWithMemoryType, btParallelType, parallelAllType, ifThenElseType, whileDoElseType,
-		btRepeatType, btRetryType, keepRunningType, timeoutType, preconditionType,
-		waitValueUpdateType, skipUnlessUpdatedType, prePostType, tryCatchType, standInType, faultType,
-		scriptType, scriptConditionType, unsetType, entryUpdatedType, testNodeType,
+		// stand-ins for nodes a mission's file names but botd cannot run
+		standInType, faultType,
+		// BehaviorTree.CPP's scripting language (bt/btcpp has its other nodes)
+		scriptType, scriptConditionType,
 		// leaves
 		stubType, passThroughType,
 		succeedType, failType, runningType, errorType,
@@ -30,11 +29,6 @@ func registerBuiltins(r *Registry) {
 		barrierType, dynamicSubTreeType, stateMachineType,
 	} {
 		register(r, t)
-	}
-	for _, ts := range [][]NodeType{switchTypes, loopTypes, btcppExtraTypes} {
-		for _, t := range ts {
-			register(r, t)
-		}
 	}
 }
 

@@ -233,6 +233,7 @@ func testRegistry() *Registry {
 	r.Register(panickyType)
 	r.Register(turnType)
 	r.Register(badHaltType)
+	r.Register(skipperType)
 	return r
 }
 
@@ -704,3 +705,43 @@ func (s *errSink) Emit(a *Agent, node int32, level, msg string) {
 	}
 	s.msgs[node] = append(s.msgs[node], msg)
 }
+
+// loopRecord is an Observer-free way to see what a loop wrote: a leaf
+// that appends the value of "val" to the agent's probe.
+var recordType = NodeType{
+	Name: "Record", Kind: Leaf,
+	Params: []Param{{Name: "key", Type: TKey, Required: true}, {Name: "status", Type: TString}},
+	New: func(b *Builder) Behavior {
+		st := Success
+		if v, ok := b.Raw("status"); ok && v == "F" {
+			st = Failure
+		}
+		return record{key: b.KeyParam("key"), st: st}
+	},
+}
+
+type record struct {
+	key Slot
+	st  Status
+}
+
+type recorded struct{ values []any }
+
+func (r record) Tick(a *Agent, n *Node) Status {
+	if rec, ok := a.Env.(*recorded); ok {
+		rec.values = append(rec.values, a.BB.Get(r.key).Interface())
+	}
+	return r.st
+}
+
+// skipperType is a leaf that returns SKIPPED (as BT.CPP's nodes with a
+// skip_if may: bt/btcpp has them).
+var skipperType = NodeType{
+	Name: "Skipper", Kind: Leaf,
+	New: func(*Builder) Behavior { return skipper{} },
+}
+
+type skipper struct{}
+
+func (skipper) Tick(*Agent, *Node) Status { return Skipped }
+func (skipper) MaySkip() bool             { return true }

@@ -44,3 +44,39 @@ func (b *Builder) PortKey(name string) Slot {
 // Behavior returns the node's behavior, as its type's New built it (for
 // tests that look into a node's state, and for tools).
 func (n *Node) Behavior() Behavior { return n.b }
+
+// StatusEnum are the statuses a parameter of type TEnum may name for a
+// node to return (a BT.CPP port's return_on_mismatch, a StandIn's status).
+var StatusEnum = []string{"SUCCESS", "FAILURE", "RUNNING"}
+
+// Threshold resolves a count of children that may be negative, as
+// BehaviorTree.CPP's parallels take it: -1 is every child, -2 all but one,
+// and so on (never below 0).
+func Threshold(t, children int) int {
+	if t >= 0 {
+		return t
+	}
+	return max(children+t+1, 0)
+}
+
+// Status reads a status parameter declared with StatusEnum (or with
+// SKIPPED added): an unknown or one-letter value reads as FAILURE.
+func (b *Builder) Status(name string) Status {
+	raw, _ := b.Raw(name)
+	s, _ := raw.(string)
+	if s == "SKIPPED" {
+		return Skipped
+	}
+	st, err := ParseStatus(s)
+	if err != nil || len(s) == 1 {
+		return Failure
+	}
+	return st
+}
+
+// HaltSubtree halts node i, if open, and its open descendants, deepest
+// first: for a Halter that ran a child during its own halt (TryCatch's
+// catch block), which the engine's rules would otherwise leave open.
+func (a *Agent) HaltSubtree(i int32) {
+	a.haltRange(i, a.nodes[i].End)
+}

@@ -24,7 +24,7 @@ var _ Opener = (*parallel)(nil)
 
 func newParallel(b *Builder) Behavior {
 	n := len(b.Children())
-	p := &parallel{success: threshold(b.Int("success"), n), failure: threshold(b.Int("failure"), n)}
+	p := &parallel{success: Threshold(b.Int("success"), n), failure: Threshold(b.Int("failure"), n)}
 	for _, t := range []struct {
 		name string
 		v    int
@@ -33,14 +33,14 @@ func newParallel(b *Builder) Behavior {
 			b.Errorf(t.name, "%d counts back past the first of its %d children", t.v, n)
 		}
 	}
-	checkThresholds(b, "success", p.success, "failure", p.failure, n)
+	CheckThresholds(b, "success", p.success, "failure", p.failure, n)
 	p.done = ReserveSlice[Status](b, n)
 	return p
 }
 
-// checkThresholds refuses a success or failure count larger than the
+// CheckThresholds refuses a success or failure count larger than the
 // number of children (both Parallel flavours).
-func checkThresholds(b *Builder, succName string, succ int, failName string, fail int, n int) {
+func CheckThresholds(b *Builder, succName string, succ int, failName string, fail int, n int) {
 	if n > 0 && succ > n {
 		b.Errorf(succName, "needs %d successes but has only %d children", succ, n)
 	}

@@ -118,9 +118,9 @@ func (p *Param) check(v any) string {
 		f, ok := AsNumber(v)
 		if !ok {
 			if p.Type == TNumber {
-				return fmt.Sprintf("want a number or \"{key}\", got %s", describe(v))
+				return fmt.Sprintf("want a number or \"{key}\", got %s", Describe(v))
 			}
-			return fmt.Sprintf("want a whole number, got %s", describe(v))
+			return fmt.Sprintf("want a whole number, got %s", Describe(v))
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return "want a finite number"
@@ -139,16 +139,16 @@ func (p *Param) check(v any) string {
 		}
 	case TBool:
 		if _, ok := v.(bool); !ok {
-			return fmt.Sprintf("want a boolean, got %s", describe(v))
+			return fmt.Sprintf("want a boolean, got %s", Describe(v))
 		}
 	case TString, TExpr, TTree:
 		if _, ok := v.(string); !ok {
-			return fmt.Sprintf("want a string, got %s", describe(v))
+			return fmt.Sprintf("want a string, got %s", Describe(v))
 		}
 	case TKey:
 		s, ok := v.(string)
 		if !ok {
-			return fmt.Sprintf("want a blackboard key, got %s", describe(v))
+			return fmt.Sprintf("want a blackboard key, got %s", Describe(v))
 		}
 		if err := checkKey(s); err != "" {
 			return err
@@ -156,7 +156,7 @@ func (p *Param) check(v any) string {
 	case TEnum:
 		s, ok := v.(string)
 		if !ok {
-			return fmt.Sprintf("want one of %s, got %s", strings.Join(p.Enum, ", "), describe(v))
+			return fmt.Sprintf("want one of %s, got %s", strings.Join(p.Enum, ", "), Describe(v))
 		}
 		for _, e := range p.Enum {
 			if e == s {
@@ -167,12 +167,12 @@ func (p *Param) check(v any) string {
 	case TNumberList:
 		l, ok := v.([]any)
 		if !ok {
-			return fmt.Sprintf("want a list of numbers, got %s", describe(v))
+			return fmt.Sprintf("want a list of numbers, got %s", Describe(v))
 		}
 		for i, e := range l {
 			f, ok := AsNumber(e)
 			if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Sprintf("element %d: want a number, got %s", i, describe(e))
+				return fmt.Sprintf("element %d: want a number, got %s", i, Describe(e))
 			}
 			if p.Min != nil && f < *p.Min {
 				return fmt.Sprintf("element %d: %v is below the limit %v", i, f, *p.Min)
@@ -182,7 +182,9 @@ func (p *Param) check(v any) string {
 	return ""
 }
 
-func describe(v any) string {
+// Describe writes a parameter's raw value for a message (null, a number,
+// a quoted string, a list or an object in short).
+func Describe(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"

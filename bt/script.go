@@ -30,7 +30,7 @@ type scriptStmt struct {
 }
 
 // script is a compiled sequence of statements.
-type script []scriptStmt
+type Script []scriptStmt
 
 var scriptAssign = regexp.MustCompile(`^(@?[A-Za-z_][A-Za-z0-9_.]*)\s*(:=|\+=|-=|\*=|/=|=)([^=][\s\S]*)?$`)
 
@@ -61,14 +61,14 @@ func rootRefs(src string) string {
 }
 
 // compileScript compiles src; key resolves blackboard names.
-func compileScript(src string, resolve func(string) Slot) (script, error) {
+func compileScript(src string, resolve func(string) Slot) (Script, error) {
 	key := func(name string) Slot {
 		if strings.HasPrefix(name, rootPrefix) {
 			name = "@" + name[len(rootPrefix):]
 		}
 		return resolve(name)
 	}
-	var out script
+	var out Script
 	for _, stmt := range splitStatements(src) {
 		st := scriptStmt{key: NoSlot}
 		body := stmt
@@ -123,9 +123,9 @@ func splitStatements(src string) []string {
 	return out
 }
 
-// run executes the statements in order and returns the value of the last
-// one.
-func (s script) run(a *Agent) (any, error) {
+// Run executes the statements in order and returns the value of the last
+// one; an error says why one failed.
+func (s Script) Run(a *Agent) (any, error) {
 	m := a.beginEval()
 	defer m.endEval()
 	var last any
@@ -151,8 +151,9 @@ func (s script) run(a *Agent) (any, error) {
 	return last, nil
 }
 
-// scriptParam compiles a script parameter, reporting problems with it.
-func (b *Builder) scriptParam(name string) script {
+// Script compiles a script parameter (BehaviorTree.CPP's scripting
+// language), reporting problems with it; nil when it is empty.
+func (b *Builder) Script(name string) Script {
 	raw, _ := b.Raw(name)
 	src, _ := raw.(string)
 	if strings.TrimSpace(src) == "" {
@@ -188,7 +189,7 @@ var scriptType = NodeType{
 		"separated by ';') over the blackboard; SUCCESS. An expression that fails (a key that is not set) is ERROR, and so is a value " +
 		"over 1 KiB. " + budgetDoc,
 	Params: []Param{{Name: "code", Type: TExpr, Required: true, Doc: "the statements"}},
-	New:    func(b *Builder) Behavior { return &scriptNode{code: b.scriptParam("code")} },
+	New:    func(b *Builder) Behavior { return &scriptNode{code: b.Script("code")} },
 }
 
 var scriptConditionType = NodeType{
@@ -196,11 +197,11 @@ var scriptConditionType = NodeType{
 	Doc: "As in BehaviorTree.CPP: runs the statements of `code` and returns SUCCESS when the last one is true, FAILURE when false; " +
 		"ERROR when it is not a boolean or an expression fails. " + budgetDoc,
 	Params: []Param{{Name: "code", Type: TExpr, Required: true, Doc: "the statements; the last one is the condition"}},
-	New:    func(b *Builder) Behavior { return &scriptNode{code: b.scriptParam("code"), cond: true} },
+	New:    func(b *Builder) Behavior { return &scriptNode{code: b.Script("code"), cond: true} },
 }
 
 type scriptNode struct {
-	code script
+	code Script
 	cond bool
 }
 
@@ -212,7 +213,7 @@ func (s *scriptNode) Tick(a *Agent, n *Node) Status {
 		a.Emit(n.Index, "error", "ScriptCondition: no code (want a condition)")
 		return Error
 	}
-	v, err := s.code.run(a)
+	v, err := s.code.Run(a)
 	if err != nil {
 		a.Emit(n.Index, "error", "script: "+err.Error())
 		return Error
@@ -220,12 +221,12 @@ func (s *scriptNode) Tick(a *Agent, n *Node) Status {
 	if !s.cond {
 		return Success
 	}
-	return condStatus(a, n, v)
+	return CondStatus(a, n, v)
 }
 
-// condStatus turns a condition's value into SUCCESS or FAILURE (ERROR
+// CondStatus turns a condition's value into SUCCESS or FAILURE (ERROR
 // when it is not a boolean).
-func condStatus(a *Agent, n *Node, v any) Status {
+func CondStatus(a *Agent, n *Node, v any) Status {
 	b, ok := v.(bool)
 	switch {
 	case !ok:

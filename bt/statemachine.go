@@ -68,7 +68,7 @@ func parseMachine(b *Builder, report bool) *machineDef {
 	case rawStates == nil:
 		md.ok = false // reported as a missing required parameter
 	case !isMap:
-		errAt(statesPath, `want an object of states ({"name": {"tree": ...} or {"result": ...}}), got %s`, describe(rawStates))
+		errAt(statesPath, `want an object of states ({"name": {"tree": ...} or {"result": ...}}), got %s`, Describe(rawStates))
 	case len(states) == 0:
 		errAt(statesPath, "a state machine needs at least one state")
 	}
@@ -84,7 +84,7 @@ func parseMachine(b *Builder, report bool) *machineDef {
 		sd := stateDef{name: name, child: -1}
 		entry, isMap := states[name].(map[string]any)
 		if !isMap {
-			errAt(path, `want {"tree": "tree name"} or {"result": "SUCCESS" or "FAILURE"}, got %s`, describe(states[name]))
+			errAt(path, `want {"tree": "tree name"} or {"result": "SUCCESS" or "FAILURE"}, got %s`, Describe(states[name]))
 			continue
 		}
 		for _, k := range sortedKeys(entry) {
@@ -100,7 +100,7 @@ func parseMachine(b *Builder, report bool) *machineDef {
 		case hasTree:
 			tn, isStr := tree.(string)
 			if !isStr || tn == "" {
-				errAt(path+"/tree", "want a tree name, got %s", describe(tree))
+				errAt(path+"/tree", "want a tree name, got %s", Describe(tree))
 				break
 			}
 			sd.child = len(md.synths)
@@ -117,7 +117,7 @@ func parseMachine(b *Builder, report bool) *machineDef {
 			case "FAILURE":
 				sd.result = Failure
 			default:
-				errAt(path+"/result", "want SUCCESS or FAILURE, got %s", describe(result))
+				errAt(path+"/result", "want SUCCESS or FAILURE, got %s", Describe(result))
 			}
 			sd.final = true
 		default:
@@ -144,13 +144,13 @@ func parseMachine(b *Builder, report bool) *machineDef {
 	rawTrans, _ := b.Raw("transitions")
 	list, isList := rawTrans.([]any)
 	if rawTrans != nil && !isList {
-		errAt(transPath, `want a list of transitions ([{"from": ..., "to": ..., "when": ...}]), got %s`, describe(rawTrans))
+		errAt(transPath, `want a list of transitions ([{"from": ..., "to": ..., "when": ...}]), got %s`, Describe(rawTrans))
 	}
 	for i, e := range list {
 		path := transPath + "/" + strconv.Itoa(i)
 		tr, isMap := e.(map[string]any)
 		if !isMap {
-			errAt(path, `want {"from": ..., "to": ..., "when": ...}, got %s`, describe(e))
+			errAt(path, `want {"from": ..., "to": ..., "when": ...}, got %s`, Describe(e))
 			continue
 		}
 		for _, k := range sortedKeys(tr) {
@@ -166,7 +166,7 @@ func parseMachine(b *Builder, report bool) *machineDef {
 			case !given:
 				errAt(path+"/"+field, "missing %q state", field)
 			case !isStr:
-				errAt(path+"/"+field, "want a state name, got %s", describe(v))
+				errAt(path+"/"+field, "want a state name, got %s", Describe(v))
 			case star && s == fsm.Any:
 			case !byName[s] && len(byName) > 0:
 				hint := ""

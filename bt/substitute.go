@@ -212,8 +212,8 @@ var standInType = NodeType{
 	Name: "StandIn", Kind: Composite, MinChildren: 1, MaxChildren: -1,
 	Doc: "Stands in for a control node botd does not know, substituted by Succeed, Fail or Running: returns `status` without ticking " +
 		"its children, as BehaviorTree.CPP does with a control node substituted by a test node (its children are built, never ticked).",
-	Params: []Param{{Name: "status", Type: TEnum, Enum: statusEnum, Required: true, Doc: "the status it returns"}},
-	New:    func(b *Builder) Behavior { return constant(enumStatus(b, "status")) },
+	Params: []Param{{Name: "status", Type: TEnum, Enum: StatusEnum, Required: true, Doc: "the status it returns"}},
+	New:    func(b *Builder) Behavior { return constant(b.Status("status")) },
 }
 
 var passThroughType = NodeType{

@@ -56,7 +56,7 @@ func TestSubstituteForeignLeaf(t *testing.T) {
 // counts the child as not ticked (BT.CPP's decorators return the child's
 // status, SKIPPED included, unless they handle it).
 func TestPassThroughSkipped(t *testing.T) {
-	skip := nd("PrePost", "", kv{"skip_if": "true"}, sc("skipped", "S"))
+	skip := nd("Skipper", "skipped", nil)
 	tree := nd("Sequence", "", nil, nd("Mystery", "wrap", nil, skip), sc("after", "S"))
 	reg := testRegistry()
 	tr, err := reg.Compile(subSpec(tree, sub("*", "Succeed", nil)))
@@ -70,14 +70,14 @@ func TestPassThroughSkipped(t *testing.T) {
 	if got := h.run(1); got != "S" {
 		t.Errorf("tree returned %s, want S", got)
 	}
-	if c := h.counts("skipped"); c.tick != 0 {
-		t.Errorf("the skipped child ticked %d times", c.tick)
+	if c := h.counts("skipped"); c.tick != 1 || h.a.Status(h.idx("wrap")) != Skipped {
+		t.Errorf("the skipping child ticked %d times, its PassThrough %v; want once, SKIPPED", c.tick, h.a.Status(h.idx("wrap")))
 	}
 	if c := h.counts("after"); c.tick != 1 {
 		t.Errorf("the next child ticked %d times, want 1", c.tick)
 	}
 	// As the root it is still refused: a mission does not end SKIPPED.
-	tr, err = reg.Compile(subSpec(nd("Mystery", "", nil, nd("PrePost", "", kv{"skip_if": "true"}, nd("Succeed", "", nil))), sub("*", "Succeed", nil)))
+	tr, err = reg.Compile(subSpec(nd("Mystery", "", nil, nd("Skipper", "", nil)), sub("*", "Succeed", nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

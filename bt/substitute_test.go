@@ -13,8 +13,8 @@ func TestStub(t *testing.T) {
 		{name: "short forms", tree: nd("Stub", "s", kv{"script": "r:2, s"}), want: "RRS"},
 		{
 			name: "in a retry",
-			tree: nd("RetryUntilSuccessful", "retry", kv{"num_attempts": 3}, nd("Stub", "s", kv{"script": "Failure:2,Success"})),
-			want: "S",
+			tree: nd("RepeatUntilSuccess", "retry", kv{"count": 3}, nd("Stub", "s", kv{"script": "Failure:2,Success"})),
+			want: "RRS",
 		},
 	})
 	ps := compileProblems(t, mainSpec(nd("Stub", "", kv{"script": "Running:x,Maybe"})))

@@ -32,7 +32,7 @@ func (b *Builder) NodeDefOf(v any, path string) *NodeDef {
 	case map[string]any:
 		return b.nodeDefOfMap(x, path)
 	}
-	b.ErrorAt(path, "want a node definition (an object with a type), got %s", describe(v))
+	b.ErrorAt(path, "want a node definition (an object with a type), got %s", Describe(v))
 	return nil
 }
 
@@ -46,7 +46,7 @@ func (b *Builder) nodeDefOfMap(m map[string]any, path string) *NodeDef {
 		}
 		s, isStr := v.(string)
 		if !isStr {
-			b.ErrorAt(path+"/"+key, "want a string, got %s", describe(v))
+			b.ErrorAt(path+"/"+key, "want a string, got %s", Describe(v))
 			ok = false
 			return
 		}
@@ -62,7 +62,7 @@ func (b *Builder) nodeDefOfMap(m map[string]any, path string) *NodeDef {
 	if v, given := m["params"]; given && v != nil {
 		p, isMap := v.(map[string]any)
 		if !isMap {
-			b.ErrorAt(path+"/params", "want an object, got %s", describe(v))
+			b.ErrorAt(path+"/params", "want an object, got %s", Describe(v))
 			ok = false
 		}
 		d.Params = p
@@ -70,7 +70,7 @@ func (b *Builder) nodeDefOfMap(m map[string]any, path string) *NodeDef {
 	if v, given := m["children"]; given && v != nil {
 		l, isList := v.([]any)
 		if !isList {
-			b.ErrorAt(path+"/children", "want a list of nodes, got %s", describe(v))
+			b.ErrorAt(path+"/children", "want a list of nodes, got %s", Describe(v))
 			ok = false
 		}
 		for i, e := range l {

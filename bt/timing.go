@@ -21,10 +21,11 @@ var waitType = NodeType{
 	New:    func(b *Builder) Behavior { return &wait{newTimer(b)} },
 }
 
-// timer is what MaxTime, Delay and Wait share: a duration parameter read
-// when the node opens, and per-agent memory for the time it opened and
-// that duration.
-type timer struct {
+// Timer is what MaxTime, Delay and Wait (and BT.CPP's Timeout and
+// TestNode) share: a duration parameter read when the node opens, and
+// per-agent memory for the time it opened and that duration. A behavior
+// embeds it (NewTimer) and gets its Open.
+type Timer struct {
 	ms  Num
 	mem Mem[timerMem]
 }
@@ -37,10 +38,15 @@ type timerMem struct {
 
 const badDuration = ^uint64(0)
 
-func newTimer(b *Builder) timer { return timer{ms: b.Number("ms"), mem: Reserve[timerMem](b)} }
+func newTimer(b *Builder) Timer { return NewTimer(b, "ms") }
+
+// NewTimer reserves a timer on the duration parameter param (ms).
+func NewTimer(b *Builder, param string) Timer {
+	return Timer{ms: b.Number(param), mem: Reserve[timerMem](b)}
+}
 
 // Open starts the timer.
-func (t *timer) Open(a *Agent, n *Node) {
+func (t *Timer) Open(a *Agent, n *Node) {
 	m := t.mem.Of(a, n)
 	m.start = a.Now()
 	if d, ok := readMs(a, n.Index, t.ms); ok {
@@ -50,8 +56,9 @@ func (t *timer) Open(a *Agent, n *Node) {
 	}
 }
 
-// elapsed reports whether the duration has passed (now - start >= d).
-func (t *timer) elapsed(a *Agent, n *Node) (done, ok bool) {
+// Elapsed reports whether the duration has passed since the node opened
+// (now - start >= d); ok is false when the duration could not be read.
+func (t *Timer) Elapsed(a *Agent, n *Node) (done, ok bool) {
 	m := t.mem.Of(a, n)
 	if m.dur == badDuration {
 		return false, false
@@ -59,10 +66,10 @@ func (t *timer) elapsed(a *Agent, n *Node) (done, ok bool) {
 	return a.Now()-m.start >= int64(m.dur), true
 }
 
-type maxTime struct{ timer }
+type maxTime struct{ Timer }
 
 func (d *maxTime) Tick(a *Agent, n *Node) Status {
-	done, ok := d.elapsed(a, n)
+	done, ok := d.Elapsed(a, n)
 	switch {
 	case !ok:
 		return Error
@@ -72,10 +79,10 @@ func (d *maxTime) Tick(a *Agent, n *Node) Status {
 	return a.Exec(n.Children[0])
 }
 
-type delay struct{ timer }
+type delay struct{ Timer }
 
 func (d *delay) Tick(a *Agent, n *Node) Status {
-	done, ok := d.elapsed(a, n)
+	done, ok := d.Elapsed(a, n)
 	switch {
 	case !ok:
 		return Error
@@ -85,7 +92,7 @@ func (d *delay) Tick(a *Agent, n *Node) Status {
 	return a.Exec(n.Children[0])
 }
 
-type wait struct{ timer }
+type wait struct{ Timer }
 
 var (
 	_ Opener = (*maxTime)(nil)
@@ -94,7 +101,7 @@ var (
 )
 
 func (w *wait) Tick(a *Agent, n *Node) Status {
-	done, ok := w.elapsed(a, n)
+	done, ok := w.Elapsed(a, n)
 	switch {
 	case !ok:
 		return Error
@@ -102,4 +109,13 @@ func (w *wait) Tick(a *Agent, n *Node) Status {
 		return Success
 	}
 	return Running
+}
+
+// Duration is the duration the timer read when the node opened, in clock
+// ns (0 when it could not be read).
+func (t *Timer) Duration(a *Agent, n *Node) int64 {
+	if d := t.mem.Of(a, n).dur; d != badDuration {
+		return int64(d)
+	}
+	return 0
 }

@@ -7,12 +7,14 @@ package catalog
 
 import (
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/btcpp"
 	"github.com/botd-project/botd/bt/nav2"
 )
 
 // NewRegistry returns a registry holding every built-in node type.
 func NewRegistry() *bt.Registry {
 	r := bt.NewRegistry()
+	btcpp.Register(r)
 	nav2.Register(r)
 	return r
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/btcpp"
 	"github.com/botd-project/botd/bt/nav2"
 )
 
@@ -48,12 +49,14 @@ func TestKeepsProgressDocumented(t *testing.T) {
 // catalog's (they live in their packages only).
 func TestCatalogsAssembled(t *testing.T) {
 	std, own := NewRegistry(), bt.NewRegistry()
-	for _, ty := range nav2.Types() {
-		if _, ok := std.Lookup(ty.Name); !ok {
-			t.Errorf("%s (bt/nav2) is not in the catalog registry", ty.Name)
-		}
-		if _, ok := own.Lookup(ty.Name); ok {
-			t.Errorf("%s (bt/nav2) is in bt's own registry too", ty.Name)
+	for pkg, types := range map[string][]bt.NodeType{"bt/nav2": nav2.Types(), "bt/btcpp": btcpp.Types()} {
+		for _, ty := range types {
+			if _, ok := std.Lookup(ty.Name); !ok {
+				t.Errorf("%s (%s) is not in the catalog registry", ty.Name, pkg)
+			}
+			if _, ok := own.Lookup(ty.Name); ok {
+				t.Errorf("%s (%s) is in bt's own registry too", ty.Name, pkg)
+			}
 		}
 	}
 	for _, ty := range own.Types() {

@@ -1,4 +1,4 @@
-package bt
+package btcpp
 
 import (
 	"strings"
@@ -12,10 +12,10 @@ func TestBTLoopCountKeyMissing(t *testing.T) {
 	for _, typ := range []string{"Repeat", "RetryUntilSuccessful"} {
 		param := map[string]string{"Repeat": "num_cycles", "RetryUntilSuccessful": "num_attempts"}[typ]
 		h := newHarness(t, nd(typ, "loop", kv{param: "{n}"}, sc("child", "S")), withBB(kv{"n": 2.5}))
-		if got := h.run(1); got != "E" {
+		if got := h.Run(1); got != "E" {
 			t.Errorf("%s: %s, want E", typ, got)
 		}
-		msgs := h.sink.msgs
+		msgs := h.Sink.Msgs
 		if len(msgs) != 1 || !strings.Contains(msgs[0], `error: "n" is not a whole number`) {
 			t.Errorf("%s: error events %q", typ, msgs)
 		}
@@ -24,10 +24,10 @@ func TestBTLoopCountKeyMissing(t *testing.T) {
 
 func TestBTLoopCountKeyNotSet(t *testing.T) {
 	h := newHarness(t, nd("Repeat", "loop", kv{"num_cycles": "{num_publish}"}, sc("child", "S")))
-	if got := h.run(1); got != "E" {
+	if got := h.Run(1); got != "E" {
 		t.Errorf("Repeat: %s, want E", got)
 	}
-	if msgs := h.sink.msgs; len(msgs) != 1 || !strings.Contains(msgs[0], `error: "num_publish" is not set`) {
+	if msgs := h.Sink.Msgs; len(msgs) != 1 || !strings.Contains(msgs[0], `error: "num_publish" is not set`) {
 		t.Errorf("error events %q", msgs)
 	}
 }

@@ -1,21 +1,23 @@
-package bt
+package btcpp
 
 import (
 	"math"
 	"strconv"
+
+	"github.com/botd-project/botd/bt"
 )
 
 // switchTypes are BehaviorTree.CPP's Switch2 .. Switch6: N cases and a
 // default, one child each.
-var switchTypes = func() []NodeType {
-	var out []NodeType
+var switchTypes = func() []bt.NodeType {
+	var out []bt.NodeType
 	for cases := 2; cases <= 6; cases++ {
-		params := []Param{{Name: "variable", Type: TAny, Doc: "the value to match (usually \"{key}\")"}}
+		params := []bt.Param{{Name: "variable", Type: bt.TAny, Doc: "the value to match (usually \"{key}\")"}}
 		for i := 1; i <= cases; i++ {
-			params = append(params, Param{Name: "case_" + strconv.Itoa(i), Type: TAny, Doc: "value selecting child " + strconv.Itoa(i)})
+			params = append(params, bt.Param{Name: "case_" + strconv.Itoa(i), Type: bt.TAny, Doc: "value selecting child " + strconv.Itoa(i)})
 		}
-		out = append(out, NodeType{
-			Name: "Switch" + strconv.Itoa(cases), Kind: Composite, MinChildren: cases + 1, MaxChildren: cases + 1, SkipsPass: true,
+		out = append(out, bt.NodeType{
+			Name: "Switch" + strconv.Itoa(cases), Kind: bt.Composite, MinChildren: cases + 1, MaxChildren: cases + 1, SkipsPass: true,
 			Doc: "As in BehaviorTree.CPP: on every tick ticks the child of the first `case_i` equal to `variable` (compared as strings, " +
 				"or as numbers when both read as numbers), else the last child (the default), and returns its status. A child no longer " +
 				"selected is halted (at the end of the tick, by botd's halt rule). A missing `variable` selects the default.",
@@ -29,21 +31,21 @@ var switchTypes = func() []NodeType {
 // anyStr is a parameter of any type read as a string: a constant, or
 // "{key}" read when needed; given is false for an absent parameter.
 type anyStr struct {
-	Str
+	bt.Str
 	given bool
 }
 
-func (b *Builder) anyString(name string) anyStr {
-	raw, ok := b.params[name]
-	if !ok {
+func anyString(b *bt.Builder, name string) anyStr {
+	raw, ok := b.Raw(name)
+	if !ok || !b.Has(name) {
 		return anyStr{}
 	}
 	if s, isStr := raw.(string); isStr {
-		if k, ref := RefKey(s); ref {
-			return anyStr{Str{Slot: b.Key(k)}, true}
+		if k, ref := bt.RefKey(s); ref {
+			return anyStr{bt.Str{Slot: b.Key(k)}, true}
 		}
 	}
-	return anyStr{Str{V: ValueOf(raw).String(), Slot: NoSlot}, true}
+	return anyStr{bt.Str{V: bt.ValueOf(raw).String(), Slot: bt.NoSlot}, true}
 }
 
 type switchNode struct {
@@ -51,15 +53,15 @@ type switchNode struct {
 	cases    []anyStr
 }
 
-func newSwitch(b *Builder) Behavior {
-	s := &switchNode{variable: b.anyString("variable")}
+func newSwitch(b *bt.Builder) bt.Behavior {
+	s := &switchNode{variable: anyString(b, "variable")}
 	for i := 1; i < len(b.Children()); i++ {
-		s.cases = append(s.cases, b.anyString("case_"+strconv.Itoa(i)))
+		s.cases = append(s.cases, anyString(b, "case_"+strconv.Itoa(i)))
 	}
 	return s
 }
 
-func (s *switchNode) Tick(a *Agent, n *Node) Status {
+func (s *switchNode) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	match := len(n.Children) - 1
 	if v, ok := s.variable.Get(a); ok && s.variable.given {
 		for i, c := range s.cases {

@@ -1,6 +1,11 @@
-package bt
+package btcpp
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/botd-project/botd/bt"
+)
 
 // Precondition as BehaviorTree.CPP has it (gtest_preconditions.cpp).
 func TestPrecondition(t *testing.T) {
@@ -9,35 +14,35 @@ func TestPrecondition(t *testing.T) {
 			// PreconditionsDecorator.Integers: A==B runs TestA; A==C is
 			// false and gives its else (SUCCESS) without TestB; A!=C runs
 			// TestC.
-			name: "Integers",
-			tree: nd("Sequence", "root", nil,
+			Name: "Integers",
+			Tree: nd("Sequence", "root", nil,
 				nd("Script", "", kv{"code": "A:=1; B:=1; C:=3"}),
 				nd("Precondition", "", kv{"if": "A==B", "else": "FAILURE"}, sc("testA", "S")),
 				nd("Precondition", "", kv{"if": "A==C", "else": "SUCCESS"}, sc("testB", "S")),
 				nd("Precondition", "", kv{"if": "A!=C", "else": "FAILURE"}, sc("testC", "S"))),
-			want:   "S",
-			counts: map[string]counts{"testA": {1, 1, 1, 0}, "testB": {}, "testC": {1, 1, 1, 0}},
+			Want:   "S",
+			Counts: map[string]counts{"testA": {1, 1, 1, 0}, "testB": {}, "testC": {1, 1, 1, 0}},
 		},
 		{
 			// PreconditionsDecorator.DoubleEquals and StringEquals, shortly.
-			name: "DoubleEquals and StringEquals",
-			tree: nd("Sequence", "root", nil,
+			Name: "DoubleEquals and StringEquals",
+			Tree: nd("Sequence", "root", nil,
 				nd("Script", "", kv{"code": "x := 1.1; s := 'hello'"}),
 				nd("Precondition", "", kv{"if": "x == 1.1"}, sc("a", "S")),
 				nd("Precondition", "", kv{"if": "s == 'hello'"}, sc("b", "S"))),
-			want:   "S",
-			counts: map[string]counts{"a": {1, 1, 1, 0}, "b": {1, 1, 1, 0}},
+			Want:   "S",
+			Counts: map[string]counts{"a": {1, 1, 1, 0}, "b": {1, 1, 1, 0}},
 		},
 		{
-			name:   "else RUNNING",
-			tree:   nd("Precondition", "p", kv{"if": "false", "else": "RUNNING"}, sc("a", "S")),
-			want:   "RR",
-			counts: map[string]counts{"a": {}},
+			Name:   "else RUNNING",
+			Tree:   nd("Precondition", "p", kv{"if": "false", "else": "RUNNING"}, sc("a", "S")),
+			Want:   "RR",
+			Counts: map[string]counts{"a": {}},
 		},
 		{
-			name: "a condition that fails to evaluate is ERROR",
-			tree: nd("Precondition", "p", kv{"if": "missing > 1"}, sc("a", "S")),
-			want: "E",
+			Name: "a condition that fails to evaluate is ERROR",
+			Tree: nd("Precondition", "p", kv{"if": "missing > 1"}, sc("a", "S")),
+			Want: "E",
 		},
 	})
 }
@@ -48,12 +53,12 @@ func TestPreconditionChecksConditionOnce(t *testing.T) {
 	h := newHarness(t, nd("Sequence", "root", nil,
 		nd("Script", "", kv{"code": "A:=0"}),
 		nd("Precondition", "", kv{"if": " A==0 ", "else": "FAILURE"}, sc("child", "RRS"))))
-	if got := h.run(1); got != "R" {
+	if got := h.Run(1); got != "R" {
 		t.Fatalf("tick 1: %s", got)
 	}
-	a, _ := h.tree.Slot("A")
-	h.a.BB.Set(a, NumberValue(1))
-	if got := h.run(2); got != "RS" {
+	a, _ := h.Tree.Slot("A")
+	h.A.BB.Set(a, bt.NumberValue(1))
+	if got := h.Run(2); got != "RS" {
 		t.Fatalf("ticks 2-3: %s, want RS (the else branch must not be taken)", got)
 	}
 }
@@ -66,41 +71,41 @@ func TestPreconditionEvaluatedPerRun(t *testing.T) {
 		nd("MemSequence", "", nil,
 			nd("Precondition", "", kv{"if": "A==0", "else": "SUCCESS"}, sc("testA", "S")),
 			sc("wait", "RS"))), withBB(kv{"A": 0}))
-	a, _ := h.tree.Slot("A")
-	h.run(1)
-	h.a.BB.Set(a, NumberValue(1))
-	h.run(1)
-	h.a.BB.Set(a, NumberValue(0))
-	if got := h.run(2); got != "RS" {
+	a, _ := h.Tree.Slot("A")
+	h.Run(1)
+	h.A.BB.Set(a, bt.NumberValue(1))
+	h.Run(1)
+	h.A.BB.Set(a, bt.NumberValue(0))
+	if got := h.Run(2); got != "RS" {
 		t.Fatalf("statuses %s", got)
 	}
-	if c := h.counts("testA"); c.tick != 2 {
-		t.Errorf("testA ticked %d times, want 2", c.tick)
+	if c := h.Counts("testA"); c.Tick != 2 {
+		t.Errorf("testA ticked %d times, want 2", c.Tick)
 	}
 }
 
 func TestScript(t *testing.T) {
 	runTickCases(t, []tickCase{
 		{
-			name: "assignments and a condition",
-			tree: nd("Sequence", "root", nil,
+			Name: "assignments and a condition",
+			Tree: nd("Sequence", "root", nil,
 				nd("Script", "", kv{"code": "x := 2; y := x * 3; msg := 'a' + 'b'"}),
 				nd("ScriptCondition", "", kv{"code": "y == 6 && msg == 'ab'"})),
-			want: "S",
+			Want: "S",
 		},
 		{
 			// Issue_636 of gtest_sequence.cpp in script form: a counter
 			// the condition itself increments.
-			name: "compound assignment",
-			tree: nd("SequenceWithMemory", "root", nil,
+			Name: "compound assignment",
+			Tree: nd("SequenceWithMemory", "root", nil,
 				nd("Script", "", kv{"code": " var := 0 "}),
 				nd("ScriptCondition", "", kv{"code": "var+=1; var >= 5"})),
-			want: "FFFFS",
+			Want: "FFFFS",
 		},
 		{
-			name: "+= needs a value",
-			tree: nd("Script", "", kv{"code": "nope += 1"}),
-			want: "E",
+			Name: "+= needs a value",
+			Tree: nd("Script", "", kv{"code": "nope += 1"}),
+			Want: "E",
 		},
 		// `=` wants an existing entry, as BT.CPP's scripts do: one with a
 		// value, or one a node's port names (BT.CPP creates those with
@@ -108,42 +113,42 @@ func TestScript(t *testing.T) {
 		// (gtest_subtree.cpp's copy subtree writes `thoughts` with `=`
 		// and throws.)
 		{
-			name: "= on a key nothing created is ERROR",
-			tree: nd("Script", "", kv{"code": "thoughts = 'hello'"}),
-			want: "E",
+			Name: "= on a key nothing created is ERROR",
+			Tree: nd("Script", "", kv{"code": "thoughts = 'hello'"}),
+			Want: "E",
 		},
 		{
-			name: "= on a key a port names",
-			tree: nd("Sequence", "root", nil,
+			Name: "= on a key a port names",
+			Tree: nd("Sequence", "root", nil,
 				nd("Script", "", kv{"code": "x = 1"}),
 				nd("Set", "", kv{"key": "x", "value": 2})),
-			want: "S",
+			Want: "S",
 		},
 		{
-			name: "= on a key a \"{key}\" port names",
-			tree: nd("Sequence", "root", nil,
+			Name: "= on a key a \"{key}\" port names",
+			Tree: nd("Sequence", "root", nil,
 				nd("Script", "", kv{"code": "y = 1"}),
 				nd("Set", "", kv{"key": "x", "value": "{y}"})),
-			want: "S",
+			Want: "S",
 		},
 		{
-			name: "= after := and after a value",
-			tree: nd("Sequence", "root", nil,
+			Name: "= after := and after a value",
+			Tree: nd("Sequence", "root", nil,
 				nd("Script", "", kv{"code": "x := 1; x = x + 1"}),
 				nd("ScriptCondition", "", kv{"code": "x == 2"})),
-			want: "S",
+			Want: "S",
 		},
 		{
-			name: "a condition that is not a boolean is ERROR",
-			tree: nd("ScriptCondition", "", kv{"code": "1 + 1"}),
-			want: "E",
+			Name: "a condition that is not a boolean is ERROR",
+			Tree: nd("ScriptCondition", "", kv{"code": "1 + 1"}),
+			Want: "E",
 		},
 		{
-			name: "semicolons inside strings",
-			tree: nd("Sequence", "root", nil,
+			Name: "semicolons inside strings",
+			Tree: nd("Sequence", "root", nil,
 				nd("Script", "", kv{"code": "s := 'a;b'"}),
 				nd("ScriptCondition", "", kv{"code": "s == \"a;b\""})),
-			want: "S",
+			Want: "S",
 		},
 	})
 	ps := compileProblems(t, mainSpec(nd("Sequence", "", nil,
@@ -152,4 +157,18 @@ func TestScript(t *testing.T) {
 	wantProblems(t, ps,
 		"/trees/main/children/0/params/code", "nothing to assign",
 		"/trees/main/children/1/params/code", "")
+}
+
+// Precondition's script has the engine's cost warnings (the budget of
+// every script and expression, budget_static.go), and fails over them.
+func TestPreconditionCostWarning(t *testing.T) {
+	def := nd("Precondition", "p", kv{"if": `len(repeat("x", 2000000)) > 0`}, nd("Succeed", "", nil))
+	ws := compileTree(t, def).Warnings()
+	if len(ws) != 1 || ws[0].Path != "/trees/main/params/if" || !strings.Contains(ws[0].Message, "this script makes at least 1.91 MiB") ||
+		ws[0].Code != bt.CodeWarning {
+		t.Fatalf("warnings %v, want one at /trees/main/params/if", ws)
+	}
+	if st := newHarness(t, def).Tick(); st != bt.Error {
+		t.Errorf("%v when it runs, want ERROR", st)
+	}
 }

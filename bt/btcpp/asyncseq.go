@@ -1,9 +1,11 @@
-package bt
+package btcpp
 
 import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/botd-project/botd/bt"
 )
 
 // BehaviorTree.CPP 4's AsyncSequence and AsyncFallback, and BT.CPP 3's
@@ -11,44 +13,44 @@ import (
 // BlackboardCheckBool.
 
 // btcppExtraTypes are registered with the builtins.
-var btcppExtraTypes = []NodeType{asyncSequenceType, asyncFallbackType,
+var btcppExtraTypes = []bt.NodeType{asyncSequenceType, asyncFallbackType,
 	blackboardCheckType("Int"), blackboardCheckType("Double"), blackboardCheckType("String"), blackboardCheckType("Bool")}
 
-var asyncSequenceType = NodeType{
-	Name: "AsyncSequence", KeepsProgress: true, Kind: Composite, SkipsPass: true,
+var asyncSequenceType = bt.NodeType{
+	Name: "AsyncSequence", KeepsProgress: true, Kind: bt.Composite, SkipsPass: true,
 	Doc: "As BehaviorTree.CPP 4's AsyncSequence: a Sequence (BT.CPP's, botd's MemSequence: a tick resumes at the child that was " +
 		"RUNNING) that returns RUNNING after a child that started in this tick succeeded while more children follow, so the next " +
 		"child starts at the next tick and a reactive parent can interrupt it in between. FAILURE when a child fails; SKIPPED " +
 		"children are passed over.",
-	New: func(b *Builder) Behavior { return asyncSeq{mem: Reserve[memMem](b), pass: Success} },
+	New: func(b *bt.Builder) bt.Behavior { return asyncSeq{mem: bt.Reserve[memMem](b), pass: bt.Success} },
 }
 
-var asyncFallbackType = NodeType{
-	Name: "AsyncFallback", KeepsProgress: true, Kind: Composite, SkipsPass: true,
+var asyncFallbackType = bt.NodeType{
+	Name: "AsyncFallback", KeepsProgress: true, Kind: bt.Composite, SkipsPass: true,
 	Doc: "As BehaviorTree.CPP 4's AsyncFallback: a Fallback (botd's MemPriority) that returns RUNNING after a child that started " +
 		"in this tick failed while more children follow, so the next child starts at the next tick.",
-	New: func(b *Builder) Behavior { return asyncSeq{mem: Reserve[memMem](b), pass: Failure} },
+	New: func(b *bt.Builder) bt.Behavior { return asyncSeq{mem: bt.Reserve[memMem](b), pass: bt.Failure} },
 }
 
 // asyncSeq is AsyncSequence (pass SUCCESS) and AsyncFallback (pass
 // FAILURE).
 type asyncSeq struct {
-	mem  Mem[memMem]
-	pass Status
+	mem  bt.Mem[memMem]
+	pass bt.Status
 }
 
-var _ Opener = asyncSeq{}
+var _ bt.Opener = asyncSeq{}
 
-func (s asyncSeq) Open(a *Agent, n *Node) { *s.mem.Of(a, n) = memMem{} }
+func (s asyncSeq) Open(a *bt.Agent, n *bt.Node) { *s.mem.Of(a, n) = memMem{} }
 
-func (s asyncSeq) Tick(a *Agent, n *Node) Status {
+func (s asyncSeq) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := s.mem.Of(a, n)
 	for i := m.resume; i < len(n.Children); i++ {
 		c := n.Children[i]
 		fresh := !a.IsOpen(c) // BT.CPP: the child was IDLE
 		st := a.Exec(c)
 		switch {
-		case st == Skipped:
+		case st == bt.Skipped:
 			m.skipped++
 		case st != s.pass:
 			m.resume = i
@@ -56,30 +58,30 @@ func (s asyncSeq) Tick(a *Agent, n *Node) Status {
 		case fresh && i+1 < len(n.Children):
 			// BT.CPP returns the execution flow (and wakes the tree up).
 			m.resume = i + 1
-			return Running
+			return bt.Running
 		}
 	}
 	if m.skipped == len(n.Children) {
-		return Skipped
+		return bt.Skipped
 	}
 	return s.pass
 }
 
 // blackboardCheckType is BT.CPP 3's BlackboardCheckT: a decorator that
 // ticks its child while value_A equals value_B, read as T.
-func blackboardCheckType(t string) NodeType {
-	return NodeType{
-		Name: "BlackboardCheck" + t, Kind: Decorator, SkipsPass: true,
+func blackboardCheckType(t string) bt.NodeType {
+	return bt.NodeType{
+		Name: "BlackboardCheck" + t, Kind: bt.Decorator, SkipsPass: true,
 		Doc: "As BehaviorTree.CPP 3's BlackboardCheck" + t + " (BT.CPP 4 has it no more): on every tick, when `value_A` and `value_B` " +
 			"(usually one of them \"{key}\") are both there and equal as " + blackboardCheckAs[t] + ", ticks the child and returns its " +
 			"status; otherwise returns `return_on_mismatch` without ticking it (a running child is halted).",
-		Params: []Param{
-			{Name: "value_A", Type: TAny, Doc: "a value or \"{key}\""},
-			{Name: "value_B", Type: TAny, Doc: "a value or \"{key}\""},
-			{Name: "return_on_mismatch", Type: TEnum, Enum: statusEnum, Default: "FAILURE", Doc: "the status when they differ"},
+		Params: []bt.Param{
+			{Name: "value_A", Type: bt.TAny, Doc: "a value or \"{key}\""},
+			{Name: "value_B", Type: bt.TAny, Doc: "a value or \"{key}\""},
+			{Name: "return_on_mismatch", Type: bt.TEnum, Enum: bt.StatusEnum, Default: "FAILURE", Doc: "the status when they differ"},
 		},
-		New: func(b *Builder) Behavior {
-			return &blackboardCheck{a: b.anyString("value_A"), b: b.anyString("value_B"), as: t, mismatch: enumStatus(b, "return_on_mismatch")}
+		New: func(b *bt.Builder) bt.Behavior {
+			return &blackboardCheck{a: anyString(b, "value_A"), b: anyString(b, "value_B"), as: t, mismatch: b.Status("return_on_mismatch")}
 		},
 	}
 }
@@ -92,10 +94,10 @@ var blackboardCheckAs = map[string]string{
 type blackboardCheck struct {
 	a, b     anyStr
 	as       string
-	mismatch Status
+	mismatch bt.Status
 }
 
-func (c *blackboardCheck) Tick(a *Agent, n *Node) Status {
+func (c *blackboardCheck) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	va, okA := c.a.Get(a)
 	vb, okB := c.b.Get(a)
 	if okA && okB && c.a.given && c.b.given && blackboardEqual(c.as, va, vb) {

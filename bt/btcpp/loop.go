@@ -1,14 +1,16 @@
-package bt
+package btcpp
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/botd-project/botd/bt"
 )
 
 // loopTypes are BehaviorTree.CPP's LoopInt, LoopDouble, LoopString and
 // LoopBool.
-var loopTypes = []NodeType{
+var loopTypes = []bt.NodeType{
 	loopType("LoopInt", loopInt), loopType("LoopDouble", loopDouble),
 	loopType("LoopString", loopString), loopType("LoopBool", loopBool),
 }
@@ -22,29 +24,29 @@ const (
 	loopBool
 )
 
-func loopType(name string, kind loopKind) NodeType {
-	return NodeType{
-		Name: name, KeepsProgress: true, Kind: Decorator, SkipsAbsorb: true,
+func loopType(name string, kind loopKind) bt.NodeType {
+	return bt.NodeType{
+		Name: name, KeepsProgress: true, Kind: bt.Decorator, SkipsAbsorb: true,
 		Doc: "As in BehaviorTree.CPP: takes the next element of `queue` (a list written \"1;2;3\", or \"{key}\" holding a list or " +
 			"such a string), writes it to `value` and ticks the child, once per tick while elements remain (RUNNING); FAILURE when " +
 			"the child fails; `if_empty` (SUCCESS) once the queue is exhausted. A queue read from the blackboard is read by position " +
 			"and not consumed (BT.CPP pops a shared queue in place); a \"{key}\" that is not set is ERROR (BT.CPP throws).",
-		Params: []Param{
-			{Name: "queue", Type: TAny, Required: true, Doc: "the elements: \"a;b;c\", a list, or \"{key}\""},
-			{Name: "value", Type: TString, Doc: "key the current element is written to (\"{key}\")"},
-			{Name: "if_empty", Type: TEnum, Enum: elseEnum, Default: "SUCCESS", Doc: "status once the queue is empty"},
+		Params: []bt.Param{
+			{Name: "queue", Type: bt.TAny, Required: true, Doc: "the elements: \"a;b;c\", a list, or \"{key}\""},
+			{Name: "value", Type: bt.TString, Doc: "key the current element is written to (\"{key}\")"},
+			{Name: "if_empty", Type: bt.TEnum, Enum: elseEnum, Default: "SUCCESS", Doc: "status once the queue is empty"},
 		},
-		New: func(b *Builder) Behavior { return newLoop(b, kind) },
+		New: func(b *bt.Builder) bt.Behavior { return newLoop(b, kind) },
 	}
 }
 
 type loop struct {
 	kind    loopKind
-	static  []Value // the queue, when written in the mission
-	from    Slot    // the queue's key, when read from the blackboard
-	value   Slot
-	ifEmpty Status
-	mem     Mem[loopMem]
+	static  []bt.Value // the queue, when written in the mission
+	from    bt.Slot    // the queue's key, when read from the blackboard
+	value   bt.Slot
+	ifEmpty bt.Status
+	mem     bt.Mem[loopMem]
 }
 
 // loopMem is a loop's per-agent memory.
@@ -53,13 +55,13 @@ type loopMem struct {
 	childRunning bool
 }
 
-var _ Opener = (*loop)(nil)
+var _ bt.Opener = (*loop)(nil)
 
-func newLoop(b *Builder, kind loopKind) Behavior {
-	l := &loop{kind: kind, from: NoSlot, value: b.PortKey("value"), ifEmpty: enumStatus(b, "if_empty"), mem: Reserve[loopMem](b)}
+func newLoop(b *bt.Builder, kind loopKind) bt.Behavior {
+	l := &loop{kind: kind, from: bt.NoSlot, value: b.PortKey("value"), ifEmpty: b.Status("if_empty"), mem: bt.Reserve[loopMem](b)}
 	raw, _ := b.Raw("queue")
 	if s, ok := raw.(string); ok {
-		if k, ref := RefKey(s); ref {
+		if k, ref := bt.RefKey(s); ref {
 			l.from = b.Key(k)
 			return l
 		}
@@ -89,68 +91,68 @@ func newLoop(b *Builder, kind loopKind) Behavior {
 }
 
 // convert reads one element as the loop's type.
-func (k loopKind) convert(e any) (Value, error) {
+func (k loopKind) convert(e any) (bt.Value, error) {
 	s, isStr := e.(string)
 	if isStr {
 		s = strings.TrimSpace(s)
 	}
 	switch k {
 	case loopInt, loopDouble:
-		f, ok := AsNumber(e)
+		f, ok := bt.AsNumber(e)
 		if isStr {
 			var err error
 			if f, err = strconv.ParseFloat(s, 64); err != nil {
-				return Value{}, fmt.Errorf("%q is not a number", s)
+				return bt.Value{}, fmt.Errorf("%q is not a number", s)
 			}
 			ok = true
 		}
 		if !ok {
-			return Value{}, fmt.Errorf("want a number, got %s", describe(e))
+			return bt.Value{}, fmt.Errorf("want a number, got %s", bt.Describe(e))
 		}
 		if k == loopInt && f != float64(int64(f)) {
-			return Value{}, fmt.Errorf("%v is not a whole number", f)
+			return bt.Value{}, fmt.Errorf("%v is not a whole number", f)
 		}
-		return NumberValue(f), nil
+		return bt.NumberValue(f), nil
 	case loopBool:
 		if b, ok := e.(bool); ok {
-			return BoolValue(b), nil
+			return bt.BoolValue(b), nil
 		}
 		switch s {
 		case "true", "True", "TRUE", "1":
-			return BoolValue(true), nil
+			return bt.BoolValue(true), nil
 		case "false", "False", "FALSE", "0":
-			return BoolValue(false), nil
+			return bt.BoolValue(false), nil
 		}
-		return Value{}, fmt.Errorf("%s is not a boolean", describe(e))
+		return bt.Value{}, fmt.Errorf("%s is not a boolean", bt.Describe(e))
 	}
 	if isStr {
-		return StringValue(s), nil
+		return bt.StringValue(s), nil
 	}
-	return StringValue(ValueOf(e).String()), nil
+	return bt.StringValue(bt.ValueOf(e).String()), nil
 }
 
-func (l *loop) Open(a *Agent, n *Node) { *l.mem.Of(a, n) = loopMem{} }
+func (l *loop) Open(a *bt.Agent, n *bt.Node) { *l.mem.Of(a, n) = loopMem{} }
 
 // next returns the element at pos; ok is false past the end (or when the
 // queue cannot be read, with err set).
-func (l *loop) next(a *Agent, pos int32) (v Value, ok bool, err error) {
-	if l.from == NoSlot {
+func (l *loop) next(a *bt.Agent, pos int32) (v bt.Value, ok bool, err error) {
+	if l.from == bt.NoSlot {
 		if int(pos) >= len(l.static) {
-			return Value{}, false, nil
+			return bt.Value{}, false, nil
 		}
 		return l.static[pos], true, nil
 	}
 	q := a.BB.Get(l.from)
 	switch q.Kind() {
-	case KindNone:
+	case bt.KindNone:
 		// BT.CPP creates the entry empty and throws when it reads it.
-		return Value{}, false, fmt.Errorf("the queue %q is not set", a.BB.Key(l.from).Name)
-	case KindString:
+		return bt.Value{}, false, fmt.Errorf("the queue %q is not set", a.BB.Key(l.from).Name)
+	case bt.KindString:
 		s := q.String()
 		for i := int32(0); i < pos; i++ {
 			j := strings.IndexByte(s, ';')
 			if j < 0 {
-				return Value{}, false, nil
+				return bt.Value{}, false, nil
 			}
 			s = s[j+1:]
 		}
@@ -158,49 +160,49 @@ func (l *loop) next(a *Agent, pos int32) (v Value, ok bool, err error) {
 			s = s[:j]
 		}
 		if strings.TrimSpace(s) == "" {
-			return Value{}, false, nil
+			return bt.Value{}, false, nil
 		}
 		v, err := l.kind.convert(s)
 		return v, err == nil, err
-	case KindOther:
+	case bt.KindOther:
 		list, isList := q.Interface().([]any)
 		if !isList {
-			return Value{}, false, fmt.Errorf("%q is not a list", a.BB.Key(l.from).Name)
+			return bt.Value{}, false, fmt.Errorf("%q is not a list", a.BB.Key(l.from).Name)
 		}
 		if int(pos) >= len(list) {
-			return Value{}, false, nil
+			return bt.Value{}, false, nil
 		}
 		v, err := l.kind.convert(list[pos])
 		return v, err == nil, err
 	}
-	return Value{}, false, fmt.Errorf("%q is not a list", a.BB.Key(l.from).Name)
+	return bt.Value{}, false, fmt.Errorf("%q is not a list", a.BB.Key(l.from).Name)
 }
 
 // maySkip: if_empty may be SKIPPED (a skipped child makes it RUNNING, as
 // in BT.CPP).
-func (l *loop) MaySkip() bool { return l.ifEmpty == Skipped }
+func (l *loop) MaySkip() bool { return l.ifEmpty == bt.Skipped }
 
-func (l *loop) Tick(a *Agent, n *Node) Status {
+func (l *loop) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := l.mem.Of(a, n)
 	if !m.childRunning {
 		v, ok, err := l.next(a, m.pos)
 		if err != nil {
 			a.Emit(n.Index, "error", "loop: "+err.Error())
-			return Error
+			return bt.Error
 		}
 		if !ok {
 			return l.ifEmpty
 		}
 		m.pos++
-		if l.value != NoSlot {
+		if l.value != bt.NoSlot {
 			a.BB.Set(l.value, v)
 		}
 	}
 	st := a.Exec(n.Children[0])
-	m.childRunning = st == Running
+	m.childRunning = st == bt.Running
 	switch st {
-	case Failure, Error:
+	case bt.Failure, bt.Error:
 		return st
 	}
-	return Running
+	return bt.Running
 }

@@ -1,39 +1,40 @@
-package bt
+package btcpp
 
 import (
+	"github.com/botd-project/botd/bt"
 	"reflect"
 	"testing"
 )
 
 // loopRecord is an Observer-free way to see what a loop wrote: a leaf
 // that appends the value of "val" to the agent's probe.
-var recordType = NodeType{
-	Name: "Record", Kind: Leaf,
-	Params: []Param{{Name: "key", Type: TKey, Required: true}, {Name: "status", Type: TString}},
-	New: func(b *Builder) Behavior {
-		st := Success
+var recordType = bt.NodeType{
+	Name: "Record", Kind: bt.Leaf,
+	Params: []bt.Param{{Name: "key", Type: bt.TKey, Required: true}, {Name: "status", Type: bt.TString}},
+	New: func(b *bt.Builder) bt.Behavior {
+		st := bt.Success
 		if v, ok := b.Raw("status"); ok && v == "F" {
-			st = Failure
+			st = bt.Failure
 		}
 		return record{key: b.KeyParam("key"), st: st}
 	},
 }
 
 type record struct {
-	key Slot
-	st  Status
+	key bt.Slot
+	st  bt.Status
 }
 
 type recorded struct{ values []any }
 
-func (r record) Tick(a *Agent, n *Node) Status {
+func (r record) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	if rec, ok := a.Env.(*recorded); ok {
 		rec.values = append(rec.values, a.BB.Get(r.key).Interface())
 	}
 	return r.st
 }
 
-func runLoop(t *testing.T, root *NodeDef, bb kv, ticks int) (string, []any) {
+func runLoop(t *testing.T, root *bt.NodeDef, bb kv, ticks int) (string, []any) {
 	t.Helper()
 	reg := testRegistry()
 	reg.Register(recordType)
@@ -41,14 +42,14 @@ func runLoop(t *testing.T, root *NodeDef, bb kv, ticks int) (string, []any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := NewAgent(tree, 0, 0)
+	a := bt.NewAgent(tree, 0, 0)
 	rec := &recorded{}
 	a.Env = rec
 	var got []byte
 	for i := 1; i <= ticks; i++ {
 		st := a.Tick(int64(i) * 10 * ms)
 		got = append(got, st.Letter())
-		if st != Running {
+		if st != bt.Running {
 			break
 		}
 	}
@@ -60,7 +61,7 @@ func runLoop(t *testing.T, root *NodeDef, bb kv, ticks int) (string, []any) {
 func TestLoop(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		root   *NodeDef
+		root   *bt.NodeDef
 		bb     kv
 		status string
 		values []any
@@ -100,10 +101,10 @@ func TestLoop(t *testing.T) {
 // LoopNode.RestartAfterCompletion: a new activation starts the queue over.
 func TestLoopRestart(t *testing.T) {
 	runTickCases(t, []tickCase{{
-		name:   "RestartAfterCompletion",
-		tree:   nd("LoopInt", "loop", kv{"queue": "1;2;3", "value": "{val}"}, sc("child", "S")),
-		want:   "RRRSRRRS",
-		counts: map[string]counts{"child": {6, 6, 6, 0}},
+		Name:   "RestartAfterCompletion",
+		Tree:   nd("LoopInt", "loop", kv{"queue": "1;2;3", "value": "{val}"}, sc("child", "S")),
+		Want:   "RRRSRRRS",
+		Counts: map[string]counts{"child": {6, 6, 6, 0}},
 	}})
 }
 

@@ -1,4 +1,6 @@
-package bt
+package btcpp
+
+import "github.com/botd-project/botd/bt"
 
 import "testing"
 
@@ -6,32 +8,32 @@ import "testing"
 // (gtest_updates.cpp): a write is seen once.
 func TestEntryUpdated(t *testing.T) {
 	h := newHarness(t, nd("WasEntryUpdated", "upd", kv{"entry": "{k}"}), withKeys("k"))
-	k, _ := h.tree.Slot("k")
-	if got := h.run(1); got != "F" {
+	k, _ := h.Tree.Slot("k")
+	if got := h.Run(1); got != "F" {
 		t.Fatalf("never written: %s, want F", got)
 	}
-	h.a.BB.Set(k, NumberValue(1)) // written before the next tick
-	if got := h.run(2); got != "SF" {
+	h.A.BB.Set(k, bt.NumberValue(1)) // written before the next tick
+	if got := h.Run(2); got != "SF" {
 		t.Fatalf("after a write: %s, want SF", got)
 	}
-	h.now += h.step
-	h.a.BB.SetAt(k, NumberValue(1), h.now) // the same value, written again
-	if got := h.run(1); got != "S" {
+	h.Now += h.Step
+	h.A.BB.SetAt(k, bt.NumberValue(1), h.Now) // the same value, written again
+	if got := h.Run(1); got != "S" {
 		t.Fatalf("rewritten: %s, want S", got)
 	}
 }
 
 func TestWaitValueUpdate(t *testing.T) {
 	h := newHarness(t, nd("WaitValueUpdate", "wait", kv{"entry": "k"}, sc("child", "RS")), withKeys("k"))
-	k, _ := h.tree.Slot("k")
-	if got := h.run(2); got != "RR" {
+	k, _ := h.Tree.Slot("k")
+	if got := h.Run(2); got != "RR" {
 		t.Fatalf("before the write: %s", got)
 	}
-	if c := h.counts("child"); c.tick != 0 {
+	if c := h.Counts("child"); c.Tick != 0 {
 		t.Fatalf("child ticked before the write: %v", c)
 	}
-	h.a.BB.Set(k, StringValue("go"))
-	if got := h.run(2); got != "RS" {
+	h.A.BB.Set(k, bt.StringValue("go"))
+	if got := h.Run(2); got != "RS" {
 		t.Fatalf("after the write: %s, want RS", got)
 	}
 }
@@ -39,11 +41,11 @@ func TestWaitValueUpdate(t *testing.T) {
 func TestUnsetBlackboard(t *testing.T) {
 	runTickCases(t, []tickCase{
 		{
-			name: "unset then check",
-			tree: nd("Sequence", "root", nil, nd("UnsetBlackboard", "", kv{"key": "{a}"}),
+			Name: "unset then check",
+			Tree: nd("Sequence", "root", nil, nd("UnsetBlackboard", "", kv{"key": "{a}"}),
 				nd("Inverter", "", nil, nd("WasEntryUpdated", "", kv{"entry": "a"}))),
-			bb:   kv{"a": 1},
-			want: "S",
+			BB:   kv{"a": 1},
+			Want: "S",
 		},
 	})
 }
@@ -52,21 +54,21 @@ func TestUnsetBlackboard(t *testing.T) {
 // status and the scripts.
 func TestTestNode(t *testing.T) {
 	runTickCases(t, []tickCase{
-		{name: "immediate", tree: nd("TestNode", "t", nil), want: "S"},
-		{name: "failure after 30 ms", tree: nd("TestNode", "t", kv{"async_delay": 30, "return_status": "FAILURE"}), want: "RRRF"},
+		{Name: "immediate", Tree: nd("TestNode", "t", nil), Want: "S"},
+		{Name: "failure after 30 ms", Tree: nd("TestNode", "t", kv{"async_delay": 30, "return_status": "FAILURE"}), Want: "RRRF"},
 		{
-			name: "scripts",
-			tree: nd("Sequence", "root", nil,
+			Name: "scripts",
+			Tree: nd("Sequence", "root", nil,
 				nd("TestNode", "t", kv{"success_script": "done := true", "post_script": "count := 1"}),
 				nd("ScriptCondition", "", kv{"code": "done && count == 1"})),
-			want: "S",
+			Want: "S",
 		},
 		{
-			name: "failure script",
-			tree: nd("Sequence", "root", nil,
+			Name: "failure script",
+			Tree: nd("Sequence", "root", nil,
 				nd("Inverter", "", nil, nd("TestNode", "t", kv{"return_status": "FAILURE", "failure_script": "failed := true"})),
 				nd("ScriptCondition", "", kv{"code": "failed"})),
-			want: "S",
+			Want: "S",
 		},
 	})
 }

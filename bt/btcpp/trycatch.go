@@ -1,14 +1,16 @@
-package bt
+package btcpp
 
-var tryCatchType = NodeType{
-	Name: "TryCatch", Kind: Composite, MinChildren: 2, MaxChildren: -1, SkipsPass: true,
+import "github.com/botd-project/botd/bt"
+
+var tryCatchType = bt.NodeType{
+	Name: "TryCatch", Kind: bt.Composite, MinChildren: 2, MaxChildren: -1, SkipsPass: true,
 	Doc: "As in BehaviorTree.CPP 4: ticks the children but the last (the try block) in order, resuming at the running one, as a " +
 		"Sequence; SUCCESS when they all succeed. When one fails, the last child (the catch block) runs at once, until it completes, " +
 		"and the node returns FAILURE whatever the catch returned. With `catch_on_halt`, halting the node while the try block runs " +
 		"ticks the catch block once (halted at once if it would run on). An ERROR is passed on, without running the catch.",
-	Params: []Param{{Name: "catch_on_halt", Type: TBool, Default: false, Doc: "run the catch block once when halted in the try block"}},
-	New: func(b *Builder) Behavior {
-		t := &tryCatch{mem: Reserve[tryMem](b)}
+	Params: []bt.Param{{Name: "catch_on_halt", Type: bt.TBool, Default: false, Doc: "run the catch block once when halted in the try block"}},
+	New: func(b *bt.Builder) bt.Behavior {
+		t := &tryCatch{mem: bt.Reserve[tryMem](b)}
 		if raw, ok := b.Raw("catch_on_halt"); ok {
 			var isBool bool
 			if t.onHalt, isBool = raw.(bool); !isBool {
@@ -20,7 +22,7 @@ var tryCatchType = NodeType{
 }
 
 type tryCatch struct {
-	mem    Mem[tryMem]
+	mem    bt.Mem[tryMem]
 	onHalt bool
 }
 
@@ -30,23 +32,23 @@ type tryMem struct {
 }
 
 var (
-	_ Opener = (*tryCatch)(nil)
-	_ Halter = (*tryCatch)(nil)
+	_ bt.Opener = (*tryCatch)(nil)
+	_ bt.Halter = (*tryCatch)(nil)
 )
 
-func (t *tryCatch) Open(a *Agent, n *Node) { *t.mem.Of(a, n) = tryMem{} }
+func (t *tryCatch) Open(a *bt.Agent, n *bt.Node) { *t.mem.Of(a, n) = tryMem{} }
 
-func (t *tryCatch) Tick(a *Agent, n *Node) Status {
+func (t *tryCatch) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := t.mem.Of(a, n)
 	last := len(n.Children) - 1
 	for !m.inCatch && m.at < last {
 		switch st := a.Exec(n.Children[m.at]); st {
-		case Success:
+		case bt.Success:
 			m.at++
-		case Skipped:
+		case bt.Skipped:
 			m.at++
 			m.skipped++
-		case Failure:
+		case bt.Failure:
 			m.inCatch = true
 		default: // RUNNING, ERROR
 			return st
@@ -54,27 +56,27 @@ func (t *tryCatch) Tick(a *Agent, n *Node) Status {
 	}
 	if !m.inCatch {
 		if m.skipped == last {
-			return Skipped
+			return bt.Skipped
 		}
-		return Success
+		return bt.Success
 	}
 	switch st := a.Exec(n.Children[last]); st {
-	case Running, Error:
+	case bt.Running, bt.Error:
 		return st
 	}
-	return Failure
+	return bt.Failure
 }
 
 // Halt runs the catch block once when the node is halted in its try
 // block with catch_on_halt (the try block is already halted: the engine
 // halts the deepest nodes first).
-func (t *tryCatch) Halt(a *Agent, n *Node) {
+func (t *tryCatch) Halt(a *bt.Agent, n *bt.Node) {
 	m := t.mem.Of(a, n)
 	if !t.onHalt || m.inCatch {
 		return
 	}
 	c := n.Children[len(n.Children)-1]
-	if a.Exec(c) == Running {
-		a.haltRange(c, a.nodes[c].End)
+	if a.Exec(c) == bt.Running {
+		a.HaltSubtree(c)
 	}
 }

@@ -1,4 +1,6 @@
-package bt
+package btcpp
+
+import "github.com/botd-project/botd/bt"
 
 import "testing"
 
@@ -6,9 +8,9 @@ import "testing"
 // under a parent that does not handle it, as a mission's root, as the
 // root of a DynamicSubTree's default or injected tree.
 func TestSkipProblems(t *testing.T) {
-	skip := func() *NodeDef { return nd("PrePost", "", kv{"skip_if": "true"}, nd("Succeed", "", nil)) }
+	skip := func() *bt.NodeDef { return nd("PrePost", "", kv{"skip_if": "true"}, nd("Succeed", "", nil)) }
 	reg := testRegistry()
-	compile := func(root *NodeDef, opts ...specOpt) *Tree {
+	compile := func(root *bt.NodeDef, opts ...specOpt) *bt.Tree {
 		t.Helper()
 		tr, err := reg.Compile(mainSpec(root, opts...))
 		if err != nil {
@@ -35,21 +37,21 @@ func TestSkipProblems(t *testing.T) {
 	// An injected tree.
 	parent := compile(nd("Sequence", "", nil, dyn("dyn", "plan", ""), nd("Succeed", "", nil)))
 	_, err := reg.CompileSlotTree(parent, "plan", mainSpec(nd("Sequence", "", nil, skip())))
-	ps, _ := err.(Problems)
+	ps, _ := err.(bt.Problems)
 	wantProblems(t, ps, "/trees/main", "which DynamicSubTree does not handle")
 }
 
 // A node returning SKIPPED stays idle in telemetry (BT.CPP keeps it
 // IDLE), and SKIPPED is not a status a mission may name.
 func TestSkippedStatus(t *testing.T) {
-	if Skipped.Letter() != 'I' || Skipped.String() != "SKIPPED" || Skipped.Done() {
-		t.Errorf("SKIPPED: %c %s %v", Skipped.Letter(), Skipped, Skipped.Done())
+	if bt.Skipped.Letter() != 'I' || bt.Skipped.String() != "SKIPPED" || bt.Skipped.Done() {
+		t.Errorf("SKIPPED: %c %s %v", bt.Skipped.Letter(), bt.Skipped, bt.Skipped.Done())
 	}
-	if _, err := ParseStatus("SKIPPED"); err == nil {
+	if _, err := bt.ParseStatus("SKIPPED"); err == nil {
 		t.Error("ParseStatus read SKIPPED")
 	}
-	var st Status
-	if b, _ := Skipped.MarshalText(); st.UnmarshalText(b) != nil || st != Skipped {
+	var st bt.Status
+	if b, _ := bt.Skipped.MarshalText(); st.UnmarshalText(b) != nil || st != bt.Skipped {
 		t.Errorf("SKIPPED does not read back: %v", st)
 	}
 }
