@@ -49,6 +49,7 @@ type Config struct {
 	Memory    MemoryConfig      `yaml:"memory"`
 	Groot2    Groot2Config      `yaml:"groot2"`
 	Debug     DebugConfig       `yaml:"debug"`
+	BTLog     BTLogConfig       `yaml:"btlog"`
 	Log       LogConfig         `yaml:"log"`
 
 	// Geofence is a keep-in fence the failsafe supervisor enforces.
@@ -555,6 +556,7 @@ func (c *Config) validateCounts(bad func(field, format string, args ...any)) {
 	c.Groot2.validate(bad, c.Security.RequireSignedMissions)
 	c.Memory.validate(bad)
 	c.Debug.validate(bad)
+	c.BTLog.validate(bad)
 }
 
 // readRelative reads a file named in the config, relative to it.

@@ -30,6 +30,7 @@ import (
 	"github.com/botd-project/botd/telemetry"
 	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/broker"
+	"github.com/botd-project/botd/telemetry/groot2"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
 	"github.com/botd-project/botd/telemetry/vda5050"
@@ -172,6 +173,7 @@ func resolveStateDir(c *Config) (string, error) {
 // system is the assembled daemon.
 type system struct {
 	cfg    *Config
+	btlog  *groot2.Recorder // btlog.go; nil when off
 	log    *slog.Logger
 	hw     *drivers.Config
 	world  *sim.World
@@ -277,6 +279,10 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	}
 	s.nonces = nonces
 	authorize := authorizer(verifier, log.With("part", "auth"))
+	rec, err := s.recorder(cfg, stateDir) // btlog.go
+	if err != nil {
+		return nil, err
+	}
 	s.runner, err = runner.New(withFence(runner.Config{
 		Robot: cfg.Robot, TickHz: cfg.Tick.Hz, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz, Spin: cfg.Tick.Spin,
 		DeadmanPeriods: cfg.Tick.DeadmanPeriods, DeadmanMin: cfg.Tick.DeadmanMin,
@@ -284,7 +290,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
 		Events: events.emit, Logger: log, Clock: s.clock, Substitutions: subs,
-		CheckMission: fenceMissionCheck(s.fence),
+		CheckMission: fenceMissionCheck(s.fence), Recorder: rec,
 	}, s.fence, s.robot))
 	if err != nil {
 		return nil, err
@@ -467,6 +473,9 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 }
 
 func (s *system) close() {
+	if s.btlog != nil {
+		s.btlog.Wait() // the last run's file written and closed
+	}
 	if s.robot != nil {
 		if err := s.robot.Close(); err != nil {
 			s.log.Warn("closing the robot", "err", err)

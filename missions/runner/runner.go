@@ -90,6 +90,8 @@ type Config struct {
 	// Substitutions stand scripted nodes in for others in every mission
 	// (a simulated robot's config; botd refuses them on real hardware).
 	Substitutions missions.Substitutions
+	// Recorder, when set, records each run (recorder.go).
+	Recorder Recorder
 	// MaxStored and MaxStoredBytes bound the missions kept: past either,
 	// the oldest that is not running is dropped, with an event [32, 16 MiB].
 	MaxStored      int
@@ -247,6 +249,8 @@ type activeRun struct {
 	// ended (nil: it succeeded or still runs).
 	lastErr *protocol.Failure
 	end     *protocol.Failure
+	// recEnd ends the run's recording (recorder.go).
+	recEnd func(status string)
 }
 
 // New makes a runner and reads the journal of its state directory.
@@ -490,6 +494,7 @@ func (r *Runner) finish(run *activeRun, now time.Time, status, why string) {
 	}
 	run.agent.HaltAll()
 	r.releaseHooks("the mission ended")
+	r.endRecording(run, status)
 	if run.fsAgent != nil {
 		run.fsAgent.HaltAll()
 		run.fsAgent = nil
@@ -543,6 +548,7 @@ func (r *Runner) shutdown() {
 		if run.fsAgent != nil {
 			run.fsAgent.HaltAll()
 		}
+		r.endRecording(run, protocol.RunInterrupted)
 	}
 	r.safe()
 	if st, ok := r.cfg.Hardware.(Settler); ok {
@@ -575,9 +581,9 @@ func (r *Runner) startMission(s *stored, now time.Time) {
 	t := s.m.Tree
 	a := bt.NewAgent(t, 0, now.UnixNano())
 	board := newStatusBoard(t, s.m.Doc.ID)
-	a.SetObserver(board)
 	a.Sink = agentSink{r}
 	run := &activeRun{s: s, agent: a, board: board, status: protocol.RunRunning, started: now}
+	r.startRecording(run, s.m, now) // recorder.go: the agent's observer
 	if hw := r.cfg.Hardware; hw != nil {
 		a.Env = hw.Env()
 		run.binding = hw.Bind(t)
