@@ -1,7 +1,9 @@
-// Package geofence is the geometry of a keep-in fence: a polygon's problems (crossing edges, no
-// area), the signed distance from a point to its edge, the altitude band, the plane tangent to
-// the WGS84 ellipsoid that global corners are placed on, and the verdict of one check of a
-// position. It is pure: it imports nothing of botd, reads no clock and keeps no state but what
+// Package geofence is the geometry of fences: a polygon's problems (crossing edges, no area),
+// the signed distance from a point to its edge, the altitude band, the plane tangent to the
+// WGS84 ellipsoid that global corners are placed on, and the verdict of one check of a
+// position. A fence is one keep-in Shape, or a set of named Zones (zones.go): inclusion and
+// exclusion polygons and circles, each with its altitude band, a check naming the zone it
+// breaches. It is pure: it imports nothing of botd, reads no clock and keeps no state but what
 // its values hold. The drivers core compiles a robot's fence against its sensors with it; the
 // daemon enforces it.
 package geofence

@@ -1,0 +1,178 @@
+package geofence
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+var noBand = [2]float64{math.Inf(-1), math.Inf(1)}
+
+func square(name string, excl bool, c, half float64) Zone {
+	return Zone{Name: name, Exclusion: excl, MinAlt: noBand[0], MaxAlt: noBand[1],
+		Polygon: Polygon{Xs: []float64{c - half, c + half, c + half, c - half}, Ys: []float64{-half, -half, half, half}}}
+}
+
+// A keep-in square of 200 m, a keep-out circle of 10 m at (50, 0), a keep-out square of 20 m at
+// (-50, 0) between 10 and 30 m of altitude, and a keep-in circle of 90 m around the origin
+// below 40 m.
+func testZones() Zones {
+	noFly := square("roof", true, -50, 10)
+	noFly.MinAlt, noFly.MaxAlt = 10, 30
+	return Zones{
+		square("field", false, 0, 100),
+		{Name: "tree", Exclusion: true, CX: 50, Radius: 10, MinAlt: noBand[0], MaxAlt: noBand[1]},
+		noFly,
+		{Name: "range", Radius: 90, MinAlt: noBand[0], MaxAlt: 40},
+	}
+}
+
+func TestZonesClearance(t *testing.T) {
+	zs := testZones()
+	for _, c := range []struct {
+		x, y, alt float64
+		want      float64
+		zone      string
+	}{
+		{0, 0, 5, 35, "range"},  // the band's top is nearest
+		{0, 0, 39, 1, "range"},  // 1 m under the keep-in band's top
+		{0, 0, 41, -1, "range"}, // 1 m above it: outside
+		{50, 0, 5, -10, "tree"}, // at the keep-out circle's centre
+		{63, 0, 5, 3, "tree"},   // 3 m from its edge
+		{50, 85, 5, -(math.Hypot(50, 85) - 90), "range"},
+		{0, 95, 5, -5, "range"},   // inside the square, outside the circle
+		{-50, 0, 20, -10, "roof"}, // inside the keep-out volume
+		{-50, 0, 5, 5, "roof"},    // under it, 5 m below its bottom
+		{-50, 0, 35, 5, "roof"},   // above it: 5 m over its top, 5 m under the range's (the first wins)
+		{-50, 0, 31, 1, "roof"},   // 1 m over its top
+		{-64, 0, 20, 4, "roof"},   // 4 m beside it
+		{99, 99, 5, -(math.Hypot(99, 99) - 90), "range"},
+	} {
+		d, at := zs.Clearance(c.x, c.y, c.alt)
+		if math.Abs(d-c.want) > 1e-9 || at < 0 || zs[at].Name != c.zone {
+			name := "none"
+			if at >= 0 {
+				name = zs[at].Name
+			}
+			t.Errorf("(%v, %v, %v): clearance %v at %q, want %v at %q", c.x, c.y, c.alt, d, name, c.want, c.zone)
+		}
+	}
+	if d, at := (Zones{}).Clearance(1, 2, 3); !math.IsInf(d, 1) || at != -1 {
+		t.Errorf("no zones: %v at %d", d, at)
+	}
+}
+
+// The old single keep-in polygon is one inclusion zone: the same clearance as its Shape.
+func TestZoneIsShape(t *testing.T) {
+	s := Shape{Polygon: uShape, MinAlt: 2, MaxAlt: 30}
+	z := Zones{{Name: "u", Polygon: uShape, MinAlt: 2, MaxAlt: 30}}
+	for _, p := range [][3]float64{{1.5, 8, 10}, {5, 8, 10}, {5, 2, 1}, {5, 2, 29.5}, {20, 20, 50}} {
+		d, _ := z.Clearance(p[0], p[1], p[2])
+		if want := s.Clearance(p[0], p[1], p[2]); d != want {
+			t.Errorf("%v: zone clearance %v, shape %v", p, d, want)
+		}
+	}
+}
+
+func TestZonesCheck(t *testing.T) {
+	zs := testZones()
+	for _, c := range []struct {
+		x, y, alt, speed float64
+		state            State
+		zone             string
+	}{
+		{0, 0, 5, 0, Inside, "range"},
+		{50, 0, 5, 0, Outside, "tree"},
+		{61.5, 0, 5, 0, Near, "tree"}, // within the margin, standing
+		{65, 0, 5, 8, Near, "tree"},   // clear now, not half a second ahead at 8 m/s
+		{-50, 0, 25, 0, Outside, "roof"},
+	} {
+		v := zs.Check(c.x, c.y, c.alt, c.speed, 0.5, 2)
+		if v.State != c.state || zs[v.Zone].Name != c.zone {
+			t.Errorf("(%v, %v, %v) at %v m/s: %v at %q, want %v at %q", c.x, c.y, c.alt, c.speed, v.State, zs[v.Zone].Name, c.state, c.zone)
+		}
+	}
+}
+
+func TestZonesProblem(t *testing.T) {
+	ok := testZones()
+	if msg, _, _ := ok.Problem(); msg != "" {
+		t.Fatalf("good zones: %s", msg)
+	}
+	bad := func(edit func(*Zone)) Zones {
+		zs := testZones()
+		edit(&zs[1])
+		return zs
+	}
+	bowtie := Polygon{Xs: []float64{0, 1, 0, 1}, Ys: []float64{0, 1, 1, 0}}
+	for _, c := range []struct {
+		zs   Zones
+		want string
+		zone int
+		at   int
+	}{
+		{bad(func(z *Zone) { z.Radius = 0 }), "radius 0", 1, -1},
+		{bad(func(z *Zone) { z.Radius = -3 }), "radius -3", 1, -1},
+		{bad(func(z *Zone) { z.Radius = math.NaN() }), "radius NaN", 1, -1},
+		{bad(func(z *Zone) { z.CX = math.NaN() }), "centre is not a number", 1, -1},
+		{bad(func(z *Zone) { z.Radius = 2e5 }), "at most", 1, -1},
+		{bad(func(z *Zone) { z.Radius, z.Polygon = 0, bowtie }), "crosses edge", 1, 2},
+		{bad(func(z *Zone) {
+			z.Radius, z.Polygon = 0, Polygon{Xs: []float64{0, 1}, Ys: []float64{0, 1}}
+		}), "2 corners", 1, -1},
+		{bad(func(z *Zone) {
+			z.Radius, z.Polygon = 0, Polygon{Xs: []float64{0, 1, math.NaN()}, Ys: []float64{0, 1, 0}}
+		}), "corner 2 is not a number", 1, 2},
+		{bad(func(z *Zone) { z.MinAlt, z.MaxAlt = 10, 10 }), "not below", 1, -1},
+		{bad(func(z *Zone) { z.MinAlt = math.NaN() }), "band is not a number", 1, -1},
+		{make(Zones, MaxZones+1), "above the limit", -1, -1},
+	} {
+		msg, zone, at := c.zs.Problem()
+		if !strings.Contains(msg, c.want) || zone != c.zone || at != c.at {
+			t.Errorf("%q in zone %d at %d, want %q in zone %d at %d", msg, zone, at, c.want, c.zone, c.at)
+		}
+	}
+	big := make([]float64, MaxPoints)
+	many := Zones{}
+	for range MaxZonePoints/MaxPoints + 1 {
+		many = append(many, Zone{Polygon: Polygon{Xs: big, Ys: big}})
+	}
+	if msg, zone, _ := many.Problem(); !strings.Contains(msg, "corners in all zones") || zone != len(many)-1 {
+		t.Errorf("too many corners: %q in zone %d", msg, zone)
+	}
+	if k := testZones()[1].Kind(); k != "exclusion circle" {
+		t.Errorf("kind %q", k)
+	}
+}
+
+func TestZonesCheckAllocatesNothing(t *testing.T) {
+	zs := testZones()
+	if n := testing.AllocsPerRun(100, func() { zs.Check(10, 20, 5, 3, 0.5, 2) }); n != 0 {
+		t.Errorf("a check allocates %v times", n)
+	}
+}
+
+// A check of four zones, and of a 1000-corner keep-in polygon with an exclusion circle.
+func BenchmarkZonesCheck(b *testing.B) {
+	b.Run("four", func(b *testing.B) {
+		zs := testZones()
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			zs.Check(float64(i%100), 5, 5, 3, 0.5, 2)
+		}
+	})
+	b.Run("1000corners", func(b *testing.B) {
+		n := MaxPoints
+		p := Polygon{Xs: make([]float64, n), Ys: make([]float64, n)}
+		for k := range n {
+			a := 2 * math.Pi * float64(k) / float64(n)
+			p.Xs[k], p.Ys[k] = 500*math.Cos(a), 500*math.Sin(a)
+		}
+		zs := Zones{{Name: "big", Polygon: p, MinAlt: noBand[0], MaxAlt: 120},
+			{Name: "hole", Exclusion: true, Radius: 20, CX: 100, MinAlt: noBand[0], MaxAlt: noBand[1]}}
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			zs.Check(float64(i%300), 5, 5, 3, 0.5, 2)
+		}
+	})
+}
