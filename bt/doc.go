@@ -23,7 +23,12 @@
 //
 // bt knows nothing about robots, MQTT or files: device leaves are registered
 // into a [Registry] by other packages, and telemetry and traces attach as
-// [Observer]s. It must never block, sleep or read the wall clock: time comes
+// [Observer]s. Node catalogs ported from other frameworks live in packages
+// of their own on the exported node kit (kit.go and what it names):
+// bt/btcpp (BehaviorTree.CPP), bt/nav2 (Nav2); bt/catalog assembles the
+// registry botd compiles missions with, and bt/bttest is their test kit.
+// botd's own catalog is still here, beside the kernel nodes the fast path
+// knows (Sequence, Priority, MemSequence, Check, Set, Wait). It must never block, sleep or read the wall clock: time comes
 // from the caller on every tick. The one exception is the time budget of
 // expressions (budget.go), which reads a monotonic clock (ExprLimits.Clock)
 // only to stop a mission's expression that runs too long, never to decide
