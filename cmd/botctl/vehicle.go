@@ -8,10 +8,13 @@ import (
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-// vehicleModes are the names of the numbers a MAVLink vehicle writes to <key>.mode
-// (docs/UAV.md, "Blackboard keys").
-var vehicleModes = [...]string{"unknown", "manual", "stabilized", "altitude", "position", "hold",
-	"mission", "return", "land", "takeoff", "guided", "acro", "other"}
+// vehicleModesMsg is the robot's factsheet's names of the numbers a MAVLink vehicle writes
+// to <key>.mode (docs/UAV.md, "Blackboard keys"); without them the watch uses
+// protocol.DefaultVehicleModes.
+type vehicleModesMsg []string
+
+// maxVehicleModes bounds the names the watch keeps of a factsheet.
+const maxVehicleModes = 256
 
 // maxVehicleKeys bounds what the watch keeps of the blackboard: the few keys of the vehicle
 // line, for a handful of vehicles.
@@ -52,7 +55,7 @@ func (k vehicleKeys) apply(m protocol.BlackboardMsg) {
 }
 
 // lines are one line per vehicle: "vehicle uav  ARMED  in air  mode guided  alt 15.0 m  battery 93%".
-func (k vehicleKeys) lines(st styles) []string {
+func (k vehicleKeys) lines(st styles, modes []string) []string {
 	var prefixes []string
 	for key := range k {
 		if p, ok := strings.CutSuffix(key, ".armed"); ok {
@@ -76,11 +79,7 @@ func (k vehicleKeys) lines(st styles) []string {
 				line += "  on the ground"
 			}
 		}
-		mode := "unknown"
-		if n := int(k[p+".mode"]); n >= 0 && n < len(vehicleModes) && float64(n) == k[p+".mode"] {
-			mode = vehicleModes[n]
-		}
-		line += "  mode " + st.bold.Render(mode)
+		line += "  mode " + st.bold.Render(protocol.VehicleModeName(modes, k[p+".mode"]))
 		if v, ok := k[p+".alt"]; ok {
 			line += fmt.Sprintf("  alt %.1f m", v)
 		}

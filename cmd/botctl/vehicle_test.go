@@ -36,6 +36,13 @@ func TestWatchVehicleLine(t *testing.T) {
 	if out := m.render(m.now()); !strings.Contains(out, "mode unknown") {
 		t.Fatalf("an out-of-range mode:\n%s", out)
 	}
+	// A robot whose factsheet names its modes is read by its names.
+	m.Update(vehicleModesMsg{"zero", "one", "two"})
+	m.Update(protocol.BlackboardMsg{Values: []protocol.BlackboardValue{{Key: "uav.mode", Value: 2.0}}})
+	if out := m.render(m.now()); !strings.Contains(out, "mode two") {
+		t.Fatalf("the factsheet's mode names are not used:\n%s", out)
+	}
+	m.Update(vehicleModesMsg(nil))
 	// The keys kept are bounded.
 	var many []protocol.BlackboardValue
 	for i := range 500 {

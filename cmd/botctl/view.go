@@ -191,7 +191,7 @@ func (m *watchModel) header(now time.Time) []string {
 		lines = append(lines, fmt.Sprintf("tick %s  last %s  jitter p99 %s  overruns %d   battery %s",
 			hz(t.Hz), micros(t.LastUs), micros(t.JitterP99Us), t.Overruns, batteryText(s.Battery)))
 		lines = append(lines, "link "+linkText(s.Link))
-		lines = append(lines, m.vehicles.lines(st)...)
+		lines = append(lines, m.vehicles.lines(st, m.vehicleModes)...)
 	}
 	lines = append(lines, m.syncLine(now))
 	lines = append(lines, m.rule(""))

@@ -76,6 +76,8 @@ type watchModel struct {
 	events   []protocol.EventMsg
 	seen     *seenSet
 	vehicles vehicleKeys // the blackboard keys of the vehicle line
+	// vehicleModes are the factsheet's names of vehicle mode numbers (nil: the defaults).
+	vehicleModes []string
 
 	warning   string
 	warningAt time.Time
@@ -163,6 +165,8 @@ func (m *watchModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.state, m.stateAt = &msg, now
 	case protocol.BlackboardMsg:
 		m.vehicles.apply(msg)
+	case vehicleModesMsg:
+		m.vehicleModes = msg
 	case protocol.ConnectionMsg:
 		if m.conn != "" && m.conn != protocol.ConnOnline && msg.State == protocol.ConnOnline {
 			m.tree.Reset(now) // back online: what we have may be old
@@ -417,6 +421,9 @@ func (c *cli) runWatch(g *ground.Client, robot string, in io.Reader, out io.Writ
 				Tree:       func(x protocol.TreeMsg) { p.Send(x) },
 				Status:     func(x protocol.StatusMsg) { p.Send(x) },
 				Blackboard: func(x protocol.BlackboardMsg) { p.Send(x) },
+				Factsheet: func(x protocol.FactsheetMsg) {
+					p.Send(vehicleModesMsg(x.VehicleModes[:min(len(x.VehicleModes), maxVehicleModes)]))
+				},
 				Event: func(x protocol.EventMsg) {
 					if hist.Add(x) {
 						requestHistory(robot)

@@ -54,6 +54,29 @@ type FactsheetMsg struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Geofence is the robot's configured fence, when it has one.
 	Geofence *Geofence `json:"geofence,omitempty"`
+	// VehicleModes names the numbers a MAVLink vehicle of the robot
+	// writes to <key>.mode, by number (UAV.md). Optional: a ground station
+	// reads the names from here and falls back to DefaultVehicleModes.
+	VehicleModes []string `json:"vehicle_modes,omitempty"`
+}
+
+// DefaultVehicleModes are the flight-mode names of the numbers in a
+// vehicle's <key>.mode, for a factsheet without VehicleModes: the one
+// copy the ground station keeps (the terminal view and the dashboard).
+var DefaultVehicleModes = []string{"unknown", "manual", "stabilized", "altitude", "position", "hold",
+	"mission", "return", "land", "takeoff", "guided", "acro", "other"}
+
+// VehicleModeName is the name of mode number v in names (a factsheet's
+// VehicleModes; DefaultVehicleModes when empty), "unknown" for a number
+// it does not name.
+func VehicleModeName(names []string, v float64) string {
+	if len(names) == 0 {
+		names = DefaultVehicleModes
+	}
+	if n := int(v); n >= 0 && n < len(names) && float64(n) == v {
+		return names[n]
+	}
+	return "unknown"
 }
 
 // Geofence is a keep-in polygon with an optional altitude band. Frame

@@ -79,6 +79,9 @@ type factsheetFrame struct {
 	// vehicle), drawn turned (world.go).
 	World    *worldFrame `json:"world,omitempty"`
 	GoalsNED bool        `json:"goals_ned,omitempty"`
+	// VehicleModes name the numbers of a vehicle's <key>.mode: the
+	// robot's, else protocol.DefaultVehicleModes (the page keeps no copy).
+	VehicleModes []string `json:"vehicle_modes"`
 }
 
 // problemFrame is a payload that could not be decoded.
@@ -143,10 +146,17 @@ func (v *view) onConnection(m protocol.ConnectionMsg) {
 	}
 }
 
+// maxVehicleModes bounds the mode names a factsheet gives the page.
+const maxVehicleModes = 256
+
 func (v *view) onFactsheet(m protocol.FactsheetMsg) {
 	f := &factsheetFrame{Robot: m.Robot, Version: m.Version, Devices: m.Devices, Limits: m.Limits,
 		Types: make(map[string]string, len(m.NodeTypes))}
 	f.World, f.GoalsNED = mapFacts(m.Devices)
+	f.VehicleModes = m.VehicleModes[:min(len(m.VehicleModes), maxVehicleModes)]
+	if len(f.VehicleModes) == 0 {
+		f.VehicleModes = protocol.DefaultVehicleModes
+	}
 	for _, t := range m.NodeTypes {
 		cat := t.Category
 		if cat == "" {

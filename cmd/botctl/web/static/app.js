@@ -116,7 +116,9 @@
       tree.setTypes(d && typeof d.types === 'object' ? d.types : {});
       window.dispatchEvent(new CustomEvent('botd:factsheet', { detail: d }));
       S.version = str(d.version);
+      S.vehicleModes = d && Array.isArray(d.vehicle_modes) ? d.vehicle_modes.map(str) : [];
       setLink();
+      renderVehicle();
     });
     on('state', (d) => { S.state = d; renderHeader(); renderRobots(); renderFailure(); });
     on('tree', (d) => {
@@ -370,9 +372,8 @@
   }
 
   // The vehicle line under the robot's name: a MAVLink vehicle's <key>.armed, .in_air, .mode,
-  // .alt and .battery_percent from the blackboard (docs/UAV.md, "Blackboard keys").
-  const VEHICLE_MODES = ['unknown', 'manual', 'stabilized', 'altitude', 'position', 'hold',
-    'mission', 'return', 'land', 'takeoff', 'guided', 'acro', 'other'];
+  // .alt and .battery_percent from the blackboard (docs/UAV.md, "Blackboard keys"). The mode's
+  // name comes with the factsheet (vehicle_modes: the robot's names, else botctl's defaults).
   function renderVehicle() {
     const el = $('vehicle');
     const vals = S.bb && Array.isArray(S.bb.values) ? S.bb.values : [];
@@ -387,7 +388,8 @@
       const mode = num(kv.get(p + '.mode'));
       let s = `${p}: ${num(kv.get(k)) === 1 ? 'ARMED' : 'disarmed'}`;
       if (kv.has(p + '.in_air')) s += num(kv.get(p + '.in_air')) === 1 ? ', in air' : ', on the ground';
-      s += `, ${Number.isInteger(mode) && mode >= 0 && mode < VEHICLE_MODES.length ? VEHICLE_MODES[mode] : 'unknown'}`;
+      const modes = S.vehicleModes || [];
+      s += `, ${Number.isInteger(mode) && mode >= 0 && mode < modes.length ? modes[mode] : 'unknown'}`;
       if (kv.has(p + '.alt')) s += `, alt ${num(kv.get(p + '.alt')).toFixed(1)} m`;
       if (kv.has(p + '.battery_percent')) s += `, battery ${num(kv.get(p + '.battery_percent')).toFixed(0)}%`;
       parts.push(s);
