@@ -152,7 +152,7 @@ func decodeSection(v *Validator, path string, n *yaml.Node, out any, extra map[s
 // checkFields reports keys of n that t (a struct type) has no field for, recursing into nested
 // structs, and records the path of every value's line.
 func checkFields(v *Validator, path string, n *yaml.Node, t reflect.Type, extra map[string]bool, lines map[int]string) {
-	fields := yamlFields(t)
+	fields := YAMLFields(t)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		p := path + "." + k.Value
@@ -173,9 +173,9 @@ func checkFields(v *Validator, path string, n *yaml.Node, t reflect.Type, extra 
 	}
 }
 
-// yamlFields maps the yaml names of a struct's fields (inline structs flattened) to their
-// types.
-func yamlFields(t reflect.Type) map[string]reflect.Type {
+// YAMLFields maps the yaml names of a struct's fields (inline structs flattened) to their
+// types: what a section of a config may hold. The daemon's own config is checked with it too.
+func YAMLFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -188,7 +188,7 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 			continue
 		}
 		if strings.Contains(opts, "inline") {
-			for k, ft := range yamlFields(f.Type) {
+			for k, ft := range YAMLFields(f.Type) {
 				out[k] = ft
 			}
 			continue

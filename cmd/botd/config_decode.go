@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/missions/hint"
 )
 
@@ -111,7 +112,7 @@ func goTypeWord(t string) string {
 // field for, with the nearest known field, recursing into the sections,
 // and records each value's path by its line.
 func checkConfigFields(errs *[]error, path string, n *yaml.Node, t reflect.Type, lines map[int][]lineField) {
-	fields := configFields(t)
+	fields := drivers.YAMLFields(t)
 	known := make([]string, 0, len(fields))
 	for k := range fields {
 		known = append(known, k)
@@ -153,31 +154,4 @@ func checkConfigFields(errs *[]error, path string, n *yaml.Node, t reflect.Type,
 			}
 		}
 	}
-}
-
-// configFields maps the yaml names of a struct's fields (inline structs
-// flattened) to their types.
-func configFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		if strings.Contains(opts, "inline") {
-			for k, ft := range configFields(f.Type) {
-				out[k] = ft
-			}
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		out[name] = f.Type
-	}
-	return out
 }
