@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -358,13 +359,7 @@ func withID(c protocol.Command) protocol.Command {
 
 func waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, what, ok)
 }
 
 func newSigningGround(t *testing.T, url string, sign func(string, *protocol.Command) error) *ground.Client {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/botd-project/botd/internal/testutil"
 )
 
 // A client that never reads makes its outbound queue grow: pendingWrites
@@ -113,13 +115,7 @@ func TestCloseDeliversQueued(t *testing.T) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 20*time.Second, what, cond)
 }
 
 // A packet that announces more than MaxPacketBytes is refused at its fixed
