@@ -79,6 +79,9 @@ type pahoConn struct {
 	dialGen  atomic.Uint64 // +1 for every network connection paho opens
 	readyGen atomic.Uint64 // dialGen whose OnConnect work is complete
 	connects atomic.Uint64
+	// delayNext arms ReconnectDelay for the next loss (set by every
+	// connection, taken by the first reconnect attempt after it).
+	delayNext atomic.Bool
 	closing  atomic.Bool // Close has begun: no more birth messages
 	closed   atomic.Bool
 	heard    atomic.Int64 // unix ns the broker last sent anything (heardConn)
@@ -117,6 +120,11 @@ func Dial(opts Options) (Conn, error) {
 	po.SetConnectionLostHandler(func(_ paho.Client, err error) {
 		c.log.Warn("mqtt connection lost", "err", err)
 		c.signal()
+	})
+	po.SetReconnectingHandler(func(paho.Client, *paho.ClientOptions) {
+		if opts.ReconnectDelay > 0 && c.delayNext.CompareAndSwap(true, false) {
+			time.Sleep(opts.ReconnectDelay)
+		}
 	})
 	po.SetCustomOpenConnectionFn(c.open)
 	po.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) {
@@ -195,6 +203,7 @@ func (c *pahoConn) Broker() string {
 }
 
 func (c *pahoConn) onConnect(cl paho.Client) {
+	c.delayNext.Store(true)
 	c.onConnMu.Lock()
 	defer c.onConnMu.Unlock()
 	gen := c.dialGen.Load()

@@ -51,6 +51,12 @@ type Options struct {
 	// so a sender that needs an answer resends until it has one (botd's
 	// ground stations and botctl do).
 	SubscribeAtMostOnce bool
+	// ReconnectDelay is waited once after a loss, before the first
+	// reconnect attempt. RabbitMQ (3.10) forgets a dead node's queues
+	// only once the survivors have handled its death: a client back on a
+	// survivor sooner can be given its old queue, which then goes, and
+	// the subscription with it, while the connection stays up.
+	ReconnectDelay time.Duration
 
 	// Will is the last will, sent by the broker when the connection dies
 	// without a DISCONNECT. Fixed for the life of the client.
