@@ -82,11 +82,11 @@ type pahoConn struct {
 	// delayNext arms ReconnectDelay for the next loss (set by every
 	// connection, taken by the first reconnect attempt after it).
 	delayNext atomic.Bool
-	closing  atomic.Bool // Close has begun: no more birth messages
-	closed   atomic.Bool
-	heard    atomic.Int64 // unix ns the broker last sent anything (heardConn)
-	dialing  atomic.Value // string: the broker URL last dialled
-	broker   atomic.Value // string: the broker URL of the current connection
+	closing   atomic.Bool // Close has begun: no more birth messages
+	closed    atomic.Bool
+	heard     atomic.Int64 // unix ns the broker last sent anything (heardConn)
+	dialing   atomic.Value // string: the broker URL last dialled
+	broker    atomic.Value // string: the broker URL of the current connection
 
 	mu      sync.Mutex
 	subs    map[string]subscription
