@@ -13,8 +13,12 @@
 //   - reach the hardware except through the Hardware interface, which
 //     cmd/botd implements over drivers.
 //
-// Files: runner.go (the loop), commands.go (commands, applied between
-// ticks), mode.go (the mode machine), failsafe.go, journal.go, source.go
+// Files: runner.go (the loop), commands.go (command intake: Do, the
+// e-stop path, the queue to the tick goroutine), ops.go (the op table:
+// each op's prepare on the caller's goroutine and apply between ticks;
+// ops_inject.go, ops_blackboard.go), hookcmds.go (the debugger's hook
+// ops, which go through Hook instead), replycache.go (replies by command
+// id), mode.go (the mode machine), failsafe.go, journal.go, source.go
 // (what telemetry reads), statusboard.go (node-status deltas),
 // tickstats.go (jitter and overruns).
 package runner
