@@ -39,9 +39,7 @@ func decodePlan(data []byte, file string, ps *problems) *Document {
 		sum := sha256.Sum256(data)
 		d.Name = "plan-" + hex.EncodeToString(sum[:4])
 	}
-	if p.Home != nil {
-		d.Blackboard = map[string]any{plan.HomeKey: []any{p.Home[0], p.Home[1], p.Home[2]}}
-	}
+	d.Blackboard = p.Blackboard() // home, geoFence and rally points
 	return d
 }
 

@@ -11,10 +11,17 @@
 // UAV leaves (Takeoff, GoTo, Wait, Land, ReturnHome, ...): botd flies the
 // plan, one leaf per item (or a few), each named after its item ("item 3:
 // NAV_WAYPOINT (16)"), so the geofence and the failsafes act between items
-// and Export can write the items back as they were. An item botd cannot represent is a problem naming the item's
-// index and its MAV_CMD number, and nothing is imported then.
+// and Export can write the items back as they were. The plan's geoFence
+// (inclusion and exclusion polygons and circles, each named) and rally
+// points are checked (fence.go: NaN, too few corners, a polygon crossing
+// itself, a radius of 0, a zone that leaves the home outside, bounded
+// counts) and go on the mission's blackboard (FenceKey, RallyKey), from
+// where Export writes them back. An item botd cannot represent is a
+// problem naming the item's index and its MAV_CMD number, and nothing is
+// imported then.
 //
 // The package knows documents only: it imports bt for the node and problem
-// types and nothing else of botd, so the missions package can call it
-// where it detects the other formats. It never talks MAVLink.
+// types and drivers/geofence for the zones' geometry, nothing else of
+// botd, so the missions package can call it where it detects the other
+// formats. It never talks MAVLink.
 package plan

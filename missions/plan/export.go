@@ -26,7 +26,9 @@ type ExportOptions struct {
 // are named after the items they fly ("item 5: NAV_LOITER_TIME"), so the
 // items come back as they were: the altitudes above home (frame 3). The
 // checks and arming around the flight (GpsFix, Arm, Disarm, Log) have no
-// item and are left out; a node that changes the flight in a way a plan
+// item and are left out; the blackboard's plan.fence and plan.rally (an
+// imported plan's geoFence and rally points) are its geoFence and
+// rallyPoints, checked as an import checks them; a node that changes the flight in a way a plan
 // cannot say (a Fallback, a Parallel, a Wait on its own) is an error
 // naming its path.
 func Export(trees map[string]*bt.NodeDef, main string, blackboard map[string]any, opts ExportOptions) ([]byte, error) {
@@ -44,6 +46,10 @@ func Export(trees map[string]*bt.NodeDef, main string, blackboard map[string]any
 	if err := e.flush(); err != nil {
 		return nil, err
 	}
+	var err error
+	if e.fence, e.rally, err = FenceFrom(blackboard, e.home); err != nil {
+		return nil, err
+	}
 	return e.encode()
 }
 
@@ -54,6 +60,8 @@ type exporter struct {
 	group []member
 	speed float64
 	first *[2]float64 // the first position flown
+	fence []Zone
+	rally [][3]float64
 }
 
 // member is one node of the item being gathered.
@@ -321,6 +329,18 @@ func (e *exporter) add(it Item) {
 	e.items = append(e.items, it)
 }
 
+// fenceSection is the geoFence as QGroundControl saves it.
+func (e *exporter) fenceSection() map[string]any {
+	f := fenceValue(e.fence)
+	for _, l := range []string{"polygons", "circles"} {
+		for _, z := range f[l].([]any) {
+			z.(map[string]any)["version"] = 1
+		}
+	}
+	f["version"] = 2
+	return f
+}
+
 // encode writes the plan as QGroundControl saves one.
 func (e *exporter) encode() ([]byte, error) {
 	home := e.home
@@ -349,8 +369,8 @@ func (e *exporter) encode() ([]byte, error) {
 		"fileType":      "Plan",
 		"version":       1,
 		"groundStation": "QGroundControl",
-		"geoFence":      map[string]any{"circles": []any{}, "polygons": []any{}, "version": 2},
-		"rallyPoints":   map[string]any{"points": []any{}, "version": 2},
+		"geoFence":      e.fenceSection(),
+		"rallyPoints":   map[string]any{"points": rallyValue(e.rally), "version": 2},
 		"mission": map[string]any{
 			"version": 2, "firmwareType": 12, "vehicleType": 2, "globalPlanAltitudeMode": 1,
 			"cruiseSpeed": 15, "hoverSpeed": 5,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -78,11 +79,7 @@ func roundTrip(t *testing.T, p *Plan) (*Plan, []byte) {
 	if ps != nil {
 		t.Fatal(ps)
 	}
-	var bb map[string]any
-	if p.Home != nil {
-		bb = map[string]any{HomeKey: []any{p.Home[0], p.Home[1], p.Home[2]}}
-	}
-	out, err := Export(map[string]*bt.NodeDef{"main": root}, "main", bb, ExportOptions{})
+	out, err := Export(map[string]*bt.NodeDef{"main": root}, "main", p.Blackboard(), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +98,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, file := range []string{
 		"testdata/flight.plan",
 		"testdata/short.plan",
+		"testdata/fenced.plan",
 		"testdata/mavsdk/qgroundcontrol_sample.plan",
 		"testdata/mavsdk/qgroundcontrol_sample_with_survey.plan",
 		"testdata/mavsdk/qgroundcontrol_sample_with_digicam_control.plan",
@@ -114,6 +112,9 @@ func TestRoundTrip(t *testing.T) {
 			}
 			if (p.Home == nil) != (back.Home == nil) || p.Home != nil && *p.Home != *back.Home {
 				t.Errorf("home %v, want %v", back.Home, p.Home)
+			}
+			if !reflect.DeepEqual(p.Fence, back.Fence) || !reflect.DeepEqual(p.Rally, back.Rally) {
+				t.Errorf("fence %+v rally %v, want %+v %v", back.Fence, back.Rally, p.Fence, p.Rally)
 			}
 			again, _ := roundTrip(t, back)
 			if g := strings.Join(meaning(again), "\n"); g != got {

@@ -31,11 +31,7 @@ func FuzzPlan(f *testing.F) {
 		if ps != nil {
 			return
 		}
-		var bb map[string]any
-		if p.Home != nil {
-			bb = map[string]any{HomeKey: []any{p.Home[0], p.Home[1], p.Home[2]}}
-		}
-		out, err := Export(map[string]*bt.NodeDef{"main": root}, "main", bb, ExportOptions{})
+		out, err := Export(map[string]*bt.NodeDef{"main": root}, "main", p.Blackboard(), ExportOptions{})
 		if err != nil {
 			t.Fatalf("an imported plan does not export: %v", err)
 		}
@@ -49,6 +45,9 @@ func FuzzPlan(f *testing.F) {
 				m[it.Command]++
 			}
 			return m
+		}
+		if len(back.Fence) != len(p.Fence) || len(back.Rally) != len(p.Rally) {
+			t.Fatalf("%d zones and %d rally points, exported %d and %d\n%s", len(p.Fence), len(p.Rally), len(back.Fence), len(back.Rally), out)
 		}
 		a, b := count(p.Items), count(back.Items)
 		for c, n := range a {

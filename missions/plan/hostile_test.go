@@ -56,7 +56,7 @@ func TestHostilePlans(t *testing.T) {
 		{"jump to itself", qgc(takeoff, `{"type": "SimpleItem", "autoContinue": true, "command": 177, "doJumpId": 7, "frame": 2, "params": [7, 1, 0, 0, 0, 0, 0]}`), "item 1: MAV_CMD_DO_JUMP (177): jumps to itself: a loop forever is not flown"},
 		{"jump nowhere", qgc(takeoff, wp, simple(177, 2, "99,1,0,0,0,0,0")), "jumps to 99, which no item of the plan is"},
 		{"structure scan", qgc(takeoff, `{"type": "ComplexItem", "complexItemType": "StructureScan", "version": 3}`), `complex item "StructureScan" is not supported`},
-		{"a fence", []byte(strings.Replace(string(qgc(takeoff)), `"polygons": []`, `"polygons": [{"inclusion": true, "polygon": [[47,8],[47.1,8],[47.1,8.1]], "version": 1}]`, 1)), "/geoFence/polygons: 1 polygons: botd does not fly a plan's geofence"},
+		{"a fence that excludes home", []byte(strings.Replace(string(qgc(takeoff)), `"polygons": []`, `"polygons": [{"inclusion": true, "polygon": [[47,8],[47.1,8],[47.1,8.1]], "version": 1}]`, 1)), "/geoFence/polygons/0: geoFence polygon 0 (inclusion) leaves the plan's home (47.397742, 8.545594) outside, by 4"},
 		{"loiter turns forever", qgc(takeoff, simple(18, 3, "1e9,0,5,0,47.3,8.5,10")), "1e+09 turns: botd flies whole turns, 1 to 100"},
 		{"wpl nan", []byte("QGC WPL 110\n0\t1\t3\t16\t0\t0\t0\t0\tnan\t8.5\t10\t1\n"), "line 2: item 0: MAV_CMD_NAV_WAYPOINT (16): (NaN, 8.5) is not a place on Earth"},
 		{"wpl short line", []byte("QGC WPL 110\n0\t1\t3\t16\t0\t0\n"), "line 2: 6 fields, want 12"},

@@ -1,13 +1,13 @@
 package plan
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers/geofence"
 )
 
 // Problem codes, the same strings the missions package uses.
@@ -28,6 +28,12 @@ type Limits struct {
 	// Repeat bounds a DO_JUMP's repeat count [100]: a plan that flies its
 	// legs more often is refused, as is one that jumps forever.
 	Repeat int
+	// Zones bounds the geoFence's polygons and circles together
+	// [geofence.MaxZones, 64]; their corners are bounded by the geofence
+	// package (1,000 a polygon, 4,000 in all).
+	Zones int
+	// Rally bounds the rally points [100].
+	Rally int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -39,6 +45,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Repeat <= 0 {
 		l.Repeat = 100
+	}
+	if l.Zones <= 0 || l.Zones > geofence.MaxZones {
+		l.Zones = geofence.MaxZones
+	}
+	if l.Rally <= 0 {
+		l.Rally = 100
 	}
 	return l
 }
@@ -88,6 +100,13 @@ type Plan struct {
 	// CruiseSpeed and HoverSpeed are QGroundControl's plan defaults (m/s;
 	// 0 when absent).
 	CruiseSpeed, HoverSpeed float64
+	// Fence is the plan's geoFence: its polygons, then its circles. The
+	// vehicle keeps inside every inclusion zone and out of every
+	// exclusion zone.
+	Fence []Zone
+	// Rally is the plan's rally points: latitude, longitude (degrees) and
+	// altitude above home (m).
+	Rally [][3]float64
 	// ID and Revision are botd's own optional top-level "id" (a UUID) and
 	// "revision" of a .plan (QGroundControl ignores members it does not
 	// know), so a plan sent to the daemon as it is can name the mission it
@@ -185,8 +204,6 @@ func parseQGC(data []byte, lim Limits, ps *problems) *Plan {
 	if m.Version == nil || *m.Version != 2 {
 		ps.invalid("/mission/version", "mission version %s is not supported (botd reads version 2)", num(m.Version))
 	}
-	checkSection(f.GeoFence, "/geoFence", "polygons", "circles", ps)
-	checkSection(f.RallyPoints, "/rallyPoints", "points", "", ps)
 	p := &Plan{ID: f.ID}
 	if f.Revision != nil {
 		if !whole(*f.Revision) || *f.Revision < 0 || *f.Revision > 1<<53 {
@@ -203,6 +220,9 @@ func parseQGC(data []byte, lim Limits, ps *problems) *Plan {
 	if len(m.Home) != 0 {
 		p.Home = readHome(m.Home, "/mission/plannedHomePosition", ps)
 	}
+	p.Fence = parseFence(f.GeoFence, "/geoFence", true, lim, ps)
+	checkZones(p.Fence, p.Home, ps)
+	p.Rally = parseRally(f.RallyPoints, "/rallyPoints", true, lim, ps)
 	if len(m.Items) > lim.Items {
 		ps.add("/mission/items", codeTooLarge, "%d items, above the limit of %d", len(m.Items), lim.Items)
 		return nil
@@ -232,35 +252,6 @@ func parseQGC(data []byte, lim Limits, ps *problems) *Plan {
 		}
 	}
 	return p
-}
-
-// checkSection refuses a geofence or rally section botd would leave
-// behind: until botd flies plan fences and rally points, a plan that has
-// them is not imported (flying it without its fence would be worse).
-func checkSection(raw *json.RawMessage, path, listA, listB string, ps *problems) {
-	if raw == nil || bytes.Equal(bytes.TrimSpace(*raw), []byte("null")) {
-		return
-	}
-	var sec map[string]json.RawMessage
-	if err := json.Unmarshal(*raw, &sec); err != nil {
-		ps.invalid(path, "%v", err)
-		return
-	}
-	var v float64
-	if err := json.Unmarshal(sec["version"], &v); err != nil || v != 2 {
-		ps.invalid(path+"/version", "version %s is not supported (botd reads version 2)", string(sec["version"]))
-	}
-	for _, l := range []string{listA, listB} {
-		if l == "" {
-			continue
-		}
-		var list []json.RawMessage
-		if err := json.Unmarshal(sec[l], &list); sec[l] != nil && err != nil {
-			ps.invalid(path+"/"+l, "%v", err)
-		} else if len(list) > 0 {
-			ps.invalid(path+"/"+l, "%d %s: botd does not fly a plan's geofence or rally points yet; put the fence in the daemon's config (its geofence section)", len(list), l)
-		}
-	}
 }
 
 func readHome(h []*float64, path string, ps *problems) *[3]float64 {
