@@ -167,7 +167,6 @@ var builtinBuild = map[string]func(*Builder) error{
 	KindBump:           func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
 	KindPose:           func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
 	KindOdometry:       func(b *Builder) error { return b.r.buildOdometry(b.d, b.Spec().(*OdometryConfig)) },
-	KindMQTTPose:       func(b *Builder) error { return b.r.buildMQTTPose(b.d, b.Spec().(*MQTTPoseConfig)) },
 	KindGPS:            func(b *Builder) error { return b.r.buildGPS(b.d, b.Spec().(*GPSConfig)) },
 }
 

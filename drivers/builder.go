@@ -61,6 +61,21 @@ func (b *Builder) Sensor(s SampleConfig, read func(now time.Time, vals []float64
 	b.d.sens = newSensor(b.d, s, read)
 }
 
+// TimedSensor is Sensor for values measured at a time of their own (a timestamped pose from
+// outside the robot): read returns that time, or the zero time for now.
+func (b *Builder) TimedSensor(s SampleConfig, read func(now time.Time, vals []float64) (time.Time, error)) {
+	var sens *sensor
+	sens = newSensor(b.d, s, func(now time.Time, vals []float64) error {
+		at, err := read(now, vals)
+		sens.at = at
+		return err
+	})
+	b.d.sens = sens
+}
+
+// RobotName is the robot's name (Options.Name).
+func (b *Builder) RobotName() string { return b.r.name }
+
 // Detail sets what the self-test says about the device beyond its values.
 func (b *Builder) Detail(f func() string) { b.d.detail = f }
 

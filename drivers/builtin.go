@@ -17,7 +17,6 @@ const (
 	KindBump       = "bump"
 	KindPose       = "pose"
 	KindOdometry   = "odometry"
-	KindMQTTPose   = "mqtt_pose"
 	KindGPS        = "gps"
 )
 
@@ -48,8 +47,6 @@ func AddBuiltin(r *Registry) {
 		{Name: KindBump, Doc: "a bump switch", New: func() Spec { return &BumpConfig{} }},
 		{Name: KindPose, Doc: "the simulator's ground-truth pose", New: func() Spec { return &PoseConfig{} }},
 		{Name: KindOdometry, Doc: "wheel odometry fused with the IMU's gyro", New: func() Spec { return &OdometryConfig{} }},
-		{Name: KindMQTTPose, Doc: "a pose arriving over MQTT (motion capture, a localizer)", Boardless: true,
-			New: func() Spec { return &MQTTPoseConfig{} }},
 		{Name: KindGPS, Doc: "an NMEA 0183 GPS receiver on a serial port", New: func() Spec { return &GPSConfig{} }},
 		{Name: KindMAVLinkVehicle, Doc: "a PX4 or ArduPilot vehicle over MAVLink 2", Actuator: true, Boardless: true,
 			New: func() Spec { return &MAVLinkVehicleConfig{} }, Leaves: uavTypes},

@@ -13,7 +13,7 @@ type Event struct {
 	Message string
 }
 
-// Subscriber is an MQTT connection an mqtt_pose device reads its topic through. cmd/botd makes
+// Subscriber is an MQTT connection a device reads its topic through (a pose over MQTT). cmd/botd makes
 // one on telemetry/transport (Options.MQTT); drivers itself speaks no MQTT.
 type Subscriber interface {
 	// Subscribe registers h for topic now and again after every reconnect. h runs on the

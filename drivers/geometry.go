@@ -2,8 +2,8 @@ package drivers
 
 import "math"
 
-// wrapAngle brings an angle into (-pi, pi].
-func wrapAngle(a float64) float64 {
+// WrapAngle brings an angle into (-pi, pi].
+func WrapAngle(a float64) float64 {
 	a = math.Mod(a, 2*math.Pi)
 	switch {
 	case a > math.Pi:

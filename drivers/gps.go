@@ -101,12 +101,12 @@ func (c *GPSConfig) Pins() []Pin {
 	return []Pin{{Field: "port", Pin: "8", Mode: PinUART}, {Field: "port", Pin: "10", Mode: PinUART}}
 }
 
-// gpsKeys are what a GPS writes beyond a pose: poseKeys, then these.
+// gpsKeys are what a GPS writes beyond a pose: PoseKeys, then these.
 var gpsKeys = [...]string{"speed", "fix", "sats", "hdop"}
 
 func (c *GPSConfig) Keys(string) []Key {
-	out := make([]Key, 0, len(poseKeys)+len(gpsKeys))
-	for _, k := range poseKeys {
+	out := make([]Key, 0, len(PoseKeys)+len(gpsKeys))
+	for _, k := range PoseKeys {
 		out = append(out, Key{Name: c.Key + "." + k})
 	}
 	for _, k := range gpsKeys {
@@ -207,7 +207,7 @@ func (r *nmeaReader) sentence(line string, now time.Time) {
 		r.speed = m.Speed * 1852.0 / 3600 // knots
 		r.course = math.NaN()
 		if r.speed >= r.cfg.MinSpeed {
-			r.course = wrapAngle(math.Pi/2 - m.Course*math.Pi/180)
+			r.course = WrapAngle(math.Pi/2 - m.Course*math.Pi/180)
 		}
 		r.rmcAt = now
 		if now.Sub(r.lastGGA) > 2*time.Second { // a receiver that sends no GGA

@@ -190,7 +190,7 @@ func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 			a.BB.Key(t.heading[0]).Name, a.BB.Key(t.heading[1]).Name, maxAge))
 		return
 	}
-	m.target, m.source, m.rate, m.tol = wrapAngle(h+angle*math.Pi/180), src, math.Max(speed, minTurnRate), tol*math.Pi/180
+	m.target, m.source, m.rate, m.tol = WrapAngle(h+angle*math.Pi/180), src, math.Max(speed, minTurnRate), tol*math.Pi/180
 	m.ready = true
 }
 
@@ -210,7 +210,7 @@ func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		return holdStale(a, n, r, act, o, &m.leafMem, "Turn", s, maxAge, t.grace)
 	}
 	m.holding = false
-	e := wrapAngle(m.target - h)
+	e := WrapAngle(m.target - h)
 	if math.Abs(e) <= m.tol {
 		return bt.Success // Close stops the base
 	}
@@ -350,7 +350,7 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	if dist <= m.tol {
 		return bt.Success // Close stops the base
 	}
-	e := wrapAngle(math.Atan2(dy, dx) - p[2])
+	e := WrapAngle(math.Atan2(dy, dx) - p[2])
 	switch {
 	case !m.driving && math.Abs(e) < startDriving:
 		m.driving = true

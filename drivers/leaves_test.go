@@ -222,7 +222,7 @@ func TestTurn(t *testing.T) {
 			ar := newAgentRig(t, g, compileTree(t, c, nd("Turn", "", kv{"angle_deg": tc.angle})), 20)
 			st, ticks := ar.run(400)
 			_, _, h := g.sim.Pose()
-			got := wrapAngle(h-0.3) * 180 / math.Pi
+			got := WrapAngle(h-0.3) * 180 / math.Pi
 			t.Logf("%v after %d ticks, turned %.2f°", st, ticks, got)
 			if st != bt.Success || math.Abs(got-tc.angle) > 1 && math.Abs(math.Abs(got)-180) > 1 {
 				t.Errorf("%v, turned %.2f° (want %v ± 1)", st, got, tc.angle)

@@ -330,7 +330,7 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 		if m.flag {
 			target = st.yaw + target
 		}
-		m.alt = wrapAngle(target)
+		m.alt = WrapAngle(target)
 		op = v.yawOp(h, rate, m.flag)
 	}
 	if err := r.env.command(act, owner{a, n.Index}, command{mode: vehFlying}, true); err != nil {
@@ -422,7 +422,7 @@ func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		}
 		return doneIf((count > 0 && reached >= count-1) || (m.flag && !st.inAir() && !st.armed))
 	case uavYaw:
-		return doneIf(!st.haveAttitude || math.Abs(wrapAngle(st.yaw-m.alt)) <= 5*math.Pi/180)
+		return doneIf(!st.haveAttitude || math.Abs(WrapAngle(st.yaw-m.alt)) <= 5*math.Pi/180)
 	}
 	return bt.Success
 }

@@ -167,7 +167,7 @@ func (o *odometer) step(dl, dr float64, dGyro, gyroDt float64, haveGyro, still b
 	mid := o.heading + d/2
 	o.x += ds * math.Cos(mid)
 	o.y += ds * math.Sin(mid)
-	o.heading = wrapAngle(o.heading + d)
+	o.heading = WrapAngle(o.heading + d)
 	travel := (math.Abs(dl) + math.Abs(dr)) / 2
 	o.travelled += travel
 	o.sigma += src.sigmaPerMetre * travel

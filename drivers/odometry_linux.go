@@ -141,7 +141,7 @@ func (o *odoDevice) read(now time.Time, vals []float64) error {
 	yaw, yts, fresh := o.gyro(now)
 	var dGyro, gyroDt float64
 	if fresh && o.haveYaw && yts != o.prevYawTS {
-		dGyro, gyroDt = wrapAngle(yaw-o.prevYaw), float64(yts-o.prevYawTS)/1e9
+		dGyro, gyroDt = WrapAngle(yaw-o.prevYaw), float64(yts-o.prevYawTS)/1e9
 	}
 	haveGyro := fresh && o.haveYaw
 	if fresh {

@@ -56,7 +56,7 @@ func (g *piRig) driveL() {
 // poseError is how far the odometry's pose is from the truth: metres and degrees.
 func (g *piRig) poseError(key string) (dist, deg float64) {
 	x, y, h := g.reading(key+".x"), g.reading(key+".y"), g.reading(key+".heading")
-	return math.Hypot(x-g.x, y-g.y), math.Abs(wrapAngle(h-g.heading)) * 180 / math.Pi
+	return math.Hypot(x-g.x, y-g.y), math.Abs(WrapAngle(h-g.heading)) * 180 / math.Pi
 }
 
 // TestOdometryOnThePi runs wheel odometry on gobot's raspi adaptor parts: quadrature encoders

@@ -203,7 +203,7 @@ func TestPatrolOnOdometry(t *testing.T) {
 	t.Logf("%v after %d ticks (%.1f s); the rover ends at (%.3f, %.3f) %.1f°, %.3f m from home; its odometry says (%.3f, %.3f) %.1f°: "+
 		"%.3f m and %.2f° off after %.2f m (sigma %.3f m); encoders %.0f/%.0f counts, %d edges dropped\n%s",
 		run.status[0], run.ticks, float64(run.ticks)/hz, x, y, h*180/math.Pi, math.Hypot(x, y), ox, oy, oh*180/math.Pi,
-		math.Hypot(ox-x, oy-y), math.Abs(wrapAngle(oh-h))*180/math.Pi, rb.Odometer(), sigma, lc, rc, dropped, log)
+		math.Hypot(ox-x, oy-y), math.Abs(WrapAngle(oh-h))*180/math.Pi, rb.Odometer(), sigma, lc, rc, dropped, log)
 	if run.status[0] != bt.Success {
 		t.Fatalf("mission ended %v after %d ticks", run.status[0], run.ticks)
 	}

@@ -223,7 +223,7 @@ func (g *piRig) step(dt time.Duration) time.Time {
 	mid := g.heading + dth/2
 	g.x += d * math.Cos(mid)
 	g.y += d * math.Sin(mid)
-	g.heading = wrapAngle(g.heading + dth)
+	g.heading = WrapAngle(g.heading + dth)
 	g.omega = dth / sec
 	if g.imu != nil {
 		g.imu.setRate(g.omega + g.gyroBias)

@@ -32,9 +32,9 @@ type Options struct {
 	// Events, if set, receives the devices' events (an external pose refused). It is called
 	// from the devices' goroutines and must not block.
 	Events func(Event)
-	// MQTT connects an mqtt_pose device: broker is the device's broker URL, "" for the
-	// daemon's; clientID is the client id to use. Without it an mqtt_pose device fails to
-	// start.
+	// MQTT connects a device that reads a topic (a pose over MQTT): broker is the device's
+	// broker URL, "" for the daemon's; clientID is the client id to use. Without it such a
+	// device fails to start.
 	MQTT func(broker, clientID string) (Subscriber, error)
 
 	// newBoard replaces how a board's Gobot adaptor is made (tests: a Pi made of gobot's
@@ -128,7 +128,7 @@ func (d *device) Name() string            { return d.name }
 func (d *device) Kind() string            { return d.kind }
 func (d *device) Drivers() []gobot.Driver { return append([]gobot.Driver(nil), d.drivers...) }
 
-// Adaptor is the device's board, nil for a device wired to none (mqtt_pose).
+// Adaptor is the device's board, nil for a device wired to none (a pose over MQTT).
 func (d *device) Adaptor() gobot.Adaptor {
 	if d.board == nil {
 		return nil

@@ -106,7 +106,7 @@ func buildIMU(d *device, c *IMUConfig) error {
 		a, g := m.Accelerometer, m.Gyroscope
 		rate := g.Z * math.Pi / 180
 		if !prev.IsZero() {
-			yaw = wrapAngle(yaw + rate*now.Sub(prev).Seconds())
+			yaw = WrapAngle(yaw + rate*now.Sub(prev).Seconds())
 		}
 		prev = now
 		vals[0] = math.Atan2(a.Y, a.Z)                  // roll: left side up is positive

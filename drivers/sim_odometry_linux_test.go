@@ -36,7 +36,7 @@ func TestOdometryOnTheSim(t *testing.T) {
 	drive(0, 0, 500*time.Millisecond)
 	x, y, h := g.sim.Pose()
 	v := g.snapshot(t, g.clock.Now())
-	d, dh := math.Hypot(v["odom.x"]-x, v["odom.y"]-y), math.Abs(wrapAngle(v["odom.heading"]-h))*180/math.Pi
+	d, dh := math.Hypot(v["odom.x"]-x, v["odom.y"]-y), math.Abs(WrapAngle(v["odom.heading"]-h))*180/math.Pi
 	t.Logf("truth (%.3f, %.3f) %.1f°, odometry (%.3f, %.3f) %.1f°: %.3f m, %.2f° off after %.2f m; quality %v",
 		x, y, h*180/math.Pi, v["odom.x"], v["odom.y"], v["odom.heading"]*180/math.Pi, d, dh, g.sim.Odometer(), v["odom.quality"])
 	if d > 0.08 || dh > 2 {
@@ -88,7 +88,7 @@ devices:
 	if len(errs) < 20 || rms > 0.6 || rms < 0.1 {
 		t.Errorf("%d fixes, RMS error %.3f m", len(errs), rms)
 	}
-	if math.Abs(wrapAngle(v["gps.heading"]-math.Pi/2)) > 0.05 || math.Abs(v["gps.speed"]-0.3) > 0.01 || v["gps.fix"] != 1 {
+	if math.Abs(WrapAngle(v["gps.heading"]-math.Pi/2)) > 0.05 || math.Abs(v["gps.speed"]-0.3) > 0.01 || v["gps.fix"] != 1 {
 		t.Errorf("heading %v speed %v fix %v", v["gps.heading"], v["gps.speed"], v["gps.fix"])
 	}
 }

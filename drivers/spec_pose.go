@@ -136,12 +136,12 @@ func (c *OdometryConfig) Pins() []Pin {
 	return out
 }
 
-// poseKeys are what every pose source writes under its key: the pose and how good it is.
-var poseKeys = [...]string{"x", "y", "heading", "quality", "sigma"}
+// PoseKeys are what every pose source writes under its key: the pose and how good it is.
+var PoseKeys = [...]string{"x", "y", "heading", "quality", "sigma"}
 
 func (c *OdometryConfig) Keys(string) []Key {
-	out := make([]Key, len(poseKeys))
-	for i, k := range poseKeys {
+	out := make([]Key, len(PoseKeys))
+	for i, k := range PoseKeys {
 		out[i] = Key{Name: c.Key + "." + k}
 	}
 	return out

@@ -4,6 +4,7 @@ package standard
 
 import (
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/mqttpose"
 	"github.com/botd-project/botd/drivers/tello"
 )
 
@@ -11,6 +12,7 @@ import (
 func Kinds() *drivers.Registry {
 	r := drivers.NewRegistry()
 	drivers.AddBuiltin(r) // the kinds still kept in the drivers package
+	mqttpose.Register(r)
 	tello.Register(r)
 	return r
 }

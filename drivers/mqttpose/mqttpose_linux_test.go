@@ -1,18 +1,24 @@
 //go:build linux
 
-package drivers
+package mqttpose
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/drivertest"
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/telemetry/transport"
 )
+
+// quiet drops the robot's logs.
+var quiet = slog.New(slog.DiscardHandler)
 
 // transportSub is what cmd/botd gives mqtt_pose devices: a telemetry/transport connection.
 type transportSub struct{ transport.Conn }
@@ -25,26 +31,26 @@ func (s transportSub) Subscribe(topic string, h func([]byte)) error {
 // published by a tracker reach the blackboard keys stamped with their ts; a jump is refused
 // with an event and leaves the pose where it was.
 func TestMQTTPoseOverTheBroker(t *testing.T) {
-	skipOffLinux(t)
+	drivertest.SkipOffLinux(t)
 	b := mqtttest.StartBroker(t, "")
 	url := b.URL()
-	cfg := parse(t, `
+	cfg := drivertest.Parse(t, kinds(), `
 adaptors: {board: {kind: sim}}
 devices:
   - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"},
      wheel_base: 0.2, max_wheel_speed: 0.5, max_linear: 0.4, max_angular: 2}
   - {name: tracker, kind: mqtt_pose, topic: lab/rover-1/pose, frame: lab}
 `)
-	events := make(chan Event, 16)
+	events := make(chan drivers.Event, 16)
 	dials := make(chan string, 1)
-	r, err := Build(cfg, Options{World: sim.DefaultWorld(), Name: "rover-1", Logger: quiet,
-		Events: func(e Event) {
+	r, err := drivers.Build(cfg, drivers.Options{World: sim.DefaultWorld(), Name: "rover-1", Logger: quiet,
+		Events: func(e drivers.Event) {
 			select {
 			case events <- e:
 			default:
 			}
 		},
-		MQTT: func(broker, id string) (Subscriber, error) {
+		MQTT: func(broker, id string) (drivers.Subscriber, error) {
 			dials <- broker + " " + id
 			o := mqtttest.Options(url)
 			o.ClientID = id

@@ -1,4 +1,4 @@
-package drivers
+package mqttpose
 
 import (
 	"fmt"
@@ -9,7 +9,35 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/drivertest"
 )
+
+// kinds are the sim board's kinds and mqtt_pose.
+func kinds() *drivers.Registry {
+	r := drivers.Builtin()
+	Register(r)
+	return r
+}
+
+// clock is a settable virtual clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
 
 // poseRig is an mqtt_pose device without a broker: messages go straight to its handler, on a
 // settable clock.
@@ -17,18 +45,17 @@ type poseRig struct {
 	m      *mqttPose
 	clock  *clock
 	mu     sync.Mutex
-	events []Event
+	events []drivers.Event
 	vals   [5]float64
 }
 
 func newPoseRig(t testing.TB, extra string) *poseRig {
 	t.Helper()
-	cfg := parse(t, "adaptors: {b: {kind: sim}}\ndevices:\n  - {name: mocap, kind: mqtt_pose, topic: lab/rover/pose"+extra+"}\n")
-	c := cfg.Devices[0].Spec.(*MQTTPoseConfig)
+	cfg := drivertest.Parse(t, kinds(), "adaptors: {b: {kind: sim}}\ndevices:\n  - {name: mocap, kind: mqtt_pose, topic: lab/rover/pose"+extra+"}\n")
+	c := cfg.Devices[0].Spec.(*Config)
 	g := &poseRig{clock: &clock{t: time.Unix(1_700_000_000, 0)}}
 	g.m = &mqttPose{cfg: c, name: "mocap", now: g.clock.Now, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		events: func(e Event) { g.mu.Lock(); g.events = append(g.events, e); g.mu.Unlock() }}
-	g.m.sens = &sensor{}
+		events: func(e drivers.Event) { g.mu.Lock(); g.events = append(g.events, e); g.mu.Unlock() }}
 	return g
 }
 
@@ -44,11 +71,11 @@ func (g *poseRig) advance(ms int) {
 
 // latest reads the device as its sensor would: the pose and its stamp, or ok false.
 func (g *poseRig) latest() (x, y float64, at time.Time, ok bool) {
-	g.m.sens.at = time.Time{}
-	if err := g.m.readPose(g.clock.Now(), g.vals[:]); err != nil {
+	at, err := g.m.readPose(g.clock.Now(), g.vals[:])
+	if err != nil {
 		return 0, 0, time.Time{}, false
 	}
-	return g.vals[0], g.vals[1], g.m.sens.at, true
+	return g.vals[0], g.vals[1], at, true
 }
 
 func (g *poseRig) lastEvent() string {
@@ -168,14 +195,14 @@ func TestMQTTPoseConfig(t *testing.T) {
 		{`{name: m, kind: mqtt_pose, topic: a, adaptor: b}`, "devices[0].adaptor: a mqtt_pose device is wired to no board"},
 		{`{name: m, kind: mqtt_pose, topic: a, quality: 2}`, "devices[0].quality"},
 	} {
-		_, err := Builtin().ParseConfig([]byte("adaptors: {b: {kind: sim}}\ndevices:\n  - " + tc.dev + "\n"))
+		_, err := kinds().ParseConfig([]byte("adaptors: {b: {kind: sim}}\ndevices:\n  - " + tc.dev + "\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.dev, err, tc.want)
 		}
 	}
 	// With two boards an mqtt_pose still needs none.
-	cfg := parse(t, "adaptors: {a: {kind: sim}, b: {kind: raspi}}\ndevices:\n  - {name: m, kind: mqtt_pose, topic: a}\n")
-	if c := cfg.Devices[0].Spec.(*MQTTPoseConfig); c.Frame != "map" || c.Key != "pose" || c.MaxAgeMs != 500 || math.Abs(c.StaleAfterMs-500) > 0 {
+	cfg := drivertest.Parse(t, kinds(), "adaptors: {a: {kind: sim}, b: {kind: raspi}}\ndevices:\n  - {name: m, kind: mqtt_pose, topic: a}\n")
+	if c := cfg.Devices[0].Spec.(*Config); c.Frame != "map" || c.Key != "pose" || c.MaxAgeMs != 500 || math.Abs(c.StaleAfterMs-500) > 0 {
 		t.Errorf("defaults: %+v", c)
 	}
 }

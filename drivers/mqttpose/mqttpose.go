@@ -1,4 +1,7 @@
-package drivers
+// Package mqttpose is the MQTT pose family: a pose published on an MQTT topic by something
+// outside the robot that sees it (a camera tracker, UWB anchors, motion capture, a ROS bridge),
+// checked for age, frame and jumps. Add it to a drivers.Registry with Register.
+package mqttpose
 
 import (
 	"bytes"
@@ -12,9 +15,20 @@ import (
 	"time"
 
 	"gobot.io/x/gobot/v2"
+
+	"github.com/botd-project/botd/drivers"
 )
 
-// MQTTPoseConfig is a pose published on an MQTT topic by something outside the robot that
+// Kind is a pose arriving over MQTT.
+const Kind = "mqtt_pose"
+
+// Register adds the mqtt_pose kind to r.
+func Register(r *drivers.Registry) {
+	r.Add(drivers.KindInfo{Name: Kind, Doc: "a pose arriving over MQTT (motion capture, a localizer)", Boardless: true,
+		New: func() drivers.Spec { return &Config{} }, Build: build})
+}
+
+// Config is a pose published on an MQTT topic by something outside the robot that
 // sees it: a camera tracker, UWB anchors, motion capture, a ROS bridge. A message is a JSON
 // object {"x": m, "y": m, "heading": rad, "ts": Unix seconds} with optionally "frame",
 // "quality" (0..1) and "sigma" (m). A message that is too old, from the future, in another
@@ -23,7 +37,7 @@ import (
 // rover was carried, the tracker re-initialised) with a pose.reacquired event. It writes the
 // same keys as odometry under its key (default "pose"), stamped with the message's ts. It is
 // wired to no board.
-type MQTTPoseConfig struct {
+type Config struct {
 	Topic string `yaml:"topic"`
 	// Broker is the broker's URL (default: the one botd is connected to).
 	Broker string `yaml:"broker,omitempty"`
@@ -45,15 +59,16 @@ type MQTTPoseConfig struct {
 	// (default 2000).
 	ReacquireMs float64 `yaml:"reacquire_ms,omitempty"`
 	// Quality and Sigma are written when a message carries none (default 0.9 and 0.02 m).
-	Quality      float64 `yaml:"quality,omitempty"`
-	Sigma        float64 `yaml:"sigma,omitempty"`
-	SampleConfig `yaml:",inline"`
+	Quality              float64 `yaml:"quality,omitempty"`
+	Sigma                float64 `yaml:"sigma,omitempty"`
+	drivers.SampleConfig `yaml:",inline"`
 }
 
-// Kind implements Spec.
-func (*MQTTPoseConfig) Kind() string { return KindMQTTPose }
+// Kind implements drivers.Spec.
+func (*Config) Kind() string { return Kind }
 
-func (c *MQTTPoseConfig) Defaults(string) {
+// Defaults implements drivers.Spec.
+func (c *Config) Defaults(string) {
 	def := func(v *float64, d float64) {
 		if *v == 0 {
 			*v = d
@@ -73,7 +88,8 @@ func (c *MQTTPoseConfig) Defaults(string) {
 	c.SampleConfig.SetDefaults("pose", 20)
 }
 
-func (c *MQTTPoseConfig) Validate(v *Validator, path string) {
+// Validate implements drivers.Spec.
+func (c *Config) Validate(v *drivers.Validator, path string) {
 	switch {
 	case c.Topic == "":
 		v.Errorf(path+".topic", "missing topic")
@@ -94,12 +110,14 @@ func (c *MQTTPoseConfig) Validate(v *Validator, path string) {
 	c.SampleConfig.Check(v, path)
 }
 
-func (*MQTTPoseConfig) Pins() []Pin { return nil }
+// Pins implements drivers.Spec: it is wired to no board.
+func (*Config) Pins() []drivers.Pin { return nil }
 
-func (c *MQTTPoseConfig) Keys(string) []Key {
-	out := make([]Key, len(poseKeys))
-	for i, k := range poseKeys {
-		out[i] = Key{Name: c.Key + "." + k}
+// Keys implements drivers.Spec: the pose keys under its key.
+func (c *Config) Keys(string) []drivers.Key {
+	out := make([]drivers.Key, len(drivers.PoseKeys))
+	for i, k := range drivers.PoseKeys {
+		out[i] = drivers.Key{Name: c.Key + "." + k}
 	}
 	return out
 }
@@ -113,7 +131,7 @@ type extPose struct {
 
 // decodeExtPose reads a pose message: every field known, x, y, heading and ts present and
 // finite, quality within 0..1, sigma not negative.
-func decodeExtPose(data []byte, c *MQTTPoseConfig) (extPose, error) {
+func decodeExtPose(data []byte, c *Config) (extPose, error) {
 	var m struct {
 		X, Y, Heading, TS *float64
 		Frame             string
@@ -132,7 +150,7 @@ func decodeExtPose(data []byte, c *MQTTPoseConfig) (extPose, error) {
 			return extPose{}, fmt.Errorf("no %s in the message", f.name)
 		}
 	}
-	p := extPose{x: *m.X, y: *m.Y, heading: wrapAngle(*m.Heading), ts: *m.TS, frame: m.Frame, quality: c.Quality, sigma: c.Sigma}
+	p := extPose{x: *m.X, y: *m.Y, heading: drivers.WrapAngle(*m.Heading), ts: *m.TS, frame: m.Frame, quality: c.Quality, sigma: c.Sigma}
 	if m.Quality != nil {
 		if !(*m.Quality >= 0 && *m.Quality <= 1) {
 			return extPose{}, fmt.Errorf("quality %v is not within 0..1", *m.Quality)
@@ -160,12 +178,12 @@ const eventEvery = 5 * time.Second
 // mqttPose is an mqtt_pose device: messages arrive on the MQTT client's goroutine (handle),
 // the sensor copies the latest accepted one (read).
 type mqttPose struct {
-	cfg    *MQTTPoseConfig
+	cfg    *Config
 	name   string
 	now    func() time.Time
 	log    *slog.Logger
-	events func(Event)
-	sens   *sensor
+	events func(drivers.Event)
+	at     time.Time // the stamp of the pose readPose read last
 
 	mu        sync.Mutex
 	last      extPose // the last accepted pose
@@ -250,7 +268,7 @@ func (m *mqttPose) implausible(a, b extPose) string {
 	if d := math.Hypot(b.x-a.x, b.y-a.y); d > c.MaxJump+c.MaxSpeed*dt {
 		return fmt.Sprintf("jumped %.2f m in %.3f s (max_speed %v m/s, max_jump %v m)", d, dt, c.MaxSpeed, c.MaxJump)
 	}
-	if dh := math.Abs(wrapAngle(b.heading - a.heading)); dh > headingNoise+c.MaxTurnRate*dt {
+	if dh := math.Abs(drivers.WrapAngle(b.heading - a.heading)); dh > headingNoise+c.MaxTurnRate*dt {
 		return fmt.Sprintf("heading turned %.0f° in %.3f s (max_turn_rate %v rad/s)", dh*180/math.Pi, dt, c.MaxTurnRate)
 	}
 	return ""
@@ -286,22 +304,23 @@ func (m *mqttPose) emit(now time.Time, kind, level, msg string) {
 		m.log.Warn(msg, "device", m.name)
 	}
 	if m.events != nil {
-		m.events(Event{Time: now, Device: m.name, Kind: kind, Level: level, Message: msg})
+		m.events(drivers.Event{Time: now, Device: m.name, Kind: kind, Level: level, Message: msg})
 	}
 }
 
-// readPose copies the latest accepted pose, stamped with its ts; errNoSample when none is new.
-func (m *mqttPose) readPose(_ time.Time, vals []float64) error {
+// readPose copies the latest accepted pose and returns its ts; drivers.ErrNoSample when none
+// is new.
+func (m *mqttPose) readPose(_ time.Time, vals []float64) (time.Time, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.have || m.seq == m.read {
-		return errNoSample
+		return time.Time{}, drivers.ErrNoSample
 	}
 	m.read = m.seq
 	p := m.last
 	vals[0], vals[1], vals[2], vals[3], vals[4] = p.x, p.y, p.heading, p.quality, p.sigma
-	m.sens.at = time.Unix(0, int64(p.ts*1e9))
-	return nil
+	m.at = time.Unix(0, int64(p.ts*1e9))
+	return m.at, nil
 }
 
 // counts are the messages accepted and refused so far, and the last refusal's reason.
@@ -316,11 +335,11 @@ func (m *mqttPose) counts() (accepted, rejected uint64, why string) {
 type mqttPoseDriver struct {
 	name     string
 	m        *mqttPose
-	dial     func(broker, clientID string) (Subscriber, error)
+	dial     func(broker, clientID string) (drivers.Subscriber, error)
 	clientID string
 
 	mu   sync.Mutex
-	conn Subscriber
+	conn drivers.Subscriber
 }
 
 var _ gobot.Driver = (*mqttPoseDriver)(nil)
@@ -358,22 +377,23 @@ func (d *mqttPoseDriver) Halt() error {
 	return conn.Close()
 }
 
-// buildMQTTPose builds an mqtt_pose device.
-func (r *Robot) buildMQTTPose(d *device, c *MQTTPoseConfig) error {
-	m := &mqttPose{cfg: c, name: d.name, now: r.now, log: r.log, events: r.opts.Events}
-	d.sens = newSensor(d, c.SampleConfig, m.readPose)
-	m.sens = d.sens
-	d.addDriver(&mqttPoseDriver{name: d.name, m: m, dial: r.opts.MQTT, clientID: r.name + "-" + d.name}, true)
-	d.detail = func() string {
+// build builds an mqtt_pose device.
+func build(b *drivers.Builder) error {
+	c := b.Spec().(*Config)
+	o := b.Options()
+	m := &mqttPose{cfg: c, name: b.Name(), now: b.Clock(), log: b.Logger(), events: o.Events}
+	b.TimedSensor(c.SampleConfig, m.readPose)
+	b.AddDriver(&mqttPoseDriver{name: b.Name(), m: m, dial: o.MQTT, clientID: b.RobotName() + "-" + b.Name()}, true)
+	b.Detail(func() string {
 		a, rj, why := m.counts()
 		s := fmt.Sprintf("%d poses accepted, %d rejected", a, rj)
 		if why != "" {
 			s += " (last: " + why + ")"
 		}
 		return s
-	}
+	})
 	return nil
 }
 
-// PoseKey implements PoseSource.
-func (c *MQTTPoseConfig) PoseKey() string { return c.Key }
+// PoseKey implements drivers.PoseSource.
+func (c *Config) PoseKey() string { return c.Key }
