@@ -271,6 +271,9 @@ func TestDocsCommandLines(t *testing.T) {
 	if _, out, errOut := runCmd(t, "-h"); !strings.Contains(out+errOut, "botd export [-format btcpp|b3|b3tree|botd|plan]") {
 		t.Errorf("botd -h shows another export synopsis than MISSIONS.md's:\n%s%s", out, errOut)
 	}
+	if _, out, errOut := runCmd(t, "export", "-h"); !strings.Contains(out+errOut, "botd export [-format btcpp|b3|b3tree|botd|plan]") {
+		t.Errorf("botd export -h shows another synopsis than MISSIONS.md's:\n%s%s", out, errOut)
+	}
 
 	// botd's lines, in this process; first those others read the output of.
 	ran := map[string]bool{}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/missions"
-	"github.com/botd-project/botd/missions/plan"
 )
 
 // runExport writes a mission in another format: BehaviorTree.CPP v4 XML
@@ -21,14 +20,18 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "btcpp", "output format: btcpp (BehaviorTree.CPP v4 XML), b3 (Behavior3 Editor 0.3 project), b3tree (the current Behavior3 editor's tree file) botd (JSON) or plan (a QGroundControl .plan of a UAV mission's flight)")
+	var formatDocs []string
+	for _, f := range missions.Formats() {
+		formatDocs = append(formatDocs, f.Name+" ("+f.Doc+")")
+	}
+	format := fs.String("format", "btcpp", "output format: "+strings.Join(formatDocs, ", "))
 	homeFlag := fs.String("home", "", "plan: the planned home LAT,LON,ALT (degrees, m above sea level); GoTo x/y targets are metres from it (default: an imported plan's own)")
 	outFile := fs.String("o", "", "write to FILE instead of stdout")
 	hwFile := fs.String("hardware", "", "hardware config whose device leaves the model declares (default: the simulated rover)")
 	var libs libFlag
 	fs.Var(&libs, "lib", libUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: botd export [-format btcpp|b3|b3tree|botd|plan] [-home LAT,LON,ALT] [-lib DIR|FILE]... [-o OUT] FILE")
+		fmt.Fprintf(stderr, "usage: botd export [-format %s] [-home LAT,LON,ALT] [-lib DIR|FILE]... [-o OUT] FILE\n", missions.FormatNames())
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -39,10 +42,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	switch *format {
-	case "btcpp", "b3", "b3tree", "botd", "plan":
-	default:
-		fmt.Fprintf(stderr, "botd export: unknown format %q (want btcpp, b3, b3tree, botd or plan)\n", *format)
+	if !strings.Contains("|"+missions.FormatNames()+"|", "|"+*format+"|") {
+		fmt.Fprintf(stderr, "botd export: unknown format %q (want %s)\n", *format, strings.ReplaceAll(missions.FormatNames(), "|", ", "))
 		return 2
 	}
 	home, err := parseHome(*homeFlag)
@@ -65,19 +66,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		printProblems(stdout, files[0]+": ", err, nil)
 		return 1
 	}
-	var out []byte
-	switch *format {
-	case "btcpp":
-		out, err = missions.ExportBTCPP(d, newRegistry(hw))
-	case "b3":
-		out, err = missions.ExportB3(d)
-	case "b3tree":
-		out, err = missions.ExportB3Tree(d)
-	case "plan":
-		out, err = plan.Export(d.Trees, d.Main, d.Blackboard, plan.ExportOptions{Home: home})
-	default:
-		out, err = d.JSON()
-	}
+	out, err := missions.Export(*format, d, missions.ExportOptions{Registry: newRegistry(hw), Home: home})
 	if err != nil {
 		fmt.Fprintf(stderr, "botd export: %s: %v\n", files[0], err)
 		return 1
