@@ -83,6 +83,16 @@ func TestBrowserDebugger(t *testing.T) {
 	}
 
 	waitState("the mission running", func(s *protocol.StateMsg) bool { return s.Mode == protocol.ModeRunning })
+	// A hook another client sets (here the test's ground station) shows
+	// on the page when it hears the hook's event.
+	three := int32(3)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	rep, err := g.Send(ctx, "rover-b", protocol.Command{Op: protocol.OpHookSet, Hook: &protocol.HookArgs{Node: &three, Position: protocol.HookPost}})
+	cancel()
+	if err != nil || !rep.OK {
+		t.Fatalf("hook.set from another client: %+v %v", rep, err)
+	}
+	p.wait("the other client's hook on the page", `document.getElementById('dbg-hooks').textContent.includes('#3 Wait "second" break (post')`)
 	hold()
 	p.shot("dashboard-debug-held.png")
 	// Held: the mission is RUNNING, the robot's loop ticks on.

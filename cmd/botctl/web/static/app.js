@@ -158,7 +158,11 @@
       n.title = `the robot's events after seq ${h.first_seq ? h.first_seq - 1 : h.last_seq}, sent again on events.request (boot ${h.boot}), then the live ones`;
     });
     on('events_gap', (g) => logLocal('warning', 'history', `events ${g.from}–${g.to} are lost: the robot no longer keeps them`));
-    on('event', addEvent);
+    on('event', (e) => {
+      addEvent(e);
+      // The debugger (debug.js) refreshes its hooks when they act.
+      if (e && typeof e.kind === 'string' && e.kind.startsWith('hook.')) window.dispatchEvent(new CustomEvent('botd:hook', { detail: e }));
+    });
     on('metrics_history', (list) => { chart.set(list); if (Array.isArray(list) && list.length) tickText(list[list.length - 1]); });
     on('metrics', (m) => { chart.add(m); tickText(m); });
     on('problems', (list) => { for (const p of (Array.isArray(list) ? list : [])) problem(`${p.topic}: ${p.error}`, '', p.time); });

@@ -141,6 +141,13 @@
     }
     render();
   });
+  // A hook acted (this page's, botctl debug's, Groot2's): list them again,
+  // once for a burst of events.
+  let refresh = 0;
+  window.addEventListener('botd:hook', () => {
+    if (!D.robot || !D.allowed || refresh) return;
+    refresh = setTimeout(() => { refresh = 0; hookOp('list'); }, 200);
+  });
   window.addEventListener('botd:node', (ev) => { D.node = ev.detail ? ev.detail.index : null; render(); });
   // The tree redraws its nodes (a new tree, a collapse): outline again.
   const nodes = document.querySelector('#tree #nodes');
