@@ -147,3 +147,22 @@ func (zs Zones) Check(x, y, alt, speed, reaction, margin float64) Verdict {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// KeepIn is a keep-in Shape (a config's fence) as an inclusion zone named name. A set that
+// holds it and a mission's zones lets the robot go only where both let it: a mission's zones
+// narrow the config's fence, never widen it.
+func KeepIn(name string, s Shape) Zone {
+	return Zone{Name: name, Polygon: s.Polygon, MinAlt: s.MinAlt, MaxAlt: s.MaxAlt}
+}
+
+// Nearest is the index of the point (xs[i], ys[i]) nearest to (x, y) horizontally, -1 for
+// none: the rally point a return-home flies to. O(points), no allocation.
+func Nearest(x, y float64, xs, ys []float64) int {
+	best, at := math.Inf(1), -1
+	for i := range xs {
+		if d := (xs[i]-x)*(xs[i]-x) + (ys[i]-y)*(ys[i]-y); d < best {
+			best, at = d, i
+		}
+	}
+	return at
+}

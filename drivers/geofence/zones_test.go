@@ -176,3 +176,49 @@ func BenchmarkZonesCheck(b *testing.B) {
 		}
 	})
 }
+
+// A mission's inclusion zone wider than the config's keep-in fence does not widen it: outside
+// the config's fence is outside, the breach naming the config's zone; a mission's exclusion
+// zone inside it narrows it.
+func TestKeepInCombined(t *testing.T) {
+	cfg := Shape{Polygon: Polygon{Xs: []float64{-50, 50, 50, -50}, Ys: []float64{-50, -50, 50, 50}}, MinAlt: math.Inf(-1), MaxAlt: 40}
+	zs := Zones{KeepIn("config", cfg),
+		{Name: "plan wide", Radius: 500, MinAlt: noBand[0], MaxAlt: noBand[1]},
+		{Name: "plan hole", Exclusion: true, CX: 20, Radius: 5, MinAlt: noBand[0], MaxAlt: noBand[1]}}
+	for _, c := range []struct {
+		x, y, alt float64
+		state     State
+		zone      string
+	}{
+		{100, 0, 10, Outside, "config"}, // inside the plan's zone, outside the config's
+		{0, 0, 45, Outside, "config"},   // above the config's band
+		{20, 0, 10, Outside, "plan hole"},
+		{-30, 0, 10, Inside, "config"},
+	} {
+		v := zs.Check(c.x, c.y, c.alt, 0, 0.5, 1)
+		if v.State != c.state || zs[v.Zone].Name != c.zone {
+			t.Errorf("(%v, %v, %v): %v at %q, want %v at %q", c.x, c.y, c.alt, v.State, zs[v.Zone].Name, c.state, c.zone)
+		}
+		if d := cfg.Clearance(c.x, c.y, c.alt); c.zone == "config" && d != v.Clearance {
+			t.Errorf("(%v, %v, %v): clearance %v, the config's shape %v", c.x, c.y, c.alt, v.Clearance, d)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	xs, ys := []float64{100, -10, 30}, []float64{0, 5, 30}
+	for _, c := range []struct {
+		x, y float64
+		want int
+	}{{0, 0, 1}, {90, 10, 0}, {25, 25, 2}} {
+		if got := Nearest(c.x, c.y, xs, ys); got != c.want {
+			t.Errorf("Nearest(%v, %v) = %d, want %d", c.x, c.y, got, c.want)
+		}
+	}
+	if Nearest(0, 0, nil, nil) != -1 {
+		t.Error("no points: not -1")
+	}
+	if n := testing.AllocsPerRun(100, func() { Nearest(1, 2, xs, ys) }); n != 0 {
+		t.Errorf("Nearest allocates %v times", n)
+	}
+}

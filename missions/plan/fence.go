@@ -264,10 +264,11 @@ func parseRally(raw *json.RawMessage, path string, versioned bool, lim Limits, p
 
 // checkZones reports zones that are not a fence (a polygon that crosses
 // itself, on the plane tangent to the Earth at the home or the first
-// zone), and zones that leave the home outside.
-func checkZones(zs []Zone, home *[3]float64, ps *problems) {
+// zone), and zones that leave the home outside. It returns the zones on
+// that plane and its origin when they are a fence.
+func checkZones(zs []Zone, home *[3]float64, ps *problems) (geofence.Zones, geofence.LatLon) {
 	if len(zs) == 0 {
-		return
+		return nil, geofence.LatLon{}
 	}
 	var o geofence.LatLon
 	if home != nil {
@@ -285,15 +286,35 @@ func checkZones(zs []Zone, home *[3]float64, ps *problems) {
 				where = ptrIdx(where+"/polygon", at)
 			}
 			ps.invalid(where, "%s: %s", zs[i].Name, msg)
-			return
+			return nil, o
 		}
 	}
 	if home == nil {
-		return
+		return local, o
 	}
 	for i := range local {
 		if d := local[i].Clearance(0, 0, 0); d < 0 {
 			ps.invalid(zs[i].Path, "%s leaves the plan's home (%v, %v) outside, by %.1f m: the vehicle would breach it on the ground", zs[i].Name, home[0], home[1], -d)
+		}
+	}
+	return local, o
+}
+
+// checkItemsInZones reports each item that flies to a position the plan's
+// own zones forbid (outside an inclusion zone, inside an exclusion zone),
+// naming the zone.
+func checkItemsInZones(items []Item, local geofence.Zones, o geofence.LatLon, ps *problems) {
+	if len(local) == 0 {
+		return
+	}
+	for _, it := range items {
+		lat, lon := it.Params[4], it.Params[5]
+		if !isNav(it.Command) || !finite(lat) || !finite(lon) || !validLatLon(lat, lon) || lat == 0 && lon == 0 {
+			continue
+		}
+		x, y := o.ToLocal(lat, lon)
+		if d, at := local.Clearance(x, y, 0); d < 0 {
+			ps.invalid(it.Path, "item %d: %s: (%v, %v) is outside %s, by %.1f m", it.Seq, cmdName(it.Command), lat, lon, local[at].Name, -d)
 		}
 	}
 }

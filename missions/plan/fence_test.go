@@ -142,3 +142,25 @@ func TestFenceFromBlackboard(t *testing.T) {
 		}
 	}
 }
+
+// An item that flies where the plan's own zones forbid is refused, naming
+// the item and the zone.
+func TestItemsInZones(t *testing.T) {
+	plan := func(items ...string) []byte {
+		s := string(qgc(items...))
+		s = strings.Replace(s, `"polygons": []`, `"polygons": [`+keepIn+`]`, 1)
+		return []byte(strings.Replace(s, `"circles": []`, `"circles": [`+keepOut+`]`, 1))
+	}
+	if got := importPlan(plan(takeoff, wp), Limits{}); got != "" {
+		t.Fatalf("inside: %s", got)
+	}
+	for _, c := range []struct{ item, want string }{
+		{simple(16, 3, "0,0,0,null,47.399,8.547,10"), "/mission/items/1: item 1: MAV_CMD_NAV_WAYPOINT (16): (47.399, 8.547) is outside geoFence circle 0 (exclusion), by 30.0 m"},
+		{simple(19, 3, "5,0,0,null,47.3975,8.5500,10"), "/mission/items/1: item 1: MAV_CMD_NAV_LOITER_TIME (19): (47.3975, 8.55) is outside geoFence polygon 0 (inclusion), by 181."},
+		{simple(21, 3, "0,0,0,null,47.3900,8.5456,0"), "item 1: MAV_CMD_NAV_LAND (21): (47.39, 8.5456) is outside geoFence polygon 0 (inclusion)"},
+	} {
+		if got := importPlan(plan(takeoff, c.item), Limits{}); !strings.Contains(got, c.want) {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}

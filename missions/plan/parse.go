@@ -221,7 +221,7 @@ func parseQGC(data []byte, lim Limits, ps *problems) *Plan {
 		p.Home = readHome(m.Home, "/mission/plannedHomePosition", ps)
 	}
 	p.Fence = parseFence(f.GeoFence, "/geoFence", true, lim, ps)
-	checkZones(p.Fence, p.Home, ps)
+	local, origin := checkZones(p.Fence, p.Home, ps)
 	p.Rally = parseRally(f.RallyPoints, "/rallyPoints", true, lim, ps)
 	if len(m.Items) > lim.Items {
 		ps.add("/mission/items", codeTooLarge, "%d items, above the limit of %d", len(m.Items), lim.Items)
@@ -251,6 +251,7 @@ func parseQGC(data []byte, lim Limits, ps *problems) *Plan {
 			return nil
 		}
 	}
+	checkItemsInZones(p.Items, local, origin, ps)
 	return p
 }
 
