@@ -207,19 +207,50 @@ type Fence struct {
 	vehicle bool
 }
 
+// GeoReferenced is a Spec whose device places the robot on the map: a satellite receiver
+// writing x/y metres around an origin. A fence takes the origin and key of the only such device.
+type GeoReferenced interface {
+	Spec
+	// GeoFrame is the origin of the device's local frame and the key prefix of its pose.
+	GeoFrame() (origin *GeoPoint, key string)
+}
+
+// VehicleFrame is a Spec whose device writes a vehicle's position north-east-down from its
+// home (x north, y east) and its latitude and longitude under one key.
+type VehicleFrame interface {
+	Spec
+	// VehicleKey is the key prefix of the vehicle's position.
+	VehicleKey() string
+}
+
 // CompileFence resolves a validated fence against the hardware: the origin of a global fence
-// (its own, else the only gps device's) and the pose key (its own, else the only gps device's
-// key, else "pose"). Errors are located under path.
+// (its own, else the only GeoReferenced device's) and the pose key (its own, else the only
+// GeoReferenced device's key, else the only vehicle's, else "pose"). Errors are located under
+// path.
 func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 	if err := g.Validate(path); err != nil {
 		return nil, err
 	}
 	v := &Validator{}
-	var gps *GPSConfig
+	var geos []GeoReferenced
+	var vehicles []string
 	if hw != nil {
-		if ds := hw.DevicesOfKind(KindGPS); len(ds) == 1 {
-			gps, _ = specOf[*GPSConfig](ds[0])
+		for _, d := range hw.Devices {
+			if d == nil || d.Spec == nil {
+				continue
+			}
+			if g, ok := d.Spec.(GeoReferenced); ok {
+				geos = append(geos, g)
+			}
+			if vf, ok := d.Spec.(VehicleFrame); ok {
+				vehicles = append(vehicles, vf.VehicleKey())
+			}
 		}
+	}
+	var geoOrigin *GeoPoint
+	geoKey := ""
+	if len(geos) == 1 {
+		geoOrigin, geoKey = geos[0].GeoFrame()
 	}
 	f := &Fence{cfg: *g, margin: *g.Margin, reactionNs: g.ReactionMs * 1e6, staleNs: int64(g.StaleMs * 1e6),
 		shape: geofence.Shape{MinAlt: math.Inf(-1), MaxAlt: math.Inf(1)}, altKey: g.AltKey, poseKey: g.PoseKey}
@@ -230,22 +261,14 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 		f.shape.MaxAlt = *g.MaxAlt
 	}
 	f.origin = g.Origin
-	if f.origin == nil && gps != nil {
-		f.origin = gps.Origin
-	}
-	var vehicles []string
-	if hw != nil {
-		for _, d := range hw.DevicesOfKind(KindMAVLinkVehicle) {
-			if vc, ok := specOf[*MAVLinkVehicleConfig](d); ok {
-				vehicles = append(vehicles, vc.Key)
-			}
-		}
+	if f.origin == nil && len(geos) == 1 {
+		f.origin = geoOrigin
 	}
 	if f.poseKey == "" {
 		f.poseKey = "pose"
 		switch {
-		case gps != nil:
-			f.poseKey = gps.Key
+		case len(geos) == 1:
+			f.poseKey = geoKey
 		case len(vehicles) == 1:
 			f.poseKey = vehicles[0]
 		}

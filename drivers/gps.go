@@ -303,3 +303,6 @@ func (c *GPSConfig) PoseKey() string {
 	}
 	return ""
 }
+
+// GeoFrame implements GeoReferenced.
+func (c *GPSConfig) GeoFrame() (*GeoPoint, string) { return c.Origin, c.Key }

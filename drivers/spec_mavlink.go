@@ -222,3 +222,6 @@ func parseMAVLinkConnection(s string) (mavConn, error) {
 	}
 	return c, nil
 }
+
+// VehicleKey implements VehicleFrame.
+func (c *MAVLinkVehicleConfig) VehicleKey() string { return c.Key }
