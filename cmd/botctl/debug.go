@@ -56,8 +56,9 @@ type debugSession struct {
 	tree  protocol.TreeInfo
 	seen  map[string]bool // hook event ids printed (delivery is at least once)
 	set   bool            // the session set a hook
-	// refused counts the commands the robot refused (the exit status).
-	refused int
+	// refused counts the commands the robot refused, bad the lines the
+	// session could not make a command of (the exit status: 1, else 2).
+	refused, bad int
 }
 
 func (c *cli) debug(args []string) error {
@@ -140,6 +141,9 @@ func (c *cli) debug(args []string) error {
 	if s.refused > 0 {
 		return silent(exitRefused)
 	}
+	if s.bad > 0 {
+		return silent(exitUsage)
+	}
 	return nil
 }
 
@@ -177,6 +181,14 @@ func (s *debugSession) errorf(format string, args ...any) {
 	s.out.Lock()
 	defer s.out.Unlock()
 	fmt.Fprintf(s.c.stderr, "botctl debug: "+format+"\n", args...)
+}
+
+// usage reports a line the session cannot make a command of.
+func (s *debugSession) usage(format string, args ...any) {
+	s.out.Lock()
+	s.bad++
+	s.out.Unlock()
+	s.errorf(format, args...)
 }
 
 func (s *debugSession) refusal(op string, e *protocol.ReplyError) {
@@ -315,7 +327,7 @@ func (s *debugSession) run(line string) bool {
 	status := ""
 	switch {
 	case opts["success"] && opts["failure"]:
-		s.errorf("success or failure, not both")
+		s.usage("success or failure, not both")
 		return false
 	case opts["success"]:
 		status = "SUCCESS"
@@ -325,13 +337,13 @@ func (s *debugSession) run(line string) bool {
 	nodeArg := func(need bool) (int32, bool) {
 		if len(words) == 0 {
 			if need {
-				s.errorf("%s needs a NODE", verb)
+				s.usage("%s needs a NODE", verb)
 			}
 			return -1, false
 		}
 		n, err := s.node(words[0])
 		if err != nil {
-			s.errorf("%v", err)
+			s.usage("%v", err)
 			return -1, false
 		}
 		return n, true
@@ -354,7 +366,7 @@ func (s *debugSession) run(line string) bool {
 		a.Position, a.Once = pos, opts["once"]
 		if verb == "force" {
 			if status == "" {
-				s.errorf("force NODE success|failure")
+				s.usage("force NODE success|failure")
 				return false
 			}
 			a.Mode, a.Status = protocol.HookReplace, status
@@ -382,11 +394,11 @@ func (s *debugSession) run(line string) bool {
 				}
 			}
 			if len(held) == 0 {
-				s.errorf("nothing is held: %s what? (give a NODE)", verb)
+				s.usage("nothing is held: %s what? (give a NODE)", verb)
 				return false
 			}
 			if verb == "step" && len(held) > 1 {
-				s.errorf("%d nodes are held: step NODE", len(held))
+				s.usage("%d nodes are held: step NODE", len(held))
 				return false
 			}
 		}
@@ -418,7 +430,7 @@ func (s *debugSession) run(line string) bool {
 			}
 		}
 	default:
-		s.errorf("unknown command %q (help lists them)", verb)
+		s.usage("unknown command %q (help lists them)", verb)
 	}
 	return false
 }

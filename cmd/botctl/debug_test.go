@@ -122,7 +122,7 @@ func TestDebugSession(t *testing.T) {
 	}
 
 	// Bad input is the session's, not the robot's.
-	expect(t, botctl(t, append([]string{"debug", "rover-d", "break", "nosuch"}, b...)...), 0, `no node "nosuch"`)
+	expect(t, botctl(t, append([]string{"debug", "rover-d", "break", "nosuch"}, b...)...), exitUsage, `no node "nosuch"`)
 
 	off, ob, _ := debugRobot(t, "rover-n", "")
 	_ = off
