@@ -198,6 +198,9 @@ type Fence struct {
 	origin     *GeoPoint      // for a global fence and global mission targets
 	margin     float64
 	reactionNs float64
+	// speedWindowNs: the speed is estimated over at least this long (half the reaction
+	// time, within 50-250 ms)
+	speedWindowNs int64
 	staleNs    int64
 	poseKey    string
 	altKey     string
@@ -254,6 +257,7 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 	}
 	f := &Fence{cfg: *g, margin: *g.Margin, reactionNs: g.ReactionMs * 1e6, staleNs: int64(g.StaleMs * 1e6),
 		shape: geofence.Shape{MinAlt: math.Inf(-1), MaxAlt: math.Inf(1)}, altKey: g.AltKey, poseKey: g.PoseKey}
+	f.speedWindowNs = min(max(int64(g.ReactionMs*1e6/2), int64(50*time.Millisecond)), int64(250*time.Millisecond))
 	if g.MinAlt != nil {
 		f.shape.MinAlt = *g.MinAlt
 	}
@@ -359,7 +363,8 @@ type FenceCheck struct {
 	X, Y, Alt float64
 	// Clearance is the signed distance to the fence, m (negative: outside by that much).
 	Clearance float64
-	// Speed is the speed estimated from the last two positions, m/s.
+	// Speed is the speed estimated from two positions at least half the reaction time
+	// (50-250 ms) apart, m/s.
 	Speed float64
 	// Age is how old the position is (FenceNoPose: since the last one, or -1 for none).
 	Age time.Duration
@@ -426,16 +431,20 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 		}
 		alt, c.Alt = a, a
 	}
+	// The speed is measured over at least speedWindow: positions read a few milliseconds
+	// apart (a busy machine delivers a vehicle's position messages in bursts, and the
+	// reading's time is when it was read, not when the vehicle was there) would give a
+	// speed many times the real one, and a geofence breach predicted from it.
 	ts := at.UnixNano()
-	if m.lastAt != 0 && ts > m.lastAt {
+	if m.lastAt == 0 {
+		m.lastAt, m.lx, m.ly, m.la = ts, x, y, alt
+	} else if ts-m.lastAt >= f.speedWindowNs {
 		dt := float64(ts-m.lastAt) / 1e9
 		dz := 0.0
 		if f.altKey != "" {
 			dz = alt - m.la
 		}
 		m.speed = math.Sqrt((x-m.lx)*(x-m.lx)+(y-m.ly)*(y-m.ly)+dz*dz) / dt
-	}
-	if ts != m.lastAt {
 		m.lastAt, m.lx, m.ly, m.la = ts, x, y, alt
 	}
 	c.Speed = m.speed

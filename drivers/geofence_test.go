@@ -250,8 +250,15 @@ func TestFenceMonitor(t *testing.T) {
 	if c := step(3.6, t0.Add(3600*time.Millisecond)); c.State != FenceNear {
 		t.Fatalf("at x=3.6 (1.4 m clear, 0.9 m in 0.5 s): %+v", c)
 	}
-	// stopped at 1.4 m: clear of the margin, inside
-	if c := step(3.6, t0.Add(3700*time.Millisecond)); c.State != FenceInside || c.Moving() {
+	// stopped at 1.4 m: clear of the margin, inside, and seen standing still once a whole
+	// speed window (half the 0.5 s reaction time) has passed since the last measurement
+	if c := step(3.6, t0.Add(3700*time.Millisecond)); c.State != FenceInside || !c.Moving() {
+		t.Fatalf("0.1 s after stopping at x=3.6 (0.2 m in the last 0.3 s): %+v", c)
+	}
+	if c := step(3.6, t0.Add(3900*time.Millisecond)); !c.Moving() {
+		t.Fatalf("0.2 s later, within the window: the last speed holds: %+v", c)
+	}
+	if c := step(3.6, t0.Add(4000*time.Millisecond)); c.State != FenceInside || c.Moving() {
 		t.Fatalf("stopped at x=3.6: %+v", c)
 	}
 	if c := step(5.5, t0.Add(5*time.Second)); c.State != FenceOutside || c.Clearance != -0.5 {
@@ -259,6 +266,35 @@ func TestFenceMonitor(t *testing.T) {
 	}
 	if c := m.Check(t0.Add(6100 * time.Millisecond)); c.State != FenceNoPose {
 		t.Fatalf("1.1 s later: %+v", c)
+	}
+}
+
+// Positions read in bursts (a loaded machine: the reading's time is when it was read, a few
+// milliseconds apart, while the vehicle moved for a whole sample period between them) give
+// the real speed, not a multiple of it that predicts a breach.
+func TestFenceMonitorSpeedFromBurstyReadings(t *testing.T) {
+	f := localFence(t, [][2]float64{{-500, -500}, {500, -500}, {500, 500}, {-500, 500}}, 1)
+	vals := map[string]float64{}
+	var at time.Time
+	m := NewFenceMonitor(f, func(k string) (float64, time.Time, bool) { v, ok := vals[k]; return v, at, ok })
+	t0 := time.Unix(1000, 0)
+	const speed = 5.0 // m/s, sampled every 50 ms
+	maxSeen := 0.0
+	for i := 0; i < 100; i++ {
+		truth := time.Duration(i) * 50 * time.Millisecond
+		read := truth
+		if i%2 == 1 {
+			read = truth - 48*time.Millisecond // read 2 ms after the one before
+		}
+		vals["pose.x"], vals["pose.y"], at = speed*truth.Seconds(), 0, t0.Add(read)
+		c := m.Check(at)
+		maxSeen = max(maxSeen, c.Speed)
+	}
+	if maxSeen > 2*speed {
+		t.Fatalf("bursty readings at %v m/s gave a speed of %.1f m/s", speed, maxSeen)
+	}
+	if maxSeen < speed/2 {
+		t.Fatalf("the speed was never measured: %.1f m/s", maxSeen)
 	}
 }
 
