@@ -201,9 +201,9 @@ type Fence struct {
 	// speedWindowNs: the speed is estimated over at least this long (half the reaction
 	// time, within 50-250 ms)
 	speedWindowNs int64
-	staleNs    int64
-	poseKey    string
-	altKey     string
+	staleNs       int64
+	poseKey       string
+	altKey        string
 	// vehicle: the pose key is a MAVLink vehicle's, whose local position is NED from its home
 	// (x north, y east): the fence reads its latitude and longitude for a global fence, its
 	// y as east and x as north for a local one.
