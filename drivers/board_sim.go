@@ -2,10 +2,30 @@ package drivers
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/botd-project/botd/drivers/sim"
 )
+
+// SimPart is a Spec whose device is a part of the simulated robot when it is on a sim board.
+type SimPart interface {
+	Spec
+	// WireSim puts the part into the simulated robot's config (its pins into rc.Pins).
+	WireSim(rc *sim.RobotConfig)
+	// CheckSim reports what the simulator cannot do with the section at path; seen maps the
+	// robot's parts already taken to the path of their device (see SimOnce).
+	CheckSim(v *Validator, path string, seen map[string]string)
+}
+
+// SimOnce takes the simulated robot's one part for the device at path; false (reported at
+// path+field) when another device has it.
+func SimOnce(v *Validator, seen map[string]string, part, path, field, what string) bool {
+	if prev, dup := seen[part]; dup {
+		v.Errorf(path+field, "the simulated robot has one %s (already %s)", what, prev)
+		return false
+	}
+	seen[part] = path
+	return true
+}
 
 // simWiring is what the devices on a sim board make of the simulated robot: its RobotConfig
 // (motor, sonar, battery, bump, IMU, encoder and GPS wiring taken from the devices, the
@@ -25,32 +45,8 @@ func (c *Config) simRobotConfig(board string) simWiring {
 		if d == nil || d.Adaptor != board || d.Spec == nil {
 			continue
 		}
-		switch s := d.Spec.(type) {
-		case *DiffDriveConfig:
-			rc.WheelBase, rc.MaxWheelSpeed = s.WheelBase, s.MaxWheelSpeed
-			p.LeftSpeed, p.LeftDir, p.LeftForward, p.LeftBackward = s.Left.Speed, s.Left.Dir, s.Left.Forward, s.Left.Backward
-			p.RightSpeed, p.RightDir, p.RightForward, p.RightBackward = s.Right.Speed, s.Right.Dir, s.Right.Forward, s.Right.Backward
-		case *RangeConfig:
-			p.SonarTrigger, p.SonarEcho = s.Trig, s.Echo
-			rc.Sonar.MaxRange = s.MaxRange
-		case *BatteryConfig:
-			p.Battery = s.Pin
-			rc.Battery.Cells = s.Cells
-			rc.Battery.ADCFullScale = s.Scale.VoltsMax
-		case *BumpConfig:
-			p.Bump = s.Pin
-		case *IMUConfig:
-			rc.IMU.Bus, rc.IMU.Address = derefInt(s.Bus), s.Address
-		case *OdometryConfig:
-			if e := s.Encoders; e != nil {
-				p.LeftEncoderA, p.LeftEncoderB, p.RightEncoderA, p.RightEncoderB = e.Left.A, e.Left.B, e.Right.A, e.Right.B
-				rc.Encoders = sim.EncoderConfig{TicksPerRev: e.TicksPerRev, WheelRadius: s.WheelRadius}
-			}
-		case *GPSConfig:
-			rc.GPS = sim.GPSConfig{Port: s.Port, RateHz: math.Max(s.RateHz, 1)}
-			if s.Origin != nil {
-				rc.GPS.Lat, rc.GPS.Lon = s.Origin.Lat, s.Origin.Lon
-			}
+		if part, ok := d.Spec.(SimPart); ok {
+			part.WireSim(&rc)
 		}
 	}
 	if a := c.Adaptors[board]; a != nil && a.Noise != nil {
@@ -90,38 +86,8 @@ func (c *Config) checkSimWiring(v *Validator, board string) {
 		if d == nil || d.Adaptor != board || d.Spec == nil || d.Spec.Kind() != d.Kind {
 			continue
 		}
-		path := fmt.Sprintf("devices[%d]", i)
-		switch d.Kind {
-		case KindDiffDrive, KindRange, KindBattery, KindBump, KindIMU, KindGPS:
-			if prev, dup := seen[d.Kind]; dup {
-				v.Errorf(path+".kind", "the simulated robot has one %s (already %s)", d.Kind, prev)
-				continue
-			}
-			seen[d.Kind] = path
-		}
-		switch s := d.Spec.(type) {
-		case *DiffDriveConfig:
-			if s.Left.Reverse || s.Right.Reverse {
-				v.Errorf(path+".left", "the simulated motors are not mirrored: reverse is for real wiring")
-			}
-		case *OdometryConfig:
-			if s.Encoders == nil {
-				break
-			}
-			if prev, dup := seen["encoders"]; dup {
-				v.Errorf(path+".encoders", "the simulated robot has one pair of wheel encoders (already %s)", prev)
-			}
-			seen["encoders"] = path
-			if s.Encoders.Left.Reverse || s.Encoders.Right.Reverse {
-				v.Errorf(path+".encoders", "the simulated encoders are not mirrored: reverse is for real wiring")
-			}
-		case *BatteryConfig:
-			if s.ADC != nil {
-				v.Errorf(path+".adc", "the sim board reads its battery on its own analog pin; it has no i2c ADC")
-			}
-			if s.Scale.RawMax != sim.ADCMax {
-				v.Errorf(path+".scale.raw_max", "the sim's battery ADC is 12-bit: raw_max must be %d (got %d)", sim.ADCMax, s.Scale.RawMax)
-			}
+		if part, ok := d.Spec.(SimPart); ok {
+			part.CheckSim(v, fmt.Sprintf("devices[%d]", i), seen)
 		}
 	}
 	before := len(v.errs)

@@ -39,15 +39,18 @@ func defaultBus(board string) int {
 	return 1
 }
 
-// boardSupports returns why a board cannot host a device kind, or "".
-func boardSupports(a *AdaptorConfig, kind string) string {
-	switch {
-	case kind == KindPose && a.Kind != BoardSim:
-		return "pose is the simulator's ground truth; a " + a.Kind + " board has no pose source (add a localization device)"
-	case kind == KindRange && a.Kind == BoardFirmata:
-		return "the firmata adaptor has no DigitalPin access with edge events, which gobot's HC-SR04 driver needs"
-	case kind == KindGPS && a.Kind == BoardFirmata:
-		return "a GPS receiver is read on a serial port of the computer botd runs on: put it on a raspi board"
+// BoardLimited is a Spec whose kind some boards cannot host.
+type BoardLimited interface {
+	Spec
+	// BoardProblem says why a board of the kind ("sim", "raspi", "firmata") cannot host the
+	// device, or "".
+	BoardProblem(board string) string
+}
+
+// boardSupports returns why a board cannot host a device, or "".
+func boardSupports(a *AdaptorConfig, s Spec) string {
+	if bl, ok := s.(BoardLimited); ok {
+		return bl.BoardProblem(a.Kind)
 	}
 	return ""
 }

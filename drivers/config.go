@@ -199,7 +199,7 @@ func (c *Config) checkDevice(v *Validator, path string, d *DeviceConfig, names m
 	if board == nil {
 		return
 	}
-	if msg := boardSupports(board, d.Kind); msg != "" {
+	if msg := boardSupports(board, d.Spec); msg != "" {
 		v.Errorf(path+".kind", "%s", msg)
 		return
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/botd-project/botd/drivers/sim"
 )
 
 // This file is the arithmetic of wheel odometry, apart from any board: counting encoder edges,
@@ -199,3 +201,23 @@ func (s *stallCheck) update(side string, duty float64, moved bool, now time.Time
 
 // sideNames name the wheels by index.
 var sideNames = [2]string{"left", "right"}
+
+// WireSim implements SimPart: the encoders, when the odometry has them.
+func (s *OdometryConfig) WireSim(rc *sim.RobotConfig) {
+	if e := s.Encoders; e != nil {
+		p := &rc.Pins
+		p.LeftEncoderA, p.LeftEncoderB, p.RightEncoderA, p.RightEncoderB = e.Left.A, e.Left.B, e.Right.A, e.Right.B
+		rc.Encoders = sim.EncoderConfig{TicksPerRev: e.TicksPerRev, WheelRadius: s.WheelRadius}
+	}
+}
+
+// CheckSim implements SimPart.
+func (s *OdometryConfig) CheckSim(v *Validator, path string, seen map[string]string) {
+	if s.Encoders == nil {
+		return
+	}
+	SimOnce(v, seen, "encoders", path, ".encoders", "pair of wheel encoders")
+	if s.Encoders.Left.Reverse || s.Encoders.Right.Reverse {
+		v.Errorf(path+".encoders", "the simulated encoders are not mirrored: reverse is for real wiring")
+	}
+}

@@ -1,0 +1,113 @@
+package drivers
+
+import (
+	"math"
+
+	"github.com/botd-project/botd/drivers/sim"
+)
+
+// The simulated robot's parts and the boards' limits, per kind (SimPart, BoardLimited).
+
+// WireSim implements SimPart.
+func (s *DiffDriveConfig) WireSim(rc *sim.RobotConfig) {
+	p := &rc.Pins
+	rc.WheelBase, rc.MaxWheelSpeed = s.WheelBase, s.MaxWheelSpeed
+	p.LeftSpeed, p.LeftDir, p.LeftForward, p.LeftBackward = s.Left.Speed, s.Left.Dir, s.Left.Forward, s.Left.Backward
+	p.RightSpeed, p.RightDir, p.RightForward, p.RightBackward = s.Right.Speed, s.Right.Dir, s.Right.Forward, s.Right.Backward
+}
+
+// CheckSim implements SimPart.
+func (s *DiffDriveConfig) CheckSim(v *Validator, path string, seen map[string]string) {
+	if !SimOnce(v, seen, KindDiffDrive, path, ".kind", KindDiffDrive) {
+		return
+	}
+	if s.Left.Reverse || s.Right.Reverse {
+		v.Errorf(path+".left", "the simulated motors are not mirrored: reverse is for real wiring")
+	}
+}
+
+// WireSim implements SimPart.
+func (s *RangeConfig) WireSim(rc *sim.RobotConfig) {
+	rc.Pins.SonarTrigger, rc.Pins.SonarEcho = s.Trig, s.Echo
+	rc.Sonar.MaxRange = s.MaxRange
+}
+
+// CheckSim implements SimPart.
+func (s *RangeConfig) CheckSim(v *Validator, path string, seen map[string]string) {
+	SimOnce(v, seen, KindRange, path, ".kind", KindRange)
+}
+
+// BoardProblem implements BoardLimited.
+func (s *RangeConfig) BoardProblem(board string) string {
+	if board == BoardFirmata {
+		return "the firmata adaptor has no DigitalPin access with edge events, which gobot's HC-SR04 driver needs"
+	}
+	return ""
+}
+
+// WireSim implements SimPart.
+func (s *BatteryConfig) WireSim(rc *sim.RobotConfig) {
+	rc.Pins.Battery = s.Pin
+	rc.Battery.Cells = s.Cells
+	rc.Battery.ADCFullScale = s.Scale.VoltsMax
+}
+
+// CheckSim implements SimPart.
+func (s *BatteryConfig) CheckSim(v *Validator, path string, seen map[string]string) {
+	if !SimOnce(v, seen, KindBattery, path, ".kind", KindBattery) {
+		return
+	}
+	if s.ADC != nil {
+		v.Errorf(path+".adc", "the sim board reads its battery on its own analog pin; it has no i2c ADC")
+	}
+	if s.Scale.RawMax != sim.ADCMax {
+		v.Errorf(path+".scale.raw_max", "the sim's battery ADC is 12-bit: raw_max must be %d (got %d)", sim.ADCMax, s.Scale.RawMax)
+	}
+}
+
+// WireSim implements SimPart.
+func (s *BumpConfig) WireSim(rc *sim.RobotConfig) { rc.Pins.Bump = s.Pin }
+
+// CheckSim implements SimPart.
+func (s *BumpConfig) CheckSim(v *Validator, path string, seen map[string]string) {
+	SimOnce(v, seen, KindBump, path, ".kind", KindBump)
+}
+
+// WireSim implements SimPart.
+func (s *IMUConfig) WireSim(rc *sim.RobotConfig) {
+	rc.IMU.Bus, rc.IMU.Address = derefInt(s.Bus), s.Address
+}
+
+// CheckSim implements SimPart.
+func (s *IMUConfig) CheckSim(v *Validator, path string, seen map[string]string) {
+	SimOnce(v, seen, KindIMU, path, ".kind", KindIMU)
+}
+
+// BoardProblem implements BoardLimited: the pose is the simulator's ground truth.
+func (s *PoseConfig) BoardProblem(board string) string {
+	if board != BoardSim {
+		return "pose is the simulator's ground truth; a " + board + " board has no pose source (add a localization device)"
+	}
+	return ""
+}
+
+// WireSim implements SimPart.
+func (s *GPSConfig) WireSim(rc *sim.RobotConfig) {
+	rc.GPS = sim.GPSConfig{Port: s.Port, RateHz: math.Max(s.RateHz, 1)}
+	if s.Origin != nil {
+		rc.GPS.Lat, rc.GPS.Lon = s.Origin.Lat, s.Origin.Lon
+	}
+}
+
+// CheckSim implements SimPart.
+func (s *GPSConfig) CheckSim(v *Validator, path string, seen map[string]string) {
+	SimOnce(v, seen, KindGPS, path, ".kind", KindGPS)
+}
+
+// BoardProblem implements BoardLimited.
+func (s *GPSConfig) BoardProblem(board string) string {
+	if board == BoardFirmata {
+		return "a GPS receiver is read on a serial port of the computer botd runs on: put it on a raspi board"
+	}
+	return ""
+}
