@@ -69,6 +69,9 @@ type motor struct {
 
 func (*driveImpl) safe() command { return command{} }
 
+// Drives implements Drive.
+func (*driveImpl) Drives() {}
+
 func (d *driveImpl) clamp(c command) command {
 	return command{a: clampAbs(c.a, d.cfg.MaxLinear), b: clampAbs(c.b, d.cfg.MaxAngular)}
 }

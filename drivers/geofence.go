@@ -468,7 +468,7 @@ func (r *Robot) FenceActions() []FenceActions {
 			out = append(out, fa)
 		}
 	}
-	if len(out) == 0 && len(r.DevicesOfKind(KindDiffDrive)) > 0 {
+	if len(out) == 0 && len(r.drives()) > 0 {
 		out = append(out, roverFence{r})
 	}
 	return out
@@ -485,12 +485,29 @@ func (r *Robot) DevicesOfKind(kind string) []Device {
 	return out
 }
 
+// Drive is an ActuatorImpl that moves the robot over the ground (a rover's drive): a geofence
+// breach on a robot with nothing that flies stops it.
+type Drive interface{ Drives() }
+
+func isDrive(act *actuator) bool { _, ok := act.impl().(Drive); return ok }
+
+// drives are the robot's drive actuators.
+func (r *Robot) drives() []*actuator {
+	var out []*actuator
+	for _, d := range r.devices {
+		if d.act != nil && isDrive(d.act) {
+			out = append(out, d.act)
+		}
+	}
+	return out
+}
+
 // roverFence is a rover's answer to a breach: stop the drives.
 type roverFence struct{ r *Robot }
 
 func (f roverFence) Hold() error {
 	for _, d := range f.r.devices {
-		if d.kind == KindDiffDrive && d.act != nil {
+		if d.act != nil && isDrive(d.act) {
 			if err := f.r.env.hold(d.act); err != nil && err != ErrEStopped {
 				return err
 			}
