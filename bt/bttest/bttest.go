@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
-	"github.com/botd-project/botd/bt/internal/enginetest"
 )
 
 // This file holds what the node tests share: the Scripted test leaf, a
@@ -714,7 +713,7 @@ func (f *Fleet) Number(i int, key string) float64 {
 // must end in the same state: the same root status, memory block (node
 // states, open bits, node memory, blackboard), string values, lifecycle
 // calls of the Scripted leaves and messages. Trees the engine keeps
-// apart (enginetest.Shadowable) have no shadow.
+// apart (Tree.Shadowable) have no shadow.
 type shadow struct {
 	a     *bt.Agent
 	saved *bt.Agent // the harness's agent before the tick
@@ -725,7 +724,7 @@ type shadow struct {
 }
 
 func newShadow(t *bt.Tree) *shadow {
-	if !enginetest.Shadowable(t) {
+	if !t.Shadowable() {
 		return nil
 	}
 	s := &shadow{a: bt.NewAgent(t, 0, 0), saved: bt.NewAgent(t, 0, 0), probe: &Probe{tree: t, calls: make([]Counts, t.Len())}, sink: &SinkRec{}}
@@ -735,7 +734,7 @@ func newShadow(t *bt.Tree) *shadow {
 
 // before records the state of a, about to be ticked.
 func (s *shadow) before(a *bt.Agent) {
-	enginetest.CopyState(s.saved, a)
+	s.saved.CopyStateFrom(a)
 	p, _ := a.Env.(*Probe)
 	s.calls = nil
 	if p != nil {
@@ -753,14 +752,14 @@ func (s *shadow) before(a *bt.Agent) {
 // it with a, which returned st.
 func (s *shadow) after(tb testing.TB, a *bt.Agent, now int64, st bt.Status) {
 	tb.Helper()
-	if enginetest.HasChildAgents(a) || s.calls == nil {
+	if a.HasChildAgents() || s.calls == nil {
 		return
 	}
 	f := s.a
-	enginetest.CopyState(f, s.saved)
+	f.CopyStateFrom(s.saved)
 	copy(s.probe.calls, s.calls)
 	s.sink.Msgs = s.sink.Msgs[:0]
-	if !enginetest.FastPath(f) {
+	if !f.FastPath() {
 		tb.Fatal("the shadow agent is on the general path")
 	}
 	got := f.Tick(now)
@@ -768,7 +767,7 @@ func (s *shadow) after(tb testing.TB, a *bt.Agent, now int64, st bt.Status) {
 	if got != st {
 		tb.Errorf("%s: root %v, want %v", where, got, st)
 	}
-	if d := enginetest.DiffState(f, a); d != "" {
+	if d := f.StateDiff(a); d != "" {
 		tb.Errorf("%s: %s", where, d)
 	}
 	if p, _ := a.Env.(*Probe); p != nil && !slices.Equal(s.probe.calls, p.calls) {
