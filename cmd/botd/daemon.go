@@ -359,8 +359,30 @@ func (s *system) factsheet() protocol.FactsheetMsg {
 	for _, d := range s.robot.Devices() {
 		f.Devices = append(f.Devices, protocol.Device{Name: d.Name(), Kind: d.Kind()})
 	}
+	f.Poses = poseSources(s.robot.Config())
 	f.Geofence = fenceWire(s.fence)
 	return f
+}
+
+// poseSources are the devices that write the robot's position, as the
+// factsheet names them for a ground station's map: found by what their
+// kind's spec can do, never by the kind's name.
+func poseSources(cfg *drivers.Config) []protocol.PoseSource {
+	var out []protocol.PoseSource
+	for _, d := range cfg.Devices {
+		switch spec := d.Spec.(type) {
+		case drivers.VehicleFrame:
+			out = append(out, protocol.PoseSource{Device: d.Name, Key: spec.VehicleKey(), Frame: protocol.PoseVehicle})
+		case drivers.GeoReferenced:
+			_, key := spec.GeoFrame()
+			out = append(out, protocol.PoseSource{Device: d.Name, Key: key, Frame: protocol.PoseGeo})
+		case drivers.PoseSource:
+			if key := spec.PoseKey(); key != "" {
+				out = append(out, protocol.PoseSource{Device: d.Name, Key: key, Frame: protocol.PoseLocal})
+			}
+		}
+	}
+	return out
 }
 
 // testBuilt, set by tests only, sees the assembled daemon before it runs.

@@ -10,9 +10,10 @@ import (
 
 // FleetFacts is the part of a robot's factsheet a fleet view uses.
 type FleetFacts struct {
-	Version  string             `json:"version"`
-	Labels   map[string]string  `json:"labels,omitempty"`
-	Geofence *protocol.Geofence `json:"geofence,omitempty"`
+	Version  string                `json:"version"`
+	Labels   map[string]string     `json:"labels,omitempty"`
+	Geofence *protocol.Geofence    `json:"geofence,omitempty"`
+	Poses    []protocol.PoseSource `json:"poses,omitempty"`
 }
 
 // FleetHandlers receive every robot's factsheet and blackboard messages:

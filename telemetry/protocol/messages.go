@@ -58,7 +58,35 @@ type FactsheetMsg struct {
 	// writes to <key>.mode, by number (UAV.md). Optional: a ground station
 	// reads the names from here and falls back to DefaultVehicleModes.
 	VehicleModes []string `json:"vehicle_modes,omitempty"`
+	// Poses name the robot's position sources on its blackboard, so a
+	// ground station's map reads them under whatever key the config gave
+	// them, in their own frame. Optional: without it a ground station reads
+	// the usual keys (pose, gps, position, a vehicle's <key>.in_air).
+	Poses []PoseSource `json:"poses,omitempty"`
 }
+
+// PoseSource is one device that writes the robot's position.
+type PoseSource struct {
+	Device string `json:"device"`
+	// Key is the prefix of the values it writes (KEY.x, ...).
+	Key string `json:"key"`
+	// Frame says how to read them: PoseLocal, PoseGeo or PoseVehicle.
+	Frame string `json:"frame"`
+}
+
+// Frames of a PoseSource.
+const (
+	// PoseLocal: KEY.x east and KEY.y north, metres; KEY.heading
+	// counter-clockwise from east, radians.
+	PoseLocal = "local"
+	// PoseGeo: KEY.lat and KEY.lon, degrees, and KEY.x east and KEY.y north
+	// of the receiver's origin, metres (a satellite receiver).
+	PoseGeo = "geo"
+	// PoseVehicle: KEY.x north and KEY.y east of home, metres (NED), KEY.lat
+	// and KEY.lon, degrees, KEY.yaw clockwise from north, radians (a MAVLink
+	// vehicle).
+	PoseVehicle = "vehicle"
+)
 
 // DefaultVehicleModes are the flight-mode names of the numbers in a
 // vehicle's <key>.mode, for a factsheet without VehicleModes: the one

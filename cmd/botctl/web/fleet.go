@@ -199,6 +199,7 @@ func (f *fleet) onFacts(robot string, m ground.FleetFacts) {
 		return
 	}
 	r.labels = labels
+	r.poses.configure(m.Poses)
 	if fenceKey != r.fence {
 		f.release(r.fence)
 		if fenceKey != "" {

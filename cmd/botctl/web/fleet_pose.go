@@ -2,6 +2,7 @@ package web
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -45,7 +46,7 @@ const (
 var fixedPrefix = [psVehicle]string{"position", "gps", "pose", ""}
 
 type poseSlot struct {
-	prefix string // a vehicle's key; fixed slots use fixedPrefix
+	prefix string // the key prefix read into this slot
 	v      [pfCount]float64
 	have   uint8 // bit i: v[i] is known
 }
@@ -63,13 +64,82 @@ func (s *poseSlot) has(fields ...int) bool {
 type poseKeys struct {
 	slots [psCount]poseSlot
 	nveh  int
+	ready bool // the slots' prefixes are set (reset)
+	// named are the pose sources the robot's factsheet names (configure):
+	// read under their own keys, in their own frames.
+	named []protocol.PoseSource
+}
+
+// maxNamedPoses bounds what a factsheet can make a ground station track.
+const (
+	maxNamedPoses = 8
+	maxPoseKeyLen = 64
+)
+
+// configure takes the pose sources a robot's factsheet names. A change
+// forgets the values known so far (they were read under other keys).
+func (k *poseKeys) configure(srcs []protocol.PoseSource) {
+	var named []protocol.PoseSource
+	for _, s := range srcs {
+		if len(named) == maxNamedPoses {
+			break
+		}
+		if s.Key == "" || len(s.Key) > maxPoseKeyLen {
+			continue
+		}
+		named = append(named, protocol.PoseSource{Device: s.Device, Key: s.Key, Frame: s.Frame})
+	}
+	if k.ready && slices.Equal(named, k.named) {
+		return
+	}
+	k.named = named
+	k.reset()
+}
+
+// reset forgets every value and sets the slots' prefixes: the usual keys,
+// with the factsheet's named sources in the slot of their frame.
+func (k *poseKeys) reset() {
+	named := k.named
+	*k = poseKeys{named: named, ready: true}
+	for i, p := range fixedPrefix {
+		k.slots[i].prefix = p
+	}
+	take := func(i int, key string) {
+		for j := range k.slots {
+			if j != i && k.slots[j].prefix == key {
+				k.slots[j].prefix = "\x00" // no blackboard key has it
+			}
+		}
+		k.slots[i].prefix = key
+	}
+	local, geo := false, false
+	// The local source keyed "pose" is the one the drive leaves read: it
+	// wins over another (an odometry beside a simulator's truth).
+	named = slices.Clone(named)
+	slices.SortStableFunc(named, func(a, b protocol.PoseSource) int {
+		return boolInt(b.Key == "pose") - boolInt(a.Key == "pose")
+	})
+	for _, s := range named {
+		switch {
+		case s.Frame == protocol.PoseLocal && !local:
+			take(psPose, s.Key)
+			local = true
+		case s.Frame == protocol.PoseGeo && !geo:
+			take(psGPS, s.Key)
+			geo = true
+		case s.Frame == protocol.PoseVehicle && k.nveh < maxVehicles:
+			take(psVehicle+k.nveh, s.Key)
+			k.nveh++
+		}
+	}
 }
 
 // update takes a blackboard message: a full one replaces what was known
-// (a vehicle no longer reported is forgotten), a delta updates it.
+// (a vehicle no longer reported is forgotten, unless the factsheet names
+// it), a delta updates it.
 func (k *poseKeys) update(m protocol.BlackboardMsg) {
-	if m.Full {
-		*k = poseKeys{}
+	if m.Full || !k.ready {
+		k.reset()
 	}
 	// Vehicles first: a message may carry "uav.lat" before "uav.in_air".
 	for _, v := range m.Values {
@@ -112,12 +182,7 @@ func splitPoseKey(key string) (string, int) {
 }
 
 func (k *poseKeys) slot(prefix string) int {
-	for i, p := range fixedPrefix {
-		if p == prefix {
-			return i
-		}
-	}
-	for i := psVehicle; i < psVehicle+k.nveh; i++ {
+	for i := 0; i < psVehicle+k.nveh; i++ {
 		if k.slots[i].prefix == prefix {
 			return i
 		}
@@ -168,6 +233,13 @@ func (s *poseSlot) heading() *float64 {
 	}
 	h = round(h, 100)
 	return &h
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func round(x, scale float64) float64 { return math.Round(x*scale) / scale }
