@@ -13,9 +13,7 @@ func registerBuiltins(r *Registry) {
 		sequenceType, priorityType, memSequenceType, memPriorityType,
 		parallelType, randomSequenceType, randomPriorityType,
 		// decorators
-		inverterType, succeederType, failerType,
-		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
-		limiterType, maxTimeType, delayType, regulatorType, runOnceType,
+		maxTimeType, delayType,
 		cooldownType, monitorType, gateType,
 		// stand-ins for nodes a mission's file names but botd cannot run
 		standInType, faultType,
@@ -23,7 +21,6 @@ func registerBuiltins(r *Registry) {
 		scriptType, scriptConditionType,
 		// leaves
 		stubType, passThroughType,
-		succeedType, failType, runningType, errorType,
 		waitType, checkType, exprType, setType, logType, subTreeType,
 		// synchronization, child trees, state machines
 		barrierType, dynamicSubTreeType, stateMachineType,

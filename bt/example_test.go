@@ -1,16 +1,18 @@
-package bt
+package bt_test
 
 import (
 	"fmt"
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"time"
 )
 
 // Compile a tree once and tick an agent on it with virtual time.
 func ExampleRegistry_Compile() {
-	tree, err := NewRegistry().Compile(&Spec{
+	tree, err := catalog.NewRegistry().Compile(&bt.Spec{
 		Main: "main",
-		Trees: map[string]*NodeDef{
-			"main": {Type: "Sequence", Name: "root", Children: []*NodeDef{
+		Trees: map[string]*bt.NodeDef{
+			"main": {Type: "Sequence", Name: "root", Children: []*bt.NodeDef{
 				{Type: "Check", Params: map[string]any{"key": "battery", "op": ">", "value": 20}},
 				{Type: "Wait", Params: map[string]any{"ms": 100}},
 			}},
@@ -21,7 +23,7 @@ func ExampleRegistry_Compile() {
 		fmt.Println(err)
 		return
 	}
-	a := NewAgent(tree, 0, 0)
+	a := bt.NewAgent(tree, 0, 0)
 	for k := int64(1); k <= 3; k++ {
 		now := k * int64(50*time.Millisecond)
 		fmt.Printf("t=%dms %v\n", now/1e6, a.Tick(now))
@@ -34,10 +36,10 @@ func ExampleRegistry_Compile() {
 
 // Every problem of a mission is reported at once, with its JSON path.
 func ExampleProblems() {
-	_, err := NewRegistry().Compile(&Spec{
+	_, err := catalog.NewRegistry().Compile(&bt.Spec{
 		Main: "main",
-		Trees: map[string]*NodeDef{
-			"main": {Type: "Sequence", Children: []*NodeDef{
+		Trees: map[string]*bt.NodeDef{
+			"main": {Type: "Sequence", Children: []*bt.NodeDef{
 				{Type: "wait", Params: map[string]any{"ms": 10}},
 				{Type: "Wait", Params: map[string]any{"ms": -5}},
 				{Type: "Inverter"},
@@ -56,11 +58,11 @@ func ExampleProblems() {
 // starts failing makes the Priority move on, and the running branch it
 // left is halted.
 func ExampleObserverFunc() {
-	tree, err := NewRegistry().Compile(&Spec{
+	tree, err := catalog.NewRegistry().Compile(&bt.Spec{
 		Main: "main",
-		Trees: map[string]*NodeDef{
-			"main": {Type: "Priority", Name: "root", Children: []*NodeDef{
-				{Type: "Sequence", Name: "work", Children: []*NodeDef{
+		Trees: map[string]*bt.NodeDef{
+			"main": {Type: "Priority", Name: "root", Children: []*bt.NodeDef{
+				{Type: "Sequence", Name: "work", Children: []*bt.NodeDef{
 					{Type: "Check", Name: "ok?", Params: map[string]any{"key": "ok", "value": true}},
 					{Type: "Running", Name: "drive"},
 				}},
@@ -73,10 +75,10 @@ func ExampleObserverFunc() {
 		fmt.Println(err)
 		return
 	}
-	a := NewAgent(tree, 0, 0)
-	a.SetObserver(ObserverFunc(func(a *Agent, node int32, ev Event, st Status) {
+	a := bt.NewAgent(tree, 0, 0)
+	a.SetObserver(bt.ObserverFunc(func(a *bt.Agent, node int32, ev bt.Event, st bt.Status) {
 		line := fmt.Sprintf("  %s %v", a.Tree().Node(int(node)).Name, ev)
-		if ev == EventTick {
+		if ev == bt.EventTick {
 			line += " " + st.String()
 		}
 		fmt.Println(line)
@@ -84,7 +86,7 @@ func ExampleObserverFunc() {
 	ok, _ := tree.Slot("ok")
 	fmt.Println("tick 1")
 	a.Tick(int64(time.Second))
-	a.BB.Set(ok, BoolValue(false))
+	a.BB.Set(ok, bt.BoolValue(false))
 	fmt.Println("tick 2")
 	a.Tick(2 * int64(time.Second))
 	// Output:
@@ -116,11 +118,11 @@ func ExampleObserverFunc() {
 // refused while the first is inside (and logs instead), and gets in as
 // soon as the first has left, in the same tick.
 func ExampleNodeType_gate() {
-	tree, err := NewRegistry().Compile(&Spec{
+	tree, err := catalog.NewRegistry().Compile(&bt.Spec{
 		Main: "main",
-		Trees: map[string]*NodeDef{
-			"main": {Type: "Priority", Children: []*NodeDef{
-				{Type: "Gate", Params: map[string]any{"max": 1}, Children: []*NodeDef{
+		Trees: map[string]*bt.NodeDef{
+			"main": {Type: "Priority", Children: []*bt.NodeDef{
+				{Type: "Gate", Params: map[string]any{"max": 1}, Children: []*bt.NodeDef{
 					{Type: "Wait", Params: map[string]any{"ms": 100}},
 				}},
 				{Type: "Log", Params: map[string]any{"message": "gate busy"}},
@@ -131,7 +133,7 @@ func ExampleNodeType_gate() {
 		fmt.Println(err)
 		return
 	}
-	a, b := NewAgent(tree, 0, 0), NewAgent(tree, 1, 0)
+	a, b := bt.NewAgent(tree, 0, 0), bt.NewAgent(tree, 1, 0)
 	for k := int64(1); k <= 3; k++ {
 		now := k * int64(50*time.Millisecond)
 		fmt.Printf("t=%dms agent 0: %v, agent 1: %v\n", now/1e6, a.Tick(now), b.Tick(now))
@@ -145,9 +147,9 @@ func ExampleNodeType_gate() {
 // A state machine whose states run trees; the transition conditions are
 // expressions over the blackboard.
 func ExampleNodeType_stateMachine() {
-	tree, err := NewRegistry().Compile(&Spec{
+	tree, err := catalog.NewRegistry().Compile(&bt.Spec{
 		Main: "main",
-		Trees: map[string]*NodeDef{
+		Trees: map[string]*bt.NodeDef{
 			"main": {Type: "StateMachine", Params: map[string]any{
 				"initial": "search",
 				"states": map[string]any{
@@ -170,16 +172,16 @@ func ExampleNodeType_stateMachine() {
 		fmt.Println(err)
 		return
 	}
-	a := NewAgent(tree, 0, 0)
+	a := bt.NewAgent(tree, 0, 0)
 	beacon, _ := tree.Slot("beacon")
 	contact, _ := tree.Slot("contact")
 	state, _ := tree.Slot("state")
 	for k := int64(1); k <= 4; k++ {
 		switch k {
 		case 2:
-			a.BB.Set(beacon, BoolValue(true))
+			a.BB.Set(beacon, bt.BoolValue(true))
 		case 4:
-			a.BB.Set(contact, BoolValue(true))
+			a.BB.Set(contact, bt.BoolValue(true))
 		}
 		st := a.Tick(k)
 		fmt.Printf("tick %d: %v in %v\n", k, st, a.BB.Get(state))
@@ -194,11 +196,11 @@ func ExampleNodeType_stateMachine() {
 // A tree injected into a DynamicSubTree's slot for every agent is validated
 // first, and runs from the next time the node opens.
 func ExampleTree_InjectAll() {
-	reg := NewRegistry()
-	tree, err := reg.Compile(&Spec{
+	reg := catalog.NewRegistry()
+	tree, err := reg.Compile(&bt.Spec{
 		Main: "main",
-		Trees: map[string]*NodeDef{
-			"main": {Type: "Repeater", Params: map[string]any{"count": 2}, Children: []*NodeDef{
+		Trees: map[string]*bt.NodeDef{
+			"main": {Type: "Repeater", Params: map[string]any{"count": 2}, Children: []*bt.NodeDef{
 				{Type: "DynamicSubTree", Params: map[string]any{"slot": "task", "default": "idle"}},
 			}},
 			"idle": {Type: "Log", Params: map[string]any{"message": "nothing to do"}},
@@ -208,18 +210,18 @@ func ExampleTree_InjectAll() {
 		fmt.Println(err)
 		return
 	}
-	_, err = reg.CompileSlotTree(tree, "task", &Spec{Main: "t", Trees: map[string]*NodeDef{
+	_, err = reg.CompileSlotTree(tree, "task", &bt.Spec{Main: "t", Trees: map[string]*bt.NodeDef{
 		"t": {Type: "Wait"},
 	}})
 	fmt.Println(err)
-	task, err := reg.CompileSlotTree(tree, "task", &Spec{Main: "t", Trees: map[string]*NodeDef{
+	task, err := reg.CompileSlotTree(tree, "task", &bt.Spec{Main: "t", Trees: map[string]*bt.NodeDef{
 		"t": {Type: "Log", Params: map[string]any{"message": "working on {job}"}},
 	}, Blackboard: map[string]any{"job": "survey"}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	a := NewAgent(tree, 0, 0)
+	a := bt.NewAgent(tree, 0, 0)
 	a.Sink = printSink{}
 	a.Tick(1)
 	if err := tree.InjectAll("task", task); err != nil {
@@ -236,4 +238,4 @@ func ExampleTree_InjectAll() {
 
 type printSink struct{}
 
-func (printSink) Emit(_ *Agent, _ int32, _, msg string) { fmt.Println(msg) }
+func (printSink) Emit(_ *bt.Agent, _ int32, _, msg string) { fmt.Println(msg) }

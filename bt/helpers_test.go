@@ -234,6 +234,9 @@ func testRegistry() *Registry {
 	r.Register(turnType)
 	r.Register(badHaltType)
 	r.Register(skipperType)
+	for _, t := range standInTypes {
+		r.Register(t)
+	}
 	return r
 }
 

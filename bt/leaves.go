@@ -1,29 +1,7 @@
 package bt
 
-var succeedType = NodeType{
-	Name: "Succeed", Aliases: []string{"AlwaysSuccess"}, Kind: Leaf, Category: "action",
-	Doc: "Returns SUCCESS. For tests and stubs.",
-	New: func(*Builder) Behavior { return constant(Success) },
-}
-
-var failType = NodeType{
-	Name: "Fail", Aliases: []string{"AlwaysFailure"}, Kind: Leaf, Category: "action",
-	Doc: "Returns FAILURE. For tests and stubs.",
-	New: func(*Builder) Behavior { return constant(Failure) },
-}
-
-var runningType = NodeType{
-	Name: "Running", Aliases: []string{"Runner"}, Kind: Leaf, Category: "action",
-	Doc: "Returns RUNNING. For tests and stubs.",
-	New: func(*Builder) Behavior { return constant(Running) },
-}
-
-var errorType = NodeType{
-	Name: "Error", Kind: Leaf, Category: "action",
-	Doc: "Returns ERROR. For tests and stubs.",
-	New: func(*Builder) Behavior { return constant(Error) },
-}
-
+// constant returns one status: the behavior of a StandIn (and of the
+// status leaves of bt/nodes, which have their own).
 type constant Status
 
 var (

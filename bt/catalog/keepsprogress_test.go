@@ -9,6 +9,7 @@ import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/btcpp"
 	"github.com/botd-project/botd/bt/nav2"
+	"github.com/botd-project/botd/bt/nodes"
 )
 
 // TestKeepsProgressDocumented: MISSIONS.md lists exactly the registered
@@ -49,7 +50,7 @@ func TestKeepsProgressDocumented(t *testing.T) {
 // catalog's (they live in their packages only).
 func TestCatalogsAssembled(t *testing.T) {
 	std, own := NewRegistry(), bt.NewRegistry()
-	for pkg, types := range map[string][]bt.NodeType{"bt/nav2": nav2.Types(), "bt/btcpp": btcpp.Types()} {
+	for pkg, types := range map[string][]bt.NodeType{"bt/nodes": nodes.Types(), "bt/nav2": nav2.Types(), "bt/btcpp": btcpp.Types()} {
 		for _, ty := range types {
 			if _, ok := std.Lookup(ty.Name); !ok {
 				t.Errorf("%s (%s) is not in the catalog registry", ty.Name, pkg)

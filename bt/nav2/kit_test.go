@@ -3,6 +3,7 @@ package nav2
 import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/bttest"
+	"github.com/botd-project/botd/bt/nodes"
 )
 
 // The test kit under the names the tests were written with.
@@ -31,6 +32,7 @@ var (
 func init() {
 	bttest.NewRegistry = func() *bt.Registry {
 		r := bt.NewRegistry()
+		nodes.Register(r)
 		Register(r)
 		return r
 	}

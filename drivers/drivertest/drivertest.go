@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
 )
 
@@ -25,9 +26,10 @@ func Parse(t testing.TB, kinds *drivers.Registry, y string) *drivers.Config {
 	return cfg
 }
 
-// Registry returns the built-in node types plus the device leaves of cfg's kinds.
+// Registry returns the node catalog botd compiles missions with plus the
+// device leaves of cfg's kinds.
 func Registry(cfg *drivers.Config) *bt.Registry {
-	r := bt.NewRegistry()
+	r := catalog.NewRegistry()
 	drivers.Register(r, cfg.Kinds, cfg)
 	return r
 }

@@ -1,19 +1,20 @@
-package bt
+package nodes
 
 import (
+	"github.com/botd-project/botd/bt"
 	"strings"
 	"testing"
 )
 
 func TestConstantLeaves(t *testing.T) {
 	runTickCases(t, []tickCase{
-		{name: "Succeed", tree: nd("Succeed", "x", nil), want: "SS", counts: map[string]counts{"x": {2, 2, 2, 0}}},
-		{name: "AlwaysSuccess", tree: nd("AlwaysSuccess", "x", nil), want: "S"},
-		{name: "Fail", tree: nd("Fail", "x", nil), want: "FF", counts: map[string]counts{"x": {2, 2, 2, 0}}},
-		{name: "AlwaysFailure", tree: nd("AlwaysFailure", "x", nil), want: "F"},
-		{name: "Running", tree: nd("Running", "x", nil), want: "RRR", counts: map[string]counts{"x": {1, 3, 0, 0}}},
-		{name: "Runner", tree: nd("Runner", "x", nil), want: "R"},
-		{name: "Error", tree: nd("Error", "x", nil), want: "EE", counts: map[string]counts{"x": {2, 2, 2, 0}}},
+		{Name: "Succeed", Tree: nd("Succeed", "x", nil), Want: "SS", Counts: map[string]counts{"x": {2, 2, 2, 0}}},
+		{Name: "AlwaysSuccess", Tree: nd("AlwaysSuccess", "x", nil), Want: "S"},
+		{Name: "Fail", Tree: nd("Fail", "x", nil), Want: "FF", Counts: map[string]counts{"x": {2, 2, 2, 0}}},
+		{Name: "AlwaysFailure", Tree: nd("AlwaysFailure", "x", nil), Want: "F"},
+		{Name: "Running", Tree: nd("Running", "x", nil), Want: "RRR", Counts: map[string]counts{"x": {1, 3, 0, 0}}},
+		{Name: "Runner", Tree: nd("Runner", "x", nil), Want: "R"},
+		{Name: "Error", Tree: nd("Error", "x", nil), Want: "EE", Counts: map[string]counts{"x": {2, 2, 2, 0}}},
 	})
 }
 
@@ -54,18 +55,18 @@ func TestSubTree(t *testing.T) {
 	h := harnessFor(t, tree, 0)
 	// tick 1: first: step1 S, step2 R. tick 2: first resumes at step2 (S),
 	// second: step1 S, step2 R. tick 3: second resumes at step2: S.
-	if got := h.run(3); got != "RRS" {
+	if got := h.Run(3); got != "RRS" {
 		t.Fatalf("root statuses %s, want RRS", got)
 	}
 	for i, o := range occ {
-		if got := h.rec.counts[o[1]]; got != (counts{1, 1, 1, 0}) {
+		if got := h.Rec.Counts[o[1]]; got != (counts{1, 1, 1, 0}) {
 			t.Errorf("occurrence %d step1: %v", i, got)
 		}
-		if got := h.rec.counts[o[2]]; got != (counts{1, 2, 1, 0}) {
+		if got := h.Rec.Counts[o[2]]; got != (counts{1, 2, 1, 0}) {
 			t.Errorf("occurrence %d step2: %v", i, got)
 		}
 	}
-	h.checkProbe()
+	h.CheckProbe()
 }
 
 func TestSubTreeTreeScopedKeys(t *testing.T) {
@@ -80,14 +81,14 @@ func TestSubTreeTreeScopedKeys(t *testing.T) {
 			nd("Check", "shared?", kv{"key": "shared", "value": 1}),
 			nd("Check", "x?", kv{"key": "tree:x", "value": 1}))))
 	h := harnessFor(t, tree, 0)
-	if st := h.tick(); st != Error {
+	if st := h.Tick(); st != bt.Error {
 		t.Errorf("reading another occurrence's tree:x: %v, want ERROR (missing key)", st)
 	}
-	if got := h.counts("shared?"); got.tick != 1 || h.a.Status(h.idx("shared?")) != Success {
-		t.Errorf("shared key: %v %v, want SUCCESS", got, h.a.Status(h.idx("shared?")))
+	if got := h.Counts("shared?"); got.Tick != 1 || h.A.Status(h.Idx("shared?")) != bt.Success {
+		t.Errorf("shared key: %v %v, want SUCCESS", got, h.A.Status(h.Idx("shared?")))
 	}
-	if h.a.Status(h.idx("x?")) != Error {
-		t.Errorf("tree:x: %v, want ERROR", h.a.Status(h.idx("x?")))
+	if h.A.Status(h.Idx("x?")) != bt.Error {
+		t.Errorf("tree:x: %v, want ERROR", h.A.Status(h.Idx("x?")))
 	}
 }
 
@@ -120,7 +121,7 @@ func TestSubTreeProblems(t *testing.T) {
 		if tree.Len() != 2 {
 			t.Fatalf("%d nodes, want 2", tree.Len())
 		}
-		if st := harnessFor(t, tree, 0).tick(); st != Success {
+		if st := harnessFor(t, tree, 0).Tick(); st != bt.Success {
 			t.Errorf("%v, want the subtree's SUCCESS", st)
 		}
 	})
@@ -144,8 +145,8 @@ func TestSubTreeDeepExpansion(t *testing.T) {
 	h := harnessFor(t, tree, 0)
 	// A reactive Sequence of running-then-succeeding leaves: each tick
 	// reaches one more leaf, earlier leaves reopen and run again.
-	if got := h.run(3); !strings.HasPrefix(got, "RRR") {
+	if got := h.Run(3); !strings.HasPrefix(got, "RRR") {
 		t.Errorf("root statuses %s", got)
 	}
-	h.checkProbe()
+	h.CheckProbe()
 }

@@ -1,4 +1,4 @@
-package bt
+package nodes
 
 import "testing"
 
@@ -15,10 +15,10 @@ func TestStatusMappingDecorators(t *testing.T) {
 	for typ, m := range table {
 		for child, want := range m {
 			cases = append(cases, tickCase{
-				name:   typ + " " + child,
-				tree:   nd(typ, "dec", nil, sc("child", child)),
-				want:   want,
-				counts: map[string]counts{"child": {1, 1, b2i(child != "R"), 0}},
+				Name:   typ + " " + child,
+				Tree:   nd(typ, "dec", nil, sc("child", child)),
+				Want:   want,
+				Counts: map[string]counts{"child": {1, 1, b2i(child != "R"), 0}},
 			})
 		}
 	}
@@ -38,11 +38,11 @@ func TestDecoratorHaltsChild(t *testing.T) {
 	h := newHarness(t, nd("Priority", "root", nil,
 		tl("guard", "FR"),
 		nd("Inverter", "inv", nil, sc("child", "R"))))
-	h.run(1)
-	h.rec.take()
-	h.tick()
-	eqLines(t, "tick 2", h.rec.take(), []string{
+	h.Run(1)
+	h.Rec.Take()
+	h.Tick()
+	eqLines(t, "tick 2", h.Rec.Take(), []string{
 		"guard open", "guard tick RUNNING", "root tick RUNNING", "child halt", "inv halt",
 	})
-	h.checkProbe()
+	h.CheckProbe()
 }

@@ -1,0 +1,37 @@
+package nodes
+
+import (
+	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/bt/bttest"
+)
+
+// The test kit under the names the tests were written with.
+type (
+	kv       = bttest.KV
+	counts   = bttest.Counts
+	tickCase = bttest.TickCase
+)
+
+var (
+	nd              = bttest.ND
+	sc              = bttest.SC
+	tl              = bttest.TL
+	newHarness      = bttest.NewHarness
+	harnessFor      = bttest.HarnessFor
+	nodeNamed       = bttest.NodeNamed
+	runTickCases    = bttest.RunTickCases
+	withTree        = bttest.WithTree
+	mainSpec        = bttest.MainSpec
+	compileTree     = bttest.CompileTree
+	compileProblems = bttest.CompileProblems
+	wantProblems    = bttest.WantProblems
+	eqLines         = bttest.EqLines
+)
+
+func init() {
+	bttest.NewRegistry = func() *bt.Registry {
+		r := bt.NewRegistry()
+		Register(r)
+		return r
+	}
+}
