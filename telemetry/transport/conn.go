@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -388,6 +390,21 @@ func (c *pahoConn) Close() error {
 		// A birth being published now must not follow the goodbye.
 		c.onConnMu.Lock()
 		defer c.onConnMu.Unlock()
+		// Nothing may arrive once the DISCONNECT is on its way: a broker
+		// that writes to the socket this client is about to close ends
+		// the client with a write error before it reads the DISCONNECT,
+		// and sends the last will after the goodbye (mochi does). The
+		// UNSUBACK comes after every message already queued for us.
+		if c.IsUp() {
+			c.mu.Lock()
+			filters := slices.Collect(maps.Keys(c.subs))
+			c.mu.Unlock()
+			if len(filters) > 0 {
+				if uerr := c.wait(c.client.Unsubscribe(filters...)); uerr != nil {
+					c.log.Debug("mqtt unsubscribe before the goodbye", "err", uerr)
+				}
+			}
+		}
 		if c.opts.Goodbye != nil && c.IsUp() {
 			m := c.opts.Goodbye()
 			if err = c.Publish(m.Topic, m.QoS, m.Retain, m.Payload); err != nil {
