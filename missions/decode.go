@@ -1,13 +1,10 @@
 package missions
 
-import (
-	"bytes"
-	"os"
+import "bytes"
 
-	"github.com/botd-project/botd/missions/plan"
-)
-
-// Decode reads a mission document, detecting its format from the content:
+// Decode reads a mission document, detecting its format from the content
+// through the registered formats (RegisterFormat: each format's Detect,
+// in the order they were registered; botd's own when none claims it):
 //
 //   - BehaviorTree.CPP v4 XML when it starts with '<' (see import_btcpp.go);
 //   - JSON when it starts with '{' or '[': Behavior3 Editor JSON (a tree, a
@@ -50,37 +47,19 @@ func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, 
 		return nil, ps
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	body := bytes.TrimLeft(data, " \t\r\n")
-	switch {
-	case len(body) == 0:
+	src := &Source{Data: data, Body: bytes.TrimLeft(data, " \t\r\n"), File: file, Library: lib, ps: ps}
+	if len(src.Body) == 0 {
 		ps.add("", CodeInvalidSyntax, "empty document")
 		return nil, ps
-	case plan.IsPlan(body):
-		return decodePlan(data, file, ps), ps
-	case body[0] == '<':
-		var read func(string) ([]byte, error)
-		if file != "" {
-			read = os.ReadFile
+	}
+	if f, ok := importFormat(src); ok {
+		return f.Import(src), ps
+	}
+	if c := src.Body[0]; c == '{' || c == '[' {
+		if v := src.JSON(); src.jsonOK {
+			return decodeBotd(v, ps), ps
 		}
-		return decodeBTCPPFile(data, file, read, lib, ps), ps
-	case body[0] == '{' || body[0] == '[':
-		v, ok := parseJSON(data, ps)
-		if !ok {
-			return nil, ps
-		}
-		if o, ok := v.(*object); ok && plan.IsPlanObject(o.m["fileType"]) {
-			return decodePlan(data, file, ps), ps
-		}
-		if o, ok := v.(*object); ok && isB3Tree(o) {
-			return decodeB3Tree(o, file, false, ps), ps
-		}
-		if o, ok := v.(*object); ok && isB3Workspace(o) {
-			return decodeB3Tree(o, file, true, ps), ps
-		}
-		if o, ok := v.(*object); ok && isB3(o) {
-			return decodeB3(o, ps), ps
-		}
-		return decodeBotd(v, ps), ps
+		return nil, ps
 	}
 	v, ok := parseYAML(data, ps)
 	if !ok {

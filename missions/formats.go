@@ -2,17 +2,21 @@ package missions
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions/plan"
 )
 
-// The formats a document can be written in, behind one registry: each
-// format registers itself (its name as `botd export -format` takes it,
-// what it is, how it writes a document), so a new format is one more
-// registration rather than one more case in every command that writes
-// missions. Decode reads every format it knows from the content.
+// The formats a document can be read and written in, behind one
+// registry: each format registers itself (its name as `botd export
+// -format` takes it, what it is, how a document in it is recognised and
+// read, how a document is written in it), so a new format is one more
+// registration rather than one more case in the decoder and in every
+// command that writes missions. Decode tries the formats' Detect in the
+// order they were registered and reads a document no format claims as
+// botd's own JSON or YAML.
 
 // ExportOptions are what a format may need to write a document.
 type ExportOptions struct {
@@ -24,23 +28,77 @@ type ExportOptions struct {
 	Home *[3]float64
 }
 
-// Writer is one format a document can be written in.
-type Writer struct {
-	Name   string // as `botd export -format` takes it
-	Doc    string // what it is, for usage texts
+// Codec is one format a document can be read in, written in, or both.
+type Codec struct {
+	Name string // as `botd export -format` takes it
+	Doc  string // what it is, for usage texts
+
+	// Detect reports whether the source is in this format; it looks at
+	// the bytes (Source.Body) or the parsed JSON (Source.JSON) and is
+	// cheap. The formats' detectors claim disjoint documents. nil: the
+	// format is written only.
+	Detect func(s *Source) bool
+	// Import reads a source Detect claimed into a botd document,
+	// reporting every problem through the source; nil when the problems
+	// leave no document.
+	Import func(s *Source) *Document
+	// Export writes a document in the format; nil: the format is read
+	// only.
 	Export func(d *Document, o ExportOptions) ([]byte, error)
 }
 
+// Source is a document being decoded: its bytes, where they came from,
+// and the problems found so far (located by JSON pointers into the
+// document the import produces, or into the imported file).
+type Source struct {
+	// Data is the whole document, its byte-order mark removed.
+	Data []byte
+	// Body is Data from its first byte that is not blank.
+	Body []byte
+	// File is the document's path; "" for bytes from elsewhere, which
+	// may include no other file.
+	File string
+	// Library holds the trees a library provides (nil: none).
+	Library *Library
+
+	ps       *problems
+	json     any
+	jsonRead bool
+	jsonOK   bool // parsed (json may be a JSON null)
+}
+
+// JSON is the document parsed as JSON when it starts with '{' or '['
+// (parsed once, its syntax problems reported once); nil otherwise or
+// when it does not parse.
+func (s *Source) JSON() any {
+	if !s.jsonRead {
+		s.jsonRead = true
+		if len(s.Body) > 0 && (s.Body[0] == '{' || s.Body[0] == '[') {
+			s.json, s.jsonOK = parseJSON(s.Data, s.ps)
+		}
+	}
+	return s.json
+}
+
+// jsonObject is the document's JSON when it is an object.
+func (s *Source) jsonObject() *object {
+	o, _ := s.JSON().(*object)
+	return o
+}
+
 var (
-	formats     = map[string]Writer{}
+	formats     = map[string]Codec{}
 	formatOrder []string // as registered
 )
 
-// RegisterFormat adds a format; a name registered twice is a programming
-// error.
-func RegisterFormat(f Writer) {
-	if f.Name == "" || f.Export == nil {
-		panic("missions: a format needs a name and an export")
+// RegisterFormat adds a format; a name registered twice, or a format
+// that can neither be read nor written, is a programming error.
+func RegisterFormat(f Codec) {
+	if f.Name == "" || (f.Export == nil && (f.Detect == nil || f.Import == nil)) {
+		panic("missions: a format needs a name and an export or a detect and an import")
+	}
+	if (f.Detect == nil) != (f.Import == nil) {
+		panic("missions: format " + f.Name + " needs both a detect and an import, or neither")
 	}
 	if _, dup := formats[f.Name]; dup {
 		panic("missions: format " + f.Name + " registered twice")
@@ -51,19 +109,22 @@ func RegisterFormat(f Writer) {
 
 // Formats lists the registered formats in the order they were
 // registered (botd's usage texts list them so).
-func Formats() []Writer {
-	out := make([]Writer, 0, len(formatOrder))
+func Formats() []Codec {
+	out := make([]Codec, 0, len(formatOrder))
 	for _, name := range formatOrder {
 		out = append(out, formats[name])
 	}
 	return out
 }
 
-// FormatNames is the names of the formats, "a|b|c".
+// FormatNames is the names of the formats a document can be written in,
+// "a|b|c".
 func FormatNames() string {
 	var names []string
 	for _, f := range Formats() {
-		names = append(names, f.Name)
+		if f.Export != nil {
+			names = append(names, f.Name)
+		}
 	}
 	return strings.Join(names, "|")
 }
@@ -71,22 +132,59 @@ func FormatNames() string {
 // Export writes d in the named format.
 func Export(format string, d *Document, o ExportOptions) ([]byte, error) {
 	f, ok := formats[format]
-	if !ok {
+	if !ok || f.Export == nil {
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.ReplaceAll(FormatNames(), "|", ", "))
 	}
 	return f.Export(d, o)
 }
 
+// importFormat is the registered format whose Detect claims s; false
+// when none does (a botd document).
+func importFormat(s *Source) (Codec, bool) {
+	for _, name := range formatOrder {
+		if f := formats[name]; f.Detect != nil && f.Detect(s) {
+			return f, true
+		}
+	}
+	return Codec{}, false
+}
+
 func init() {
-	RegisterFormat(Writer{Name: "btcpp", Doc: "BehaviorTree.CPP v4 XML (Groot2)",
+	RegisterFormat(Codec{Name: "btcpp", Doc: "BehaviorTree.CPP v4 XML (Groot2)",
+		Detect: func(s *Source) bool { return s.Body[0] == '<' },
+		Import: func(s *Source) *Document {
+			var read func(string) ([]byte, error)
+			if s.File != "" {
+				read = os.ReadFile
+			}
+			return decodeBTCPPFile(s.Data, s.File, read, s.Library, s.ps)
+		},
 		Export: func(d *Document, o ExportOptions) ([]byte, error) { return ExportBTCPP(d, o.Registry) }})
-	RegisterFormat(Writer{Name: "b3", Doc: "a Behavior3 Editor 0.3 project",
+	RegisterFormat(Codec{Name: "b3", Doc: "a Behavior3 Editor 0.3 project",
+		Detect: func(s *Source) bool { o := s.jsonObject(); return o != nil && isB3(o) },
+		Import: func(s *Source) *Document { return decodeB3(s.jsonObject(), s.ps) },
 		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return ExportB3(d) }})
-	RegisterFormat(Writer{Name: "b3tree", Doc: "the current Behavior3 editor's tree file",
+	RegisterFormat(Codec{Name: "b3tree", Doc: "the current Behavior3 editor's tree file",
+		Detect: func(s *Source) bool {
+			o := s.jsonObject()
+			return o != nil && (isB3Tree(o) || isB3Workspace(o))
+		},
+		Import: func(s *Source) *Document {
+			o := s.jsonObject()
+			return decodeB3Tree(o, s.File, !isB3Tree(o), s.ps)
+		},
 		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return ExportB3Tree(d) }})
-	RegisterFormat(Writer{Name: "botd", Doc: "botd's own mission JSON",
+	RegisterFormat(Codec{Name: "botd", Doc: "botd's own mission JSON",
 		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return d.JSON() }})
-	RegisterFormat(Writer{Name: "plan", Doc: "a QGroundControl .plan of a UAV mission's flight",
+	RegisterFormat(Codec{Name: "plan", Doc: "a QGroundControl .plan of a UAV mission's flight",
+		Detect: func(s *Source) bool {
+			if plan.IsPlan(s.Body) {
+				return true
+			}
+			o := s.jsonObject()
+			return o != nil && plan.IsPlanObject(o.m["fileType"])
+		},
+		Import: func(s *Source) *Document { return decodePlan(s.Data, s.File, s.ps) },
 		Export: func(d *Document, o ExportOptions) ([]byte, error) {
 			return plan.Export(d.Trees, d.Main, d.Blackboard, plan.ExportOptions{Home: o.Home})
 		}})

@@ -58,3 +58,70 @@ func TestFormatsRoundTrip(t *testing.T) {
 		t.Errorf("an unknown format: %v", err)
 	}
 }
+
+// Each document is claimed by exactly the format it is written in (none:
+// botd's own), whatever order the formats were registered in: the
+// detectors are disjoint.
+func TestFormatsDetect(t *testing.T) {
+	for file, want := range map[string]string{
+		"../configs/missions/hello.json":  "",
+		"../configs/missions/timers.yaml": "",
+		"testdata/corpus/btcpp-tests/" + firstFile(t, "testdata/corpus/btcpp-tests", ".xml"): "btcpp",
+		"testdata/corpus/b3-classic/behavior3java-tree.json":                                 "b3",
+		"testdata/corpus/behavior3editor/workspace.b3-workspace":                             "b3tree",
+		"plan/testdata/flight.plan":                                                          "plan",
+		"testdata/corpus/behavior3editor/workdir/hero.json":                                  "b3tree",
+	} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var claimed []string
+		for _, f := range Formats() {
+			s := &Source{Data: data, Body: []byte(strings.TrimLeft(string(data), " \t\r\n")), File: file, ps: &problems{lim: DefaultLimits()}}
+			if f.Detect != nil && f.Detect(s) {
+				claimed = append(claimed, f.Name)
+			}
+		}
+		if got := strings.Join(claimed, ","); got != want {
+			t.Errorf("%s: claimed by %q, want %q", file, got, want)
+		}
+	}
+	wpl := []byte("QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.39\t8.54\t488\t1\n")
+	if f, ok := importFormat(&Source{Data: wpl, Body: wpl, ps: &problems{lim: DefaultLimits()}}); !ok || f.Name != "plan" {
+		t.Errorf("a waypoint file is claimed by %q", f.Name)
+	}
+}
+
+// RegisterFormat refuses a name twice and a format that can be neither
+// read nor written.
+func TestRegisterFormatRefuses(t *testing.T) {
+	for name, c := range map[string]Codec{
+		"twice":   {Name: "botd", Export: func(*Document, ExportOptions) ([]byte, error) { return nil, nil }},
+		"nothing": {Name: "nothing"},
+		"half":    {Name: "half", Detect: func(*Source) bool { return false }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered", name)
+				}
+			}()
+			RegisterFormat(c)
+		}()
+	}
+}
+
+func firstFile(t *testing.T, dir, ext string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ext) {
+			return e.Name()
+		}
+	}
+	t.Fatalf("no %s file in %s", ext, dir)
+	return ""
+}
