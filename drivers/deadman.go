@@ -12,13 +12,8 @@ import (
 // failsafe counts the deadlines a long tick missed), so the Apply that ends a stuck tick
 // cannot set the motors going again before the failsafe has halted the mission.
 //
-// A MAVLink vehicle is left out: the autopilot flies its last goal and holds there on its own,
-// and its own link-loss failsafe covers a daemon that is gone.
-
-// deadmanExempt is an actuator with a deadman of its own.
-type deadmanExempt interface{ ownDeadman() }
-
-func (*vehicleAct) ownDeadman() {}
+// An actuator with a deadman of its own (OwnDeadman: a vehicle whose autopilot flies its last
+// goal and holds there, and whose link-loss failsafe covers a daemon that is gone) is left out.
 
 // deadman is the envelope's part of it; the goroutine is Robot.watchDeadman.
 type deadman struct {
@@ -107,7 +102,7 @@ func (e *envelope) tripDeadman(age, d time.Duration) {
 	defer e.writeMu.Unlock()
 	now := e.now()
 	for _, act := range e.acts {
-		if _, exempt := act.impl().(deadmanExempt); exempt || !act.ready {
+		if _, exempt := act.impl().(OwnDeadman); exempt || !act.ready {
 			continue
 		}
 		err := act.writeSafe(now)

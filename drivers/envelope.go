@@ -305,7 +305,7 @@ func (e *envelope) apply() error {
 	for _, act := range e.acts {
 		safe := e.estop
 		if !safe && e.dm.tripped {
-			_, exempt := act.impl().(deadmanExempt)
+			_, exempt := act.impl().(OwnDeadman)
 			safe = !exempt
 		}
 		act.stage(safe)

@@ -456,9 +456,9 @@ func (v *Vehicle) safeStop() {
 	v.submit(op)
 }
 
-// settle waits for the last hold the safe state sent to be acknowledged (or refused), or for
+// Settle waits for the last hold the safe state sent to be acknowledged (or refused), or for
 // ctx; nil when there is none to wait for.
-func (v *Vehicle) settle(ctx context.Context) error {
+func (v *Vehicle) Settle(ctx context.Context) error {
 	v.mu.Lock()
 	op := v.safeOp
 	v.mu.Unlock()
@@ -593,25 +593,10 @@ func orUnknown(s string) string {
 	return s
 }
 
-// Vehicles returns the robot's mavlink_vehicle devices, in configuration order.
-func (r *Robot) Vehicles() []*Vehicle {
-	var out []*Vehicle
-	for _, d := range r.devices {
-		if va, ok := actImpl[*vehicleAct](d); ok {
-			out = append(out, va.v)
-		}
-	}
-	return out
-}
-
-// SetFence makes every vehicle refuse a Takeoff or GoTo whose target the fence does not allow,
-// before anything is sent (a target from the blackboard is known only then). Call it before
-// Start.
-func (r *Robot) SetFence(f *Fence) {
-	for _, v := range r.Vehicles() {
-		v.fence = f
-	}
-}
+// SetFence makes the vehicle refuse a Takeoff or GoTo whose target the fence does not allow,
+// before anything is sent (a target from the blackboard is known only then): the vehicle is a
+// FenceGuard. Robot.SetFence calls it before Start.
+func (v *Vehicle) SetFence(f *Fence) { v.fence = f }
 
 // Vehicle returns the mavlink_vehicle device with that name.
 func (r *Robot) Vehicle(name string) (*Vehicle, bool) {
@@ -623,19 +608,6 @@ func (r *Robot) Vehicle(name string) (*Vehicle, bool) {
 	return nil, false
 }
 
-// Failsafe carries out a runner failsafe action on every vehicle of the robot: "land",
-// "return_home" or "hold". It waits for nothing; handled is false when the robot has no vehicle.
-func (r *Robot) Failsafe(action string) (handled bool, err error) {
-	var errs []error
-	for _, v := range r.Vehicles() {
-		handled = true
-		if err := v.Failsafe(action); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return handled, errors.Join(errs...)
-}
-
 func actImpl[T actuatorImpl](d *device) (T, bool) {
 	var zero T
 	if d.act == nil {
@@ -644,6 +616,15 @@ func actImpl[T actuatorImpl](d *device) (T, bool) {
 	t, ok := d.act.impl().(T)
 	return t, ok
 }
+
+// A vehicle's abilities, which the robot and the daemon find by type.
+var (
+	_ Settler    = (*Vehicle)(nil)
+	_ Failsafer  = (*Vehicle)(nil)
+	_ FenceGuard = (*Vehicle)(nil)
+	_ Autopilot  = (*Vehicle)(nil)
+	_ OwnDeadman = (*vehicleAct)(nil)
+)
 
 // vehicleAct is the vehicle's place in the envelope: a leaf owns it while it flies the
 // vehicle, and its safe state (halt, mission end, abort) is safeStop.
@@ -676,6 +657,10 @@ func (a *vehicleAct) write(c command, _ time.Time, force bool) error {
 	return nil
 }
 
+// OwnDeadman implements OwnDeadman: the autopilot flies its last goal and holds there on its
+// own, and its link-loss failsafe covers a daemon that is gone.
+func (*vehicleAct) OwnDeadman() {}
+
 // eStopState implements eStopper: the e-stop lands the vehicle or stops its motors.
 func (a *vehicleAct) eStopState() command { return command{mode: vehEStop} }
 
@@ -702,6 +687,7 @@ func (r *Robot) buildVehicle(d *device, c *MAVLinkVehicleConfig) error {
 	d.act = newUnionActuator(d, &vehicleAct{v: v})
 	d.sens = newSensor(d, c.SampleConfig, v.read)
 	d.detail = v.detail
+	d.ability = v
 	return nil
 }
 

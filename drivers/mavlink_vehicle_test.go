@@ -48,6 +48,10 @@ devices:
 	t.Cleanup(func() { _ = r.Close() })
 	g.robot = r
 	g.v, _ = r.Vehicle("uav")
+	// The robot and the daemon find the vehicle by its abilities alone.
+	if s, a := Abilities[Settler](r), Abilities[Autopilot](r); len(s) != 1 || s[0] != Settler(g.v) || len(a) != 1 || a[0] != Autopilot(g.v) {
+		t.Fatalf("abilities: settlers %v, autopilots %v; want the vehicle", s, a)
+	}
 	g.waitFor("the vehicle's heartbeat and telemetry", func() bool {
 		st, up := g.v.snapshot()
 		return up && st.haveGPS && st.haveGlobal && st.haveLanded

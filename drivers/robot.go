@@ -110,6 +110,8 @@ type device struct {
 	noHalt     []bool // drivers whose Halt is skipped (see addDriver)
 	act        *actuator
 	sens       *sensor
+	// ability, if set, holds the device's optional abilities (Builder.Ability).
+	ability any
 	// link, if set, is run by Build once every device is built (an odometry finds its drive
 	// and IMU).
 	link func() error
@@ -477,14 +479,14 @@ func (r *Robot) EStopped() (bool, string) { return r.env.estopped() }
 // end, abort). Unlike EStop it leaves commands allowed.
 func (r *Robot) Safe() error { return r.env.safeAll() }
 
-// Settle waits until the safe state has reached the actuators that take it in their own time:
-// a MAVLink vehicle's hold is acknowledged by the autopilot. The daemon calls it at shutdown,
-// after Safe and before it says the actuators are safe and closes the robot (which stops the
-// link). It gives up when ctx ends.
+// Settle waits until the safe state has reached the devices that take it in their own time
+// (every Settler: a vehicle's hold is acknowledged by its autopilot). The daemon calls it at
+// shutdown, after Safe and before it says the actuators are safe and closes the robot (which
+// stops the links). It gives up when ctx ends.
 func (r *Robot) Settle(ctx context.Context) error {
 	var errs []error
-	for _, v := range r.Vehicles() {
-		if err := v.settle(ctx); err != nil {
+	for _, s := range Abilities[Settler](r) {
+		if err := s.Settle(ctx); err != nil {
 			errs = append(errs, err)
 		}
 	}

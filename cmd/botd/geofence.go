@@ -107,17 +107,17 @@ func withFence(c runner.Config, f *drivers.Fence, r *drivers.Robot) runner.Confi
 	return c
 }
 
-// uploadFence keeps a global geofence uploaded to every MAVLink vehicle's
-// autopilot, so the autopilot enforces it too (its own fence parameters
-// decide its action); botd's own fence stays in force whatever the
-// autopilot answers. Each upload's outcome is an event. A local fence stays
+// uploadFence keeps a global geofence uploaded to every vehicle's autopilot
+// (the robot's drivers.Autopilot devices), so the autopilot enforces it too
+// (its own fence parameters decide its action); botd's own fence stays in
+// force whatever the autopilot answers. Each upload's outcome is an event. A local fence stays
 // botd's alone: an autopilot's fence is latitude/longitude.
 func (s *system) uploadFence(ctx context.Context, wg *sync.WaitGroup) {
 	if s.fence == nil || s.fence.Config().Frame != "global" {
 		return
 	}
 	_, points, _, _, _, _ := s.fence.Wire()
-	for _, v := range s.robot.Vehicles() {
+	for _, v := range drivers.Abilities[drivers.Autopilot](s.robot) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -54,12 +54,13 @@ func prefixErrors(section string, err error) error {
 // vehicleWait bounds how long the configured mission waits for the robot's vehicles.
 const vehicleWait = 30 * time.Second
 
-// waitVehicles holds the configured mission back until every MAVLink vehicle is heard and,
-// with a geofence, the fence has a position: a mission started before the vehicle's first
-// heartbeat would trip the fence (no position) or fail its first command (no link). After
-// vehicleWait it goes on anyway, and the failsafes deal with what is missing.
+// waitVehicles holds the configured mission back until every vehicle's autopilot
+// (drivers.Autopilot) is heard and, with a geofence, the fence has a position: a mission
+// started before the vehicle's first heartbeat would trip the fence (no position) or fail its
+// first command (no link). After vehicleWait it goes on anyway, and the failsafes deal with
+// what is missing.
 func (s *system) waitVehicles(ctx context.Context) {
-	vs := s.robot.Vehicles()
+	vs := drivers.Abilities[drivers.Autopilot](s.robot)
 	if len(vs) == 0 {
 		return
 	}
