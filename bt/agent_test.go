@@ -3,7 +3,6 @@ package bt
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -300,34 +299,6 @@ func TestAgentReset(t *testing.T) {
 	}
 }
 
-func TestKeyParamsReadOnOpen(t *testing.T) {
-	// MaxTime reads its limit when it opens: changing the key while it
-	// runs does not move the deadline of the running activation.
-	h := newHarness(t, nd("MaxTime", "mt", kv{"ms": "{limit}"}, sc("child", "R")), withBB(kv{"limit": 30}))
-	limit, _ := h.tree.Slot("limit")
-	h.run(1)
-	h.a.BB.SetNumber(limit, 1000)
-	if got := h.run(3); got != "RRF" {
-		t.Errorf("first activation: %s, want RRF (30ms read at open)", got)
-	}
-	if got := h.run(5); got != "RRRRR" {
-		t.Errorf("second activation: %s, want RUNNING (1000ms read at open)", got)
-	}
-
-	// Cooldown reads its length when it opens.
-	h = newHarness(t, nd("Cooldown", "cd", kv{"ms": "{cool}"}, sc("child", "S")), withBB(kv{"cool": 20}))
-	cool, _ := h.tree.Slot("cool")
-	if got := h.run(3); got != "SFS" {
-		t.Errorf("cooldown 20ms: %s, want SFS", got)
-	}
-	// The running cooldown (until 50ms) keeps its end; the next one,
-	// started at 50ms, lasts the new 50ms.
-	h.a.BB.SetNumber(cool, 50)
-	if got := h.run(7); got != "FSFFFFS" {
-		t.Errorf("cooldown after the key changed to 50ms: %s, want FSFFFFS", got)
-	}
-}
-
 // steadyTree mixes the engine's common nodes; with battery toggled it
 // switches branches, so closes and halts happen while measuring.
 func steadyTree() *NodeDef {
@@ -374,38 +345,6 @@ func TestTickAllocatesNothing(t *testing.T) {
 	}
 	if c.n[EventHalt] == 0 || c.n[EventClose] == 0 {
 		t.Errorf("events %v: the measured ticks should close and halt nodes", c.n)
-	}
-}
-
-func TestAgentsConcurrently(t *testing.T) {
-	// Distinct agents of one tree may be ticked from different goroutines
-	// (run with -race); the global Cooldown is the shared state.
-	tree := compileTree(t, nd("Parallel", "root", kv{"success": 1},
-		nd("Cooldown", "", kv{"ms": 30, "scope": "global"}, sc("a", "RS")),
-		nd("RandomSequence", "", nil, sc("b", "S"), sc("c", "RS"), nd("Wait", "", kv{"ms": 20})),
-		nd("Repeater", "", kv{"count": -1}, nd("Check", "", kv{"key": "x", "op": ">=", "value": 0}))),
-		withBB(kv{"x": 1}), withSeed(5))
-	var wg sync.WaitGroup
-	results := make([]string, 4)
-	for id := 0; id < 4; id++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a := NewAgent(tree, id, 0)
-			a.Env = &probe{calls: make([]counts, tree.Len())}
-			a.SetObserver(&eventCounter{})
-			var b strings.Builder
-			for k := int64(1); k <= 300; k++ {
-				b.WriteByte(a.Tick(k * 10 * ms).Letter())
-			}
-			results[id] = b.String()
-		}()
-	}
-	wg.Wait()
-	for id, r := range results {
-		if strings.ContainsAny(r, "EI") {
-			t.Errorf("agent %d: %s", id, r)
-		}
 	}
 }
 

@@ -11,9 +11,8 @@ func registerBuiltins(r *Registry) {
 	for _, t := range []NodeType{
 		// composites
 		sequenceType, priorityType, memSequenceType, memPriorityType,
-		parallelType, randomSequenceType, randomPriorityType,
+		parallelType,
 		// decorators
-		maxTimeType, delayType,
 		cooldownType, monitorType, gateType,
 		// stand-ins for nodes a mission's file names but botd cannot run
 		standInType, faultType,
@@ -21,9 +20,9 @@ func registerBuiltins(r *Registry) {
 		scriptType, scriptConditionType,
 		// leaves
 		stubType, passThroughType,
-		waitType, checkType, exprType, setType, logType, subTreeType,
-		// synchronization, child trees, state machines
-		barrierType, dynamicSubTreeType, stateMachineType,
+		waitType, checkType, exprType, setType, subTreeType,
+		// child trees, state machines
+		dynamicSubTreeType, stateMachineType,
 	} {
 		register(r, t)
 	}

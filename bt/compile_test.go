@@ -154,7 +154,7 @@ func TestCompileParamAliases(t *testing.T) {
 }
 
 func TestCompileMaxNodes(t *testing.T) {
-	spec := mainSpec(nd("Sequence", "", nil, randomKids(10, "S")...))
+	spec := mainSpec(nd("Sequence", "", nil, scriptedKids(10, "S")...))
 	spec.MaxNodes = 5
 	ps := compileProblems(t, spec)
 	if len(ps) != 1 || ps[0].Code != CodeLimit || !strings.Contains(ps[0].Message, "more than 5 nodes") {
@@ -414,4 +414,13 @@ func TestSynthesizedChildren(t *testing.T) {
 			t.Errorf("catalog: children %v, want [0 0] (they come from the parameters)", ti.Children)
 		}
 	}
+}
+
+// scriptedKids returns n Scripted children c0..c(n-1) with one script.
+func scriptedKids(n int, statuses string) []*NodeDef {
+	kids := make([]*NodeDef, n)
+	for i := range kids {
+		kids[i] = sc(fmt.Sprintf("c%d", i), statuses)
+	}
+	return kids
 }

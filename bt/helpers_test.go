@@ -2,7 +2,6 @@ package bt
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -244,8 +243,6 @@ func testRegistry() *Registry {
 type specOpt func(*Spec)
 
 func withBB(bb kv) specOpt { return func(s *Spec) { s.Blackboard = bb } }
-
-func withSeed(seed uint64) specOpt { return func(s *Spec) { s.Seed = seed } }
 
 // withKeys adds global keys that get a slot even when no node names them.
 func withKeys(keys ...string) specOpt { return func(s *Spec) { s.Keys = append(s.Keys, keys...) } }
@@ -675,20 +672,6 @@ func (f *fleet) set(i int, key string, v any) {
 		f.tb.Fatalf("no key %q", key)
 	}
 	f.hs[i].a.BB.Set(s, ValueOf(v))
-}
-
-// number reads a number from agent i's blackboard (NaN when unset).
-func (f *fleet) number(i int, key string) float64 {
-	f.tb.Helper()
-	s, ok := f.tree.Slot(key)
-	if !ok {
-		f.tb.Fatalf("no key %q", key)
-	}
-	v, ok := f.hs[i].a.BB.Number(s)
-	if !ok {
-		return math.NaN()
-	}
-	return v
 }
 
 // errSink records the error events by node.

@@ -80,3 +80,9 @@ func (b *Builder) Status(name string) Status {
 func (a *Agent) HaltSubtree(i int32) {
 	a.haltRange(i, a.nodes[i].End)
 }
+
+// MsParam declares a duration parameter in milliseconds, as Wait's: a
+// number from 0, unit ms, read with ReadDuration(..., "ms") or a Timer.
+// One named "ms" also takes the names other frameworks give it (msec,
+// milliseconds, maxTime).
+func MsParam(name, doc string, required bool) Param { return msParam(name, doc, required) }

@@ -1,19 +1,5 @@
 package bt
 
-var maxTimeType = NodeType{
-	Name: "MaxTime", Kind: Decorator,
-	Doc:    "If `ms` has passed since it opened, returns FAILURE without ticking the child (whose halt follows from the close rule); otherwise ticks the child and returns its status.",
-	Params: []Param{msParam("ms", "time limit", true)},
-	New:    func(b *Builder) Behavior { return &maxTime{newTimer(b)} },
-}
-
-var delayType = NodeType{
-	Name: "Delay", Kind: Decorator, SkipsPass: true,
-	Doc:    "RUNNING for `ms` after it opens, then ticks the child.",
-	Params: []Param{{Name: "ms", Aliases: []string{"delay_msec", "milliseconds"}, Type: TNumber, Required: true, Min: Float(0), Unit: "ms", Doc: "delay"}},
-	New:    func(b *Builder) Behavior { return &delay{newTimer(b)} },
-}
-
 var waitType = NodeType{
 	Name: "Wait", Aliases: []string{"Sleep"}, Kind: Leaf, Category: "action",
 	Doc:    "RUNNING until `ms` has passed since it opened, then SUCCESS.",
@@ -66,39 +52,9 @@ func (t *Timer) Elapsed(a *Agent, n *Node) (done, ok bool) {
 	return a.Now()-m.start >= int64(m.dur), true
 }
 
-type maxTime struct{ Timer }
-
-func (d *maxTime) Tick(a *Agent, n *Node) Status {
-	done, ok := d.Elapsed(a, n)
-	switch {
-	case !ok:
-		return Error
-	case done:
-		return Failure
-	}
-	return a.Exec(n.Children[0])
-}
-
-type delay struct{ Timer }
-
-func (d *delay) Tick(a *Agent, n *Node) Status {
-	done, ok := d.Elapsed(a, n)
-	switch {
-	case !ok:
-		return Error
-	case !done:
-		return Running
-	}
-	return a.Exec(n.Children[0])
-}
-
 type wait struct{ Timer }
 
-var (
-	_ Opener = (*maxTime)(nil)
-	_ Opener = (*delay)(nil)
-	_ Opener = (*wait)(nil)
-)
+var _ Opener = (*wait)(nil)
 
 func (w *wait) Tick(a *Agent, n *Node) Status {
 	done, ok := w.Elapsed(a, n)

@@ -1,7 +1,8 @@
 // Package nodes is botd's own node catalog beyond the engine's kernel:
-// the status leaves (Succeed, Fail, Running, Error), the status-mapping
+// the status leaves (Succeed, Fail, Running, Error) and Log, the random
+// composites (RandomSequence, RandomPriority), the status-mapping
 // decorators (Inverter, Succeeder, Failer), the repeaters, Limiter,
-// RunOnce and Regulator, built on the engine's exported node kit like
-// every other catalog. Register adds them to a registry; bt/catalog
+// MaxTime, Delay, RunOnce, Regulator and the Barrier agents meet at,
+// built on the engine's exported node kit like every other catalog. Register adds them to a registry; bt/catalog
 // assembles it with the others.
 package nodes

@@ -10,7 +10,10 @@ type (
 	kv       = bttest.KV
 	counts   = bttest.Counts
 	tickCase = bttest.TickCase
+	harness  = bttest.Harness
 )
+
+const ms = bttest.Ms
 
 var (
 	nd              = bttest.ND
@@ -18,6 +21,10 @@ var (
 	tl              = bttest.TL
 	newHarness      = bttest.NewHarness
 	harnessFor      = bttest.HarnessFor
+	newFleet        = bttest.NewFleet
+	only            = bttest.Only
+	withBB          = bttest.WithBB
+	withSeed        = bttest.WithSeed
 	nodeNamed       = bttest.NodeNamed
 	runTickCases    = bttest.RunTickCases
 	withTree        = bttest.WithTree

@@ -5,12 +5,16 @@ import "github.com/botd-project/botd/bt"
 // Types are the catalog's node types.
 func Types() []bt.NodeType {
 	return []bt.NodeType{
+		// composites
+		randomSequenceType, randomPriorityType,
 		// decorators
 		inverterType, succeederType, failerType,
 		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
-		limiterType, regulatorType, runOnceType,
+		limiterType, maxTimeType, delayType, regulatorType, runOnceType,
 		// leaves
-		succeedType, failType, runningType, errorType,
+		succeedType, failType, runningType, errorType, logType,
+		// synchronization
+		barrierType,
 	}
 }
 

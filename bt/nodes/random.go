@@ -1,19 +1,23 @@
-package bt
+package nodes
 
-import "math"
+import (
+	"math"
 
-var randomSequenceType = NodeType{
-	Name: "RandomSequence", KeepsProgress: true, Kind: Composite,
+	"github.com/botd-project/botd/bt"
+)
+
+var randomSequenceType = bt.NodeType{
+	Name: "RandomSequence", KeepsProgress: true, Kind: bt.Composite,
 	Doc:    "Draws an order of the children (weighted, without replacement) from the agent's random stream when opened, keeps it until closed, and behaves as MemSequence over that order.",
-	Params: []Param{{Name: "weights", Type: TNumberList, Min: Float(0), Doc: "one positive weight per child; default: equal"}},
-	New:    func(b *Builder) Behavior { return newRandom(b, Success) },
+	Params: []bt.Param{{Name: "weights", Type: bt.TNumberList, Min: bt.Float(0), Doc: "one positive weight per child; default: equal"}},
+	New:    func(b *bt.Builder) bt.Behavior { return newRandom(b, bt.Success) },
 }
 
-var randomPriorityType = NodeType{
-	Name: "RandomPriority", KeepsProgress: true, Aliases: []string{"RandomSelector", "RandomFallback"}, Kind: Composite,
+var randomPriorityType = bt.NodeType{
+	Name: "RandomPriority", KeepsProgress: true, Aliases: []string{"RandomSelector", "RandomFallback"}, Kind: bt.Composite,
 	Doc:    "Draws an order of the children (weighted, without replacement) when opened and behaves as MemPriority over that order.",
-	Params: []Param{{Name: "weights", Type: TNumberList, Min: Float(0), Doc: "one positive weight per child; default: equal"}},
-	New:    func(b *Builder) Behavior { return newRandom(b, Failure) },
+	Params: []bt.Param{{Name: "weights", Type: bt.TNumberList, Min: bt.Float(0), Doc: "one positive weight per child; default: equal"}},
+	New:    func(b *bt.Builder) bt.Behavior { return newRandom(b, bt.Failure) },
 }
 
 // maxRandomChildren bounds the children of a random composite so drawing
@@ -21,16 +25,16 @@ var randomPriorityType = NodeType{
 const maxRandomChildren = 256
 
 type random struct {
-	weights []float64 // nil: equal weights
-	cont    Status    // the status that moves on to the next child
-	pos     Mem[int]  // the position in the drawn order to resume at
+	weights []float64   // nil: equal weights
+	cont    bt.Status   // the status that moves on to the next child
+	pos     bt.Mem[int] // the position in the drawn order to resume at
 	// order is the drawn order: the child at each position.
-	order MemSlice[uint8]
+	order bt.MemSlice[uint8]
 }
 
-var _ Opener = (*random)(nil)
+var _ bt.Opener = (*random)(nil)
 
-func newRandom(b *Builder, cont Status) Behavior {
+func newRandom(b *bt.Builder, cont bt.Status) bt.Behavior {
 	n := len(b.Children())
 	r := &random{cont: cont}
 	if n > maxRandomChildren {
@@ -42,19 +46,19 @@ func newRandom(b *Builder, cont Status) Behavior {
 			b.Errorf("weights", "has %d weights for %d children", len(l), n)
 		}
 		for _, e := range l {
-			f, _ := AsNumber(e)
+			f, _ := bt.AsNumber(e)
 			if f <= 0 {
 				b.Errorf("weights", "weights must be positive, got %v", f)
 			}
 			r.weights = append(r.weights, f)
 		}
 	}
-	r.pos = Reserve[int](b)
-	r.order = ReserveSlice[uint8](b, n)
+	r.pos = bt.Reserve[int](b)
+	r.order = bt.ReserveSlice[uint8](b, n)
 	return r
 }
 
-func (r *random) Open(a *Agent, n *Node) {
+func (r *random) Open(a *bt.Agent, n *bt.Node) {
 	*r.pos.Of(a, n) = 0
 	order := r.order.Of(a, n)
 	count := len(n.Children)
@@ -89,7 +93,7 @@ func (r *random) weight(i int) float64 {
 	return math.Max(r.weights[i], 0)
 }
 
-func (r *random) Tick(a *Agent, n *Node) Status {
+func (r *random) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	pos, order := r.pos.Of(a, n), r.order.Of(a, n)
 	for i := *pos; i < len(n.Children); i++ {
 		if st := a.Exec(n.Children[order[i]]); st != r.cont {

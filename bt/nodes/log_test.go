@@ -1,6 +1,7 @@
-package bt
+package nodes
 
 import (
+	"github.com/botd-project/botd/bt"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,17 +31,17 @@ func TestLog(t *testing.T) {
 		{"width alone", kv{"message": "[{raw:4}]"}, "info: [99.36507936507927]"},
 		{"a text padded, never formatted", kv{"message": "[{mode:6.1f}] [{mode:06}]"}, "info: [  auto] [  auto]"},
 		{"an unset key with a format", kv{"message": "{altitude:.1f}"}, "info: <unset>"},
-		{"a scoped key is no format", kv{"message": "{tree:x}|{tree:x:.1f}"}, "info: <unset>|<unset>"},
+		{"a scoped key is no format", kv{"message": "{Tree:x}|{Tree:x:.1f}"}, "info: <unset>|<unset>"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, nd("Log", "log", c.params), withBB(kv{"battery.percent": 42.5, "mode": "auto", "armed": true,
 				"raw": 99.36507936507927, "neg": -3.14159, "ratio": 0.25, "lap": 2.4, "laps": 7}))
-			if st := h.tick(); st != Success {
+			if st := h.Tick(); st != bt.Success {
 				t.Fatalf("%v, want SUCCESS", st)
 			}
-			if want := []string{c.want}; !reflect.DeepEqual(h.sink.msgs, want) {
-				t.Errorf("sink got %q, want %q", h.sink.msgs, want)
+			if want := []string{c.want}; !reflect.DeepEqual(h.Sink.Msgs, want) {
+				t.Errorf("sink got %q, want %q", h.Sink.Msgs, want)
 			}
 		})
 	}
@@ -48,19 +49,19 @@ func TestLog(t *testing.T) {
 
 func TestLogReadsKeysEachTick(t *testing.T) {
 	h := newHarness(t, nd("Log", "log", kv{"message": "n={n}"}), withBB(kv{"n": 1}))
-	slot, _ := h.tree.Slot("n")
-	h.tick()
-	h.a.BB.SetNumber(slot, 2)
-	h.tick()
-	if want := []string{"info: n=1", "info: n=2"}; !reflect.DeepEqual(h.sink.msgs, want) {
-		t.Errorf("sink got %q, want %q", h.sink.msgs, want)
+	slot, _ := h.Tree.Slot("n")
+	h.Tick()
+	h.A.BB.SetNumber(slot, 2)
+	h.Tick()
+	if want := []string{"info: n=1", "info: n=2"}; !reflect.DeepEqual(h.Sink.Msgs, want) {
+		t.Errorf("sink got %q, want %q", h.Sink.Msgs, want)
 	}
 }
 
 func TestLogWithoutSink(t *testing.T) {
 	h := newHarness(t, nd("Log", "log", kv{"message": "dropped {x}"}))
-	h.a.Sink = nil
-	if st := h.tick(); st != Success {
+	h.A.Sink = nil
+	if st := h.Tick(); st != bt.Success {
 		t.Errorf("%v, want SUCCESS", st)
 	}
 }
@@ -77,7 +78,7 @@ func TestLogProblems(t *testing.T) {
 // A tail that looks like a format but is none is a warning, not a
 // silently unset key.
 func TestLogFormatWarning(t *testing.T) {
-	tree := compileTree(t, nd("Log", "", kv{"message": "{x:.2q} {y:.1f} {tree:z}"}))
+	tree := compileTree(t, nd("Log", "", kv{"message": "{x:.2q} {y:.1f} {Tree:z}"}))
 	ws := tree.Warnings()
 	if len(ws) != 1 || ws[0].Path != "/trees/main/params/message" ||
 		!strings.Contains(ws[0].Message, `{x:.2q}: ".2q" is not a format`) {
@@ -87,14 +88,14 @@ func TestLogFormatWarning(t *testing.T) {
 
 type discardSink struct{}
 
-func (discardSink) Emit(*Agent, int32, string, string) {}
+func (discardSink) Emit(*bt.Agent, int32, string, string) {}
 
 // With a sink, the message string is a Log's only allocation, formats
 // and all; without one, nothing.
 func TestLogAllocations(t *testing.T) {
 	tree := compileTree(t, nd("Log", "", kv{"message": "battery {b:.0f}% at {x:8.3f}, {mode}, {armed}, {lap:d}"}),
 		withBB(kv{"b": 99.36507936507927, "x": -1.5, "mode": "auto", "armed": true, "lap": 3}))
-	a := NewAgent(tree, 0, 0)
+	a := bt.NewAgent(tree, 0, 0)
 	a.Sink = discardSink{}
 	now := int64(0)
 	if n := testing.AllocsPerRun(100, func() { now += ms; a.Tick(now) }); n > 1 {

@@ -1,14 +1,15 @@
-package bt
+package nodes
 
 import (
 	"fmt"
+	"github.com/botd-project/botd/bt"
 	"strings"
 	"testing"
 )
 
 // randomKids returns n Scripted children c0..c(n-1) with one script.
-func randomKids(n int, statuses string) []*NodeDef {
-	kids := make([]*NodeDef, n)
+func randomKids(n int, statuses string) []*bt.NodeDef {
+	kids := make([]*bt.NodeDef, n)
 	for i := range kids {
 		kids[i] = sc(fmt.Sprintf("c%d", i), statuses)
 	}
@@ -30,14 +31,14 @@ func openOrder(lines []string) string {
 // activationOrders runs n activations of a random composite whose
 // children all complete at once and returns the order of each.
 func activationOrders(h *harness, n int) []string {
-	h.tb.Helper()
+	h.TB.Helper()
 	out := make([]string, n)
 	for i := range out {
-		h.rec.take()
-		if st := h.tick(); st == Running {
-			h.tb.Fatalf("activation %d still running", i)
+		h.Rec.Take()
+		if st := h.Tick(); st == bt.Running {
+			h.TB.Fatalf("activation %d still running", i)
 		}
-		out[i] = openOrder(h.rec.take())
+		out[i] = openOrder(h.Rec.Take())
 	}
 	return out
 }
@@ -64,30 +65,30 @@ func TestRandomSequenceEachChildOncePerActivation(t *testing.T) {
 	// closes.
 	h := newHarness(t, nd("RandomSequence", "root", nil, randomKids(4, "RS")...), withSeed(7))
 	for act := 0; act < 3; act++ {
-		h.rec.take()
-		if got := h.run(5); got != "RRRRS" {
+		h.Rec.Take()
+		if got := h.Run(5); got != "RRRRS" {
 			t.Fatalf("activation %d: root statuses %s, want RRRRS", act, got)
 		}
-		if order := openOrder(h.rec.take()); !isPermutation(order, 4) {
+		if order := openOrder(h.Rec.Take()); !isPermutation(order, 4) {
 			t.Fatalf("activation %d: children opened in order %q, want each of c0..c3 once", act, order)
 		}
 	}
 	for i := 0; i < 4; i++ {
-		if got, want := h.counts(fmt.Sprintf("c%d", i)), (counts{3, 6, 3, 0}); got != want {
+		if got, want := h.Counts(fmt.Sprintf("c%d", i)), (counts{3, 6, 3, 0}); got != want {
 			t.Errorf("c%d: %v, want %v", i, got, want)
 		}
 	}
-	h.checkProbe()
+	h.CheckProbe()
 }
 
 func TestRandomSequenceStopsAtFailure(t *testing.T) {
 	h := newHarness(t, nd("RandomSequence", "root", nil, sc("c0", "S"), sc("c1", "F"), sc("c2", "S")), withSeed(3))
 	for act := 0; act < 20; act++ {
-		h.rec.take()
-		if st := h.tick(); st != Failure {
+		h.Rec.Take()
+		if st := h.Tick(); st != bt.Failure {
 			t.Fatalf("activation %d: %v, want FAILURE", act, st)
 		}
-		order := strings.Fields(openOrder(h.rec.take()))
+		order := strings.Fields(openOrder(h.Rec.Take()))
 		if len(order) == 0 || order[len(order)-1] != "c1" {
 			t.Fatalf("activation %d: opened %v, want the failing c1 last", act, order)
 		}
@@ -98,13 +99,13 @@ func TestRandomPriority(t *testing.T) {
 	h := newHarness(t, nd("RandomPriority", "root", nil, sc("c0", "F"), sc("c1", "RS"), sc("c2", "F")), withSeed(11))
 	firsts := map[string]bool{}
 	for act := 0; act < 30; act++ {
-		h.rec.take()
+		h.Rec.Take()
 		// c1 runs one tick, then succeeds; the failing children drawn
 		// before it are ticked once, those after it never.
-		if got := h.run(2); got != "RS" {
+		if got := h.Run(2); got != "RS" {
 			t.Fatalf("activation %d: root statuses %s, want RS", act, got)
 		}
-		order := strings.Fields(openOrder(h.rec.take()))
+		order := strings.Fields(openOrder(h.Rec.Take()))
 		if order[len(order)-1] != "c1" {
 			t.Fatalf("activation %d: opened %v, want c1 last", act, order)
 		}
@@ -113,28 +114,28 @@ func TestRandomPriority(t *testing.T) {
 	if len(firsts) != 3 {
 		t.Errorf("over 30 activations the first child drawn was only %v", firsts)
 	}
-	if c := h.counts("c1"); c.open != 30 || c.tick != 60 || c.halt != 0 {
+	if c := h.Counts("c1"); c.Open != 30 || c.Tick != 60 || c.Halt != 0 {
 		t.Errorf("c1: %v, want 30 activations of 2 ticks", c)
 	}
-	h.checkProbe()
+	h.CheckProbe()
 
 	all := newHarness(t, nd("RandomSelector", "root", nil, randomKids(3, "F")...))
-	if st := all.tick(); st != Failure {
+	if st := all.Tick(); st != bt.Failure {
 		t.Errorf("all children fail: %v, want FAILURE", st)
 	}
 	for i := 0; i < 3; i++ {
-		if got := all.counts(fmt.Sprintf("c%d", i)); got != (counts{1, 1, 1, 0}) {
+		if got := all.Counts(fmt.Sprintf("c%d", i)); got != (counts{1, 1, 1, 0}) {
 			t.Errorf("c%d: %v, want ticked once", i, got)
 		}
 	}
 	alias := newHarness(t, nd("RandomFallback", "root", nil, randomKids(2, "S")...))
-	if st := alias.tick(); st != Success {
+	if st := alias.Tick(); st != bt.Success {
 		t.Errorf("RandomFallback: %v, want SUCCESS", st)
 	}
 }
 
 func TestRandomDeterministic(t *testing.T) {
-	def := func() *NodeDef { return nd("RandomSequence", "root", nil, randomKids(5, "S")...) }
+	def := func() *bt.NodeDef { return nd("RandomSequence", "root", nil, randomKids(5, "S")...) }
 	orders := func(seed uint64, id int) []string {
 		h := harnessFor(t, compileTree(t, def(), withSeed(seed)), id)
 		return activationOrders(h, 12)
@@ -174,7 +175,7 @@ func TestRandomDeterministic(t *testing.T) {
 	// Reset restarts the agent's stream.
 	h := harnessFor(t, tree, 3)
 	activationOrders(h, 5)
-	h.a.Reset(h.now)
+	h.A.Reset(h.Now)
 	if again := activationOrders(h, 12); strings.Join(again, "|") != strings.Join(first, "|") {
 		t.Errorf("after Reset:\n%v\nwant\n%v", again, first)
 	}
@@ -224,8 +225,8 @@ func TestRandomWeightProblems(t *testing.T) {
 		"/trees/main/children/2/params/weights", "element 0: -1 is below the limit 0",
 		"/trees/main/children/3/params/weights", "want a list of numbers")
 	for _, p := range ps {
-		if strings.Contains(p.Message, "below the limit") && p.Code != CodeLimit {
-			t.Errorf("%s: code %s, want %s", p, p.Code, CodeLimit)
+		if strings.Contains(p.Message, "below the limit") && p.Code != bt.CodeLimit {
+			t.Errorf("%s: code %s, want %s", p, p.Code, bt.CodeLimit)
 		}
 	}
 }

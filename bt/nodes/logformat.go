@@ -1,6 +1,7 @@
-package bt
+package nodes
 
 import (
+	"github.com/botd-project/botd/bt"
 	"math"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ type numFormat struct {
 // splitFormat splits "key:spec" at its last colon when what follows is a
 // format spec ("tree:x" stays the tree key x). A tail that starts like a
 // spec but is none is reported as a warning, and the whole text is the key.
-func splitFormat(b *Builder, k string) (string, numFormat) {
+func splitFormat(b *bt.Builder, k string) (string, numFormat) {
 	i := strings.LastIndexByte(k, ':')
 	if i < 0 {
 		return k, numFormat{}

@@ -1,23 +1,24 @@
-package bt
+package nodes
 
 import (
 	"fmt"
+	"github.com/botd-project/botd/bt"
 	"math"
 	"sync"
 	"sync/atomic"
 )
 
-var barrierType = NodeType{
-	Name: "Barrier", Kind: Leaf, Category: "action",
+var barrierType = bt.NodeType{
+	Name: "Barrier", Kind: bt.Leaf, Category: "action",
 	Doc: "Synchronizes agents running this tree: an agent waits here (RUNNING) until `count` agents are waiting, " +
 		"then all of them return SUCCESS, each with its arrival order (0 .. count-1) written to `role_key`. " +
 		"The agent whose arrival completes the group succeeds in that tick; the others on their next tick. " +
 		"Later arrivals form the next group. An agent halted while waiting withdraws: the group shrinks and " +
 		"the agents that arrived after it move up one place. The first agent of a group fixes its size; an agent " +
 		"arriving with another `count` returns ERROR.",
-	Params: []Param{
-		{Name: "count", Type: TNumber, Required: true, Min: Float(1), Doc: "agents that meet (a whole number; \"{key}\" is read when the node opens)"},
-		{Name: "role_key", Type: TKey, Doc: "key that receives the agent's arrival order in its group"},
+	Params: []bt.Param{
+		{Name: "count", Type: bt.TNumber, Required: true, Min: bt.Float(1), Doc: "agents that meet (a whole number; \"{key}\" is read when the node opens)"},
+		{Name: "role_key", Type: bt.TKey, Doc: "key that receives the agent's arrival order in its group"},
 	},
 	New: newBarrier,
 }
@@ -41,15 +42,15 @@ const (
 )
 
 type barrier struct {
-	count  Num
-	role   Slot // NoSlot: no role_key
+	count  bt.Num
+	role   bt.Slot // NoSlot: no role_key
 	shared *barrierState
-	place  Mem[atomic.Uint64]
+	place  bt.Mem[atomic.Uint64]
 }
 
 var (
-	_ Opener = (*barrier)(nil)
-	_ Closer = (*barrier)(nil) // also on halt: a halted waiter withdraws
+	_ bt.Opener = (*barrier)(nil)
+	_ bt.Closer = (*barrier)(nil) // also on halt: a halted waiter withdraws
 )
 
 // barrierState is the tree-wide group being formed at one Barrier node.
@@ -70,9 +71,9 @@ func (s *barrierState) Waiting() int {
 // Groups returns how many groups have been released.
 func (s *barrierState) Groups() uint64 { return s.groups.Load() }
 
-func newBarrier(b *Builder) Behavior {
-	br := &barrier{count: b.Number("count"), role: b.KeyParam("role_key"), shared: &barrierState{}, place: Reserve[atomic.Uint64](b)}
-	if br.count.Slot == NoSlot && br.count.V != math.Trunc(br.count.V) {
+func newBarrier(b *bt.Builder) bt.Behavior {
+	br := &barrier{count: b.Number("count"), role: b.KeyParam("role_key"), shared: &barrierState{}, place: bt.Reserve[atomic.Uint64](b)}
+	if br.count.Slot == bt.NoSlot && br.count.V != math.Trunc(br.count.V) {
 		b.Errorf("count", "want a whole number, got %v", br.count.V)
 	}
 	b.SetShared(br.shared)
@@ -81,7 +82,7 @@ func newBarrier(b *Builder) Behavior {
 
 // Open arrives at the barrier: the agent joins the group being formed and,
 // when it is the count-th, releases the whole group.
-func (br *barrier) Open(a *Agent, n *Node) {
+func (br *barrier) Open(a *bt.Agent, n *bt.Node) {
 	w := br.place.Of(a, n)
 	f, ok := br.count.Get(a)
 	if !ok || f < 1 || f != math.Trunc(f) || f > math.MaxInt32 {
@@ -113,23 +114,23 @@ func (br *barrier) Open(a *Agent, n *Node) {
 	}
 }
 
-func (br *barrier) Tick(a *Agent, n *Node) Status {
+func (br *barrier) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	switch v := br.place.Of(a, n).Load(); {
 	case v == barWaiting:
-		return Running
+		return bt.Running
 	case v >= barReleased:
-		if br.role != NoSlot {
+		if br.role != bt.NoSlot {
 			a.BB.SetNumber(br.role, float64(v-barReleased))
 		}
-		return Success
+		return bt.Success
 	}
-	return Error
+	return bt.Error
 }
 
 // Close leaves the barrier; for a halted waiter that is a withdrawal. (A
 // halt after the group was released but before this agent's next tick
 // does not undo the release: the other members still succeed.)
-func (br *barrier) Close(a *Agent, n *Node) {
+func (br *barrier) Close(a *bt.Agent, n *bt.Node) {
 	w := br.place.Of(a, n)
 	if w.Load() != barWaiting {
 		w.Store(0)

@@ -1,6 +1,7 @@
-package bt
+package nodes
 
 import (
+	"github.com/botd-project/botd/bt"
 	"math"
 	"sync"
 	"testing"
@@ -9,33 +10,33 @@ import (
 func TestBarrierAlone(t *testing.T) {
 	runTickCases(t, []tickCase{
 		{
-			name:   "count 1 passes at once",
-			tree:   nd("Barrier", "bar", kv{"count": 1, "role_key": "role"}),
-			want:   "SS",
-			counts: map[string]counts{"bar": {2, 2, 2, 0}},
+			Name:   "count 1 passes at once",
+			Tree:   nd("Barrier", "bar", kv{"count": 1, "role_key": "role"}),
+			Want:   "SS",
+			Counts: map[string]counts{"bar": {2, 2, 2, 0}},
 		},
 		{
-			name:   "count 2 waits",
-			tree:   nd("Barrier", "bar", kv{"count": 2}),
-			want:   "RRR",
-			counts: map[string]counts{"bar": {1, 3, 0, 0}},
+			Name:   "count 2 waits",
+			Tree:   nd("Barrier", "bar", kv{"count": 2}),
+			Want:   "RRR",
+			Counts: map[string]counts{"bar": {1, 3, 0, 0}},
 		},
 		{
-			name:   "count from a key",
-			tree:   nd("Barrier", "bar", kv{"count": "{n}"}),
-			bb:     kv{"n": 1},
-			want:   "S",
-			counts: map[string]counts{"bar": {1, 1, 1, 0}},
+			Name:   "count from a key",
+			Tree:   nd("Barrier", "bar", kv{"count": "{n}"}),
+			BB:     kv{"n": 1},
+			Want:   "S",
+			Counts: map[string]counts{"bar": {1, 1, 1, 0}},
 		},
-		{name: "missing count is ERROR", tree: nd("Barrier", "bar", kv{"count": "{none}"}), want: "E"},
-		{name: "zero count is ERROR", tree: nd("Barrier", "bar", kv{"count": "{n}"}), bb: kv{"n": 0}, want: "E"},
-		{name: "fractional count is ERROR", tree: nd("Barrier", "bar", kv{"count": "{n}"}), bb: kv{"n": 1.5}, want: "E"},
+		{Name: "missing count is ERROR", Tree: nd("Barrier", "bar", kv{"count": "{none}"}), Want: "E"},
+		{Name: "zero count is ERROR", Tree: nd("Barrier", "bar", kv{"count": "{n}"}), BB: kv{"n": 0}, Want: "E"},
+		{Name: "fractional count is ERROR", Tree: nd("Barrier", "bar", kv{"count": "{n}"}), BB: kv{"n": 1.5}, Want: "E"},
 	})
 }
 
 // meetTree: agents whose "ready" is true meet at a Barrier; "abort" pulls
 // an agent away (halting the Barrier); the others wait below.
-func meetTree(t *testing.T, count any) *Tree {
+func meetTree(t *testing.T, count any) *bt.Tree {
 	return compileTree(t, nd("Priority", "root", nil,
 		nd("Sequence", "abort", nil,
 			nd("Check", "abort?", kv{"key": "abort", "value": true}),
@@ -47,7 +48,7 @@ func meetTree(t *testing.T, count any) *Tree {
 		withBB(kv{"abort": false, "ready": false, "n": 2}))
 }
 
-func barrierOf(tb testing.TB, tree *Tree) *barrierState {
+func barrierOf(tb testing.TB, tree *bt.Tree) *barrierState {
 	return tree.Shared(nodeNamed(tb, tree, "bar")).(*barrierState)
 }
 
@@ -57,29 +58,29 @@ func TestBarrierGenerations(t *testing.T) {
 	tree := meetTree(t, 2)
 	f := newFleet(t, tree, 5)
 	for i := 0; i < 5; i++ {
-		f.set(i, "ready", true)
+		f.Set(i, "ready", true)
 	}
-	f.tick()
+	f.Tick()
 	// Tick 1: 0 waits, 1 completes group 1; 2 waits, 3 completes group 2;
 	// 4 starts group 3.
-	f.tick()
-	f.tick()
-	f.want("RS.", "S..", "RS.", "S..", "RRR")
+	f.Tick()
+	f.Tick()
+	f.Want("RS.", "S..", "RS.", "S..", "RRR")
 	for i, want := range []float64{0, 1, 0, 1} {
-		if got := f.number(i, "role"); got != want {
+		if got := f.Number(i, "role"); got != want {
 			t.Errorf("agent %d: role %v, want %v", i, got, want)
 		}
 	}
-	if got := f.number(4, "role"); !math.IsNaN(got) {
+	if got := f.Number(4, "role"); !math.IsNaN(got) {
 		t.Errorf("agent 4 (still waiting): role %v, want unset", got)
 	}
 	bs := barrierOf(t, tree)
 	if bs.Groups() != 2 || bs.Waiting() != 1 {
 		t.Errorf("groups %d, waiting %d; want 2 released and 1 waiting", bs.Groups(), bs.Waiting())
 	}
-	for _, h := range f.hs[:4] {
-		if got := h.counts("bar"); got.open != 1 || got.close != 1 || got.halt != 0 {
-			t.Errorf("agent %d barrier: %v, want opened and closed once", h.a.ID, got)
+	for _, h := range f.HS[:4] {
+		if got := h.Counts("bar"); got.Open != 1 || got.Close != 1 || got.Halt != 0 {
+			t.Errorf("agent %d barrier: %v, want opened and closed once", h.A.ID, got)
 		}
 	}
 }
@@ -90,46 +91,46 @@ func TestBarrierWithdrawal(t *testing.T) {
 	tree := meetTree(t, 3)
 	f := newFleet(t, tree, 4)
 	bs := barrierOf(t, tree)
-	f.set(0, "ready", true)
-	f.set(1, "ready", true)
-	f.tick() // 0 and 1 wait (places 0 and 1)
+	f.Set(0, "ready", true)
+	f.Set(1, "ready", true)
+	f.Tick() // 0 and 1 wait (places 0 and 1)
 	if bs.Waiting() != 2 {
 		t.Fatalf("waiting %d, want 2", bs.Waiting())
 	}
-	f.set(0, "abort", true)
-	f.set(2, "ready", true)
-	f.tick() // 0 is halted and withdraws; 1 moves to place 0; 2 takes place 1
-	if got := f.hs[0].counts("bar"); got.halt != 1 {
+	f.Set(0, "abort", true)
+	f.Set(2, "ready", true)
+	f.Tick() // 0 is halted and withdraws; 1 moves to place 0; 2 takes place 1
+	if got := f.HS[0].Counts("bar"); got.Halt != 1 {
 		t.Fatalf("agent 0 barrier: %v, want halted", got)
 	}
 	if bs.Waiting() != 2 {
 		t.Fatalf("after the withdrawal and a new arrival: waiting %d, want 2", bs.Waiting())
 	}
-	f.set(3, "ready", true)
-	f.tick() // 3 completes the group: 1, 2, 3
-	f.tick()
-	f.want("RRRR", "RRRS", "RRRS", "RRS.")
+	f.Set(3, "ready", true)
+	f.Tick() // 3 completes the group: 1, 2, 3
+	f.Tick()
+	f.Want("RRRR", "RRRS", "RRRS", "RRS.")
 	for i, want := range []float64{1: 0, 2: 1, 3: 2} {
 		if i == 0 {
 			continue
 		}
-		if got := f.number(i, "role"); got != want {
+		if got := f.Number(i, "role"); got != want {
 			t.Errorf("agent %d: role %v, want %v", i, got, want)
 		}
 	}
-	if got := f.number(0, "role"); !math.IsNaN(got) {
+	if got := f.Number(0, "role"); !math.IsNaN(got) {
 		t.Errorf("agent 0 (withdrew): role %v, want unset", got)
 	}
 	if bs.Groups() != 1 || bs.Waiting() != 0 {
 		t.Errorf("groups %d, waiting %d; want 1 and 0", bs.Groups(), bs.Waiting())
 	}
 	// Agent 0 comes back and starts the next group alone.
-	f.set(0, "abort", false)
-	f.tick()
+	f.Set(0, "abort", false)
+	f.Tick()
 	if bs.Waiting() != 1 {
 		t.Errorf("agent 0 back: waiting %d, want 1", bs.Waiting())
 	}
-	f.hs[0].a.HaltAll()
+	f.HS[0].A.HaltAll()
 	if bs.Waiting() != 0 {
 		t.Errorf("after HaltAll: waiting %d, want 0", bs.Waiting())
 	}
@@ -140,16 +141,16 @@ func TestBarrierWithdrawal(t *testing.T) {
 func TestBarrierHaltAfterRelease(t *testing.T) {
 	tree := meetTree(t, 2)
 	f := newFleet(t, tree, 2)
-	f.set(0, "ready", true)
-	f.set(1, "ready", true)
-	f.tick()
-	f.set(0, "abort", true)
-	f.tick()
-	f.want("RR", "S.")
-	if got := f.number(0, "role"); !math.IsNaN(got) {
+	f.Set(0, "ready", true)
+	f.Set(1, "ready", true)
+	f.Tick()
+	f.Set(0, "abort", true)
+	f.Tick()
+	f.Want("RR", "S.")
+	if got := f.Number(0, "role"); !math.IsNaN(got) {
 		t.Errorf("agent 0: role %v, want unset", got)
 	}
-	if got := f.number(1, "role"); got != 1 {
+	if got := f.Number(1, "role"); got != 1 {
 		t.Errorf("agent 1: role %v, want 1", got)
 	}
 	if bs := barrierOf(t, tree); bs.Waiting() != 0 || bs.Groups() != 1 {
@@ -162,13 +163,13 @@ func TestBarrierCountMismatch(t *testing.T) {
 	tree := meetTree(t, "{n}")
 	f := newFleet(t, tree, 3)
 	for i := 0; i < 3; i++ {
-		f.set(i, "ready", true)
+		f.Set(i, "ready", true)
 	}
-	f.set(1, "n", 3)
-	f.tick()
-	f.tick()
-	f.want("RS", "E.", "S.")
-	if got := f.number(2, "role"); got != 1 {
+	f.Set(1, "n", 3)
+	f.Tick()
+	f.Tick()
+	f.Want("RS", "E.", "S.")
+	if got := f.Number(2, "role"); got != 1 {
 		t.Errorf("agent 2: role %v, want 1", got)
 	}
 }
@@ -197,17 +198,17 @@ func TestBarrierConcurrentAgents(t *testing.T) {
 	role, _ := tree.Slot("role")
 	bar := nodeNamed(t, tree, "bar")
 	roles := make([][count]int, workers+1) // per worker, and the final pass
-	observe := func(slot int) Observer {
-		return ObserverFunc(func(a *Agent, node int32, ev Event, st Status) {
-			if node == bar && ev == EventTick && st == Success {
+	observe := func(slot int) bt.Observer {
+		return bt.ObserverFunc(func(a *bt.Agent, node int32, ev bt.Event, st bt.Status) {
+			if node == bar && ev == bt.EventTick && st == bt.Success {
 				r, _ := a.BB.Number(role)
 				roles[slot][int(r)]++
 			}
 		})
 	}
-	agents := make([]*Agent, workers*perWorker)
+	agents := make([]*bt.Agent, workers*perWorker)
 	for i := range agents {
-		agents[i] = NewAgent(tree, i, 0)
+		agents[i] = bt.NewAgent(tree, i, 0)
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -230,10 +231,10 @@ func TestBarrierConcurrentAgents(t *testing.T) {
 	close(start)
 	wg.Wait()
 	// Agents released after their last tick collect their SUCCESS now.
-	n := &tree.nodes[bar]
+	n := tree.Node(int(bar))
 	for _, a := range agents {
 		a.SetObserver(observe(workers))
-		if n.b.(*barrier).place.Of(a, n).Load() >= barReleased {
+		if n.Behavior().(*barrier).place.Of(a, n).Load() >= barReleased {
 			a.Tick(int64(ticks+1) * ms)
 		}
 	}
