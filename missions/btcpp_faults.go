@@ -49,9 +49,10 @@ const maxFaultRounds = 3
 
 // compileBTCPP compiles a BT.CPP document, standing in for the nodes
 // BehaviorTree.CPP would load and fail only when they run.
-func (d *Document) compileBTCPP(reg *bt.Registry, opts Options) (*bt.Tree, []bt.Problem, error) {
+func (d *Document) compileBTCPP(reg *bt.Registry, opts Options) (*bt.Tree, []bt.Problem, []bt.Substitution, error) {
 	tree, err := reg.Compile(d.Spec(opts))
 	var notes []bt.Problem
+	var standIns []bt.Substitution
 	done := map[string]bool{}
 	for round := 0; err != nil && round < maxFaultRounds; round++ {
 		var cps bt.Problems
@@ -63,12 +64,13 @@ func (d *Document) compileBTCPP(reg *bt.Registry, opts Options) (*bt.Tree, []bt.
 			break
 		}
 		notes = append(notes, more...)
+		standIns = append(standIns, rules...)
 		o := opts
 		o.Substitutions = append(append(Substitutions{}, rules...), opts.Substitutions...)
 		opts = o
 		tree, err = reg.Compile(d.Spec(opts))
 	}
-	return tree, notes, err
+	return tree, notes, standIns, err
 }
 
 // runtimeFaults returns a path rule for each node of cps that

@@ -39,4 +39,6 @@ type Mission struct {
 	// nodes that load but cannot run as written, which fail with the
 	// reason when they run (Code bt.CodeWarning).
 	Notes []bt.Problem
+	// standIns are the path rules behind Notes (Resolved).
+	standIns []bt.Substitution
 }

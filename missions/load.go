@@ -61,8 +61,9 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 	var tree *bt.Tree
 	var err error
 	var notes []bt.Problem
+	var standIns []bt.Substitution
 	if d.btcpp != nil {
-		tree, notes, err = d.compileBTCPP(reg, opts)
+		tree, notes, standIns, err = d.compileBTCPP(reg, opts)
 	} else {
 		tree, err = reg.Compile(d.Spec(opts))
 	}
@@ -90,7 +91,7 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	return &Mission{Doc: d, Tree: tree, Notes: notes}, nil
+	return &Mission{Doc: d, Tree: tree, Notes: notes, standIns: standIns}, nil
 }
 
 // shadowed reports whether path lies inside a part of the document that

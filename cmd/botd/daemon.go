@@ -555,7 +555,12 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *driv
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
 	}
-	doc := m.Doc
+	// Its own form, with a BehaviorTree.CPP file's stand-ins in place:
+	// what the runner loads (strictly) and keeps in its journal.
+	doc, err := m.Resolved()
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: mission %s: %w", cfg.source, cfg.Mission, err)
+	}
 	if doc.ID == "" {
 		// A stable id per mission name, so restarts update the same mission.
 		doc.ID = uuid.NewSHA1(uuid.NameSpaceURL, []byte("botd:mission:"+doc.Name)).String()
