@@ -337,7 +337,6 @@ func isLoopback(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
-// readCredentials reads "user:password" lines.
 // passwordHook admits a client whose user name and password are in
 // users, or every client when users is nil (a broker on loopback without
 // credentials), and lets every admitted client publish and subscribe to
@@ -369,6 +368,7 @@ func (h *passwordHook) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet)
 
 func (h *passwordHook) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool { return true }
 
+// readCredentials reads "user:password" lines.
 func readCredentials(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
