@@ -13,7 +13,7 @@ func registerBuiltins(r *Registry) {
 		sequenceType, priorityType, memSequenceType, memPriorityType,
 		parallelType,
 		// decorators
-		cooldownType, monitorType, gateType,
+		monitorType,
 		// stand-ins for nodes a mission's file names but botd cannot run
 		standInType, faultType,
 		// BehaviorTree.CPP's scripting language (bt/btcpp has its other nodes)

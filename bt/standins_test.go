@@ -1,5 +1,7 @@
 package bt
 
+import "sync/atomic"
+
 // Test-local stand-ins for nodes of botd's catalog (bt/nodes) that the
 // engine's tests use as instruments: a status leaf, a decorator that maps
 // statuses, a node that keeps progress, nodes with per-agent memory. An
@@ -20,6 +22,12 @@ var standInTypes = []NodeType{
 	{Name: "Limiter", Kind: Decorator, Params: []Param{{Name: "max", Type: TInt, Required: true, Min: Float(0)}},
 		New: func(b *Builder) Behavior { return &limitTest{max: int64(b.Int("max")), done: Reserve[int64](b)} }},
 	{Name: "RunOnce", Kind: Decorator, New: func(b *Builder) Behavior { return runOnceTest{Reserve[Status](b)} }},
+	{Name: "Gate", Kind: Decorator, Params: []Param{{Name: "max", Type: TInt, Default: 1, Min: Float(1)}},
+		New: func(b *Builder) Behavior {
+			g := &gateTest{max: int32(b.Int("max")), held: new(atomic.Int32), holds: Reserve[bool](b)}
+			b.SetShared(g.held)
+			return g
+		}},
 }
 
 func statusLeaf(name string, st Status) NodeType {
@@ -105,4 +113,38 @@ func (r runOnceTest) Tick(a *Agent, n *Node) Status {
 		*result = st
 	}
 	return st
+}
+
+// gateTest is a semaphore shared by the agents of a tree (state outside
+// the agents): opening takes one of max slots, or fails without ticking
+// the child; closing (or a halt) gives it back.
+type gateTest struct {
+	max   int32
+	held  *atomic.Int32
+	holds Mem[bool]
+}
+
+func (g *gateTest) Open(a *Agent, n *Node) {
+	holds := g.holds.Of(a, n)
+	*holds = false
+	for h := g.held.Load(); h < g.max; h = g.held.Load() {
+		if g.held.CompareAndSwap(h, h+1) {
+			*holds = true
+			return
+		}
+	}
+}
+
+func (g *gateTest) Tick(a *Agent, n *Node) Status {
+	if !*g.holds.Of(a, n) {
+		return Failure
+	}
+	return a.Exec(n.Children[0])
+}
+
+func (g *gateTest) Close(a *Agent, n *Node) {
+	if holds := g.holds.Of(a, n); *holds {
+		*holds = false
+		g.held.Add(-1)
+	}
 }

@@ -2,7 +2,8 @@
 // the status leaves (Succeed, Fail, Running, Error) and Log, the random
 // composites (RandomSequence, RandomPriority), the status-mapping
 // decorators (Inverter, Succeeder, Failer), the repeaters, Limiter,
-// MaxTime, Delay, RunOnce, Regulator and the Barrier agents meet at,
-// built on the engine's exported node kit like every other catalog. Register adds them to a registry; bt/catalog
+// MaxTime, Delay, RunOnce, Regulator, Cooldown, and what agents running
+// one tree share: Gate and Barrier. It is built on the engine's exported
+// node kit like every other catalog. Register adds them to a registry; bt/catalog
 // assembles it with the others.
 package nodes

@@ -23,6 +23,7 @@ var (
 	harnessFor      = bttest.HarnessFor
 	newFleet        = bttest.NewFleet
 	only            = bttest.Only
+	testRegistry    = bttest.TestRegistry
 	withBB          = bttest.WithBB
 	withSeed        = bttest.WithSeed
 	nodeNamed       = bttest.NodeNamed

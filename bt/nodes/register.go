@@ -11,6 +11,7 @@ func Types() []bt.NodeType {
 		inverterType, succeederType, failerType,
 		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
 		limiterType, maxTimeType, delayType, regulatorType, runOnceType,
+		cooldownType, gateType,
 		// leaves
 		succeedType, failType, runningType, errorType, logType,
 		// synchronization

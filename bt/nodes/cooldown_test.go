@@ -1,7 +1,8 @@
-package bt
+package nodes
 
 import (
 	"fmt"
+	"github.com/botd-project/botd/bt"
 	"strings"
 	"testing"
 )
@@ -11,52 +12,52 @@ func TestCooldown(t *testing.T) {
 		{
 			// 50ms: SUCCESS, cooldown until 150ms. 100ms: FAILURE without a
 			// tick. 150ms: the child runs again.
-			name:   "fails without ticking during the cooldown",
-			tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "S")),
-			stepMs: 50,
-			want:   "SFSF",
-			counts: map[string]counts{"cd": {4, 4, 4, 0}, "child": {2, 2, 2, 0}},
+			Name:   "fails without ticking during the cooldown",
+			Tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "S")),
+			StepMs: 50,
+			Want:   "SFSF",
+			Counts: map[string]counts{"cd": {4, 4, 4, 0}, "child": {2, 2, 2, 0}},
 		},
 		{
-			name:   "failures start no cooldown",
-			tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "F")),
-			stepMs: 50,
-			want:   "FFF",
-			counts: map[string]counts{"child": {3, 3, 3, 0}},
+			Name:   "failures start no cooldown",
+			Tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "F")),
+			StepMs: 50,
+			Want:   "FFF",
+			Counts: map[string]counts{"child": {3, 3, 3, 0}},
 		},
 		{
 			// The cooldown starts when the child succeeds (100ms).
-			name:   "starts at the success",
-			tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "RS")),
-			stepMs: 50,
-			want:   "RSFR",
-			counts: map[string]counts{"child": {2, 3, 1, 0}},
+			Name:   "starts at the success",
+			Tree:   nd("Cooldown", "cd", kv{"ms": 100}, sc("child", "RS")),
+			StepMs: 50,
+			Want:   "RSFR",
+			Counts: map[string]counts{"child": {2, 3, 1, 0}},
 		},
 		{
-			name:   "zero",
-			tree:   nd("Cooldown", "cd", kv{"ms": 0}, sc("child", "S")),
-			want:   "SSS",
-			counts: map[string]counts{"child": {3, 3, 3, 0}},
+			Name:   "zero",
+			Tree:   nd("Cooldown", "cd", kv{"ms": 0}, sc("child", "S")),
+			Want:   "SSS",
+			Counts: map[string]counts{"child": {3, 3, 3, 0}},
 		},
 		{
-			name:   "length from a key",
-			tree:   nd("Cooldown", "cd", kv{"ms": "{cool}"}, sc("child", "S")),
-			bb:     kv{"cool": 20},
-			want:   "SFSF",
-			counts: map[string]counts{"child": {2, 2, 2, 0}},
+			Name:   "length from a key",
+			Tree:   nd("Cooldown", "cd", kv{"ms": "{cool}"}, sc("child", "S")),
+			BB:     kv{"cool": 20},
+			Want:   "SFSF",
+			Counts: map[string]counts{"child": {2, 2, 2, 0}},
 		},
 		{
-			name:   "missing key is ERROR",
-			tree:   nd("Cooldown", "cd", kv{"ms": "{cool}"}, sc("child", "S")),
-			want:   "E",
-			counts: map[string]counts{"child": {}},
+			Name:   "missing key is ERROR",
+			Tree:   nd("Cooldown", "cd", kv{"ms": "{cool}"}, sc("child", "S")),
+			Want:   "E",
+			Counts: map[string]counts{"child": {}},
 		},
 	})
 }
 
 // cooldownTree: agents whose "fast" is 1 succeed at once; the others keep
 // a child running.
-func cooldownTree(t *testing.T, scope string) *Tree {
+func cooldownTree(t *testing.T, scope string) *bt.Tree {
 	return compileTree(t, nd("Cooldown", "cd", kv{"ms": 100, "scope": scope},
 		nd("Priority", "pick", nil,
 			nd("Check", "fast?", kv{"key": "fast", "value": 1}),
@@ -68,12 +69,12 @@ func TestCooldownAgentScope(t *testing.T) {
 	tree := cooldownTree(t, "agent")
 	h0, h1 := harnessFor(t, tree, 0), harnessFor(t, tree, 1)
 	fast, _ := tree.Slot("fast")
-	h0.a.BB.SetNumber(fast, 1)
-	h0.step, h1.step = 50*ms, 50*ms
-	if got := h0.run(3); got != "SFS" {
+	h0.A.BB.SetNumber(fast, 1)
+	h0.Step, h1.Step = 50*ms, 50*ms
+	if got := h0.Run(3); got != "SFS" {
 		t.Errorf("agent 0: %s, want SFS", got)
 	}
-	if got := h1.run(3); got != "RRR" {
+	if got := h1.Run(3); got != "RRR" {
 		t.Errorf("agent 1 (own cooldown): %s, want RRR", got)
 	}
 }
@@ -82,13 +83,13 @@ func TestCooldownGlobalScope(t *testing.T) {
 	tree := cooldownTree(t, "global")
 	h0, h1 := harnessFor(t, tree, 0), harnessFor(t, tree, 1)
 	fast, _ := tree.Slot("fast")
-	h0.a.BB.SetNumber(fast, 1)
-	h0.step, h1.step = 50*ms, 50*ms
+	h0.A.BB.SetNumber(fast, 1)
+	h0.Step, h1.Step = 50*ms, 50*ms
 	var got0, got1 string
 	for k := 0; k < 4; k++ {
 		// Agent 1 ticks first at each instant, then agent 0.
-		got1 += string(h1.tick().Letter())
-		got0 += string(h0.tick().Letter())
+		got1 += string(h1.Tick().Letter())
+		got0 += string(h0.Tick().Letter())
 	}
 	// 50ms: agent 1 runs; agent 0 succeeds, cooldown until 150ms.
 	// 100ms: both fail; agent 1's running child is halted.
@@ -97,17 +98,17 @@ func TestCooldownGlobalScope(t *testing.T) {
 	if got0 != "SFSF" || got1 != "RFRF" {
 		t.Errorf("agent 0 %s (want SFSF), agent 1 %s (want RFRF)", got0, got1)
 	}
-	if got := h1.counts("run"); got != (counts{2, 2, 0, 2}) {
+	if got := h1.Counts("run"); got != (counts{2, 2, 0, 2}) {
 		t.Errorf("agent 1's running child: %v, want halted by each cooldown", got)
 	}
-	h0.checkProbe()
-	h1.checkProbe()
+	h0.CheckProbe()
+	h1.CheckProbe()
 
 	// Another compiled tree has its own cooldown.
 	other := harnessFor(t, cooldownTree(t, "global"), 0)
-	other.a.BB.SetNumber(fast, 1)
-	other.now = h0.now - 50*ms
-	if st := other.tick(); st != Success {
+	other.A.BB.SetNumber(fast, 1)
+	other.Now = h0.Now - 50*ms
+	if st := other.Tick(); st != bt.Success {
 		t.Errorf("agent of another tree during the cooldown: %v, want SUCCESS", st)
 	}
 }
@@ -130,13 +131,13 @@ func TestCooldownGlobalAgentsInOrder(t *testing.T) {
 	for k := 1; k <= 12; k++ {
 		s := k % 3
 		before := make([]int, 3)
-		for i, h := range f.hs {
-			before[i] = h.counts("call").tick
+		for i, h := range f.HS {
+			before[i] = h.Counts("call").Tick
 		}
-		f.tick(s, (s+1)%3, (s+2)%3)
-		for i, h := range f.hs {
-			if h.counts("call").tick > before[i] {
-				calls = append(calls, fmt.Sprintf("t=%dms agent %d", f.now/ms, i))
+		f.Tick(s, (s+1)%3, (s+2)%3)
+		for i, h := range f.HS {
+			if h.Counts("call").Tick > before[i] {
+				calls = append(calls, fmt.Sprintf("t=%dms agent %d", f.Now/ms, i))
 			}
 		}
 	}
@@ -145,10 +146,10 @@ func TestCooldownGlobalAgentsInOrder(t *testing.T) {
 	if strings.Join(calls, ", ") != strings.Join(want, ", ") {
 		t.Errorf("calls: %v, want %v", calls, want)
 	}
-	for i, h := range f.hs {
-		if got := h.counts("other").tick; got != 11 {
+	for i, h := range f.HS {
+		if got := h.Counts("other").Tick; got != 11 {
 			t.Errorf("agent %d: other ticked %d times, want 11", i, got)
 		}
-		h.checkProbe()
+		h.CheckProbe()
 	}
 }

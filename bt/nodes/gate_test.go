@@ -1,6 +1,7 @@
-package bt
+package nodes
 
 import (
+	"github.com/botd-project/botd/bt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,30 +10,30 @@ import (
 func TestGate(t *testing.T) {
 	runTickCases(t, []tickCase{
 		{
-			name:   "passes its child's status through",
-			tree:   nd("Gate", "gate", nil, sc("child", "RRS")),
-			want:   "RRS",
-			counts: map[string]counts{"gate": {1, 3, 1, 0}, "child": {1, 3, 1, 0}},
+			Name:   "passes its child's status through",
+			Tree:   nd("Gate", "gate", nil, sc("child", "RRS")),
+			Want:   "RRS",
+			Counts: map[string]counts{"gate": {1, 3, 1, 0}, "child": {1, 3, 1, 0}},
 		},
 		{
-			name:   "failure and error pass too",
-			tree:   nd("Sequence", "root", nil, nd("Gate", "gate", nil, sc("child", "F|E"))),
-			want:   "FE",
-			counts: map[string]counts{"gate": {2, 2, 2, 0}, "child": {2, 2, 2, 0}},
+			Name:   "failure and error pass too",
+			Tree:   nd("Sequence", "root", nil, nd("Gate", "gate", nil, sc("child", "F|E"))),
+			Want:   "FE",
+			Counts: map[string]counts{"gate": {2, 2, 2, 0}, "child": {2, 2, 2, 0}},
 		},
 		{
-			name: "halted with its child",
-			tree: nd("Priority", "root", nil,
+			Name: "halted with its child",
+			Tree: nd("Priority", "root", nil,
 				tl("guard", "FS"),
 				nd("Gate", "gate", kv{"max": 1}, sc("child", "R"))),
-			want:   "RS",
-			counts: map[string]counts{"gate": {1, 1, 0, 1}, "child": {1, 1, 0, 1}},
+			Want:   "RS",
+			Counts: map[string]counts{"gate": {1, 1, 0, 1}, "child": {1, 1, 0, 1}},
 		},
 	})
 }
 
 // gateHeld returns how many agents hold a slot of the named Gate.
-func gateHeld(tb testing.TB, tree *Tree, name string) int {
+func gateHeld(tb testing.TB, tree *bt.Tree, name string) int {
 	tb.Helper()
 	return tree.Shared(nodeNamed(tb, tree, name)).(*gateState).Held()
 }
@@ -45,36 +46,36 @@ func TestGateAgentsInOrder(t *testing.T) {
 		nd("Gate", "gate", kv{"max": 2}, sc("work", "RRS")),
 		sc("other", "R")))
 	f := newFleet(t, tree, 3)
-	f.run(2)
+	f.Run(2)
 	if got := gateHeld(t, tree, "gate"); got != 2 {
 		t.Fatalf("after tick 2: %d slots held, want 2", got)
 	}
-	f.run(3)
+	f.Run(3)
 	// Tick 3: agents 0 and 1 succeed and close the gate; agent 2, ticked
 	// after them, takes a slot; its fallback branch is halted.
-	f.want("RRS..", "RRS..", "RRRRS")
-	c := f.hs[2]
-	if got := c.counts("gate"); got != (counts{3, 5, 3, 0}) {
+	f.Want("RRS..", "RRS..", "RRRRS")
+	c := f.HS[2]
+	if got := c.Counts("gate"); got != (counts{3, 5, 3, 0}) {
 		t.Errorf("agent 2 gate: %v, want opened 3 times (2 refusals, then held)", got)
 	}
-	if got := c.counts("work"); got != (counts{1, 3, 1, 0}) {
+	if got := c.Counts("work"); got != (counts{1, 3, 1, 0}) {
 		t.Errorf("agent 2 work: %v, want ticked only once it held a slot", got)
 	}
-	if got := c.counts("other"); got != (counts{1, 2, 0, 1}) {
+	if got := c.Counts("other"); got != (counts{1, 2, 0, 1}) {
 		t.Errorf("agent 2 other: %v, want halted when the gate let it in", got)
 	}
 	if got := gateHeld(t, tree, "gate"); got != 0 {
 		t.Errorf("at the end: %d slots held, want 0", got)
 	}
-	for _, h := range f.hs {
-		h.checkProbe()
+	for _, h := range f.HS {
+		h.CheckProbe()
 	}
 }
 
 // An agent whose gated branch is halted gives its slot back in the same
 // tick: an agent ticked after it in that tick gets the slot.
 func TestGateHaltedHolderReleasesAtOnce(t *testing.T) {
-	tree := func() *Tree {
+	tree := func() *bt.Tree {
 		return compileTree(t, nd("Priority", "root", nil,
 			nd("Sequence", "stop", nil,
 				nd("Check", "abort?", kv{"key": "abort", "value": true}),
@@ -94,32 +95,32 @@ func TestGateHaltedHolderReleasesAtOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := tree()
 			f := newFleet(t, tr, 2)
-			f.tick()
-			f.set(0, "abort", true)
-			f.tick(tc.order...)
-			a0, a1 := f.hs[0], f.hs[1]
-			if got := a0.counts("gate"); got.halt != 1 {
+			f.Tick()
+			f.Set(0, "abort", true)
+			f.Tick(tc.order...)
+			a0, a1 := f.HS[0], f.HS[1]
+			if got := a0.Counts("gate"); got.Halt != 1 {
 				t.Fatalf("holder's gate: %v, want halted once", got)
 			}
-			if got := a0.counts("work"); got.halt != 1 {
+			if got := a0.Counts("work"); got.Halt != 1 {
 				t.Fatalf("holder's work: %v, want halted once", got)
 			}
-			inNow := a1.counts("work").open == 1
+			inNow := a1.Counts("work").Open == 1
 			if wantIn := tc.order[0] == 0; inNow != wantIn {
 				t.Fatalf("agent 1 in the gated branch after tick 2: %v, want %v", inNow, wantIn)
 			}
-			f.tick()
-			if got := a1.counts("work"); got.open != 1 || a1.counts("wait").halt != 1 {
-				t.Fatalf("tick 3: agent 1 work %v, wait %v: want it in the gated branch", got, a1.counts("wait"))
+			f.Tick()
+			if got := a1.Counts("work"); got.Open != 1 || a1.Counts("wait").Halt != 1 {
+				t.Fatalf("tick 3: agent 1 work %v, wait %v: want it in the gated branch", got, a1.Counts("wait"))
 			}
 			if got := gateHeld(t, tr, "gate"); got != 1 {
 				t.Fatalf("%d slots held, want 1 (agent 1)", got)
 			}
-			f.hs[1].a.HaltAll()
+			f.HS[1].A.HaltAll()
 			if got := gateHeld(t, tr, "gate"); got != 0 {
 				t.Fatalf("after HaltAll: %d slots held, want 0", got)
 			}
-			f.want("RRR", "RRR")
+			f.Want("RRR", "RRR")
 		})
 	}
 }
@@ -131,16 +132,16 @@ func TestGateSharedPerTreeAndNode(t *testing.T) {
 		nd("Gate", "g2", nil, sc("w2", "R")))
 	t1, t2 := compileTree(t, def), compileTree(t, def)
 	a, b := harnessFor(t, t1, 0), harnessFor(t, t2, 0)
-	a.tick()
-	b.tick()
+	a.Tick()
+	b.Tick()
 	for _, h := range []*harness{a, b} {
-		if h.counts("w1").open != 1 || h.counts("w2").open != 1 {
-			t.Errorf("agent of its own tree: w1 %v, w2 %v: want both gates open", h.counts("w1"), h.counts("w2"))
+		if h.Counts("w1").Open != 1 || h.Counts("w2").Open != 1 {
+			t.Errorf("agent of its own tree: w1 %v, w2 %v: want both gates open", h.Counts("w1"), h.Counts("w2"))
 		}
 	}
 	c := harnessFor(t, t1, 1)
-	c.tick()
-	if c.counts("w1").open != 0 || c.counts("w2").open != 0 {
+	c.Tick()
+	if c.Counts("w1").Open != 0 || c.Counts("w2").Open != 0 {
 		t.Errorf("second agent of the first tree got past a full gate")
 	}
 }
@@ -160,24 +161,24 @@ func TestGateProblems(t *testing.T) {
 
 // criticalType is a leaf that counts, in a shared counter, the agents
 // inside it at once and records the highest count seen.
-func criticalType(inside, peak *atomic.Int32) NodeType {
-	return NodeType{
-		Name: "Critical", Kind: Leaf,
-		New: func(b *Builder) Behavior { return critical{inside, peak, Reserve[int](b)} },
+func criticalType(inside, peak *atomic.Int32) bt.NodeType {
+	return bt.NodeType{
+		Name: "Critical", Kind: bt.Leaf,
+		New: func(b *bt.Builder) bt.Behavior { return critical{inside, peak, bt.Reserve[int](b)} },
 	}
 }
 
 type critical struct {
 	inside, peak *atomic.Int32
-	ticks        Mem[int] // in this activation
+	ticks        bt.Mem[int] // in this activation
 }
 
 var (
-	_ Opener = critical{}
-	_ Closer = critical{}
+	_ bt.Opener = critical{}
+	_ bt.Closer = critical{}
 )
 
-func (c critical) Open(a *Agent, n *Node) {
+func (c critical) Open(a *bt.Agent, n *bt.Node) {
 	*c.ticks.Of(a, n) = 0
 	v := c.inside.Add(1)
 	for {
@@ -188,16 +189,16 @@ func (c critical) Open(a *Agent, n *Node) {
 	}
 }
 
-func (c critical) Tick(a *Agent, n *Node) Status {
+func (c critical) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	ticks := c.ticks.Of(a, n)
 	*ticks++
 	if *ticks%3 == 0 {
-		return Success
+		return bt.Success
 	}
-	return Running
+	return bt.Running
 }
 
-func (c critical) Close(a *Agent, n *Node) { c.inside.Add(-1) }
+func (c critical) Close(a *bt.Agent, n *bt.Node) { c.inside.Add(-1) }
 
 // Agents ticked from several goroutines (run with -race): a Gate never
 // lets more than max agents in, halted holders release their slots, and
@@ -226,15 +227,15 @@ func TestGateConcurrentAgents(t *testing.T) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			agents := make([]*Agent, perWorker)
+			agents := make([]*bt.Agent, perWorker)
 			for i := range agents {
-				agents[i] = NewAgent(tree, w*perWorker+i, 0)
+				agents[i] = bt.NewAgent(tree, w*perWorker+i, 0)
 			}
 			for k := 1; k <= ticks; k++ {
 				for i, a := range agents {
 					// Now and then an agent is pulled out of the gated
 					// branch (its slot must come back at once).
-					a.BB.Set(abort, BoolValue((k+i+w)%7 == 0))
+					a.BB.Set(abort, bt.BoolValue((k+i+w)%7 == 0))
 					a.Tick(int64(k) * 10 * ms)
 					if h := gs.Held(); h > max {
 						t.Errorf("%d slots held, max %d", h, max)

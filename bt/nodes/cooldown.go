@@ -1,25 +1,29 @@
-package bt
+package nodes
 
-import "sync/atomic"
+import (
+	"sync/atomic"
 
-var cooldownType = NodeType{
-	Name: "Cooldown", Kind: Decorator,
+	"github.com/botd-project/botd/bt"
+)
+
+var cooldownType = bt.NodeType{
+	Name: "Cooldown", Kind: bt.Decorator,
 	Doc: "After the child succeeds, returns FAILURE without ticking it for `ms`. " +
 		"`scope: global`: one cooldown shared by every agent running this tree.",
-	Params: []Param{
-		msParam("ms", "cooldown after a success", true),
-		{Name: "scope", Type: TEnum, Enum: []string{"agent", "global"}, Default: "agent", Doc: "agent: per agent; global: shared by every agent of the tree"},
+	Params: []bt.Param{
+		bt.MsParam("ms", "cooldown after a success", true),
+		{Name: "scope", Type: bt.TEnum, Enum: []string{"agent", "global"}, Default: "agent", Doc: "agent: per agent; global: shared by every agent of the tree"},
 	},
 	New: newCooldown,
 }
 
 type cooldown struct {
-	ms     Num
+	ms     bt.Num
 	global *globalCooldown
-	mem    Mem[cooldownMem]
+	mem    bt.Mem[cooldownMem]
 }
 
-var _ Opener = (*cooldown)(nil)
+var _ bt.Opener = (*cooldown)(nil)
 
 // cooldownMem is a Cooldown's per-agent memory.
 type cooldownMem struct {
@@ -31,8 +35,8 @@ type cooldownMem struct {
 // globalCooldown is the tree-wide end of the cooldown (clock ns, 0: none).
 type globalCooldown struct{ until atomic.Int64 }
 
-func newCooldown(b *Builder) Behavior {
-	c := &cooldown{ms: b.Number("ms"), mem: Reserve[cooldownMem](b)}
+func newCooldown(b *bt.Builder) bt.Behavior {
+	c := &cooldown{ms: b.Number("ms"), mem: bt.Reserve[cooldownMem](b)}
 	if s, _ := b.Raw("scope"); s == "global" {
 		c.global = &globalCooldown{}
 		b.SetShared(c.global)
@@ -40,30 +44,30 @@ func newCooldown(b *Builder) Behavior {
 	return c
 }
 
-func (c *cooldown) Open(a *Agent, n *Node) {
+func (c *cooldown) Open(a *bt.Agent, n *bt.Node) {
 	m := c.mem.Of(a, n)
-	if d, ok := readMs(a, n.Index, c.ms); ok {
+	if d, ok := bt.ReadDuration(a, n.Index, c.ms, "ms"); ok {
 		m.dur = uint64(d)
 	} else {
 		m.dur = badDuration
 	}
 }
 
-func (c *cooldown) Tick(a *Agent, n *Node) Status {
+func (c *cooldown) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := c.mem.Of(a, n)
 	if m.dur == badDuration {
-		return Error
+		return bt.Error
 	}
 	now := a.Now()
 	if c.global != nil {
 		if u := c.global.until.Load(); u != 0 && now < u {
-			return Failure
+			return bt.Failure
 		}
 	} else if m.started && now < m.until {
-		return Failure
+		return bt.Failure
 	}
 	st := a.Exec(n.Children[0])
-	if st == Success {
+	if st == bt.Success {
 		until := now + int64(m.dur)
 		if c.global != nil {
 			// Agents ticked concurrently may race; the latest end wins.
@@ -79,3 +83,7 @@ func (c *cooldown) Tick(a *Agent, n *Node) Status {
 	}
 	return st
 }
+
+// badDuration is a duration that could not be read: the node returns
+// ERROR.
+const badDuration = ^uint64(0)
