@@ -74,8 +74,8 @@ func (r *Robot) makeBoard(name string, a *AdaptorConfig) (*board, error) {
 		b.adaptor = b.sim
 		return b, nil
 	}
-	if r.opts.newBoard != nil {
-		ad, err := r.opts.newBoard(name, a)
+	if r.opts.NewBoard != nil {
+		ad, err := r.opts.NewBoard(name, a)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,6 @@ var builtinBuild = map[string]func(*Builder) error{
 	KindBump:           func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
 	KindPose:           func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
 	KindOdometry:       func(b *Builder) error { return b.r.buildOdometry(b.d, b.Spec().(*OdometryConfig)) },
-	KindGPS:            func(b *Builder) error { return b.r.buildGPS(b.d, b.Spec().(*GPSConfig)) },
 }
 
 func buildOutputKind(b *Builder) error { return buildOutput(b.d, b.Spec().(*OutputConfig)) }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gobot.io/x/gobot/v2"
+
+	"github.com/botd-project/botd/drivers/sim"
 )
 
 // Builder is how a kind's Build makes one device: it adds the device's Gobot drivers (started
@@ -30,6 +32,16 @@ func (b *Builder) Board() gobot.Adaptor {
 		return nil
 	}
 	return b.d.board.adaptor
+}
+
+// SimBoard is the device's board when it is the simulator, else nil. A kind whose simulated
+// part is reached other than through Gobot's pin and bus interfaces (a serial receiver: see
+// sim.Adaptor.OpenSerial) opens it here; on real hardware it opens the real device.
+func (b *Builder) SimBoard() *sim.Adaptor {
+	if b.d.board == nil {
+		return nil
+	}
+	return b.d.board.sim
 }
 
 // BoardKind is the kind of the device's board ("sim", "raspi", "firmata"; "" for none).
@@ -92,7 +104,8 @@ func (b *Builder) Now() time.Time { return b.r.now() }
 // Logger is the robot's logger.
 func (b *Builder) Logger() *slog.Logger { return b.r.log }
 
-// Options are the robot's build options.
+// Options are the robot's build options. A kind that needs a goroutine of its own refuses
+// Options.Sync (the caller samples, and no goroutine runs) with an error from Build.
 func (b *Builder) Options() Options { return b.r.opts }
 
 // ErrNoSample is what a sensor's read returns when nothing new arrived since its last read

@@ -210,6 +210,9 @@ type Fence struct {
 	vehicle bool
 }
 
+// GeoPoint is a latitude and longitude in degrees (WGS84).
+type GeoPoint = geofence.LatLon
+
 // GeoReferenced is a Spec whose device places the robot on the map: a satellite receiver
 // writing x/y metres around an origin. A fence takes the origin and key of the only such device.
 type GeoReferenced interface {

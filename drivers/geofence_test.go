@@ -152,32 +152,6 @@ func TestFenceConfigErrors(t *testing.T) {
 	}
 }
 
-// Defaults that depend on the hardware: a gps device gives the origin and the pose key; a
-// pose key nothing writes is refused.
-func TestFenceCompileAgainstHardware(t *testing.T) {
-	hw, err := Builtin().ParseConfig([]byte(`
-adaptors: {board: {kind: sim}}
-devices:
-  - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"}, wheel_base: 0.2, max_linear: 0.4, max_angular: 2, max_wheel_speed: 0.5}
-  - {name: gps, kind: gps, origin: {lat: 52.5, lon: 13.4}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &GeofenceConfig{Frame: "global", Points: [][2]float64{{52.5, 13.4}, {52.5, 13.401}, {52.501, 13.401}}}
-	f, err := CompileFence(g, hw, "geofence")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.PoseKey() != "gps" || f.origin.Lat != 52.5 {
-		t.Errorf("pose key %q origin %v", f.PoseKey(), f.origin)
-	}
-	g = &GeofenceConfig{Frame: "local", PoseKey: "pose", Points: [][2]float64{{0, 0}, {1, 0}, {0, 1}}}
-	if _, err := CompileFence(g, hw, "geofence"); err == nil || !strings.Contains(err.Error(), "geofence.pose_key: no device writes pose.x") {
-		t.Errorf("got %v", err)
-	}
-}
-
 func TestFenceMissionTargets(t *testing.T) {
 	f := localFence(t, [][2]float64{{-5, -5}, {5, -5}, {5, 5}, {-5, 5}}, 1)
 	trees := map[string]*bt.NodeDef{

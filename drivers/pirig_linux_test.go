@@ -170,7 +170,7 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 		}
 	}
 	r, err := Build(cfg, Options{Name: "pi-rover", Sync: true, Logger: quiet, Now: g.clock.Now,
-		newBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return g.pi, nil }})
+		NewBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return g.pi, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

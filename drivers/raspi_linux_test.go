@@ -164,7 +164,7 @@ func TestRaspiWiring(t *testing.T) {
 	cfg.Devices = keep
 	pi := newMockPi(raspiPWMOptions(cfg, "pi")...)
 	r, err := Build(cfg, Options{Name: "pi-rover", Sync: true, Logger: quiet,
-		newBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return pi, nil }})
+		NewBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return pi, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

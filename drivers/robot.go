@@ -36,10 +36,10 @@ type Options struct {
 	// broker URL, "" for the daemon's; clientID is the client id to use. Without it such a
 	// device fails to start.
 	MQTT func(broker, clientID string) (Subscriber, error)
-
-	// newBoard replaces how a board's Gobot adaptor is made (tests: a Pi made of gobot's
-	// adaptor parts on its mock system access).
-	newBoard func(name string, a *AdaptorConfig) (gobot.Adaptor, error)
+	// NewBoard, if set, makes the Gobot adaptor of every board but a sim board in place of
+	// the real one (tests: a Pi made of gobot's adaptor parts on its mock system access, or a
+	// bare adaptor for a device that opens its own port).
+	NewBoard func(name string, a *AdaptorConfig) (gobot.Adaptor, error)
 }
 
 // Device is one configured device and the Gobot drivers it is built on.

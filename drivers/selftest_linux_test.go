@@ -92,7 +92,7 @@ func TestSelfTestGoesOnPastAFailure(t *testing.T) {
 	skipOffLinux(t)
 	pi := newMockPi(raspiPWMOptions(parse(t, piOdometry), "pi")...)
 	reports, err := SelfTest(context.Background(), parse(t, piOdometry), Options{Name: "rover", Logger: quiet,
-		newBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return pi, nil }}, SelfTestOptions{Wait: time.Second})
+		NewBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return pi, nil }}, SelfTestOptions{Wait: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

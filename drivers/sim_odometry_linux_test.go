@@ -52,47 +52,6 @@ func TestOdometryOnTheSim(t *testing.T) {
 	}
 }
 
-// TestGPSOnTheSim: the gps kind reads the simulated receiver's NMEA: its fixes are the rover's
-// position in the local frame, within the receiver's noise, and its heading is the course
-// while it moves.
-func TestGPSOnTheSim(t *testing.T) {
-	cfg := parse(t, `
-adaptors: {board: {kind: sim, noise: {gps: 0.3, seed: 4}}}
-devices:
-  - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"},
-     wheel_base: 0.2, max_wheel_speed: 0.5, max_linear: 0.4, max_angular: 2}
-  - {name: gps, kind: gps, origin: {lat: 47.3769, lon: 8.5417}, rate_hz: 5}
-`)
-	g := newRig(t, cfg)
-	g.sim.SetPose(1, 2, math.Pi/2)
-	if err := g.robot.env.command(g.robot.byName["base"].act, owner{}, command{a: 0.3}, false); err != nil {
-		t.Fatal(err)
-	}
-	g.apply()
-	var errs []float64
-	for range 100 { // 5 s north at 0.3 m/s
-		now := g.advance(50 * time.Millisecond)
-		x, y, _ := g.sim.Pose()
-		if gx, at, ok := g.robot.Reading("gps.x"); ok && now.Sub(at) < 100*time.Millisecond {
-			gy, _, _ := g.robot.Reading("gps.y")
-			errs = append(errs, math.Hypot(gx-x, gy-y))
-		}
-	}
-	v := g.snapshot(t, g.clock.Now())
-	var sum float64
-	for _, e := range errs {
-		sum += e * e
-	}
-	rms := math.Sqrt(sum / float64(len(errs)))
-	t.Logf("%d fixes, %.3f m RMS from the truth (noise 0.3 m per axis); last %v", len(errs), rms, v)
-	if len(errs) < 20 || rms > 0.6 || rms < 0.1 {
-		t.Errorf("%d fixes, RMS error %.3f m", len(errs), rms)
-	}
-	if math.Abs(WrapAngle(v["gps.heading"]-math.Pi/2)) > 0.05 || math.Abs(v["gps.speed"]-0.3) > 0.01 || v["gps.fix"] != 1 {
-		t.Errorf("heading %v speed %v fix %v", v["gps.heading"], v["gps.speed"], v["gps.fix"])
-	}
-}
-
 // TestSelfTestChecksTheEncoders: the self-test's drive pulses are counted by the encoders in
 // the right directions on the simulated rover.
 func TestSelfTestChecksTheEncoders(t *testing.T) {

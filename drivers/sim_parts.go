@@ -1,10 +1,6 @@
 package drivers
 
-import (
-	"math"
-
-	"github.com/botd-project/botd/drivers/sim"
-)
+import "github.com/botd-project/botd/drivers/sim"
 
 // The simulated robot's parts and the boards' limits, per kind (SimPart, BoardLimited).
 
@@ -87,27 +83,6 @@ func (s *IMUConfig) CheckSim(v *Validator, path string, seen map[string]string) 
 func (s *PoseConfig) BoardProblem(board string) string {
 	if board != BoardSim {
 		return "pose is the simulator's ground truth; a " + board + " board has no pose source (add a localization device)"
-	}
-	return ""
-}
-
-// WireSim implements SimPart.
-func (s *GPSConfig) WireSim(rc *sim.RobotConfig) {
-	rc.GPS = sim.GPSConfig{Port: s.Port, RateHz: math.Max(s.RateHz, 1)}
-	if s.Origin != nil {
-		rc.GPS.Lat, rc.GPS.Lon = s.Origin.Lat, s.Origin.Lon
-	}
-}
-
-// CheckSim implements SimPart.
-func (s *GPSConfig) CheckSim(v *Validator, path string, seen map[string]string) {
-	SimOnce(v, seen, KindGPS, path, ".kind", KindGPS)
-}
-
-// BoardProblem implements BoardLimited.
-func (s *GPSConfig) BoardProblem(board string) string {
-	if board == BoardFirmata {
-		return "a GPS receiver is read on a serial port of the computer botd runs on: put it on a raspi board"
 	}
 	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/gps"
 )
 
 // What a first-time Pi user trips on before a device is ever opened: an
@@ -133,7 +134,7 @@ func needsOf(hwYAML []byte) hwNeeds {
 			if d.ADC != nil {
 				bus(d.ADC.Bus)
 			}
-		case drivers.KindGPS:
+		case gps.Kind:
 			if board != drivers.BoardSim {
 				p := d.Port
 				if p == "" {

@@ -1,9 +1,13 @@
 // Package drivertest is what the tests of the device families share: parsing a config of the
 // kinds under test, compiling a tree of their leaves, a sink for the leaves' messages, waiting
-// for a condition, a free UDP port. Imported by tests only.
+// for a condition, a free UDP port, and a robot on the sim board in virtual time (SimRig).
+// Imported by tests only.
 package drivertest
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"net"
 	"runtime"
 	"strings"
@@ -14,6 +18,7 @@ import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/sim"
 )
 
 // Parse parses a config of kinds, failing the test on an error.
@@ -97,4 +102,76 @@ func SkipOffLinux(t testing.TB) {
 	if runtime.GOOS != "linux" {
 		t.Skip("Build needs Linux (Gobot's gpio and i2c drivers)")
 	}
+}
+
+// Clock is a settable virtual clock, starting at drivers.SimEpoch.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock at drivers.SimEpoch.
+func NewClock() *Clock { return &Clock{t: drivers.SimEpoch} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Set sets the clock's time.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// SimRig is one robot named "rover" on the sim board of a default world, in virtual time:
+// built with Options.Sync, so nothing moves or samples but Advance.
+type SimRig struct {
+	T     testing.TB
+	World *sim.World
+	Robot *drivers.Robot
+	Sim   *sim.Robot // the simulated robot
+	Clock *Clock
+}
+
+// NewSimRig builds and starts cfg's robot (skipping off Linux); the test's cleanup closes it.
+func NewSimRig(t testing.TB, cfg *drivers.Config) *SimRig {
+	t.Helper()
+	SkipOffLinux(t)
+	w := sim.DefaultWorld()
+	c := NewClock()
+	r, err := drivers.Build(cfg, drivers.Options{World: w, Name: "rover", Now: c.Now, Sync: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return &SimRig{T: t, World: w, Robot: r, Sim: r.SimRobot(), Clock: c}
+}
+
+// Advance moves virtual time by d: it steps the world, sets the clock and samples the sensors
+// that are due, as drivers.SimFleet does. It returns the new time.
+func (g *SimRig) Advance(d time.Duration) time.Time {
+	now := g.Clock.Now().Add(d)
+	g.World.Step(d)
+	g.Clock.Set(now)
+	g.Robot.Sample(now)
+	return now
+}
+
+// Snapshot is every sensor key's latest value (keys never written are left out).
+func (g *SimRig) Snapshot() map[string]float64 {
+	out := map[string]float64{}
+	for _, k := range g.Robot.Config().SensorKeys() {
+		if v, _, ok := g.Robot.Reading(k); ok {
+			out[k] = v
+		}
+	}
+	return out
 }

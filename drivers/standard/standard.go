@@ -4,6 +4,7 @@ package standard
 
 import (
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/gps"
 	"github.com/botd-project/botd/drivers/mqttpose"
 	"github.com/botd-project/botd/drivers/tello"
 )
@@ -12,6 +13,7 @@ import (
 func Kinds() *drivers.Registry {
 	r := drivers.NewRegistry()
 	drivers.AddBuiltin(r) // the kinds still kept in the drivers package
+	gps.Register(r)
 	mqttpose.Register(r)
 	tello.Register(r)
 	return r

@@ -1,4 +1,4 @@
-package drivers
+package gps
 
 import (
 	"fmt"
@@ -6,7 +6,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/drivertest"
 )
+
+// kinds are the core's kinds and gps.
+func kinds() *drivers.Registry {
+	r := drivers.Builtin()
+	Register(r)
+	return r
+}
 
 // sentence wraps an NMEA body with its $ and checksum.
 func sentence(body string) string {
@@ -35,17 +45,17 @@ func rmc(lat, lon, knots, course float64) string {
 	return sentence(fmt.Sprintf("GPRMC,120000.00,A,%s,%s,%.2f,%.1f,241126,,,A", ddmm(lat, "N", "S", 2), ddmm(lon, "E", "W", 3), knots, course))
 }
 
-func gpsTestConfig(t *testing.T) *GPSConfig {
-	cfg := parse(t, "adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: gps, kind: gps, origin: {lat: 52.5163, lon: 13.3777}}\n")
-	return cfg.Devices[0].Spec.(*GPSConfig)
+func testConfig(t *testing.T) *Config {
+	cfg := drivertest.Parse(t, kinds(), "adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: gps, kind: gps, origin: {lat: 52.5163, lon: 13.3777}}\n")
+	return cfg.Devices[0].Spec.(*Config)
 }
 
 func TestNMEAFixes(t *testing.T) {
-	c := gpsTestConfig(t)
+	c := testConfig(t)
 	if c.Port != "/dev/serial0" || c.Baud != 9600 || c.Key != "gps" || c.StaleAfterMs != 3000 {
 		t.Errorf("defaults: %+v", c)
 	}
-	g := &gpsDevice{nmea: &nmeaReader{cfg: c}}
+	g := &device{nmea: &nmeaReader{cfg: c}}
 	now := time.Unix(1000, 0)
 	vals := make([]float64, 9)
 	read := func() error {
@@ -54,7 +64,7 @@ func TestNMEAFixes(t *testing.T) {
 		}
 		return g.readFix(now, vals)
 	}
-	if err := read(); err != errNoSample {
+	if err := read(); err != drivers.ErrNoSample {
 		t.Fatalf("before any data: %v", err)
 	}
 	// No fix yet.
@@ -77,7 +87,7 @@ func TestNMEAFixes(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.Keys("")[i].Name, vals[i], w)
 		}
 	}
-	if err := read(); err != errNoSample {
+	if err := read(); err != drivers.ErrNoSample {
 		t.Errorf("the same fix read twice: %v", err)
 	}
 	// RTK fixed, standing still: the heading is left alone (NaN is not written).
@@ -116,16 +126,16 @@ func TestGPSConfig(t *testing.T) {
 		{`{name: g, kind: gps, origin: {lat: 1, lon: 2}, baud: 1234}`, "devices[0].baud"},
 		{`{name: g, kind: gps, origin: {lat: 1, lon: 2}, min_fix: 7}`, "devices[0].min_fix"},
 	} {
-		_, err := Builtin().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - " + tc.dev + "\n"))
+		_, err := kinds().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - " + tc.dev + "\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.dev, err, tc.want)
 		}
 	}
 	// The Pi's UART is header pins 8 and 10: nothing else may use them.
-	_, err := Builtin().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}}\n  - {name: l, kind: led, pin: \"10\"}\n"))
+	_, err := kinds().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}}\n  - {name: l, kind: led, pin: \"10\"}\n"))
 	if err == nil || !strings.Contains(err.Error(), `devices[1].pin: pin "10" is already used by devices[0].port`) {
 		t.Errorf("LED on the UART's RXD: %v", err)
 	}
 	// A USB receiver leaves them free.
-	parse(t, "adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}, port: /dev/ttyUSB0}\n  - {name: l, kind: led, pin: \"10\"}\n")
+	drivertest.Parse(t, kinds(), "adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: g, kind: gps, origin: {lat: 1, lon: 2}, port: /dev/ttyUSB0}\n  - {name: l, kind: led, pin: \"10\"}\n")
 }

@@ -1,10 +1,12 @@
 //go:build linux
 
-package drivers
+package gps
 
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
 	"os"
 	"syscall"
@@ -14,8 +16,18 @@ import (
 	"gobot.io/x/gobot/v2"
 	"golang.org/x/sys/unix"
 
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/drivertest"
 	"github.com/botd-project/botd/internal/mqtttest"
 )
+
+// bareBoard is a board with nothing on it: the GPS opens its port itself.
+type bareBoard struct{ name string }
+
+func (b *bareBoard) Name() string     { return b.name }
+func (b *bareBoard) SetName(n string) { b.name = n }
+func (b *bareBoard) Connect() error   { return nil }
+func (b *bareBoard) Finalize() error  { return nil }
 
 // openPTY opens a pseudo-terminal: what is written to master arrives on the serial device at
 // the returned path, as a GPS receiver's bytes would.
@@ -42,13 +54,13 @@ func openPTY(t *testing.T) (master *os.File, path string) {
 // the fixes reach the blackboard keys in the local frame; Close stops the reader.
 func TestGPSOnASerialPort(t *testing.T) {
 	master, port := openPTY(t)
-	cfg := parse(t, fmt.Sprintf(`
+	cfg := drivertest.Parse(t, kinds(), fmt.Sprintf(`
 adaptors: {pi: {kind: raspi}}
 devices:
   - {name: gps, kind: gps, port: %s, baud: 9600, origin: {lat: 52.5163, lon: 13.3777}, rate_hz: 10}
 `, port))
-	pi := newMockPi()
-	r, err := Build(cfg, Options{Name: "rover", Logger: quiet, newBoard: func(string, *AdaptorConfig) (gobot.Adaptor, error) { return pi, nil }})
+	r, err := drivers.Build(cfg, drivers.Options{Name: "rover", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		NewBoard: func(name string, _ *drivers.AdaptorConfig) (gobot.Adaptor, error) { return &bareBoard{name: name}, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +80,7 @@ devices:
 	for _, k := range cfg.SensorKeys() {
 		got[k], _, _ = r.Reading(k)
 	}
-	t.Logf("%v; %s", got, r.byName["gps"].detail())
+	t.Logf("%v", got)
 	if math.Abs(got["gps.x"]-203.6) > 0.5 || math.Abs(got["gps.y"]) > 0.1 || math.Abs(got["gps.heading"]) > 0.01 ||
 		got["gps.fix"] != 2 || got["gps.quality"] != 0.6 || math.Abs(got["gps.sigma"]-0.9) > 1e-9 {
 		t.Errorf("readings %v", got)

@@ -1,4 +1,8 @@
-package drivers
+// Package gps is the GPS family: a receiver speaking NMEA 0183 on a serial port (on the sim
+// board, the simulated receiver's port), its fixes converted to the mission's local frame
+// around an origin. It writes a pose, so a fence takes its origin and key (GeoReferenced). Add
+// it to a drivers.Registry with Register.
+package gps
 
 import (
 	"bytes"
@@ -11,10 +15,20 @@ import (
 
 	nmea "github.com/adrianmo/go-nmea"
 
-	"github.com/botd-project/botd/drivers/geofence"
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/sim"
 )
 
-// GPSConfig is a GPS receiver speaking NMEA 0183 on a serial port (a u-blox NEO-6M/M8N on the
+// Kind is an NMEA 0183 GPS receiver.
+const Kind = "gps"
+
+// Register adds the gps kind to r.
+func Register(r *drivers.Registry) {
+	r.Add(drivers.KindInfo{Name: Kind, Doc: "an NMEA 0183 GPS receiver on a serial port",
+		New: func() drivers.Spec { return &Config{} }, Build: build})
+}
+
+// Config is a GPS receiver speaking NMEA 0183 on a serial port (a u-blox NEO-6M/M8N on the
 // Pi's UART, a USB receiver), for rovers outdoors. Fixes are converted to the mission's local
 // frame around Origin: x east, y north, in metres (a tangent plane on the WGS84 ellipsoid,
 // good to a few centimetres within a kilometre); heading is the course over ground while the
@@ -23,31 +37,29 @@ import (
 // 0.8 RTK float, 0.6 DGPS, 0.4 GPS), sigma (m: HDOP times the fix's typical error), speed
 // (m/s), fix (the GGA fix quality), sats and hdop. On the sim board the port is the simulated
 // receiver's.
-type GPSConfig struct {
+type Config struct {
 	// Port is the serial device (default /dev/serial0, the Pi's UART on header pins 8 and 10).
 	Port string `yaml:"port,omitempty"`
 	// Baud is the port's speed (default 9600, what most receivers start at).
 	Baud int `yaml:"baud,omitempty"`
 	// Origin is where the local frame's (0, 0) is.
-	Origin *GeoPoint `yaml:"origin"`
+	Origin *drivers.GeoPoint `yaml:"origin"`
 	// MinFix is the GGA fix quality a fix needs (default 1: GPS; 2 DGPS, 4 RTK fixed, 5 RTK
 	// float); MaxHDOP the worst horizontal dilution accepted (default 5).
 	MinFix  int     `yaml:"min_fix,omitempty"`
 	MaxHDOP float64 `yaml:"max_hdop,omitempty"`
 	// MinSpeed is the speed over ground above which the course is the heading, m/s
 	// (default 0.2).
-	MinSpeed     float64 `yaml:"min_speed,omitempty"`
-	SampleConfig `yaml:",inline"`
+	MinSpeed             float64 `yaml:"min_speed,omitempty"`
+	drivers.SampleConfig `yaml:",inline"`
 }
 
-// GeoPoint is a latitude and longitude in degrees (WGS84).
-type GeoPoint = geofence.LatLon
+// Kind implements drivers.Spec.
+func (*Config) Kind() string { return Kind }
 
-// Kind implements Spec.
-func (*GPSConfig) Kind() string { return KindGPS }
-
-func (c *GPSConfig) Defaults(board string) {
-	if c.Port == "" && board != BoardFirmata {
+// Defaults implements drivers.Spec.
+func (c *Config) Defaults(board string) {
+	if c.Port == "" && board != drivers.BoardFirmata {
 		c.Port = "/dev/serial0"
 	}
 	if c.Baud == 0 {
@@ -68,7 +80,8 @@ func (c *GPSConfig) Defaults(board string) {
 	c.SampleConfig.SetDefaults("gps", 5)
 }
 
-func (c *GPSConfig) Validate(v *Validator, path string) {
+// Validate implements drivers.Spec.
+func (c *Config) Validate(v *drivers.Validator, path string) {
 	if c.Origin == nil {
 		v.Errorf(path+".origin", "missing: the latitude and longitude of the local frame's (0, 0), e.g. {lat: 52.5163, lon: 13.3777}")
 	} else {
@@ -94,23 +107,25 @@ func (c *GPSConfig) Validate(v *Validator, path string) {
 // piUART is the Pi's serial port on the header: TXD on pin 8, RXD on pin 10.
 var piUART = map[string]bool{"/dev/serial0": true, "/dev/ttyAMA0": true, "/dev/ttyS0": true}
 
-func (c *GPSConfig) Pins() []Pin {
+// Pins implements drivers.Spec: the Pi's UART pins when the port is the UART.
+func (c *Config) Pins() []drivers.Pin {
 	if !piUART[c.Port] {
 		return nil
 	}
-	return []Pin{{Field: "port", Pin: "8", Mode: PinUART}, {Field: "port", Pin: "10", Mode: PinUART}}
+	return []drivers.Pin{{Field: "port", Pin: "8", Mode: drivers.PinUART}, {Field: "port", Pin: "10", Mode: drivers.PinUART}}
 }
 
-// gpsKeys are what a GPS writes beyond a pose: PoseKeys, then these.
+// gpsKeys are what a GPS writes beyond a pose: drivers.PoseKeys, then these.
 var gpsKeys = [...]string{"speed", "fix", "sats", "hdop"}
 
-func (c *GPSConfig) Keys(string) []Key {
-	out := make([]Key, 0, len(PoseKeys)+len(gpsKeys))
-	for _, k := range PoseKeys {
-		out = append(out, Key{Name: c.Key + "." + k})
+// Keys implements drivers.Spec.
+func (c *Config) Keys(string) []drivers.Key {
+	out := make([]drivers.Key, 0, len(drivers.PoseKeys)+len(gpsKeys))
+	for _, k := range drivers.PoseKeys {
+		out = append(out, drivers.Key{Name: c.Key + "." + k})
 	}
 	for _, k := range gpsKeys {
-		out = append(out, Key{Name: c.Key + "." + k})
+		out = append(out, drivers.Key{Name: c.Key + "." + k})
 	}
 	return out
 }
@@ -131,9 +146,9 @@ func fixQuality(fix int) (quality, uere float64) {
 	return 0, 0
 }
 
-// gpsFix is the receiver's latest state, built from GGA (position, fix, satellites, HDOP) and
+// fixState is the receiver's latest state, built from GGA (position, fix, satellites, HDOP) and
 // RMC (speed and course; position too for receivers that send no GGA).
-type gpsFix struct {
+type fixState struct {
 	x, y      float64
 	fix, sats int
 	hdop      float64
@@ -144,11 +159,11 @@ type gpsFix struct {
 // nmeaReader turns the bytes of a receiver into fixes. feed runs on the goroutine that reads
 // the port (or the sensor's, for the simulated receiver); fix on the sensor's.
 type nmeaReader struct {
-	cfg *GPSConfig
+	cfg *Config
 
 	mu       sync.Mutex
 	line     []byte
-	fix      gpsFix
+	fix      fixState
 	seq      uint64 // fixes made
 	lastGGA  time.Time
 	speed    float64
@@ -207,7 +222,7 @@ func (r *nmeaReader) sentence(line string, now time.Time) {
 		r.speed = m.Speed * 1852.0 / 3600 // knots
 		r.course = math.NaN()
 		if r.speed >= r.cfg.MinSpeed {
-			r.course = WrapAngle(math.Pi/2 - m.Course*math.Pi/180)
+			r.course = drivers.WrapAngle(math.Pi/2 - m.Course*math.Pi/180)
 		}
 		r.rmcAt = now
 		if now.Sub(r.lastGGA) > 2*time.Second { // a receiver that sends no GGA
@@ -218,6 +233,16 @@ func (r *nmeaReader) sentence(line string, now time.Time) {
 			r.position(m.Latitude, m.Longitude, fix, -1, math.NaN(), now)
 		}
 	}
+}
+
+// guard runs f, turning a panic into an error.
+func guard(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("driver panic: %v", v)
+		}
+	}()
+	return f()
 }
 
 // position makes a fix; the caller holds r.mu.
@@ -235,7 +260,7 @@ func (r *nmeaReader) position(lat, lon float64, fix, sats int, hdop float64, now
 		return
 	}
 	r.err = nil
-	f := gpsFix{fix: fix, sats: sats, hdop: hdop, speed: math.NaN(), course: math.NaN()}
+	f := fixState{fix: fix, sats: sats, hdop: hdop, speed: math.NaN(), course: math.NaN()}
 	f.x, f.y = c.Origin.ToLocal(lat, lon)
 	if now.Sub(r.rmcAt) <= 1500*time.Millisecond {
 		f.speed, f.course = r.speed, r.course
@@ -247,16 +272,16 @@ func (r *nmeaReader) position(lat, lon float64, fix, sats int, hdop float64, now
 // errNoGPSData: nothing has come from the receiver yet.
 var errNoGPSData = errors.New("no NMEA sentences from the receiver yet")
 
-// gpsDevice reads a receiver: the sensor writes its newest fix.
-type gpsDevice struct {
+// device reads a receiver: the sensor writes its newest fix.
+type device struct {
 	nmea *nmeaReader
 	read uint64
 	poll func(now time.Time) // drains a port read on the sensor's goroutine (the sim's), or nil
 }
 
-// readFix writes the newest fix; errNoSample when there is none since the last read, the
+// readFix writes the newest fix; drivers.ErrNoSample when there is none since the last read, the
 // reason when the receiver has no usable fix.
-func (g *gpsDevice) readFix(now time.Time, vals []float64) error {
+func (g *device) readFix(now time.Time, vals []float64) error {
 	if g.poll != nil {
 		g.poll(now)
 	}
@@ -267,7 +292,7 @@ func (g *gpsDevice) readFix(now time.Time, vals []float64) error {
 		return r.err
 	}
 	if r.seq == g.read {
-		return errNoSample // the stale check reports a receiver that stays silent
+		return drivers.ErrNoSample // the stale check reports a receiver that stays silent
 	}
 	g.read = r.seq
 	f := r.fix
@@ -282,7 +307,7 @@ func (g *gpsDevice) readFix(now time.Time, vals []float64) error {
 }
 
 // detail says what the receiver sent.
-func (g *gpsDevice) detail() string {
+func (g *device) detail() string {
 	r := g.nmea
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -296,13 +321,34 @@ func (g *gpsDevice) detail() string {
 	return s + "; last: " + r.lastLine
 }
 
-// PoseKey implements PoseSource: a GPS is a pose source only when it writes one ("pose").
-func (c *GPSConfig) PoseKey() string {
+// PoseKey implements drivers.PoseSource: a GPS is a pose source only when it writes one ("pose").
+func (c *Config) PoseKey() string {
 	if c.Key == "pose" {
 		return c.Key
 	}
 	return ""
 }
 
-// GeoFrame implements GeoReferenced.
-func (c *GPSConfig) GeoFrame() (*GeoPoint, string) { return c.Origin, c.Key }
+// GeoFrame implements drivers.GeoReferenced.
+func (c *Config) GeoFrame() (*drivers.GeoPoint, string) { return c.Origin, c.Key }
+
+// WireSim implements drivers.SimPart: the simulated receiver sends on Port at the sample rate.
+func (c *Config) WireSim(rc *sim.RobotConfig) {
+	rc.GPS = sim.GPSConfig{Port: c.Port, RateHz: math.Max(c.RateHz, 1)}
+	if c.Origin != nil {
+		rc.GPS.Lat, rc.GPS.Lon = c.Origin.Lat, c.Origin.Lon
+	}
+}
+
+// CheckSim implements drivers.SimPart: the simulated robot has one receiver.
+func (c *Config) CheckSim(v *drivers.Validator, path string, seen map[string]string) {
+	drivers.SimOnce(v, seen, Kind, path, ".kind", Kind)
+}
+
+// BoardProblem implements drivers.BoardLimited.
+func (c *Config) BoardProblem(board string) string {
+	if board == drivers.BoardFirmata {
+		return "a GPS receiver is read on a serial port of the computer botd runs on: put it on a raspi board"
+	}
+	return ""
+}

@@ -1,9 +1,11 @@
-package drivers
+package gps
 
 import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/botd-project/botd/drivers"
 )
 
 // FuzzNMEA feeds bytes from a GPS receiver's port (a wire: noise, cut lines, lies): no panic,
@@ -13,9 +15,9 @@ func FuzzNMEA(f *testing.F) {
 	f.Add([]byte("$GPGGA,,,,,,0,00,99.99,,,,,,*48\r\n$GPRMC,,V,,,,,,,,,,N*53\r\n"), 3)
 	f.Add([]byte("\x00\xff$GP\n\n\r$GPGGA,1,2,3*00\r\n"), 1)
 	f.Fuzz(func(t *testing.T, data []byte, chunk int) {
-		c := &GPSConfig{Origin: &GeoPoint{Lat: 52.5, Lon: 13.4}}
-		c.Defaults(BoardRaspi)
-		g := &gpsDevice{nmea: &nmeaReader{cfg: c}}
+		c := &Config{Origin: &drivers.GeoPoint{Lat: 52.5, Lon: 13.4}}
+		c.Defaults(drivers.BoardRaspi)
+		g := &device{nmea: &nmeaReader{cfg: c}}
 		if chunk < 1 {
 			chunk = 1
 		}

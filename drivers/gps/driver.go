@@ -1,6 +1,4 @@
-//go:build linux
-
-package drivers
+package gps
 
 import (
 	"context"
@@ -12,60 +10,63 @@ import (
 	"go.bug.st/serial"
 	"gobot.io/x/gobot/v2"
 
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
 )
 
-// gpsReadTimeout bounds one read of a real port, so the reader sees Close within it.
-const gpsReadTimeout = 200 * time.Millisecond
+// readTimeout bounds one read of a real port, so the reader sees Close within it.
+const readTimeout = 200 * time.Millisecond
 
-// buildGPS builds a GPS device: a driver that opens the port when it starts, a goroutine that
+// build builds a GPS device: a driver that opens the port when it starts, a goroutine that
 // reads it (a real port; the simulated receiver is drained by the sensor), and a sensor that
 // writes the newest fix.
-func (r *Robot) buildGPS(d *device, c *GPSConfig) error {
-	g := &gpsDevice{nmea: &nmeaReader{cfg: c}}
-	drv := &gpsDriver{name: d.name, cfg: c, dev: g, board: d.board, now: r.now}
-	d.addDriver(drv, true)
-	d.sens = newSensor(d, c.SampleConfig, g.readFix)
-	d.detail = g.detail
-	if d.board.sim == nil {
-		if r.opts.Sync {
+func build(b *drivers.Builder) error {
+	c := b.Spec().(*Config)
+	g := &device{nmea: &nmeaReader{cfg: c}}
+	drv := &driver{name: b.Name(), cfg: c, dev: g, board: b.Board(), sim: b.SimBoard(), now: b.Clock()}
+	b.AddDriver(drv, true)
+	b.Sensor(c.SampleConfig, g.readFix)
+	b.Detail(g.detail)
+	if drv.sim == nil {
+		if b.Options().Sync {
 			return errors.New("a serial GPS is read by a goroutine of its own, which a robot sampled by its caller (Options.Sync) does not run")
 		}
-		d.run = drv.readLoop
+		b.Go(drv.readLoop)
 	}
 	return nil
 }
 
-// gpsDriver is the Gobot driver of a GPS receiver's serial port.
-type gpsDriver struct {
+// driver is the Gobot driver of a GPS receiver's serial port.
+type driver struct {
 	name  string
-	cfg   *GPSConfig
-	dev   *gpsDevice
-	board *board
+	cfg   *Config
+	dev   *device
+	board gobot.Adaptor
+	sim   *sim.Adaptor // the board, when it is the simulator
 	now   func() time.Time
 
-	mu   sync.Mutex
-	port serial.Port
-	sim  *sim.SerialPort // the simulated receiver's, on a sim board
-	buf  []byte
+	mu      sync.Mutex
+	port    serial.Port
+	simPort *sim.SerialPort // the simulated receiver's, on a sim board
+	buf     []byte
 }
 
-var _ gobot.Driver = (*gpsDriver)(nil)
+var _ gobot.Driver = (*driver)(nil)
 
-func (g *gpsDriver) Name() string                 { return g.name }
-func (g *gpsDriver) SetName(n string)             { g.name = n }
-func (g *gpsDriver) Connection() gobot.Connection { return g.board.adaptor }
+func (g *driver) Name() string                 { return g.name }
+func (g *driver) SetName(n string)             { g.name = n }
+func (g *driver) Connection() gobot.Connection { return g.board }
 
 // Start opens the port at its speed, raw, with a read timeout (on a sim board: the simulated
 // receiver's port, which the sensor drains as it samples).
-func (g *gpsDriver) Start() error {
-	if g.board.sim != nil {
-		p, err := g.board.sim.OpenSerial(g.cfg.Port)
+func (g *driver) Start() error {
+	if g.sim != nil {
+		p, err := g.sim.OpenSerial(g.cfg.Port)
 		if err != nil {
 			return err
 		}
 		g.mu.Lock()
-		g.sim, g.buf = p, make([]byte, 1024)
+		g.simPort, g.buf = p, make([]byte, 1024)
 		g.mu.Unlock()
 		g.dev.poll = g.drain
 		return nil
@@ -74,7 +75,7 @@ func (g *gpsDriver) Start() error {
 	if err != nil {
 		return fmt.Errorf("serial port %s: %w", g.cfg.Port, err)
 	}
-	if err := p.SetReadTimeout(gpsReadTimeout); err != nil {
+	if err := p.SetReadTimeout(readTimeout); err != nil {
 		_ = p.Close()
 		return fmt.Errorf("serial port %s: %w", g.cfg.Port, err)
 	}
@@ -85,7 +86,7 @@ func (g *gpsDriver) Start() error {
 }
 
 // readLoop feeds what the port gives to the NMEA reader until stop.
-func (g *gpsDriver) readLoop(ctx context.Context, stop <-chan struct{}) {
+func (g *driver) readLoop(ctx context.Context, stop <-chan struct{}) {
 	g.mu.Lock()
 	p := g.port
 	g.mu.Unlock()
@@ -110,16 +111,16 @@ func (g *gpsDriver) readLoop(ctx context.Context, stop <-chan struct{}) {
 			select {
 			case <-stop:
 			case <-ctx.Done():
-			case <-time.After(gpsReadTimeout):
+			case <-time.After(readTimeout):
 			}
 		}
 	}
 }
 
 // drain feeds what the simulated receiver sent since the last sample (the sensor's goroutine).
-func (g *gpsDriver) drain(now time.Time) {
+func (g *driver) drain(now time.Time) {
 	g.mu.Lock()
-	p, buf := g.sim, g.buf
+	p, buf := g.simPort, g.buf
 	g.mu.Unlock()
 	for p != nil {
 		n, err := p.ReadAvailable(buf)
@@ -133,10 +134,10 @@ func (g *gpsDriver) drain(now time.Time) {
 }
 
 // Halt closes the port.
-func (g *gpsDriver) Halt() error {
+func (g *driver) Halt() error {
 	g.mu.Lock()
 	p := g.port
-	g.port, g.sim = nil, nil
+	g.port, g.simPort = nil, nil
 	g.mu.Unlock()
 	if p == nil {
 		return nil
