@@ -59,7 +59,7 @@ type Adapter struct {
 	// full, retained), each reported by Run as a state error.
 	dropped  atomic.Uint64
 	doorErrs chan Error
-	headers  [6]atomic.Uint32 // per topic
+	headers  [nHeaders]atomic.Uint32 // per topic
 
 	// Owned by Run's goroutine.
 	run       *orderRun
@@ -70,7 +70,11 @@ type Adapter struct {
 	connects  uint64
 	pose      poseTracker
 	loadCount int
-	savedMark runMark         // the run as last saved to Config.StateFile
+	savedMark runMark // the run as last saved to Config.StateFile
+	// headerRes is, per topic, the headerId up to which ids are reserved
+	// in Config.StateFile: after a restart (or a crash) the counts go on
+	// from there, so headerIds keep increasing.
+	headerRes [nHeaders]uint32
 	ctx       context.Context // Run's, for the commands observe sends
 }
 
@@ -89,7 +93,14 @@ const (
 	hVisualization
 	hConnection
 	hFactsheet
+	nHeaders
 )
+
+// headerBlock is how many headerIds per topic are reserved in the state
+// file at a time; a new reservation is written when half of one is used
+// (at 10 messages a second, every 51 s), so a restart skips at most one
+// block.
+const headerBlock = 1024
 
 // maxErrors bounds state.errors: the newest are kept.
 const (
@@ -152,6 +163,7 @@ func (a *Adapter) connection(state string) transport.Message {
 func (a *Adapter) Run(ctx context.Context) error {
 	a.ctx = ctx
 	a.loadSaved()
+	a.save() // reserves the headerIds before the first message (the will)
 	opts := a.o.Conn
 	will := a.connection("CONNECTIONBROKEN")
 	opts.Will = &will

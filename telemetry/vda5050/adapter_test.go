@@ -638,3 +638,82 @@ func TestRollingUpdatesStayBounded(t *testing.T) {
 		t.Errorf("saved: %d nodes, %d steps, %d actions (%v)", len(saved.Nodes), len(saved.Steps), len(saved.Actions), err)
 	}
 }
+
+// headerIds keep increasing per topic across restarts of the daemon,
+// also when it stopped without saving (a crash): the ids are reserved in
+// the state file before they are sent.
+func TestHeaderIDsAfterRestart(t *testing.T) {
+	cfg := Config{StateFile: filepath.Join(t.TempDir(), "vda5050.json")}
+	maxID := func(h *harness, suffix string) (uint32, bool) {
+		var top uint32
+		ms := h.c.on(suffix)
+		for _, m := range ms {
+			var hd Header
+			if err := json.Unmarshal(m.payload, &hd); err != nil {
+				t.Fatal(err)
+			}
+			top = max(top, hd.HeaderID)
+		}
+		return top, len(ms) > 0
+	}
+	firstID := func(h *harness, suffix string) uint32 {
+		ms := h.c.on(suffix)
+		if len(ms) == 0 {
+			t.Fatalf("nothing on %s", suffix)
+		}
+		var hd Header
+		_ = json.Unmarshal(ms[0].payload, &hd)
+		return hd.HeaderID
+	}
+	stateRequests := func(h *harness, n int) {
+		for i := range n {
+			id := fmt.Sprintf("s%d", i)
+			h.send("instantActions", map[string]any{"actions": []any{map[string]any{"actionType": "stateRequest", "actionId": id, "blockingType": "NONE"}}})
+			h.c.waitState("answered", func(s State) bool {
+				return slices.ContainsFunc(s.ActionStates, func(a ActionState) bool { return a.ActionID == id })
+			})
+		}
+	}
+	h := start(t, cfg)
+	stateRequests(h, 3)
+	h.stop()
+	crashed, err := os.ReadFile(cfg.StateFile) // as the file was while it ran
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var check = func(before, after *harness) {
+		t.Helper()
+		for _, topic := range []string{"/state", "/connection", "/factsheet"} {
+			last, ok := maxID(before, topic)
+			if !ok {
+				t.Fatalf("nothing on %s before the restart", topic)
+			}
+			// The will is the first connection message of a run.
+			first := firstID(after, topic)
+			if topic == "/connection" {
+				var will Header
+				_ = json.Unmarshal(after.c.opts.Will.Payload, &will)
+				first = min(first, will.HeaderID)
+				var oldWill Header
+				_ = json.Unmarshal(before.c.opts.Will.Payload, &oldWill)
+				last = max(last, oldWill.HeaderID)
+			}
+			if first <= last {
+				t.Errorf("%s: headerId %d after the restart, %d before", topic, first, last)
+			}
+		}
+	}
+	h2 := start(t, cfg)
+	stateRequests(h2, 1)
+	if s := h2.c.waitState("any", func(State) bool { return true }); s.OrderID != "" {
+		t.Fatalf("an order from nowhere: %+v", s)
+	}
+	check(h, h2)
+	// A crash: the daemon stops without its last save.
+	if err := os.WriteFile(cfg.StateFile, crashed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h3 := start(t, cfg)
+	stateRequests(h3, 1)
+	check(h, h3)
+}

@@ -35,6 +35,10 @@ type savedRun struct {
 	// it).
 	LastNodes []Node `json:"lastNodes"`
 	LastEdges []Edge `json:"lastEdges"`
+	// HeaderIDs are the headerIds reserved per topic (state,
+	// visualization, connection, factsheet): none of them has been sent
+	// yet. A file with no order holds only these.
+	HeaderIDs []uint32 `json:"headerIds,omitempty"`
 }
 
 type savedAction struct {
@@ -145,17 +149,33 @@ func statusCode(s string) uint64 {
 	return 7
 }
 
-// save writes the run when it changed since the last save (atomically:
-// a temporary file renamed over the old one).
+// save writes the run when it changed since the last save, and a new
+// reservation of headerIds when half of the last one is used
+// (atomically: a temporary file renamed over the old one).
 func (a *Adapter) save() {
-	if a.cfg.StateFile == "" || a.run == nil {
+	if a.cfg.StateFile == "" {
 		return
 	}
-	mark := a.run.mark()
-	if mark == a.savedMark {
+	var mark runMark
+	if a.run != nil {
+		mark = a.run.mark()
+	}
+	due := a.headersDue()
+	if mark == a.savedMark && !due {
 		return
 	}
-	b, err := json.Marshal(a.run.saved())
+	res := a.headerRes
+	if due {
+		for i := range res {
+			res[i] = a.headers[i].Load() + headerBlock
+		}
+	}
+	s := savedRun{Version: 1}
+	if a.run != nil {
+		s = a.run.saved()
+	}
+	s.HeaderIDs = res[:]
+	b, err := json.Marshal(s)
 	if err != nil {
 		return
 	}
@@ -168,7 +188,26 @@ func (a *Adapter) save() {
 		a.log.Warn("vda5050: saving the order's progress", "err", err)
 		return
 	}
-	a.savedMark = mark
+	a.savedMark, a.headerRes = mark, res
+}
+
+// headersDue tells whether a topic has used half of its reserved
+// headerIds.
+func (a *Adapter) headersDue() bool {
+	for i := range a.headers {
+		if uint64(a.headers[i].Load())+headerBlock/2 > uint64(a.headerRes[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// setAside renames a state file that cannot be used, so that it is kept
+// for a look and not overwritten by the next save.
+func (a *Adapter) setAside() {
+	if err := os.Rename(a.cfg.StateFile, a.cfg.StateFile+".bad"); err != nil {
+		a.log.Warn("vda5050: setting the unusable state file aside", "err", err)
+	}
 }
 
 // loadSaved reads the progress saved before a restart. An order that was
@@ -187,16 +226,27 @@ func (a *Adapter) loadSaved() {
 		}
 		return
 	}
-	defer f.Close()
 	var s savedRun
-	dec := json.NewDecoder(io.LimitReader(f, maxStateFile))
-	if err := dec.Decode(&s); err != nil {
+	err = json.NewDecoder(io.LimitReader(f, maxStateFile)).Decode(&s)
+	f.Close()
+	if err != nil {
 		a.log.Warn("vda5050: the saved order is unreadable; starting without it", "file", filepath.Base(a.cfg.StateFile), "err", err)
+		a.setAside()
 		return
+	}
+	if len(s.HeaderIDs) == nHeaders {
+		for i, h := range s.HeaderIDs {
+			a.headers[i].Store(h)
+			a.headerRes[i] = h
+		}
+	}
+	if s.Version == 1 && s.OrderID == "" && len(s.Nodes) == 0 {
+		return // no order yet: only the headerIds
 	}
 	r, err := s.restore()
 	if err != nil {
 		a.log.Warn("vda5050: the saved order is unusable; starting without it", "err", err)
+		a.setAside()
 		return
 	}
 	a.run = r
