@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// registerBuiltins adds the node catalog of the mission contract (section
-// 3). Device leaves are registered by the drivers package.
+// registerBuiltins adds the engine's own node types: the kernel nodes
+// its fast path knows and the nodes that are engine features. botd's
+// catalog is bt/nodes; device leaves are registered by the drivers.
 func registerBuiltins(r *Registry) {
 	for _, t := range []NodeType{
 		// composites
 		sequenceType, priorityType, memSequenceType, memPriorityType,
-		parallelType,
 		// decorators
 		monitorType,
 		// stand-ins for nodes a mission's file names but botd cannot run

@@ -86,3 +86,14 @@ func (a *Agent) HaltSubtree(i int32) {
 // One named "ms" also takes the names other frameworks give it (msec,
 // milliseconds, maxTime).
 func MsParam(name, doc string, required bool) Param { return msParam(name, doc, required) }
+
+// CheckThresholds refuses a success or failure count larger than the
+// number of children (the Parallel of bt/nodes and BT.CPP's).
+func CheckThresholds(b *Builder, succName string, succ int, failName string, fail int, n int) {
+	if n > 0 && succ > n {
+		b.Errorf(succName, "needs %d successes but has only %d children", succ, n)
+	}
+	if n > 0 && fail > n {
+		b.Errorf(failName, "needs %d failures but has only %d children", fail, n)
+	}
+}

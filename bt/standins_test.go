@@ -22,6 +22,13 @@ var standInTypes = []NodeType{
 	{Name: "Limiter", Kind: Decorator, Params: []Param{{Name: "max", Type: TInt, Required: true, Min: Float(0)}},
 		New: func(b *Builder) Behavior { return &limitTest{max: int64(b.Int("max")), done: Reserve[int64](b)} }},
 	{Name: "RunOnce", Kind: Decorator, New: func(b *Builder) Behavior { return runOnceTest{Reserve[Status](b)} }},
+	{Name: "Parallel", Kind: Composite, Params: []Param{
+		{Name: "success", Type: TInt, Default: -1.0}, {Name: "failure", Type: TInt, Default: 1.0}},
+		New: func(b *Builder) Behavior {
+			n := len(b.Children())
+			return &parallelTest{success: Threshold(b.Int("success"), n), failure: Threshold(b.Int("failure"), n),
+				done: ReserveSlice[Status](b, n)}
+		}},
 	{Name: "Gate", Kind: Decorator, Params: []Param{{Name: "max", Type: TInt, Default: 1, Min: Float(1)}},
 		New: func(b *Builder) Behavior {
 			g := &gateTest{max: int32(b.Int("max")), held: new(atomic.Int32), holds: Reserve[bool](b)}
@@ -147,4 +154,43 @@ func (g *gateTest) Close(a *Agent, n *Node) {
 		*holds = false
 		g.held.Add(-1)
 	}
+}
+
+// parallelTest ticks every child not yet completed in this activation:
+// SUCCESS at success successes, FAILURE at failure failures or when
+// every child has completed, ERROR at once on a child's ERROR.
+type parallelTest struct {
+	success, failure int
+	done             MemSlice[Status]
+}
+
+func (p *parallelTest) Open(a *Agent, n *Node) { clear(p.done.Of(a, n)) }
+
+func (p *parallelTest) Tick(a *Agent, n *Node) Status {
+	done := p.done.Of(a, n)
+	succ, fail := 0, 0
+	for i, c := range n.Children {
+		if done[i] == Idle {
+			switch st := a.Exec(c); st {
+			case Error:
+				return Error
+			case Running:
+				continue
+			default:
+				done[i] = st
+			}
+		}
+		if done[i] == Success {
+			succ++
+		} else {
+			fail++
+		}
+	}
+	switch {
+	case succ >= p.success:
+		return Success
+	case fail >= p.failure || succ+fail == len(n.Children):
+		return Failure
+	}
+	return Running
 }

@@ -6,7 +6,7 @@ import "github.com/botd-project/botd/bt"
 func Types() []bt.NodeType {
 	return []bt.NodeType{
 		// composites
-		randomSequenceType, randomPriorityType,
+		parallelType, randomSequenceType, randomPriorityType,
 		// decorators
 		inverterType, succeederType, failerType,
 		repeaterType, repeatUntilFailureType, repeatUntilSuccessType,
