@@ -13,10 +13,11 @@ import (
 )
 
 // The public corpus (testdata/corpus, its sources and licenses in the
-// README there): every BehaviorTree.CPP, Nav2, MoveIt Pro and Behavior3
+// README there): every BehaviorTree.CPP, Nav2 and MoveIt Pro
 // file is loaded with '*=Succeed', run to its end (at most 100 ticks),
-// and round-tripped through the export of its format to the same
-// document and compiled tree. testdata/corpus/results.txt holds the
+// and round-tripped through the BT.CPP export to the same document and
+// compiled tree (the Behavior3 files are missions/b3's corpus, its
+// outcomes in its testdata). testdata/corpus/results.txt holds the
 // outcome of every file (`go test -run TestCorpus -update` rewrites it);
 // the test fails when an outcome changes. The README there explains the
 // failures.
@@ -26,7 +27,7 @@ const corpusDir = "testdata/corpus"
 // corpusFile is one corpus file and how it is read.
 type corpusFile struct {
 	path  string // relative to corpusDir
-	group string // btcpp, b3tree (the current Behavior3 editor), b3 (0.3)
+	group string // btcpp (the Behavior3 files are missions/b3's corpus)
 	lib   string // directory of trees its SubTrees may call ("" none)
 }
 
@@ -58,22 +59,6 @@ func corpusFiles(t *testing.T) []corpusFile {
 	add("robots/mep3/navigation/*.xml", "btcpp", false)
 	add("robots/mep3/strategies/*.xml", "btcpp", true)
 	add("robots/mep3/old_strategy/*.xml", "btcpp", true)
-	add("behavior3editor/workspace.b3-workspace", "b3tree", false)
-	add("behavior3editor/*/*.json", "b3tree", false)
-	add("behavior3editor/workdir/sub/*.json", "b3tree", false)
-	add("behavior3editor-2020/workspace.json", "b3tree", false)
-	add("behavior3editor-2020/workdir/*.json", "b3tree", false)
-	add("behavior3editor-2020-11/workdir/*.json", "b3tree", false)
-	add("behavior3-ts/*.b3-workspace", "b3tree", false)
-	add("behavior3-ts/*.json", "b3tree", false)
-	add("behavior3lua/*.b3-workspace", "b3tree", false)
-	add("behavior3lua/trees/*.json", "b3tree", false)
-	add("behavior3lua-2020/workspace.json", "b3tree", false)
-	add("behavior3lua-2020/trees/*.json", "b3tree", false)
-	add("vscode-behavior3/*.b3-workspace", "b3tree", false)
-	add("vscode-behavior3/*/*.json", "b3tree", false)
-	add("vscode-behavior3/workdir/sub/*.json", "b3tree", false)
-	add("b3-classic/*.json", "b3", false)
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out
 }
@@ -90,34 +75,16 @@ func corpusOutcome(t *testing.T, f corpusFile, subs Substitutions) string {
 	if st := runToEnd(t, m); st == bt.Error {
 		return "run: ERROR"
 	}
-	var out []byte
-	switch f.group {
-	case "btcpp":
-		out, err = ExportBTCPP(m.Doc, nil)
-	case "b3tree":
-		out, err = ExportB3Tree(m.Doc)
-	default:
-		out, err = ExportB3(m.Doc)
-	}
+	out, err := ExportBTCPP(m.Doc, nil)
 	if err != nil {
 		return "export: " + err.Error()
 	}
-	readAs := path
-	if ws := strings.HasSuffix(path, ".b3-workspace") || filepath.Base(path) == "workspace.json"; ws {
-		// The export is the main tree's file.
-		readAs = filepath.Join(b3WorkspaceDir(path, true), filepath.FromSlash(m.Doc.Main))
-	}
-	d2, ps := decodeFile(out, readAs, opts.Library, Limits{})
+	d2, ps := decodeFile(out, path, opts.Library, Limits{})
 	if err := ps.err(); err != nil {
 		return "export reads back: " + firstProblem(err)
 	}
 	opts.Library.use(d2)
-	if f.group == "b3tree" {
-		// A tree file holds one tree: compare the main tree and those it calls.
-		if !reflect.DeepEqual(m.Doc.Trees[m.Doc.Main], d2.Trees[d2.Main]) {
-			return "export reads back as another tree"
-		}
-	} else if !reflect.DeepEqual(m.Doc.Trees, d2.Trees) || m.Doc.Main != d2.Main {
+	if !reflect.DeepEqual(m.Doc.Trees, d2.Trees) || m.Doc.Main != d2.Main {
 		return "export reads back as another document"
 	}
 	m2, err := d2.Compile(opts)

@@ -1,7 +1,5 @@
 package missions
 
-import "bytes"
-
 // Decode reads a mission document, detecting its format from the content
 // through the registered formats (RegisterFormat: each format's Detect,
 // in the order they were registered; botd's own when none claims it):
@@ -41,13 +39,13 @@ func decode(data []byte, lim Limits) (*Document, *problems) {
 // decodeFile decodes the contents of a file (file "" for bytes from
 // elsewhere); lib holds the trees a library provides.
 func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, *problems) {
-	ps := &problems{lim: lim.withDefaults()}
+	src := NewSource(data, file, lim)
+	src.Library = lib
+	ps := src.ps
 	if len(data) > ps.lim.DocumentBytes {
 		ps.add("", CodeTooLarge, "the document is %d bytes, above the limit of %d", len(data), ps.lim.DocumentBytes)
 		return nil, ps
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	src := &Source{Data: data, Body: bytes.TrimLeft(data, " \t\r\n"), File: file, Library: lib, ps: ps}
 	if len(src.Body) == 0 {
 		ps.add("", CodeInvalidSyntax, "empty document")
 		return nil, ps
@@ -61,7 +59,7 @@ func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, 
 		}
 		return nil, ps
 	}
-	v, ok := parseYAML(data, ps)
+	v, ok := parseYAML(src.Data, ps)
 	if !ok {
 		return nil, ps
 	}

@@ -9,20 +9,14 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
+// The Behavior3 shapes are missions/b3's TestDecodeDetectsFormat.
 func TestDecodeDetectsFormat(t *testing.T) {
-	b3Tree := `{"scope": "tree", "id": "t1", "title": "solo", "root": "n1",
-		"nodes": {"n1": {"id": "n1", "name": "Wait", "properties": {"milliseconds": 5}}}}`
-	b3Project := `{"scope": "project", "trees": [` + b3Tree + `]}`
 	for _, tc := range []struct {
 		name, in string
 	}{
 		{"botd JSON", `{"format": "botd/mission@1", "main": "solo", "trees": {"solo": {"type": "Wait", "params": {"ms": 5}}}}`},
 		{"botd YAML", "format: botd/mission@1\nmain: solo\ntrees:\n  solo: {type: Wait, params: {ms: 5}}\n"},
 		{"botd YAML, flow style on one line", "{format: botd/mission@1, main: solo, trees: {solo: {type: Wait, params: {ms: 5}}}}"},
-		{"Behavior3 tree", b3Tree},
-		{"Behavior3 tree without scope", strings.Replace(b3Tree, `"scope": "tree", `, "", 1)},
-		{"Behavior3 project", b3Project},
-		{"Behavior3 desktop project", `{"name": "solo", "description": "", "data": ` + b3Project + `, "path": "/tmp/solo.b3"}`},
 		{"BehaviorTree.CPP XML", `<root BTCPP_format="4"><BehaviorTree ID="solo"><Sleep msec="5"/></BehaviorTree></root>`},
 		{"with a byte order mark", "\xef\xbb\xbf" + `{"format": "botd/mission@1", "main": "solo", "trees": {"solo": {"type": "Wait", "params": {"ms": 5}}}}`},
 	} {

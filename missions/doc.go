@@ -1,5 +1,6 @@
 // Package missions turns mission documents into runnable trees: decoding
-// (botd JSON and YAML, Behavior3 Editor JSON, BehaviorTree.CPP v4 XML),
+// (botd JSON and YAML, BehaviorTree.CPP v4 XML, and every format
+// registered with RegisterFormat, such as package b3's Behavior3 JSON),
 // validation that reports every problem with its JSON path, compilation
 // into a shared bt.Tree, and saving back without loss.
 //
@@ -12,7 +13,8 @@
 //     tree of values that keeps number literals exact and finds duplicate
 //     keys, with limits on size (MaxDocumentBytes), nesting and YAML alias
 //     expansion;
-//   - decode.go detects the format; decode_botd.go, import_b3.go,
+//   - decode.go asks the registered formats (formats.go; a format package
+//     reads through kit.go) which one the document is in; decode_botd.go,
 //     import_btcpp.go and import_plan.go (QGroundControl plans, through
 //     package plan) build a Document and report every problem, located by
 //     JSON pointer (and, for XML, by file and line); a BehaviorTree.CPP
@@ -24,9 +26,8 @@
 //   - substitute.go reads the stand-in rules (bt.Substitution) that let a
 //     tree with nodes botd cannot run be checked and simulated;
 //   - encode.go writes botd JSON and YAML and the canonical bytes that
-//     revisions are compared and signed by; export_b3.go writes Behavior3
-//     and export_btcpp.go BehaviorTree.CPP v4 XML (with its
-//     TreeNodesModel, for Groot2).
+//     revisions are compared and signed by; export_btcpp.go writes
+//     BehaviorTree.CPP v4 XML (with its TreeNodesModel, for Groot2).
 //
 // Decoded values are plain Go values: float64 for every number, bool,
 // string, []any, map[string]any and nil. An empty object or list decodes

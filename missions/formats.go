@@ -3,6 +3,7 @@ package missions
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
@@ -107,13 +108,14 @@ func RegisterFormat(f Codec) {
 	formatOrder = append(formatOrder, f.Name)
 }
 
-// Formats lists the registered formats in the order they were
-// registered (botd's usage texts list them so).
+// Formats lists the registered formats by name (botd's usage texts list
+// them so, whichever package registered them first).
 func Formats() []Codec {
 	out := make([]Codec, 0, len(formatOrder))
 	for _, name := range formatOrder {
 		out = append(out, formats[name])
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -160,20 +162,6 @@ func init() {
 			return decodeBTCPPFile(s.Data, s.File, read, s.Library, s.ps)
 		},
 		Export: func(d *Document, o ExportOptions) ([]byte, error) { return ExportBTCPP(d, o.Registry) }})
-	RegisterFormat(Codec{Name: "b3", Doc: "a Behavior3 Editor 0.3 project",
-		Detect: func(s *Source) bool { o := s.jsonObject(); return o != nil && isB3(o) },
-		Import: func(s *Source) *Document { return decodeB3(s.jsonObject(), s.ps) },
-		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return ExportB3(d) }})
-	RegisterFormat(Codec{Name: "b3tree", Doc: "the current Behavior3 editor's tree file",
-		Detect: func(s *Source) bool {
-			o := s.jsonObject()
-			return o != nil && (isB3Tree(o) || isB3Workspace(o))
-		},
-		Import: func(s *Source) *Document {
-			o := s.jsonObject()
-			return decodeB3Tree(o, s.File, !isB3Tree(o), s.ps)
-		},
-		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return ExportB3Tree(d) }})
 	RegisterFormat(Codec{Name: "botd", Doc: "botd's own mission JSON",
 		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return d.JSON() }})
 	RegisterFormat(Codec{Name: "plan", Doc: "a QGroundControl .plan of a UAV mission's flight",

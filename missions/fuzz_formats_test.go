@@ -56,25 +56,6 @@ func FuzzBTCPP(f *testing.F) {
 	})
 }
 
-// FuzzBehavior3 feeds the Behavior3 importer (trees, projects, the
-// desktop editor's wrapper) with JSON objects.
-func FuzzBehavior3(f *testing.F) {
-	seedFiles(f, filepath.Join("testdata", "golden", "decode", "b3_*"), filepath.Join("testdata", "fuzz-seeds", "*.b3.json"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ps := &problems{lim: Limits{Values: 2000, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
-		v, ok := parseJSON(data, ps)
-		if !ok {
-			checkOutcome(t, nil, ps)
-			return
-		}
-		o, isObj := v.(*object)
-		if !isObj || !isB3(o) {
-			return
-		}
-		checkOutcome(t, decodeB3(o, ps), ps)
-	})
-}
-
 // FuzzExpression compiles arbitrary expressions as an Expr node and ticks
 // the tree: a bad expression is a located problem, a good one never
 // panics the engine when it runs (a runtime error is the node's ERROR).

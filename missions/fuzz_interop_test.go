@@ -11,39 +11,6 @@ import (
 	"github.com/botd-project/botd/bt/catalog"
 )
 
-// FuzzB3Tree feeds the current Behavior3 editor's importer (tree files
-// and workspaces, read as bytes: no file is read) and exports what it
-// imports: the export must read back.
-func FuzzB3Tree(f *testing.F) {
-	seedFiles(f, filepath.Join(corpusDir, "behavior3-ts", "*.json"), filepath.Join(corpusDir, "behavior3editor", "workdir", "*.json"),
-		filepath.Join(corpusDir, "behavior3editor", "*.b3-workspace"), filepath.Join(corpusDir, "vscode-behavior3", "vars", "*.json"),
-		filepath.Join(corpusDir, "behavior3lua", "trees", "*.json"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ps := &problems{lim: Limits{Values: 2000, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
-		v, ok := parseJSON(data, ps)
-		if !ok {
-			checkOutcome(t, nil, ps)
-			return
-		}
-		o, isObj := v.(*object)
-		if !isObj || (!isB3Tree(o) && !isB3Workspace(o)) {
-			return
-		}
-		d := decodeB3Tree(o, "", isB3Workspace(o), ps)
-		checkOutcome(t, d, ps)
-		if ps.err() != nil {
-			return
-		}
-		out, err := ExportB3Tree(d)
-		if err != nil {
-			return // a SubTree of a missing tree, a recursion: the compiler's to report
-		}
-		if _, err := Decode(out); err != nil && !strings.Contains(err.Error(), "read only for a file read from disk") {
-			t.Fatalf("the export does not read back: %v\n%s", err, out)
-		}
-	})
-}
-
 // FuzzBTCPPRun imports BehaviorTree.CPP XML (with its pre- and
 // post-conditions, SKIPPED, TryCatch), compiles it with '*=Succeed',
 // ticks it and round-trips it through the export: a load problem is

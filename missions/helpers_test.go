@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -83,31 +82,4 @@ func mustDecode(t testing.TB, data []byte) *Document {
 		t.Fatalf("Decode: %v", err)
 	}
 	return d
-}
-
-// runsToSuccess compiles d with opts and runs it to its end, which must be
-// SUCCESS.
-func runsToSuccess(t *testing.T, d *Document, opts Options) {
-	t.Helper()
-	m, err := d.Compile(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := runToEnd(t, m); st != bt.Success {
-		t.Errorf("run: %v", st)
-	}
-}
-
-// exportsBack exports d with export and checks that the export decodes to
-// the same trees; it returns the export.
-func exportsBack(t *testing.T, d *Document, export func(*Document) ([]byte, error)) []byte {
-	t.Helper()
-	out, err := export(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d2 := mustDecode(t, out); !reflect.DeepEqual(d.Trees, d2.Trees) {
-		t.Errorf("round trip differs:\n%s", out)
-	}
-	return out
 }

@@ -268,10 +268,10 @@ func TestDocsCommandLines(t *testing.T) {
 	}
 
 	// botd -h shows the formats export's synopsis in MISSIONS.md shows.
-	if _, out, errOut := runCmd(t, "-h"); !strings.Contains(out+errOut, "botd export [-format btcpp|b3|b3tree|botd|plan]") {
+	if _, out, errOut := runCmd(t, "-h"); !strings.Contains(out+errOut, "botd export [-format b3|b3tree|botd|btcpp|plan]") {
 		t.Errorf("botd -h shows another export synopsis than MISSIONS.md's:\n%s%s", out, errOut)
 	}
-	if _, out, errOut := runCmd(t, "export", "-h"); !strings.Contains(out+errOut, "botd export [-format btcpp|b3|b3tree|botd|plan]") {
+	if _, out, errOut := runCmd(t, "export", "-h"); !strings.Contains(out+errOut, "botd export [-format b3|b3tree|botd|btcpp|plan]") {
 		t.Errorf("botd export -h shows another synopsis than MISSIONS.md's:\n%s%s", out, errOut)
 	}
 

@@ -11,6 +11,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// The mission formats in packages of their own (Behavior3).
+	_ "github.com/botd-project/botd/missions/formats"
 )
 
 // version is set at link time (-ldflags "-X main.version=...").
@@ -67,7 +70,7 @@ Usage:
   botd check-config FILE    validate a daemon config (hardware, world and mission included), as the daemon does before it starts
   botd check-config -hardware FILE
                             validate a hardware file (adaptors and devices) alone
-  botd export [-format btcpp|b3|b3tree|botd|plan] FILE
+  botd export [-format b3|b3tree|botd|btcpp|plan] FILE
                             write a mission as BehaviorTree.CPP XML (Groot2), Behavior3 (0.3 project or
                             current tree file), botd JSON or a QGroundControl plan
   botd nodes [-format F]    print the node catalog (markdown, json, or btcpp: a TreeNodesModel for Groot2)

@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"reflect"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // A composite without children, as the Behavior3 editors save one before
@@ -39,7 +40,7 @@ func TestB3TreeEmptyComposite(t *testing.T) {
 		t.Fatalf("got\n%s", got)
 	}
 	// Without any substitution, it loads and succeeds.
-	runsToSuccess(t, d, Options{})
+	runsToSuccess(t, d, missions.Options{})
 	// The export reads back as the same tree; the leaves are written as
 	// behavior3-ts's leaves of the same status.
 	out := exportsBack(t, d, ExportB3Tree)
@@ -57,7 +58,7 @@ func TestB3TreeEmptyRefused(t *testing.T) {
 		{`{"name": "t", "root": {"id": "1", "name": "botd.Sequence"}}`, `/trees/main: Sequence needs at least 1 child, got 0`},
 	} {
 		d := mustDecode(t, []byte(c.src))
-		_, err := d.Compile(Options{})
+		_, err := d.Compile(missions.Options{})
 		if got := problemLines(err); !strings.Contains(got, c.want) {
 			t.Errorf("%s:\ngot %s\nwant ...%s", c.src, got, c.want)
 		}
@@ -83,11 +84,11 @@ func TestB3EmptyComposite(t *testing.T) {
 		got, _ := d.JSON()
 		t.Fatalf("got\n%s", got)
 	}
-	runsToSuccess(t, d, Options{})
+	runsToSuccess(t, d, missions.Options{})
 	exportsBack(t, d, ExportB3)
 	// A decorator without its child returns ERROR in behavior3js: refused.
 	d = mustDecode(t, []byte(`{"scope": "tree", "id": "t", "title": "t", "root": "s", "nodes": {"s": {"id": "s", "name": "Inverter"}}}`))
-	if _, err := d.Compile(Options{}); !strings.Contains(problemLines(err), "/trees/t: Inverter takes exactly 1 child, got 0") {
+	if _, err := d.Compile(missions.Options{}); !strings.Contains(problemLines(err), "/trees/t: Inverter takes exactly 1 child, got 0") {
 		t.Errorf("got %v", err)
 	}
 }

@@ -1,10 +1,11 @@
-package missions
+package b3
 
 import (
 	"sort"
 	"strconv"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 	"github.com/google/uuid"
 )
 
@@ -73,7 +74,7 @@ var b3Defaults = map[string]string{
 // blackboard. Mission settings (tick_hz, evaluation, ...) have no place in
 // the format and are not written. The editor lays the nodes out when it
 // opens the file.
-func ExportB3(d *Document) ([]byte, error) {
+func ExportB3(d *missions.Document) ([]byte, error) {
 	ns := uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://botd.dev/b3/"+d.Namespace()))
 	names := make([]string, 0, len(d.Trees))
 	for name, t := range d.Trees {
@@ -85,7 +86,7 @@ func ExportB3(d *Document) ([]byte, error) {
 	if t := d.Trees[d.Main]; t != nil {
 		names = append([]string{d.Main}, names...)
 	}
-	e := &b3Exporter{reg: defaultRegistry(), ids: map[string]string{}, custom: map[string]b3CustomNode{}}
+	e := &b3Exporter{reg: missions.DefaultRegistry(), ids: map[string]string{}, custom: map[string]b3CustomNode{}}
 	for _, name := range names {
 		e.ids[name] = uuid.NewSHA1(ns, []byte(name)).String()
 	}
@@ -104,7 +105,7 @@ func ExportB3(d *Document) ([]byte, error) {
 		p.Trees = append(p.Trees, t)
 	}
 	p.CustomNodes = e.customNodes()
-	return marshalJSON(p, "  ")
+	return missions.MarshalJSON(p, "  ")
 }
 
 type b3Exporter struct {

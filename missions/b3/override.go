@@ -1,10 +1,12 @@
-package missions
+package b3
 
 import (
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // Subtree overrides of the current Behavior3 editor (version 2's
@@ -50,20 +52,20 @@ const maxB3Variants = 1024
 
 // overrides reads a tree file's overrides (version 2's "overrides" or
 // version 1's "$override").
-func (imp *b3TreeImporter) overrides(key string, o *object, label string) {
+func (imp *b3TreeImporter) overrides(key string, o *missions.Object, label string) {
 	for _, member := range []string{"overrides", "$override"} {
-		raw, ok := o.get(member)
+		raw, ok := o.Get(member)
 		if !ok || raw == nil {
 			continue
 		}
-		at := label + ptr("", member)
-		ov, ok := raw.(*object)
+		at := label + missions.Ptr("", member)
+		ov, ok := raw.(*missions.Object)
 		if !ok {
-			imp.ps.invalid(at, "want an object of node overrides, got %s", describe(raw))
+			imp.ps.Invalid(at, "want an object of node overrides, got %s", missions.Describe(raw))
 			continue
 		}
-		for _, uuid := range ov.keys {
-			p := imp.patch(ov.m[uuid], ptr(at, uuid))
+		for _, uuid := range ov.Keys() {
+			p := imp.patch(ov.Value(uuid), missions.Ptr(at, uuid))
 			if p == nil {
 				continue
 			}
@@ -77,29 +79,29 @@ func (imp *b3TreeImporter) overrides(key string, o *object, label string) {
 
 func (imp *b3TreeImporter) patch(v any, at string) *b3Patch {
 	ps := imp.ps
-	o, ok := v.(*object)
+	o, ok := v.(*missions.Object)
 	if !ok {
-		ps.invalid(at, "want the changes to a node (desc, args, input, output, disabled), got %s", describe(v))
+		ps.Invalid(at, "want the changes to a node (desc, args, input, output, disabled), got %s", missions.Describe(v))
 		return nil
 	}
 	p := &b3Patch{path: at}
 	bad := false
-	for _, k := range o.keys {
-		kp := ptr(at, k)
-		switch val := o.m[k]; k {
+	for _, k := range o.Keys() {
+		kp := missions.Ptr(at, k)
+		switch val := o.Value(k); k {
 		case "desc":
 			s, isS := val.(string)
 			if !isS {
-				ps.invalid(kp, "want a string, got %s", describe(val))
+				ps.Invalid(kp, "want a string, got %s", missions.Describe(val))
 				bad = true
 				continue
 			}
 			s = strings.TrimSpace(s)
 			p.desc = &s
 		case "input", "output":
-			l, isL := normalize(val, kp, ps).([]any)
+			l, isL := missions.Normalize(val, kp, ps).([]any)
 			if !isL {
-				ps.invalid(kp, "want a list of variable names, got %s", describe(val))
+				ps.Invalid(kp, "want a list of variable names, got %s", missions.Describe(val))
 				bad = true
 				continue
 			}
@@ -112,20 +114,20 @@ func (imp *b3TreeImporter) patch(v any, at string) *b3Patch {
 				p.output = l
 			}
 		case "args":
-			a, isO := val.(*object)
+			a, isO := val.(*missions.Object)
 			if !isO {
-				ps.invalid(kp, "want an object, got %s", describe(val))
+				ps.Invalid(kp, "want an object, got %s", missions.Describe(val))
 				bad = true
 				continue
 			}
-			p.args = normalizeMap(a, kp, ps)
+			p.args = missions.NormalizeMap(a, kp, ps)
 			if p.args == nil {
 				p.args = map[string]any{}
 			}
 		case "disabled", "debug":
 			b, isB := val.(bool)
 			if !isB {
-				ps.invalid(kp, "want true or false, got %s", describe(val))
+				ps.Invalid(kp, "want true or false, got %s", missions.Describe(val))
 				bad = true
 				continue
 			}
@@ -133,7 +135,7 @@ func (imp *b3TreeImporter) patch(v any, at string) *b3Patch {
 				p.disabled = &b
 			}
 		default:
-			ps.invalid(kp, "unknown member %q of a node override (known: desc, args, input, output, disabled, debug)", k)
+			ps.Invalid(kp, "unknown member %q of a node override (known: desc, args, input, output, disabled, debug)", k)
 			bad = true
 		}
 	}
@@ -153,7 +155,7 @@ func (imp *b3TreeImporter) applyOverrides() {
 		for _, uuid := range sortedKeys(imp.patches[key]) {
 			p := imp.patches[key][uuid]
 			if at, off := imp.disabled[uuid]; off && p.disabled != nil && !*p.disabled {
-				imp.ps.invalid(p.path+"/disabled", "the override enables a node disabled in its file (%s), which botd leaves out; enable it there instead", at)
+				imp.ps.Invalid(p.path+"/disabled", "the override enables a node disabled in its file (%s), which botd leaves out; enable it there instead", at)
 			}
 		}
 	}
@@ -238,7 +240,7 @@ func (imp *b3TreeImporter) variant(key string, incl []string) string {
 		return key
 	}
 	if imp.variants >= maxB3Variants {
-		imp.ps.add("", CodeTooLarge, "subtree overrides make more than %d variants of subtrees", maxB3Variants)
+		imp.ps.Add("", missions.CodeTooLarge, "subtree overrides make more than %d variants of subtrees", maxB3Variants)
 		imp.tooLarge = true
 		return key
 	}
@@ -283,8 +285,8 @@ func (imp *b3TreeImporter) needsOverrides(key string, depth int) bool {
 // the overrides of incl; it reports whether anything changed and whether
 // the node is disabled.
 func (imp *b3TreeImporter) patched(n *bt.NodeDef, key, name string, incl []string) (*bt.NodeDef, bool, bool) {
-	if imp.work++; imp.work > imp.ps.lim.Values && !imp.tooLarge {
-		imp.ps.add("", CodeTooLarge, "subtree overrides expand the trees to more than %d nodes", imp.ps.lim.Values)
+	if imp.work++; imp.work > imp.ps.Limits().Values && !imp.tooLarge {
+		imp.ps.Add("", missions.CodeTooLarge, "subtree overrides expand the trees to more than %d nodes", imp.ps.Limits().Values)
 		imp.tooLarge = true
 	}
 	if imp.tooLarge {
@@ -358,7 +360,7 @@ func (imp *b3TreeImporter) patched(n *bt.NodeDef, key, name string, incl []strin
 // running the tree file base runs the variant v instead: the differences
 // between v and the tree that file runs without this tree's overrides,
 // keyed by uuid.
-func b3Overrides(d *Document, v string, out map[string]any) {
+func b3Overrides(d *missions.Document, v string, out map[string]any) {
 	base, rest, _ := strings.Cut(v, "<")
 	from := base
 	if i := strings.LastIndex(rest, "<"); i >= 0 {
@@ -372,7 +374,7 @@ func b3Overrides(d *Document, v string, out map[string]any) {
 // b3Diff adds to out the override of every node of baseline b that v
 // changes; nodes are matched by the uuid of their ids. seen holds the
 // pairs of subtrees compared (subtree files may run each other).
-func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]string]bool) {
+func b3Diff(d *missions.Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]string]bool) {
 	if v == nil || b == nil {
 		return
 	}
@@ -443,10 +445,19 @@ func b3Diff(d *Document, v, b *bt.NodeDef, out map[string]any, seen map[[2]strin
 
 // b3UUID is the uuid kept in a node id "<tree>#<uuid>" (the tree one of
 // d's), or "".
-func b3UUID(d *Document, id string) string {
+func b3UUID(d *missions.Document, id string) string {
 	i := strings.LastIndex(id, "#")
 	if i < 0 || d.Trees[id[:i]] == nil {
 		return ""
 	}
 	return id[i+1:]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

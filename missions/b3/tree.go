@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // The Behavior3 editor's current format (behavior3editor 1.x, whose files
@@ -72,7 +73,7 @@ func b3TreeImportName(name string) string {
 		return t
 	}
 	if b3TreeBuiltins[name] {
-		if _, known := defaultRegistry().Lookup(name); known {
+		if _, known := missions.DefaultRegistry().Lookup(name); known {
 			return "Behavior3." + name
 		}
 	}
@@ -89,13 +90,13 @@ var b3TreeNodeKeys = map[string]bool{
 }
 
 // isB3Tree reports whether o is a tree file of the current editor.
-func isB3Tree(o *object) bool {
-	r, ok := o.m["root"].(*object)
+func isB3Tree(o *missions.Object) bool {
+	r, ok := o.Value("root").(*missions.Object)
 	if !ok {
 		return false
 	}
-	_, named := r.get("name")
-	_, nodes := o.get("nodes")
+	_, named := r.Get("name")
+	_, nodes := o.Get("nodes")
 	return named && !nodes
 }
 
@@ -104,20 +105,20 @@ func isB3Tree(o *object) bool {
 // are every .json file under its folder) or the 2020 desktop editor's
 // workspace.json {"workdir", "nodeConfPath", "isRelative"}, whose trees
 // are every .json file under workdir.
-func isB3Workspace(o *object) bool {
-	if _, ok := o.m["workdir"].(string); ok {
-		_, conf := o.get("nodeConfPath")
+func isB3Workspace(o *missions.Object) bool {
+	if _, ok := o.Value("workdir").(string); ok {
+		_, conf := o.Get("nodeConfPath")
 		return conf
 	}
-	if _, ok := o.m["settings"].(*object); ok && len(o.keys) == 1 {
+	if _, ok := o.Value("settings").(*missions.Object); ok && len(o.Keys()) == 1 {
 		return true
 	}
-	files, ok := o.m["files"].([]any)
+	files, ok := o.Value("files").([]any)
 	if !ok {
 		return false
 	}
-	_, root := o.get("root")
-	_, trees := o.get("trees")
+	_, root := o.Get("root")
+	_, trees := o.Get("trees")
 	return !root && !trees && (len(files) == 0 || isObject(files[0]))
 }
 
@@ -125,7 +126,7 @@ func isB3Workspace(o *object) bool {
 const maxB3Files = 256
 
 type b3TreeImporter struct {
-	ps    *problems
+	ps    *missions.Problems
 	dir   string // the workspace directory; "" when files cannot be read
 	read  func(string) ([]byte, error)
 	trees map[string]*bt.NodeDef
@@ -155,41 +156,41 @@ type b3TreeImporter struct {
 type b3Pending struct{ key, from string }
 
 // decodeB3Tree imports a tree file (workspace false) or a workspace.
-func decodeB3Tree(o *object, file string, workspace bool, ps *problems) *Document {
+func decodeB3Tree(o *missions.Object, file string, workspace bool, ps *missions.Problems) *missions.Document {
 	return decodeB3TreeFrom(o, file, workspace, os.ReadFile, ps)
 }
 
 // decodeB3TreeFrom is decodeB3Tree reading the other tree files with read.
-func decodeB3TreeFrom(o *object, file string, workspace bool, read func(string) ([]byte, error), ps *problems) *Document {
+func decodeB3TreeFrom(o *missions.Object, file string, workspace bool, read func(string) ([]byte, error), ps *missions.Problems) *missions.Document {
 	imp := &b3TreeImporter{ps: ps, trees: map[string]*bt.NodeDef{}, used: map[string]bool{},
 		patches: map[string]map[string]*b3Patch{}, info: map[*bt.NodeDef]b3NodeInfo{}, disabled: map[string]string{}, ids: map[string]bool{}}
 	if file != "" {
 		imp.read = read
 		imp.dir = b3WorkspaceDir(file, workspace)
 	}
-	d := &Document{Format: Format}
+	d := &missions.Document{Format: missions.Format}
 	if workspace {
-		files, _ := o.m["files"].([]any)
+		files, _ := o.Value("files").([]any)
 		if imp.read == nil {
-			ps.invalid("", "a workspace's tree files are read only for a file read from disk (botd check FILE, botd sim FILE)")
+			ps.Invalid("", "a workspace's tree files are read only for a file read from disk (botd check FILE, botd sim FILE)")
 			return nil
 		}
-		if wd, ok := o.m["workdir"].(string); ok {
+		if wd, ok := o.Value("workdir").(string); ok {
 			files = b3WorkdirFiles(imp.dir, wd, "/workdir", ps)
-		} else if _, listed := o.get("files"); !listed {
+		} else if _, listed := o.Get("files"); !listed {
 			files = b3WorkdirFiles(imp.dir, ".", "", ps)
 		}
 		for i, f := range files {
-			fo, ok := f.(*object)
-			p := fo.str("path")
+			fo, ok := f.(*missions.Object)
+			p := fo.Str("path")
 			if !ok || p == "" {
-				ps.invalid(ptr(ptr("/files", i), "path"), "want the path of a tree file, got %s", describe(f))
+				ps.Invalid(missions.Ptr(missions.Ptr("/files", i), "path"), "want the path of a tree file, got %s", missions.Describe(f))
 				continue
 			}
-			imp.want(filepath.ToSlash(p), ptr(ptr("/files", i), "path"))
+			imp.want(filepath.ToSlash(p), missions.Ptr(missions.Ptr("/files", i), "path"))
 		}
 		if len(files) == 0 {
-			ps.invalid("/files", "the workspace lists no tree files")
+			ps.Invalid("/files", "the workspace lists no tree files")
 		}
 	} else {
 		key := "main"
@@ -199,7 +200,7 @@ func decodeB3TreeFrom(o *object, file string, workspace bool, read func(string) 
 			}
 		}
 		imp.tree(key, o, "")
-		d.Name = o.str("name")
+		d.Name = o.Str("name")
 	}
 	imp.drain()
 	imp.applyOverrides()
@@ -224,7 +225,7 @@ func decodeB3TreeFrom(o *object, file string, workspace bool, read func(string) 
 // under a version 2 workspace's folder, as the "files" entries of a
 // current workspace: the .json files but those the editor skips (tooling
 // files, and the .vscode, .git, node_modules, dist and build folders).
-func b3WorkdirFiles(dir, workdir, at string, ps *problems) []any {
+func b3WorkdirFiles(dir, workdir, at string, ps *missions.Problems) []any {
 	var out []any
 	root := filepath.Join(dir, filepath.FromSlash(workdir))
 	err := filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
@@ -236,12 +237,14 @@ func b3WorkdirFiles(dir, workdir, at string, ps *problems) []any {
 		}
 		if !e.IsDir() && strings.HasSuffix(strings.ToLower(p), ".json") && !b3SkipFile(e.Name()) && len(out) <= maxB3Files {
 			rel, _ := filepath.Rel(dir, p)
-			out = append(out, &object{keys: []string{"path"}, m: map[string]any{"path": filepath.ToSlash(rel)}})
+			f := missions.NewObject()
+			f.Set("path", filepath.ToSlash(rel))
+			out = append(out, f)
 		}
 		return nil
 	})
 	if err != nil {
-		ps.invalid(at, "%v", err)
+		ps.Invalid(at, "%v", err)
 	}
 	return out
 }
@@ -303,33 +306,33 @@ func (imp *b3TreeImporter) drain() {
 			continue
 		}
 		if imp.read == nil {
-			ps.invalid(p.from, "the tree file %q is read only for a file read from disk (botd check FILE, botd sim FILE)", p.key)
+			ps.Invalid(p.from, "the tree file %q is read only for a file read from disk (botd check FILE, botd sim FILE)", p.key)
 			imp.trees[p.key] = nil
 			continue
 		}
 		if len(imp.order) >= maxB3Files {
-			ps.add(p.from, CodeTooLarge, "more than %d tree files", maxB3Files)
+			ps.Add(p.from, missions.CodeTooLarge, "more than %d tree files", maxB3Files)
 			return
 		}
 		data, err := imp.read(filepath.Join(imp.dir, filepath.FromSlash(p.key)))
 		if err != nil {
-			ps.invalid(p.from, "tree file %q: %v", p.key, err)
+			ps.Invalid(p.from, "tree file %q: %v", p.key, err)
 			imp.trees[p.key] = nil
 			continue
 		}
-		if imp.bytes += len(data); imp.bytes > ps.lim.DocumentBytes {
-			ps.add(p.from, CodeTooLarge, "the tree files come to more than %d bytes", ps.lim.DocumentBytes)
+		if imp.bytes += len(data); imp.bytes > ps.Limits().DocumentBytes {
+			ps.Add(p.from, missions.CodeTooLarge, "the tree files come to more than %d bytes", ps.Limits().DocumentBytes)
 			return
 		}
-		fps := &problems{lim: ps.lim}
-		v, ok := parseJSON(data, fps)
-		o, isObj := v.(*object)
+		fps := missions.NewProblems(ps.Limits())
+		v, ok := missions.ParseJSON(data, fps)
+		o, isObj := v.(*missions.Object)
 		if !ok || !isObj || !isB3Tree(o) {
 			msg := "not a Behavior3 tree file"
-			if len(fps.list) > 0 {
-				msg = fps.list[0].Message
+			if len(fps.List()) > 0 {
+				msg = fps.List()[0].Message
 			}
-			ps.invalid(p.from, "tree file %q: %s", p.key, msg)
+			ps.Invalid(p.from, "tree file %q: %s", p.key, msg)
 			imp.trees[p.key] = nil
 			continue
 		}
@@ -347,9 +350,9 @@ var b3TreeFileKeys = map[string]bool{
 
 // tree converts one tree file's root under key; label prefixes the
 // paths of problems in a file other than the one decoded.
-func (imp *b3TreeImporter) tree(key string, o *object, label string) {
+func (imp *b3TreeImporter) tree(key string, o *missions.Object, label string) {
 	imp.order = append(imp.order, key)
-	root, _ := o.m["root"].(*object)
+	root, _ := o.Value("root").(*missions.Object)
 	base := label + "/root"
 	if label == "" {
 		base = "/root"
@@ -358,13 +361,13 @@ func (imp *b3TreeImporter) tree(key string, o *object, label string) {
 	// project's own flag ("server": true) carries no behaviour and is
 	// ignored as they ignore it; an unknown member holding an object or a
 	// list may be a misspelt overrides or declaration, and is refused.
-	for _, k := range o.keys {
+	for _, k := range o.Keys() {
 		if b3TreeFileKeys[k] {
 			continue
 		}
-		switch v := o.m[k].(type) {
-		case *object, []any:
-			imp.ps.invalid(label+ptr("", k), "unknown member %q of a Behavior3 tree file (holding %s)", k, describe(v))
+		switch v := o.Value(k).(type) {
+		case *missions.Object, []any:
+			imp.ps.Invalid(label+missions.Ptr("", k), "unknown member %q of a Behavior3 tree file (holding %s)", k, missions.Describe(v))
 		}
 	}
 	// overrides ($override) change the nodes of the subtrees the tree runs;
@@ -374,44 +377,44 @@ func (imp *b3TreeImporter) tree(key string, o *object, label string) {
 	imp.trees[key] = imp.node(root, base, 0)
 }
 
-func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
+func (imp *b3TreeImporter) node(o *missions.Object, path string, depth int) *bt.NodeDef {
 	ps := imp.ps
-	if depth >= ps.lim.Depth {
-		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", ps.lim.Depth)
+	if depth >= ps.Limits().Depth {
+		ps.Add(path, missions.CodeTooLarge, "nesting deeper than %d levels", ps.Limits().Depth)
 		return nil
 	}
-	for _, k := range o.keys {
+	for _, k := range o.Keys() {
 		if !b3TreeNodeKeys[k] {
-			ps.invalid(ptr(path, k), "unknown member %q of a Behavior3 node", k)
+			ps.Invalid(missions.Ptr(path, k), "unknown member %q of a Behavior3 node", k)
 		}
 	}
-	name, _ := o.m["name"].(string)
+	name, _ := o.Value("name").(string)
 	if name == "" {
-		ps.invalid(ptr(path, "name"), "want the node's type name, got %s", describe(o.m["name"]))
+		ps.Invalid(missions.Ptr(path, "name"), "want the node's type name, got %s", missions.Describe(o.Value("name")))
 	}
-	n := &bt.NodeDef{Type: name, Name: strings.TrimSpace(o.str("desc"))}
+	n := &bt.NodeDef{Type: name, Name: strings.TrimSpace(o.Str("desc"))}
 	n.Type = b3TreeImportName(name)
 	// Version 2's uuid names the node in overrides; it is kept in the id
 	// (but for a uuid the file repeats, which the ids may not).
-	uuid, _ := o.m["uuid"].(string)
+	uuid, _ := o.Value("uuid").(string)
 	if id := imp.cur + "#" + uuid; uuid != "" && !strings.Contains(uuid, "#") && !imp.ids[id] {
 		n.ID = id
 		imp.ids[id] = true
 	}
 	defer func() { imp.info[n] = b3NodeInfo{uuid: uuid, name: name} }()
-	if args, ok := o.m["args"].(*object); ok {
-		n.Params = normalizeMap(args, ptr(path, "args"), ps)
-	} else if a, ok := o.get("args"); ok && a != nil {
-		ps.invalid(ptr(path, "args"), "want an object, got %s", describe(a))
+	if args, ok := o.Value("args").(*missions.Object); ok {
+		n.Params = missions.NormalizeMap(args, missions.Ptr(path, "args"), ps)
+	} else if a, ok := o.Get("args"); ok && a != nil {
+		ps.Invalid(missions.Ptr(path, "args"), "want an object, got %s", missions.Describe(a))
 	}
 	for _, io := range []string{"input", "output"} {
-		v, ok := o.get(io)
+		v, ok := o.Get(io)
 		if !ok {
 			continue
 		}
-		l, isL := normalize(v, ptr(path, io), ps).([]any)
+		l, isL := missions.Normalize(v, missions.Ptr(path, io), ps).([]any)
 		if !isL {
-			ps.invalid(ptr(path, io), "want a list of variable names, got %s", describe(v))
+			ps.Invalid(missions.Ptr(path, io), "want a list of variable names, got %s", missions.Describe(v))
 			continue
 		}
 		if len(l) == 0 {
@@ -421,37 +424,37 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 			n.Params = map[string]any{}
 		}
 		if _, taken := n.Params[io]; taken {
-			ps.invalid(ptr(path, io), "the node has an argument named %q too", io)
+			ps.Invalid(missions.Ptr(path, io), "the node has an argument named %q too", io)
 			continue
 		}
 		n.Params[io] = l
 	}
-	kids, _ := o.m["children"].([]any)
-	if p, ok := o.get("path"); ok && p != "" && len(kids) == 0 {
+	kids, _ := o.Value("children").([]any)
+	if p, ok := o.Get("path"); ok && p != "" && len(kids) == 0 {
 		key, isS := p.(string)
 		if !isS {
-			ps.invalid(ptr(path, "path"), "want a tree file's path, got %s", describe(p))
+			ps.Invalid(missions.Ptr(path, "path"), "want a tree file's path, got %s", missions.Describe(p))
 			return n
 		}
 		key = filepath.ToSlash(filepath.Clean(filepath.FromSlash(key)))
 		imp.used[key] = true
-		imp.want(key, ptr(path, "path"))
+		imp.want(key, missions.Ptr(path, "path"))
 		n = &bt.NodeDef{Type: "SubTree", ID: n.ID, Name: n.Name, Params: map[string]any{"tree": key}}
 		return n
 	}
-	if v, ok := o.get("children"); ok {
+	if v, ok := o.Get("children"); ok {
 		kids, isL := v.([]any)
 		if !isL {
-			ps.invalid(ptr(path, "children"), "want a list of nodes, got %s", describe(v))
+			ps.Invalid(missions.Ptr(path, "children"), "want a list of nodes, got %s", missions.Describe(v))
 		}
 		for i, k := range kids {
-			kp := ptr(ptr(path, "children"), i)
-			ko, ok := k.(*object)
+			kp := missions.Ptr(missions.Ptr(path, "children"), i)
+			ko, ok := k.(*missions.Object)
 			if !ok {
-				ps.invalid(kp, "want a node object, got %s", describe(k))
+				ps.Invalid(kp, "want a node object, got %s", missions.Describe(k))
 				continue
 			}
-			if b, _ := ko.m["disabled"].(bool); b {
+			if b, _ := ko.Value("disabled").(bool); b {
 				imp.disabledUUIDs(ko, depth+1)
 				continue
 			}
@@ -468,16 +471,16 @@ func (imp *b3TreeImporter) node(o *object, path string, depth int) *bt.NodeDef {
 
 // disabledUUIDs notes where the uuids of a disabled node and its
 // descendants are (an override may not enable them).
-func (imp *b3TreeImporter) disabledUUIDs(o *object, depth int) {
-	if depth >= imp.ps.lim.Depth {
+func (imp *b3TreeImporter) disabledUUIDs(o *missions.Object, depth int) {
+	if depth >= imp.ps.Limits().Depth {
 		return
 	}
-	if u, _ := o.m["uuid"].(string); u != "" {
+	if u, _ := o.Value("uuid").(string); u != "" {
 		imp.disabled[u] = imp.cur
 	}
-	kids, _ := o.m["children"].([]any)
+	kids, _ := o.Value("children").([]any)
 	for _, k := range kids {
-		if ko, ok := k.(*object); ok {
+		if ko, ok := k.(*missions.Object); ok {
 			imp.disabledUUIDs(ko, depth+1)
 		}
 	}

@@ -1,10 +1,11 @@
-package missions
+package b3
 
 import (
 	"strconv"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // Behavior3 Editor JSON (MISSIONS.md section 6). A tree export is
@@ -26,28 +27,28 @@ import (
 // derives stable ids from the mission and the node's path.
 
 // isB3 reports whether a JSON object has the shape of a Behavior3 export.
-func isB3(o *object) bool {
-	_, format := o.get("format")
-	_, main := o.get("main")
+func isB3(o *missions.Object) bool {
+	_, format := o.Get("format")
+	_, main := o.Get("main")
 	if format || main {
 		return false // botd fields: a botd document, however broken
 	}
-	switch o.str("scope") {
+	switch o.Str("scope") {
 	case "tree", "project":
 		return true
 	}
-	if data, ok := o.get("data"); ok {
-		_, hasTrees := o.get("trees")
+	if data, ok := o.Get("data"); ok {
+		_, hasTrees := o.Get("trees")
 		return !hasTrees && (isObject(data) || isList(data))
 	}
-	if _, ok := o.m["trees"].([]any); ok {
+	if _, ok := o.Value("trees").([]any); ok {
 		return true
 	}
-	_, root := o.get("root")
-	return root && isObject(o.m["nodes"])
+	_, root := o.Get("root")
+	return root && isObject(o.Value("nodes"))
 }
 
-func isObject(v any) bool { _, ok := v.(*object); return ok }
+func isObject(v any) bool { _, ok := v.(*missions.Object); return ok }
 func isList(v any) bool   { _, ok := v.([]any); return ok }
 
 // Behavior3 names that differ from botd's. B3's Succeeder, Failer and
@@ -75,28 +76,28 @@ var b3NodeKeys = map[string]bool{
 }
 
 type b3Tree struct {
-	o    *object
+	o    *missions.Object
 	path string // JSON pointer in the input
 	id   string
 	key  string // name in the botd document
 }
 
 type b3Importer struct {
-	ps    *problems
+	ps    *missions.Problems
 	trees []*b3Tree
 	byID  map[string]*b3Tree
 	used  map[string]bool // tree ids used as subtrees by another tree
 }
 
-func decodeB3(o *object, ps *problems) *Document {
-	d := &Document{Format: Format}
+func decodeB3(o *missions.Object, ps *missions.Problems) *missions.Document {
+	d := &missions.Document{Format: missions.Format}
 	base := ""
-	if o.str("scope") == "" {
-		if data, ok := o.get("data"); ok {
-			d.Name = o.str("name")
+	if o.Str("scope") == "" {
+		if data, ok := o.Get("data"); ok {
+			d.Name = o.Str("name")
 			base = "/data"
-			if o, ok = data.(*object); !ok {
-				ps.invalid(base, "want a Behavior3 project, got %s", describe(data))
+			if o, ok = data.(*missions.Object); !ok {
+				ps.Invalid(base, "want a Behavior3 project, got %s", missions.Describe(data))
 				return nil
 			}
 		}
@@ -117,54 +118,54 @@ func decodeB3(o *object, ps *problems) *Document {
 		d.Trees[t.key] = imp.tree(t)
 	}
 	if len(d.Trees) == 0 {
-		ps.invalid(ptr(base, "trees"), "every tree of the project is empty: there is nothing to run")
+		ps.Invalid(missions.Ptr(base, "trees"), "every tree of the project is empty: there is nothing to run")
 		return nil
 	}
-	main := imp.main(o.str("selectedTree"))
+	main := imp.main(o.Str("selectedTree"))
 	d.Main = main.key
 	if d.Name == "" {
-		d.Name = main.o.str("title")
+		d.Name = main.o.Str("title")
 	}
-	if props, ok := main.o.m["properties"].(*object); ok {
-		d.Blackboard = normalizeMap(props, ptr(main.path, "properties"), ps)
+	if props, ok := main.o.Value("properties").(*missions.Object); ok {
+		d.Blackboard = missions.NormalizeMap(props, missions.Ptr(main.path, "properties"), ps)
 	}
 	return d
 }
 
 // collect finds the trees of a tree or project export.
-func (imp *b3Importer) collect(o *object, base string) bool {
-	if _, isTree := o.get("root"); o.str("scope") == "tree" || isTree {
+func (imp *b3Importer) collect(o *missions.Object, base string) bool {
+	if _, isTree := o.Get("root"); o.Str("scope") == "tree" || isTree {
 		imp.add(o, base)
 		return len(imp.trees) > 0
 	}
-	raw, ok := o.get("trees")
+	raw, ok := o.Get("trees")
 	list, isL := raw.([]any)
 	if !ok || !isL {
-		imp.ps.invalid(ptr(base, "trees"), "want the project's list of trees, got %s", describe(raw))
+		imp.ps.Invalid(missions.Ptr(base, "trees"), "want the project's list of trees, got %s", missions.Describe(raw))
 		return false
 	}
 	for i, t := range list {
-		p := ptr(ptr(base, "trees"), i)
-		to, ok := t.(*object)
+		p := missions.Ptr(missions.Ptr(base, "trees"), i)
+		to, ok := t.(*missions.Object)
 		if !ok {
-			imp.ps.invalid(p, "want a tree object, got %s", describe(t))
+			imp.ps.Invalid(p, "want a tree object, got %s", missions.Describe(t))
 			continue
 		}
 		imp.add(to, p)
 	}
 	if len(imp.trees) == 0 {
-		imp.ps.invalid(ptr(base, "trees"), "the project has no trees")
+		imp.ps.Invalid(missions.Ptr(base, "trees"), "the project has no trees")
 	}
 	return len(imp.trees) > 0
 }
 
-func (imp *b3Importer) add(o *object, path string) {
-	t := &b3Tree{o: o, path: path, id: o.str("id")}
+func (imp *b3Importer) add(o *missions.Object, path string) {
+	t := &b3Tree{o: o, path: path, id: o.Str("id")}
 	if t.id == "" {
 		t.id = "tree" + strconv.Itoa(len(imp.trees)+1)
 	}
 	if _, dup := imp.byID[t.id]; dup {
-		imp.ps.invalid(ptr(path, "id"), "tree id %q is used twice", t.id)
+		imp.ps.Invalid(missions.Ptr(path, "id"), "tree id %q is used twice", t.id)
 		return
 	}
 	imp.byID[t.id] = t
@@ -176,10 +177,10 @@ func (imp *b3Importer) add(o *object, path string) {
 func (imp *b3Importer) name() {
 	titles := map[string]int{}
 	for _, t := range imp.trees {
-		titles[strings.TrimSpace(t.o.str("title"))]++
+		titles[strings.TrimSpace(t.o.Str("title"))]++
 	}
 	for _, t := range imp.trees {
-		title := strings.TrimSpace(t.o.str("title"))
+		title := strings.TrimSpace(t.o.Str("title"))
 		_, clash := imp.byID[title]
 		if title != "" && titles[title] == 1 && (!clash || imp.byID[title] == t) {
 			t.key = title
@@ -218,83 +219,83 @@ func (imp *b3Importer) main(selected string) *b3Tree {
 // empty reports whether a tree has no nodes at all (its root null or
 // missing): a new tree as the editor saves it.
 func (t *b3Tree) empty() bool {
-	if root, _ := t.o.get("root"); root != nil && root != "" {
+	if root, _ := t.o.Get("root"); root != nil && root != "" {
 		return false
 	}
-	nodes, _ := t.o.get("nodes")
+	nodes, _ := t.o.Get("nodes")
 	switch n := nodes.(type) {
 	case nil:
 		return true
-	case *object:
-		return len(n.keys) == 0
+	case *missions.Object:
+		return len(n.Keys()) == 0
 	}
 	return false
 }
 
 // tree converts one tree, following the links from its root node.
 func (imp *b3Importer) tree(t *b3Tree) *bt.NodeDef {
-	nodes, ok := t.o.m["nodes"].(*object)
+	nodes, ok := t.o.Value("nodes").(*missions.Object)
 	if !ok {
-		imp.ps.invalid(ptr(t.path, "nodes"), "want the tree's nodes object, got %s", describe(t.o.m["nodes"]))
+		imp.ps.Invalid(missions.Ptr(t.path, "nodes"), "want the tree's nodes object, got %s", missions.Describe(t.o.Value("nodes")))
 		return nil
 	}
-	root, ok := t.o.m["root"].(string)
+	root, ok := t.o.Value("root").(string)
 	if !ok || root == "" {
-		imp.ps.invalid(ptr(t.path, "root"), "the tree has no root node")
+		imp.ps.Invalid(missions.Ptr(t.path, "root"), "the tree has no root node")
 		return nil
 	}
 	w := &b3Walk{imp: imp, t: t, nodes: nodes, seen: map[string]bool{}}
-	return w.node(root, ptr(t.path, "root"), 0)
+	return w.node(root, missions.Ptr(t.path, "root"), 0)
 }
 
 type b3Walk struct {
 	imp   *b3Importer
 	t     *b3Tree
-	nodes *object
+	nodes *missions.Object
 	seen  map[string]bool
 }
 
 func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 	ps := w.imp.ps
-	raw, ok := w.nodes.get(id)
+	raw, ok := w.nodes.Get(id)
 	if !ok {
-		ps.invalid(link, "no node with id %q in the tree", id)
+		ps.Invalid(link, "no node with id %q in the tree", id)
 		return nil
 	}
 	if w.seen[id] {
-		ps.invalid(link, "node %q is linked twice (a node has one parent)", id)
+		ps.Invalid(link, "node %q is linked twice (a node has one parent)", id)
 		return nil
 	}
 	w.seen[id] = true
-	path := ptr(ptr(w.t.path, "nodes"), id)
-	o, ok := raw.(*object)
+	path := missions.Ptr(missions.Ptr(w.t.path, "nodes"), id)
+	o, ok := raw.(*missions.Object)
 	if !ok {
-		ps.invalid(path, "want a node object, got %s", describe(raw))
+		ps.Invalid(path, "want a node object, got %s", missions.Describe(raw))
 		return nil
 	}
-	if depth >= ps.lim.Depth {
-		ps.add(path, CodeTooLarge, "nesting deeper than %d levels", ps.lim.Depth)
+	if depth >= ps.Limits().Depth {
+		ps.Add(path, missions.CodeTooLarge, "nesting deeper than %d levels", ps.Limits().Depth)
 		return nil
 	}
-	for _, k := range o.keys {
+	for _, k := range o.Keys() {
 		if !b3NodeKeys[k] {
-			ps.invalid(ptr(path, k), "unknown member %q of a Behavior3 node", k)
+			ps.Invalid(missions.Ptr(path, k), "unknown member %q of a Behavior3 node", k)
 		}
 	}
-	name, ok := o.m["name"].(string)
+	name, ok := o.Value("name").(string)
 	if !ok || name == "" {
-		ps.invalid(ptr(path, "name"), "want the node's type name, got %s", describe(o.m["name"]))
+		ps.Invalid(missions.Ptr(path, "name"), "want the node's type name, got %s", missions.Describe(o.Value("name")))
 	}
 	n := &bt.NodeDef{Type: name}
-	if props, ok := o.m["properties"].(*object); ok {
-		n.Params = b3Params(normalizeMap(props, ptr(path, "properties"), ps), name)
+	if props, ok := o.Value("properties").(*missions.Object); ok {
+		n.Params = b3Params(missions.NormalizeMap(props, missions.Ptr(path, "properties"), ps), name)
 	}
 	// Editors before 0.3 kept the built-in nodes' settings (milliseconds,
 	// maxLoop, ...) in "parameters".
-	if params, ok := o.m["parameters"].(*object); ok {
-		for k, v := range b3Params(normalizeMap(params, ptr(path, "parameters"), ps), name) {
+	if params, ok := o.Value("parameters").(*missions.Object); ok {
+		for k, v := range b3Params(missions.NormalizeMap(params, missions.Ptr(path, "parameters"), ps), name) {
 			if _, dup := n.Params[k]; dup {
-				ps.invalid(ptr(ptr(path, "parameters"), k), "%q is both a parameter and a property", k)
+				ps.Invalid(missions.Ptr(missions.Ptr(path, "parameters"), k), "%q is both a parameter and a property", k)
 				continue
 			}
 			if n.Params == nil {
@@ -304,7 +305,7 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 		}
 	}
 	n.Children = w.children(o, path, depth)
-	sub, subTitle := w.subtree(name, o.str("category"))
+	sub, subTitle := w.subtree(name, o.Str("category"))
 	if sub != "" {
 		n.Type, n.Params = "SubTree", map[string]any{"tree": sub}
 	} else if to, ok := b3Leaves[name]; ok && len(n.Children) == 0 {
@@ -316,37 +317,37 @@ func (w *b3Walk) node(id, link string, depth int) *bt.NodeDef {
 	}
 	// Default titles ("Repeat <maxLoop>x", a subtree's own title) say
 	// nothing a person wrote.
-	title := strings.TrimSpace(o.str("title"))
+	title := strings.TrimSpace(o.Str("title"))
 	if title != "" && title != b3Title(name) && !(sub != "" && (title == sub || title == subTitle)) {
 		n.Name = title
 	}
 	return n
 }
 
-func (w *b3Walk) children(o *object, path string, depth int) []*bt.NodeDef {
+func (w *b3Walk) children(o *missions.Object, path string, depth int) []*bt.NodeDef {
 	var ids []string
 	var links []string
-	switch c := o.m["children"].(type) {
+	switch c := o.Value("children").(type) {
 	case []any:
 		for i, v := range c {
-			p := ptr(ptr(path, "children"), i)
+			p := missions.Ptr(missions.Ptr(path, "children"), i)
 			id, ok := v.(string)
 			if !ok {
-				w.imp.ps.invalid(p, "want a node id, got %s", describe(v))
+				w.imp.ps.Invalid(p, "want a node id, got %s", missions.Describe(v))
 				continue
 			}
 			ids, links = append(ids, id), append(links, p)
 		}
 	case nil:
 	default:
-		w.imp.ps.invalid(ptr(path, "children"), "want a list of node ids, got %s", describe(c))
+		w.imp.ps.Invalid(missions.Ptr(path, "children"), "want a list of node ids, got %s", missions.Describe(c))
 	}
-	switch c := o.m["child"].(type) {
+	switch c := o.Value("child").(type) {
 	case string:
-		ids, links = append(ids, c), append(links, ptr(path, "child"))
+		ids, links = append(ids, c), append(links, missions.Ptr(path, "child"))
 	case nil:
 	default:
-		w.imp.ps.invalid(ptr(path, "child"), "want a node id, got %s", describe(c))
+		w.imp.ps.Invalid(missions.Ptr(path, "child"), "want a node id, got %s", missions.Describe(c))
 	}
 	var out []*bt.NodeDef
 	for i, id := range ids {
@@ -363,13 +364,13 @@ func (w *b3Walk) subtree(name, category string) (string, string) {
 		if t != w.t {
 			w.imp.used[t.id] = true
 		}
-		return t.key, t.o.str("title")
+		return t.key, t.o.Str("title")
 	}
 	if category != "tree" {
 		return "", ""
 	}
 	for _, t := range w.imp.trees {
-		if t.o.str("title") == name {
+		if t.o.Str("title") == name {
 			w.imp.used[t.id] = true
 			return t.key, name
 		}

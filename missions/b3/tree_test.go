@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // The current Behavior3 editor's tree files and workspaces
@@ -23,7 +24,7 @@ func TestB3TreeImport(t *testing.T) {
 	      {"id": 6, "name": "Log", "args": {"message": "off"}, "disabled": true}]},
 	    {"id": 7, "name": "Invert", "children": [{"id": 8, "name": "JustFailure", "debug": true}]},
 	    {"id": 9, "name": "AlwaysSuccess", "children": [{"id": 10, "name": "botd.Wait", "args": {"ms": 5}}]}]}}`
-	d, err := Decode([]byte(src))
+	d, err := missions.Decode([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestB3TreeImport(t *testing.T) {
 	}
 	// With its unknown nodes stood in for, it runs; botd's Wait waits.
 	subs := starSucceed(t)
-	m, err := d.Compile(Options{Substitutions: subs})
+	m, err := d.Compile(missions.Options{Substitutions: subs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestB3TreeImport(t *testing.T) {
 			t.Errorf("export lacks %s:\n%s", w, out)
 		}
 	}
-	d2, err := Decode(out)
+	d2, err := missions.Decode(out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -83,7 +84,7 @@ func TestB3TreeProblems(t *testing.T) {
 		{`{"name": "t", "root": {"id": 1, "name": "", "children": []}}`, `/root/name: want the node's type name`},
 		{`{"files": [{"path": "a.json"}], "settings": {}}`, `a workspace's tree files are read only for a file read from disk`},
 	} {
-		_, err := Decode([]byte(c.src))
+		_, err := missions.Decode([]byte(c.src))
 		if got := problemLines(err); !strings.Contains(got, c.want) {
 			t.Errorf("%s:\ngot %s\nwant ...%s", c.src, got, c.want)
 		}
@@ -95,7 +96,7 @@ func TestB3TreeProblems(t *testing.T) {
 // subtrees through the workspace above it.
 func TestB3TreeWorkspace(t *testing.T) {
 	dir := filepath.Join(corpusDir, "behavior3editor")
-	d, err := DecodeFile(filepath.Join(dir, "workspace.b3-workspace"), Limits{}, nil)
+	d, err := missions.DecodeFile(filepath.Join(dir, "workspace.b3-workspace"), missions.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestB3TreeWorkspace(t *testing.T) {
 			t.Errorf("no tree %s (trees: %v)", k, sortedKeys(d.Trees))
 		}
 	}
-	d, err = DecodeFile(filepath.Join(dir, "workdir", "monster.json"), Limits{}, nil)
+	d, err = missions.DecodeFile(filepath.Join(dir, "workdir", "monster.json"), missions.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestB3TreeWorkspace(t *testing.T) {
 		t.Errorf("the export does not keep the path:\n%s", out)
 	}
 	// The 2020 desktop editor's workspace.json: every tree of its workdir.
-	d, err = DecodeFile(filepath.Join(corpusDir, "behavior3editor-2020", "workspace.json"), Limits{}, nil)
+	d, err = missions.DecodeFile(filepath.Join(corpusDir, "behavior3editor-2020", "workspace.json"), missions.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestB3TreeWorkspace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tmp, "t.json"), []byte(`{"name": "t", "root": {"id": 1, "name": "Sequence", "path": "gone.json"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = DecodeFile(filepath.Join(tmp, "t.json"), Limits{}, nil)
+	_, err = missions.DecodeFile(filepath.Join(tmp, "t.json"), missions.Limits{}, nil)
 	if got := problemLines(err); !strings.Contains(got, `/root/path: tree file "gone.json"`) {
 		t.Errorf("got %s", got)
 	}

@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"encoding/json"
@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // TestB3ExportImport exports missions to Behavior3 and imports them back:
 // the trees, the main tree and the blackboard survive.
 func TestB3ExportImport(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "configs", "missions", "*"))
-	in, _ := readGolden(t, filepath.Join("testdata", "golden", "yaml", "contract_example.golden"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "configs", "missions", "*"))
+	in, _ := readGolden(t, filepath.Join("..", "testdata", "golden", "yaml", "contract_example.golden"))
 	docs := map[string][]byte{"contract example": in}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -31,7 +32,7 @@ func TestB3ExportImport(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		checkEditorOpens(t, name, out)
-		back, err := Decode(out)
+		back, err := missions.Decode(out)
 		if err != nil {
 			t.Fatalf("%s: importing the export: %v", name, err)
 		}
@@ -135,7 +136,7 @@ func TestB3MainTree(t *testing.T) {
 		{"duplicate titles: trees named by id", "", []string{tree("t1", "x", "t2"), tree("t2", "x", "")}, "t1"},
 	} {
 		in := `{"scope": "project", "selectedTree": "` + tc.selected + `", "trees": [` + strings.Join(tc.trees, ",") + `]}`
-		d, err := Decode([]byte(in))
+		d, err := missions.Decode([]byte(in))
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -143,7 +144,7 @@ func TestB3MainTree(t *testing.T) {
 		if d.Main != tc.main {
 			t.Errorf("%s: main %q, want %q", tc.name, d.Main, tc.main)
 		}
-		if _, err := d.Compile(Options{}); err != nil {
+		if _, err := d.Compile(missions.Options{}); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}

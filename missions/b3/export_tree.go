@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // b3TreeVersion is the editor format version ExportB3Tree writes;
@@ -63,12 +64,12 @@ type b3TreeNodeOut struct {
 // of subtree files it runs (import_b3override.go). The initial blackboard
 // and the mission settings have no place in the format and are not
 // written.
-func ExportB3Tree(d *Document) ([]byte, error) {
+func ExportB3Tree(d *missions.Document) ([]byte, error) {
 	root := d.Trees[d.Main]
 	if root == nil {
 		return nil, fmt.Errorf("no main tree %q", d.Main)
 	}
-	e := &b3TreeExporter{d: d, reg: defaultRegistry(), overrides: map[string]any{}}
+	e := &b3TreeExporter{d: d, reg: missions.DefaultRegistry(), overrides: map[string]any{}}
 	n, err := e.node(root, []string{d.Main})
 	if err != nil {
 		return nil, err
@@ -78,14 +79,14 @@ func ExportB3Tree(d *Document) ([]byte, error) {
 		name = d.Main
 	}
 	if e.uuids || len(e.overrides) > 0 {
-		return marshalJSON(&b3TreeFileOut2{Version: b3TreeVersion2, Name: name, Root: n, Group: []string{},
+		return missions.MarshalJSON(&b3TreeFileOut2{Version: b3TreeVersion2, Name: name, Root: n, Group: []string{},
 			Variables: b3Variables{Imports: []string{}, Locals: []map[string]any{}}, Overrides: e.overrides}, "  ")
 	}
-	return marshalJSON(&b3TreeFileOut{Version: b3TreeVersion, Name: name, Root: n, Group: []string{}, Import: []string{}, Vars: []map[string]any{}}, "  ")
+	return missions.MarshalJSON(&b3TreeFileOut{Version: b3TreeVersion, Name: name, Root: n, Group: []string{}, Import: []string{}, Vars: []map[string]any{}}, "  ")
 }
 
 type b3TreeExporter struct {
-	d         *Document
+	d         *missions.Document
 	reg       *bt.Registry
 	ids       int
 	uuids     bool           // a node has a uuid

@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"reflect"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // behavior3lua's RepeatUntilFailure and RepeatUntilSuccess (and
@@ -31,10 +32,10 @@ func TestB3TreeRepeatUntilNames(t *testing.T) {
 		t.Fatalf("got\n%s", got)
 	}
 	// Without a stand-in the home engine's node is unknown to botd.
-	if _, err := d.Compile(Options{}); !strings.Contains(problemLines(err), `unknown node type "Behavior3.RepeatUntilFailure"`) {
+	if _, err := d.Compile(missions.Options{}); !strings.Contains(problemLines(err), `unknown node type "Behavior3.RepeatUntilFailure"`) {
 		t.Errorf("compile: %v", err)
 	}
-	runsToSuccess(t, d, Options{Substitutions: starSucceed(t)})
+	runsToSuccess(t, d, missions.Options{Substitutions: starSucceed(t)})
 	out := exportsBack(t, d, ExportB3Tree)
 	flat := strings.Join(strings.Fields(string(out)), " ")
 	for _, w := range []string{`"name": "RepeatUntilFailure", "args": { "maxLoop": 3 }`, `"name": "RepeatUntilSuccess"`, `"name": "botd.RepeatUntilFailure"`} {
@@ -59,7 +60,7 @@ func TestB3TreeFileFlags(t *testing.T) {
 		{`"overides": {"abc": {"disabled": true}}`, `/overides: unknown member "overides" of a Behavior3 tree file (holding an object)`},
 		{`"imports": ["vars.json"]`, `/imports: unknown member "imports" of a Behavior3 tree file (holding a list)`},
 	} {
-		_, err := Decode([]byte(`{"name": "t", ` + c.member + `, "root": {"id": 1, "name": "JustSuccess"}}`))
+		_, err := missions.Decode([]byte(`{"name": "t", ` + c.member + `, "root": {"id": 1, "name": "JustSuccess"}}`))
 		if got := problemLines(err); !strings.Contains(got, c.want) {
 			t.Errorf("%s:\ngot %s\nwant ...%s", c.member, got, c.want)
 		}

@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // b3Files writes tree files into a new folder with a version 2 workspace.
@@ -56,7 +57,7 @@ func TestB3TreeOverrides(t *testing.T) {
 			    {"id": "4", "uuid": "s2-a", "name": "JustSuccess"}, {"id": "5", "uuid": "s2-b", "name": "JustSuccess"}]}]}`),
 	})
 	path := filepath.Join(dir, "main.json")
-	d, err := DecodeFile(path, Limits{}, nil)
+	d, err := missions.DecodeFile(path, missions.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestB3TreeOverrides(t *testing.T) {
 	if len(d.Trees) != len(want) {
 		t.Errorf("trees %v", sortedKeys(d.Trees))
 	}
-	m, err := d.Compile(Options{Substitutions: starSucceed(t)})
+	m, err := d.Compile(missions.Options{Substitutions: starSucceed(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +131,8 @@ func TestB3TreeOverrides(t *testing.T) {
 	if !reflect.DeepEqual(o["overrides"], wantOv) || o["version"] != "2.1.0" {
 		t.Errorf("export overrides %v\n%s", o["overrides"], out)
 	}
-	d2, ps := decodeFile(out, path, nil, Limits{})
-	if err := ps.err(); err != nil {
+	d2, err := missions.DecodeAs(out, path, missions.Limits{}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(d.Trees, d2.Trees) {
@@ -142,12 +143,12 @@ func TestB3TreeOverrides(t *testing.T) {
 
 func mustParseJSON(t *testing.T, data []byte) map[string]any {
 	t.Helper()
-	ps := &problems{lim: DefaultLimits()}
-	v, ok := parseJSON(data, ps)
+	ps := missions.NewProblems(missions.Limits{})
+	v, ok := missions.ParseJSON(data, ps)
 	if !ok {
-		t.Fatal(ps.err())
+		t.Fatal(ps.Err())
 	}
-	return normalize(v, "", ps).(map[string]any)
+	return missions.Normalize(v, "", ps).(map[string]any)
 }
 
 // Malformed overrides are located errors; an override may not enable a
@@ -168,7 +169,7 @@ func TestB3TreeOverrideProblems(t *testing.T) {
 			"main.json": b3File("main", c.overrides, `{"id": "1", "uuid": "m", "name": "Sequence", "path": "sub.json"}`),
 			"sub.json":  sub,
 		})
-		_, err := DecodeFile(filepath.Join(dir, "main.json"), Limits{}, nil)
+		_, err := missions.DecodeFile(filepath.Join(dir, "main.json"), missions.Limits{}, nil)
 		if got := problemLines(err); !strings.Contains(got, c.want) {
 			t.Errorf("%s:\ngot %s\nwant ...%s", c.overrides, got, c.want)
 		}
@@ -193,13 +194,13 @@ func FuzzB3Overrides(f *testing.F) {
 			}
 			return nil, os.ErrNotExist
 		}
-		decode := func(data []byte) (*Document, *problems) {
-			ps := &problems{lim: Limits{Values: 2000, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
-			v, ok := parseJSON(data, ps)
+		decode := func(data []byte) (*missions.Document, *missions.Problems) {
+			ps := missions.NewProblems(missions.Limits{Values: 2000, Depth: 32, StringBytes: 512, Nodes: 500})
+			v, ok := missions.ParseJSON(data, ps)
 			if !ok {
 				return nil, ps
 			}
-			o, isObj := v.(*object)
+			o, isObj := v.(*missions.Object)
 			if !isObj || !isB3Tree(o) {
 				return nil, nil
 			}
@@ -210,7 +211,7 @@ func FuzzB3Overrides(f *testing.F) {
 			return
 		}
 		checkOutcome(t, d, ps)
-		if ps.err() != nil {
+		if ps.Err() != nil {
 			return
 		}
 		out, err := ExportB3Tree(d)
@@ -218,7 +219,7 @@ func FuzzB3Overrides(f *testing.F) {
 			return // a recursion: the compiler's to report
 		}
 		d2, ps2 := decode(out)
-		if ps2 == nil || ps2.err() != nil {
+		if ps2 == nil || ps2.Err() != nil {
 			t.Fatalf("the export does not read back: %v\n%s", ps2, out)
 		}
 		if !reflect.DeepEqual(d.Trees, d2.Trees) {
@@ -246,9 +247,9 @@ func TestB3TreeOverridesBounded(t *testing.T) {
 			`{"id": "1", "uuid": "`+n+`-root", "name": "Selector", "children": [`+strings.Join(kids, ", ")+`]}`)
 	}
 	dir := b3Files(t, files)
-	_, err := DecodeFile(filepath.Join(dir, "workspace.b3-workspace"), Limits{Values: 20_000}, nil)
+	_, err := missions.DecodeFile(filepath.Join(dir, "workspace.b3-workspace"), missions.Limits{Values: 20_000}, nil)
 	got := problemLines(err)
-	if !strings.Contains(got, CodeTooLarge) || !strings.Contains(got, "subtree overrides") {
+	if !strings.Contains(got, missions.CodeTooLarge) || !strings.Contains(got, "subtree overrides") {
 		t.Errorf("got %s", got)
 	}
 }

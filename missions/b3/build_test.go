@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // The Behavior3 editor's build output inlines every subtree: the node
@@ -24,7 +25,7 @@ func TestB3TreeBuildInlinesSubtrees(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := DecodeFile(file, Limits{}, nil)
+	d, err := missions.DecodeFile(file, missions.Limits{}, nil)
 	if err != nil {
 		t.Fatalf("the build output is refused: %s", problemLines(err))
 	}
@@ -35,14 +36,14 @@ func TestB3TreeBuildInlinesSubtrees(t *testing.T) {
 	if inl.Type != "MemSequence" || inl.Name != "attack" || len(inl.Children) != 2 {
 		t.Errorf("the inlined subtree reads as %s %q with %d children", inl.Type, inl.Name, len(inl.Children))
 	}
-	runsToSuccess(t, d, Options{})
+	runsToSuccess(t, d, missions.Options{})
 	// A node with a path and no children still runs that tree file.
 	src = `{"version": "1.0.0", "name": "hero", "root": {"id": 1, "name": "Sequence", "children": [
 	  {"id": 2, "name": "Sequence", "path": "subtree/attack.json"}]}}`
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DecodeFile(file, Limits{}, nil); err == nil {
+	if _, err := missions.DecodeFile(file, missions.Limits{}, nil); err == nil {
 		t.Error("a path to a missing tree file loads")
 	}
 }
@@ -61,11 +62,11 @@ func TestB3ProjectEmptyTree(t *testing.T) {
 	if d.Main != "patrol" || len(d.Trees) != 1 {
 		t.Errorf("main %q, trees %v; want patrol alone", d.Main, sortedKeys(d.Trees))
 	}
-	runsToSuccess(t, d, Options{})
+	runsToSuccess(t, d, missions.Options{})
 	// A project of empty trees has nothing to run.
 	empty := `{"version": "0.3.0", "scope": "project", "trees": [
 	  {"version": "0.3.0", "scope": "tree", "id": "e", "title": "New Tree", "root": null, "nodes": {}}]}`
-	_, err := Decode([]byte(empty))
+	_, err := missions.Decode([]byte(empty))
 	var ps bt.Problems
 	if err == nil || !errorsAsProblems(err, &ps) || ps[0].Path != "/trees" {
 		t.Errorf("a project of empty trees: %v", err)

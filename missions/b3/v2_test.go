@@ -1,4 +1,4 @@
-package missions
+package b3
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // Version 2 of the current editor's format (the editor for VS Code):
@@ -42,7 +43,7 @@ func TestB3TreeVersion2(t *testing.T) {
 	write("node_modules/m/index.json", `{}`)
 	write("build/main.json", `{}`)
 
-	d, err := DecodeFile(filepath.Join(dir, "workspace.b3-workspace"), Limits{}, nil)
+	d, err := missions.DecodeFile(filepath.Join(dir, "workspace.b3-workspace"), missions.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +59,9 @@ func TestB3TreeVersion2(t *testing.T) {
 		got, _ := d.JSON()
 		t.Errorf("got\n%s", got)
 	}
-	runsToSuccess(t, d, Options{Substitutions: starSucceed(t)})
+	runsToSuccess(t, d, missions.Options{Substitutions: starSucceed(t)})
 	// The tree file alone finds its subtree through the workspace above.
-	d, err = DecodeFile(filepath.Join(dir, "trees", "main.json"), Limits{}, nil)
+	d, err = missions.DecodeFile(filepath.Join(dir, "trees", "main.json"), missions.Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestB3TreeVersion2(t *testing.T) {
 		t.Errorf("main %s, trees %v", d.Main, sortedKeys(d.Trees))
 	}
 	// A workspace received as bytes reads no files.
-	if _, err := Decode([]byte(`{"settings": {}}`)); !strings.Contains(problemLines(err), "a workspace's tree files are read only for a file read from disk") {
+	if _, err := missions.Decode([]byte(`{"settings": {}}`)); !strings.Contains(problemLines(err), "a workspace's tree files are read only for a file read from disk") {
 		t.Errorf("got %v", err)
 	}
 }
@@ -83,7 +84,7 @@ func TestB3TreeRepeatedUUID(t *testing.T) {
 	if kids[0].ID != "main#dup" || kids[1].ID != "" {
 		t.Errorf("ids %q %q", kids[0].ID, kids[1].ID)
 	}
-	if _, err := d.Compile(Options{Substitutions: starSucceed(t)}); err != nil {
+	if _, err := d.Compile(missions.Options{Substitutions: starSucceed(t)}); err != nil {
 		t.Fatal(err)
 	}
 	exportsBack(t, d, ExportB3Tree)

@@ -1,0 +1,14 @@
+// Package formats links in every mission format botd reads and writes
+// that lives in a package of its own: a program that imports it (botd,
+// botctl) decodes and exports them all through missions' format registry.
+// It is the one list of those packages, one import each; a format
+// package registers its formats with missions.RegisterFormat when it is
+// linked, and missions itself imports none of them.
+//
+// The formats in missions' own files (botd's, BehaviorTree.CPP XML, the
+// QGroundControl plans) are registered by missions.
+package formats
+
+import (
+	_ "github.com/botd-project/botd/missions/b3" // Behavior3: b3, b3tree
+)
