@@ -170,6 +170,12 @@ func checkPosition(o *Order, n Node, i int, cfg *Config) *Error {
 	if pos.AllowedDeviationXY < 0 {
 		return orderErr(o, ErrValidation, fmt.Sprintf("node %s: allowedDeviationXY %v is negative", n.NodeID, pos.AllowedDeviationXY), ref)
 	}
+	if pos.Theta != nil && math.Abs(*pos.Theta) > math.Pi+1e-9 {
+		return orderErr(o, ErrValidation, fmt.Sprintf("node %s: theta %v is outside [-pi, pi]", n.NodeID, *pos.Theta), ref)
+	}
+	if pos.AllowedDeviationTheta < 0 {
+		return orderErr(o, ErrValidation, fmt.Sprintf("node %s: allowedDeviationTheta %v is negative", n.NodeID, pos.AllowedDeviationTheta), ref)
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -347,9 +348,37 @@ func (r *orderRun) driveTo(i int, cfg *Config) any {
 	if e := r.edges[i-1]; e.MaxSpeed != nil {
 		speed = math.Max(math.Min(speed, *e.MaxSpeed), 0.01)
 	}
-	return map[string]any{"type": "MoveTo", "name": "edge " + r.edges[i-1].EdgeID,
+	move := map[string]any{"type": "MoveTo", "name": "edge " + r.edges[i-1].EdgeID,
 		"params": map[string]any{"x": *pos.X, "y": *pos.Y, "tolerance": tol, "speed": speed}}
+	if pos.Theta == nil {
+		return move
+	}
+	// The node's orientation: Turn is relative, so the heading
+	// difference is computed when the node is reached (wrapped into
+	// [-180, 180) degrees: the shorter way round).
+	turn := map[string]any{"angle_deg": "{" + keyTurn + "}"}
+	if dev := pos.AllowedDeviationTheta; dev > 0 {
+		turn["tolerance_deg"] = math.Min(math.Max(dev*180/math.Pi, 0.1), 45)
+	}
+	return map[string]any{"type": "MemSequence", "name": fmt.Sprintf("to node %s, heading %.3f rad", r.nodes[i].NodeID, *pos.Theta),
+		"children": []any{move,
+			map[string]any{"type": "Script", "name": "heading difference", "params": map[string]any{"code": turnCode(*pos.Theta, cfg.PoseKey)}},
+			map[string]any{"type": "Turn", "name": "node " + r.nodes[i].NodeID + " theta", "params": turn}}}
 }
+
+// keyTurn holds the turn (degrees, counterclockwise) from the heading the
+// robot has at a node to the node's theta.
+const keyTurn = "vda5050.turn"
+
+// turnCode is the Script that computes keyTurn from the pose's heading:
+// theta - heading, wrapped into [-180, 180) degrees.
+func turnCode(theta float64, poseKey string) string {
+	d := fmt.Sprintf("(%s - %s.heading)", ftoa(theta), poseKey)
+	return fmt.Sprintf("%s := (%s - %s * floor((%s + %s) / %s)) * %s", keyTurn, d,
+		ftoa(2*math.Pi), d, ftoa(math.Pi), ftoa(2*math.Pi), ftoa(180/math.Pi))
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // actionNode is the configured node of an action, after copying its
 // parameters to vda5050.param.KEY: in a loaded mission through its

@@ -118,6 +118,9 @@ async function main() {
             edges: [edge(1, "a", "b", true,
                 [{ actionId: createUuid(), actionType: "beep", blockingType: "NONE", actionParameters: [{ key: "ms", value: 300 }] }]),
                 edge(3, "b", "c")] };
+        // Node c has an orientation: the robot arrives facing north (pi/2)
+        // and turns to face west.
+        Object.assign(o.nodes[2].nodePosition, { theta: Math.PI, allowedDeviationTheta: 0.1 });
         const r = await assign(o);
         if (r.error || r.byCancelation || r.active) throw new Error("order ended " + JSON.stringify(r));
         const p = r.state.agvPosition;
@@ -125,7 +128,11 @@ async function main() {
         if (r.traversed.join(",") !== "a,b,c" || d > 0.3) throw new Error(`traversed ${r.traversed} ending ${d} m from c`);
         const actions = r.state.actionStates.filter(a => a.actionType === "beep").map(a => a.actionStatus);
         if (actions.join(",") !== "FINISHED,FINISHED") throw new Error("actions " + actions);
-        return { traversed: r.traversed, distance: d, actions };
+        // The heading at c, off theta by at most allowedDeviationTheta
+        // (and what the robot drifts while it stops).
+        const off = Math.abs(Math.atan2(Math.sin(p.theta - Math.PI), Math.cos(p.theta - Math.PI)));
+        if (off > 0.15) throw new Error(`heading ${p.theta} at c, ${off} rad off theta`);
+        return { traversed: r.traversed, distance: d, actions, thetaOff: off };
     });
 
     await run("pause-resume", async () => {
