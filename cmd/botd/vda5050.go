@@ -68,11 +68,29 @@ func (s *system) buildVDA5050(stateDir string) error {
 		Conn:   conn,
 		Runner: s.runner, Reading: s.robot.Reading, MaxPayload: cfg.Telemetry.MaxPayload,
 		Factsheet: fi, Logger: s.log.With("part", "vda5050"),
+		SetPose: s.vdaSetPose(v.PoseKey),
 	})
 	if err != nil {
 		return err
 	}
 	s.vda = a
+	return nil
+}
+
+// vdaSetPose is what initPosition sets the pose with: the simulated
+// robot's, when the adapter reads the simulator's ground-truth pose;
+// nil (initPosition fails, saying why) for any other pose source, which
+// has no way to be set.
+func (s *system) vdaSetPose(poseKey string) func(x, y, theta float64) error {
+	sr := s.robot.SimRobot()
+	if sr == nil {
+		return nil
+	}
+	for _, d := range s.hw.Devices {
+		if p, ok := d.Spec.(*drivers.PoseConfig); ok && p.PoseKey() == poseKey {
+			return func(x, y, theta float64) error { sr.SetPose(x, y, theta); return nil }
+		}
+	}
 	return nil
 }
 

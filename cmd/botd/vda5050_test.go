@@ -63,7 +63,7 @@ vda5050:
 	})
 
 	runMaster(t, nodeBin, []string{"BROKER=mqtt://" + addr, "INTERFACE=uagv", "MANUFACTURER=botd-test", "SERIAL=rover-v", "MAP=yard"},
-		"refused", "complete", "pause-resume", "cancel", "update", "update-pause")
+		"refused", "complete", "pause-resume", "cancel", "update", "update-pause", "init-position")
 	// botd's own protocol saw the orders as missions.
 	sawMission := false
 	for _, m := range rec.On("botd/v1/rover-v/state") {

@@ -39,6 +39,11 @@ type Options struct {
 	// [256 KiB]; a larger one is refused unread.
 	MaxPayload int
 	Logger     *slog.Logger
+	// SetPose sets the robot's pose (x, y in metres on Config.MapID,
+	// theta in rad) for the initPosition instant action; nil when the
+	// robot's pose source cannot be set (initPosition then FAILS, saying
+	// so).
+	SetPose func(x, y, theta float64) error
 	// Now is the clock (tests); Dial opens the connection (tests).
 	Now  func() time.Time
 	Dial func(transport.Options) (transport.Conn, error)

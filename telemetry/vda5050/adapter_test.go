@@ -30,7 +30,11 @@ type harness struct {
 	noHeading bool
 }
 
-func start(t *testing.T, cfg Config) *harness {
+func start(t *testing.T, cfg Config) *harness { t.Helper(); return startWith(t, cfg, nil) }
+
+// startWith starts the adapter with options adjusted by opts (with the
+// harness, for hooks that reach it).
+func startWith(t *testing.T, cfg Config, opts func(*harness, *Options)) *harness {
 	t.Helper()
 	cfg.SetDefaults()
 	if cfg.SerialNumber == "" {
@@ -43,14 +47,18 @@ func start(t *testing.T, cfg Config) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, r: newFakeRunner(), c: &fakeConn{t: t, wake: make(chan struct{}, 1)}}
-	a, err := New(Options{Config: cfg, Runner: h.r, Reading: h.reading, Poll: 5 * time.Millisecond, MaxPayload: 4096,
+	o := Options{Config: cfg, Runner: h.r, Reading: h.reading, Poll: 5 * time.Millisecond, MaxPayload: 4096,
 		Dial: func(o transport.Options) (transport.Conn, error) {
 			h.c.opts = o
 			validate(t, o.Will.Topic, o.Will.Payload)
 			b := o.Birth()
 			h.c.record(b.Topic, b.Retain, b.Payload)
 			return h.c, nil
-		}})
+		}}
+	if opts != nil {
+		opts(h, &o)
+	}
+	a, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

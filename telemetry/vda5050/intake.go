@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -324,7 +325,9 @@ func (a *Adapter) instantAction(ctx context.Context, act Action) {
 		}
 		a.log.Info("vda5050: logReport", "reason", trim(reason), "state", a.o.Runner.State())
 	case "initPosition":
-		fail(ErrInstantAction, "initPosition is not supported: the pose comes from the robot's pose source")
+		if why := a.initPosition(act); why != "" {
+			fail(ErrInstantAction, trim(why))
+		}
 	default:
 		fail(ErrInstantAction, fmt.Sprintf("%q is not an instant action this robot knows (%s)", act.Type(), knownInstant()))
 	}
@@ -336,4 +339,54 @@ func (a *Adapter) instantAction(ctx context.Context, act Action) {
 
 func knownInstant() string {
 	return "startPause, stopPause, cancelOrder, stateRequest, factsheetRequest, logReport, initPosition"
+}
+
+// initPosition sets the robot's pose (parameters x, y, theta, and mapId
+// when given, which must be this robot's map), where Options.SetPose can;
+// never while an order or a botd mission runs (the robot would jump under
+// it). It returns why not, or "".
+func (a *Adapter) initPosition(act Action) string {
+	if a.o.SetPose == nil {
+		return "initPosition is not possible on this robot: its pose source (" + a.cfg.PoseKey +
+			") cannot be set (botd sets the pose only of a simulated robot whose pose is the simulator's)"
+	}
+	var num [3]float64
+	var have [3]bool
+	names := [3]string{"x", "y", "theta"}
+	for _, p := range act.ActionParameters {
+		if p.Key == "mapId" {
+			var m string
+			if json.Unmarshal(p.Value, &m) != nil || m != a.cfg.MapID {
+				return fmt.Sprintf("mapId %s: this robot is on map %q", trim(string(p.Value)), a.cfg.MapID)
+			}
+			continue
+		}
+		if i := slices.Index(names[:], p.Key); i >= 0 {
+			if json.Unmarshal(p.Value, &num[i]) != nil {
+				return fmt.Sprintf("parameter %s must be a number, not %s", p.Key, trim(string(p.Value)))
+			}
+			have[i] = true
+		}
+	}
+	for i, ok := range have {
+		if !ok {
+			return "initPosition needs the parameters x, y and theta (missing " + names[i] + ")"
+		}
+	}
+	x, y, theta := num[0], num[1], num[2]
+	if math.Abs(x) > 1e6 || math.Abs(y) > 1e6 || math.Abs(theta) > math.Pi+1e-9 {
+		return fmt.Sprintf("pose (%v, %v, %v) is outside the map or theta outside [-pi, pi]", x, y, theta)
+	}
+	if a.run.active() {
+		return "not while an order runs: cancel it first"
+	}
+	if st := a.o.Runner.State(); st.Mode == protocol.ModeRunning || st.Mode == protocol.ModePaused {
+		return "not while botd runs a mission (mode " + st.Mode + ")"
+	}
+	if err := a.o.SetPose(x, y, theta); err != nil {
+		return "setting the pose: " + err.Error()
+	}
+	a.pose = poseTracker{} // the jump is no motion
+	a.log.Info("vda5050: initPosition", "x", x, "y", y, "theta", theta)
+	return ""
 }

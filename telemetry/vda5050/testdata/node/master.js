@@ -65,9 +65,9 @@ function assign(order, handlers = {}) {
     });
 }
 
-function instant(actionType) {
+function instant(actionType, actionParameters = []) {
     return new Promise((resolve, reject) => {
-        const action = { actionId: createUuid(), actionType, blockingType: "HARD", actionParameters: [] };
+        const action = { actionId: createUuid(), actionType, blockingType: "HARD", actionParameters };
         mc.initiateInstantActions(agv, { instantActions: [action] }, {
             onActionStateChanged: as => {
                 if (as.actionStatus === "FINISHED" || as.actionStatus === "FAILED") resolve(as);
@@ -211,6 +211,21 @@ async function main() {
             throw new Error(JSON.stringify({ a1, a2, r }));
         void first;
         return { lastNodeId: r.state.lastNodeId };
+    });
+
+    await run("init-position", async () => {
+        await here();
+        // The simulated rover takes the pose: the state reports it.
+        const to = { x: x + 0.4, y: y - 0.3, theta: -2.5 };
+        const a = await instant("initPosition", [{ key: "x", value: to.x }, { key: "y", value: to.y },
+            { key: "theta", value: to.theta }, { key: "mapId", value: mapId }, { key: "lastNodeId", value: "" }]);
+        if (a.actionStatus !== "FINISHED") throw new Error(JSON.stringify(a));
+        const s = await nextState(s => s.agvPosition && Math.hypot(s.agvPosition.x - to.x, s.agvPosition.y - to.y) < 0.01 &&
+            Math.abs(s.agvPosition.theta - to.theta) < 0.01, "the pose set");
+        const bad = await instant("initPosition", [{ key: "x", value: 0 }, { key: "y", value: 0 }, { key: "theta", value: 0 },
+            { key: "mapId", value: "another-map" }]);
+        if (bad.actionStatus !== "FAILED") throw new Error("another map taken: " + JSON.stringify(bad));
+        return { agvPosition: s.agvPosition };
     });
 
     await mc.stop();
