@@ -38,9 +38,9 @@ type OwnDeadman interface {
 	OwnDeadman()
 }
 
-// Autopilot is a device flown by an autopilot of its own over a link (a MAVLink vehicle). The
-// daemon holds its configured mission back until every Autopilot's link is up, and keeps a
-// global geofence uploaded to each.
+// Autopilot is a device flown by an autopilot of its own over a link (a PX4 or ArduPilot
+// vehicle). The daemon holds its configured mission back until every Autopilot's link is up,
+// and keeps a global geofence uploaded to each.
 type Autopilot interface {
 	// Name is the device's name.
 	Name() string

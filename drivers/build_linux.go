@@ -153,20 +153,19 @@ func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 
 // builtinBuild builds the kinds this package still holds.
 var builtinBuild = map[string]func(*Builder) error{
-	KindMAVLinkVehicle: func(b *Builder) error { return b.r.buildVehicle(b.d, b.Spec().(*MAVLinkVehicleConfig)) },
-	KindDiffDrive:      func(b *Builder) error { return buildDiffDrive(b.d, b.Spec().(*DiffDriveConfig)) },
-	KindServo:          func(b *Builder) error { return buildServo(b.d, b.Spec().(*ServoConfig)) },
-	KindLED:            buildOutputKind,
-	KindRelay:          buildOutputKind,
-	KindBuzzer:         buildOutputKind,
-	KindDigitalOut:     buildOutputKind,
-	KindPWMOut:         func(b *Builder) error { return buildPWMOut(b.d, b.Spec().(*PWMOutConfig)) },
-	KindRange:          func(b *Builder) error { return buildRange(b.d, b.Spec().(*RangeConfig)) },
-	KindBattery:        func(b *Builder) error { return buildBattery(b.d, b.Spec().(*BatteryConfig)) },
-	KindIMU:            func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
-	KindBump:           func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
-	KindPose:           func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
-	KindOdometry:       func(b *Builder) error { return b.r.buildOdometry(b.d, b.Spec().(*OdometryConfig)) },
+	KindDiffDrive:  func(b *Builder) error { return buildDiffDrive(b.d, b.Spec().(*DiffDriveConfig)) },
+	KindServo:      func(b *Builder) error { return buildServo(b.d, b.Spec().(*ServoConfig)) },
+	KindLED:        buildOutputKind,
+	KindRelay:      buildOutputKind,
+	KindBuzzer:     buildOutputKind,
+	KindDigitalOut: buildOutputKind,
+	KindPWMOut:     func(b *Builder) error { return buildPWMOut(b.d, b.Spec().(*PWMOutConfig)) },
+	KindRange:      func(b *Builder) error { return buildRange(b.d, b.Spec().(*RangeConfig)) },
+	KindBattery:    func(b *Builder) error { return buildBattery(b.d, b.Spec().(*BatteryConfig)) },
+	KindIMU:        func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
+	KindBump:       func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
+	KindPose:       func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
+	KindOdometry:   func(b *Builder) error { return b.r.buildOdometry(b.d, b.Spec().(*OdometryConfig)) },
 }
 
 func buildOutputKind(b *Builder) error { return buildOutput(b.d, b.Spec().(*OutputConfig)) }

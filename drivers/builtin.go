@@ -46,8 +46,6 @@ func AddBuiltin(r *Registry) {
 		{Name: KindBump, Doc: "a bump switch", New: func() Spec { return &BumpConfig{} }},
 		{Name: KindPose, Doc: "the simulator's ground-truth pose", New: func() Spec { return &PoseConfig{} }},
 		{Name: KindOdometry, Doc: "wheel odometry fused with the IMU's gyro", New: func() Spec { return &OdometryConfig{} }},
-		{Name: KindMAVLinkVehicle, Doc: "a PX4 or ArduPilot vehicle over MAVLink 2", Actuator: true, Boardless: true,
-			New: func() Spec { return &MAVLinkVehicleConfig{} }, Leaves: uavTypes},
 	} {
 		k.Build = builtinBuild[k.Name]
 		r.Add(k)

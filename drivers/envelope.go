@@ -153,7 +153,10 @@ func NewActuator[C any](b *Builder, impl ActuatorImpl[C]) *Actuator[C] {
 }
 
 func (x *Actuator[C]) impl() any { return x.i }
-func (x *Actuator[C]) toSafe()   { x.want = x.i.Safe() }
+
+// Impl is the family's implementation the actuator drives (a leaf reaching its device).
+func (x *Actuator[C]) Impl() ActuatorImpl[C] { return x.i }
+func (x *Actuator[C]) toSafe()               { x.want = x.i.Safe() }
 func (x *Actuator[C]) stage(safe bool) {
 	x.staged = x.want
 	if safe {

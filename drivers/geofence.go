@@ -204,7 +204,7 @@ type Fence struct {
 	staleNs       int64
 	poseKey       string
 	altKey        string
-	// vehicle: the pose key is a MAVLink vehicle's, whose local position is NED from its home
+	// vehicle: the pose key is a VehicleFrame's, whose local position is NED from its home
 	// (x north, y east): the fence reads its latitude and longitude for a global fence, its
 	// y as east and x as north for a local one.
 	vehicle bool

@@ -148,7 +148,7 @@ func (f *Fence) checkNode(n *bt.NodeDef, path string, out *bt.Problems, depth in
 	}
 	if fn := fenceTargetsOf(n.Type); fn != nil {
 		for _, t := range fn(n.Params) {
-			if msg := f.targetProblem(t); msg != "" {
+			if msg := f.TargetProblem(t); msg != "" {
 				*out = append(*out, bt.Problem{Path: path + "/params/" + escapePointer(t.Param), Code: bt.CodeValidation,
 					Message: fmt.Sprintf("%s: %s", n.Type, msg)})
 			}
@@ -159,8 +159,9 @@ func (f *Fence) checkNode(n *bt.NodeDef, path string, out *bt.Problems, depth in
 	}
 }
 
-// targetProblem says why a target is not allowed ("" when it is).
-func (f *Fence) targetProblem(t FenceTarget) string {
+// TargetProblem says why a target is not allowed ("" when it is): what a FenceGuard checks
+// before it sends a target.
+func (f *Fence) TargetProblem(t FenceTarget) string {
 	if t.HasXY && !(t.Home && f.cfg.Frame == "global") {
 		x, y, where := t.X, t.Y, fmt.Sprintf("(%g, %g)", t.X, t.Y)
 		if t.Home {

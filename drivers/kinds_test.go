@@ -44,8 +44,8 @@ func TestConfigUsesItsRegistry(t *testing.T) {
 	}
 }
 
-// Every kind's leaves are registered whatever the config has (a config without a vehicle gets
-// the vehicle's leaves too, which refuse to compile for want of a device).
+// Every kind's leaves are registered whatever the config has (a config without a diff drive
+// gets the drive's leaves too, which refuse to compile for want of a device).
 func TestRegisterAddsEveryKindsLeaves(t *testing.T) {
 	kinds := Builtin()
 	cfg := parse(t, "adaptors: {b: {kind: sim}}\ndevices:\n  - {name: p, kind: pose}\n")
@@ -57,7 +57,7 @@ func TestRegisterAddsEveryKindsLeaves(t *testing.T) {
 			}
 		}
 	}
-	if len(kinds.Leaves(KindMAVLinkVehicle)) < 10 || len(kinds.Leaves(KindDiffDrive)) != 4 {
-		t.Errorf("vehicle leaves %v, diff_drive leaves %v", kinds.Leaves(KindMAVLinkVehicle), kinds.Leaves(KindDiffDrive))
+	if len(kinds.Leaves(KindDiffDrive)) != 4 || len(kinds.Leaves(KindServo)) != 1 {
+		t.Errorf("diff_drive leaves %v, servo leaves %v", kinds.Leaves(KindDiffDrive), kinds.Leaves(KindServo))
 	}
 }

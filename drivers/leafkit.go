@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"gobot.io/x/gobot/v2"
+
 	"github.com/botd-project/botd/bt"
 )
 
@@ -35,6 +37,9 @@ type LeafMem struct{ m leafMem }
 
 // SetReady records whether Open found the actuator and read every parameter.
 func (m *LeafMem) SetReady(ok bool) { m.m.ready = ok }
+
+// Ready reports what SetReady last recorded.
+func (m *LeafMem) Ready() bool { return m.m.ready }
 
 // Use returns the leaf's actuator on the agent's robot, as the family's command type C; nil
 // when there is none (said once per agent and node).
@@ -76,6 +81,21 @@ func ReadNum(a *bt.Agent, n *bt.Node, name string, p bt.Num) (float64, bool) {
 // FreshNumber reads a number from the blackboard and whether it is at most maxAgeMs old.
 func FreshNumber(a *bt.Agent, s bt.Slot, maxAgeMs float64) (float64, bool) {
 	return freshNumber(a, s, maxAgeMs)
+}
+
+// EStopped returns a function reporting whether the robot's e-stop is engaged (a device that
+// checks it on its own goroutine: a vehicle refusing a failsafe action during an e-stop).
+func (b *Builder) EStopped() func() bool {
+	r := b.r
+	return func() bool { on, _ := r.env.estopped(); return on }
+}
+
+// OwnBoard makes the adaptor a the device's own board (a boardless kind's link: a vehicle's
+// autopilot connection), connected with the robot's boards and finalized after them; kind
+// names it in the self-test.
+func (b *Builder) OwnBoard(kind string, a gobot.Adaptor) {
+	b.d.board = &board{name: a.Name(), cfg: &AdaptorConfig{Kind: kind}, adaptor: a}
+	b.r.boards = append(b.r.boards, b.d.board)
 }
 
 // Clock is the robot's clock (Options.Now).

@@ -72,8 +72,7 @@ func leafParams(nt *bt.NodeType) map[string]any {
 }
 
 func TestDeviceLeavesSayWhy(t *testing.T) {
-	cfg := parse(t, allKinds+`  - {name: uav, kind: mavlink_vehicle, connection: "udpin://:14540"}
-`)
+	cfg := parse(t, allKinds)
 	builtin := catalog.NewRegistry()
 	reg := registry(cfg)
 	n := 0

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/mavlink"
 	"github.com/botd-project/botd/internal/mavtest"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -148,8 +148,8 @@ func TestUAVDocsNameTheVehicleAndItsKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(sensors), "`"+drivers.KindMAVLinkVehicle+"`") {
-		t.Errorf("docs/SENSORS.md does not name the device kind %q", drivers.KindMAVLinkVehicle)
+	if !strings.Contains(string(sensors), "`"+mavlink.Kind+"`") {
+		t.Errorf("docs/SENSORS.md does not name the device kind %q", mavlink.Kind)
 	}
 	uav, err := os.ReadFile("../../docs/UAV.md")
 	if err != nil {

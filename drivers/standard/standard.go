@@ -5,6 +5,7 @@ package standard
 import (
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/gps"
+	"github.com/botd-project/botd/drivers/mavlink"
 	"github.com/botd-project/botd/drivers/mqttpose"
 	"github.com/botd-project/botd/drivers/tello"
 )
@@ -14,6 +15,7 @@ func Kinds() *drivers.Registry {
 	r := drivers.NewRegistry()
 	drivers.AddBuiltin(r) // the kinds still kept in the drivers package
 	gps.Register(r)
+	mavlink.Register(r)
 	mqttpose.Register(r)
 	tello.Register(r)
 	return r

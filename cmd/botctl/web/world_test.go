@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/mavlink"
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -21,8 +22,8 @@ func TestSimYardIsTheDrivers(t *testing.T) {
 			t.Errorf("box %d: %+v, drivers/sim %+v", i, simYard.Boxes[i], x)
 		}
 	}
-	if kindSimPose != drivers.KindPose || kindMAVLinkVehicle != drivers.KindMAVLinkVehicle {
-		t.Errorf("kinds %q %q, drivers %q %q", kindSimPose, kindMAVLinkVehicle, drivers.KindPose, drivers.KindMAVLinkVehicle)
+	if kindSimPose != drivers.KindPose || kindMAVLinkVehicle != mavlink.Kind {
+		t.Errorf("kinds %q %q, drivers %q %q", kindSimPose, kindMAVLinkVehicle, drivers.KindPose, mavlink.Kind)
 	}
 	w, ned := mapFacts([]protocol.Device{{Name: "pose", Kind: "pose"}, {Name: "drive", Kind: "diff_drive"}})
 	if w != &simYard || ned {

@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/internal/mavtest"
 )
 
@@ -19,9 +20,9 @@ import (
 type uavRig struct {
 	t      *testing.T
 	ap     *mavtest.Autopilot
-	robot  *Robot
+	robot  *drivers.Robot
 	v      *Vehicle
-	events chan Event
+	events chan drivers.Event
 }
 
 func newUAVRig(t *testing.T, extra string) *uavRig {
@@ -32,8 +33,8 @@ func newUAVRig(t *testing.T, extra string) *uavRig {
 devices:
   - {name: uav, kind: mavlink_vehicle, connection: %q, heartbeat_hz: 10, heartbeat_timeout_ms: 600, ack_timeout_ms: 300 %s}
 `, ap.Addr(), extra))
-	g := &uavRig{t: t, ap: ap, events: make(chan Event, 256)}
-	r, err := Build(cfg, Options{Name: "drone", Logger: quiet, Events: func(e Event) {
+	g := &uavRig{t: t, ap: ap, events: make(chan drivers.Event, 256)}
+	r, err := drivers.Build(cfg, drivers.Options{Name: "drone", Logger: quiet, Events: func(e drivers.Event) {
 		select {
 		case g.events <- e:
 		default:
@@ -47,9 +48,9 @@ devices:
 	}
 	t.Cleanup(func() { _ = r.Close() })
 	g.robot = r
-	g.v, _ = r.Vehicle("uav")
+	g.v, _ = Of(r, "uav")
 	// The robot and the daemon find the vehicle by its abilities alone.
-	if s, a := Abilities[Settler](r), Abilities[Autopilot](r); len(s) != 1 || s[0] != Settler(g.v) || len(a) != 1 || a[0] != Autopilot(g.v) {
+	if s, a := drivers.Abilities[drivers.Settler](r), drivers.Abilities[drivers.Autopilot](r); len(s) != 1 || s[0] != drivers.Settler(g.v) || len(a) != 1 || a[0] != drivers.Autopilot(g.v) {
 		t.Fatalf("abilities: settlers %v, autopilots %v; want the vehicle", s, a)
 	}
 	g.waitFor("the vehicle's heartbeat and telemetry", func() bool {
@@ -193,19 +194,19 @@ func TestVehicleCommandRetriedThenTimesOut(t *testing.T) {
 
 func TestVehicleLinkLossIsAFaultNotAHang(t *testing.T) {
 	g := newUAVRig(t, "")
-	fault := func() (Fault, bool) {
+	fault := func() (drivers.Fault, bool) {
 		for _, f := range g.robot.Faults() {
 			if f.Device == "uav" {
 				return f, true
 			}
 		}
-		return Fault{}, false
+		return drivers.Fault{}, false
 	}
 	if f, ok := fault(); ok {
 		t.Fatalf("fault with a live link: %+v", f)
 	}
 	g.ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = false })
-	g.waitFor("the link-loss fault", func() bool { f, ok := fault(); return ok && f.Code == FaultSensorError })
+	g.waitFor("the link-loss fault", func() bool { f, ok := fault(); return ok && f.Code == drivers.FaultSensorError })
 	start := time.Now()
 	err := g.v.Land()
 	if !errors.Is(err, ErrVehicleLink) {
@@ -282,7 +283,7 @@ func TestVehicleEStop(t *testing.T) {
 		_ = g.robot.EStop("test")
 		g.waitFor("landing", func() bool { return g.state().mode == modeLand })
 		g.waitFor("on the ground, disarmed", func() bool { s := g.state(); return !s.inAir() && !s.armed })
-		if err := g.v.ReturnHome(); !errors.Is(err, ErrEStopped) {
+		if err := g.v.ReturnHome(); !errors.Is(err, drivers.ErrEStopped) {
 			t.Fatalf("ReturnHome during an e-stop = %v", err)
 		}
 		tree := compileTree(t, g.robot.Config(), nd("Takeoff", "", kv{"alt": 5.0}))
@@ -357,7 +358,7 @@ func TestVehicleStatusTextBecomesAnEvent(t *testing.T) {
 	}
 }
 
-func TestMAVLinkVehicleConfig(t *testing.T) {
+func TestConfig(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{`connection: ""`, "missing connection"},
 		{`connection: 127.0.0.1:14540`, "needs a scheme"},
@@ -370,13 +371,13 @@ func TestMAVLinkVehicleConfig(t *testing.T) {
 		{`connection: "udpin://:14540", estop_force: true`, "only with estop: motors_off"},
 		{`connection: "udpin://:14540", heartbeat_timeout_ms: 100`, "shorter than one heartbeat period"},
 	} {
-		_, err := Builtin().ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, " + c.yaml + "}\n"))
+		_, err := kinds().ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, " + c.yaml + "}\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.yaml, err, c.want)
 		}
 	}
 	for _, ok := range []string{"udpin://0.0.0.0:14540", "udpin://:0", "udpout://10.0.0.2:14550", "tcp://127.0.0.1:5760", "serial:///dev/ttyAMA0:921600"} {
-		if _, err := Builtin().ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"" + ok + "\"}\n")); err != nil {
+		if _, err := kinds().ParseConfig([]byte("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"" + ok + "\"}\n")); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
@@ -609,7 +610,7 @@ func TestVehicleTargetOutsideTheFenceIsNotSent(t *testing.T) {
 	g := newUAVRig(t, "")
 	g.takeoff(5)
 	hi := 30.0
-	f, err := CompileFence(&GeofenceConfig{Frame: "local", MaxAlt: &hi, AltKey: "uav.alt",
+	f, err := drivers.CompileFence(&drivers.GeofenceConfig{Frame: "local", MaxAlt: &hi, AltKey: "uav.alt",
 		Points: [][2]float64{{-20, -20}, {20, -20}, {20, 20}, {-20, 20}}}, g.robot.Config(), "geofence")
 	if err != nil {
 		t.Fatal(err)

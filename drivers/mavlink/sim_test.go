@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim/multicopter"
 )
 
@@ -65,7 +66,7 @@ func simCopterRig(t *testing.T, c multicopter.Config) (*multicopter.Vehicle, *ua
 	t.Cleanup(func() { cancel(); <-done; sim.Close() })
 
 	cfg := parse(t, fmt.Sprintf("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpout://%s\", heartbeat_hz: 10}\n", sim.Addr()))
-	r, err := Build(cfg, Options{Name: "drone", Logger: quiet})
+	r, err := drivers.Build(cfg, drivers.Options{Name: "drone", Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +74,8 @@ func simCopterRig(t *testing.T, c multicopter.Config) (*multicopter.Vehicle, *ua
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close() })
-	g := &uavRig{t: t, robot: r, events: make(chan Event, 1)}
-	g.v, _ = r.Vehicle("uav")
+	g := &uavRig{t: t, robot: r, events: make(chan drivers.Event, 1)}
+	g.v, _ = Of(r, "uav")
 	g.waitFor("the simulator's heartbeat and telemetry", func() bool {
 		st, up := g.v.snapshot()
 		return up && st.haveGPS && st.haveGlobal && st.haveLanded && st.autopilot == apPX4

@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/bluenviron/gomavlib/v3/pkg/frame"
 	"github.com/bluenviron/gomavlib/v3/pkg/message"
 	"github.com/bluenviron/gomavlib/v3/pkg/streamwriter"
+	"github.com/botd-project/botd/drivers"
 )
 
 // encodeFrames encodes messages as MAVLink 2 frames from system 1.
@@ -81,7 +82,7 @@ func TestVehicleMalformedFramesAreCountedAndDropped(t *testing.T) {
 	defer func() { close(stop); <-served }()
 
 	cfg := parse(t, fmt.Sprintf("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"tcp://%s\"}\n", ln.Addr()))
-	r, err := Build(cfg, Options{Logger: quiet})
+	r, err := drivers.Build(cfg, drivers.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestVehicleMalformedFramesAreCountedAndDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	v, _ := r.Vehicle("uav")
+	v, _ := Of(r, "uav")
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		v.mu.Lock()
@@ -106,7 +107,7 @@ func TestVehicleMalformedFramesAreCountedAndDropped(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if d := r.byName["uav"].detail(); !bytes.Contains([]byte(d), []byte("malformed dropped")) {
+	if d := v.detail(); !bytes.Contains([]byte(d), []byte("malformed dropped")) {
 		t.Fatalf("detail %q", d)
 	}
 }

@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"github.com/bluenviron/gomavlib/v3/pkg/dialects/ardupilotmega"
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 	"github.com/bluenviron/gomavlib/v3/pkg/message"
+	"github.com/botd-project/botd/drivers"
 	"gobot.io/x/gobot/v2"
 )
 
@@ -19,7 +20,7 @@ import (
 // closes it.
 type mavlinkAdaptor struct {
 	name string
-	cfg  *MAVLinkVehicleConfig
+	cfg  *Config
 
 	mu   sync.Mutex
 	node *gomavlib.Node
@@ -158,7 +159,7 @@ const workerTick = 20 * time.Millisecond
 func (w *linkWorker) run() {
 	t := time.NewTicker(workerTick)
 	defer t.Stop()
-	defer w.failAll(ErrClosed)
+	defer w.failAll(drivers.ErrClosed)
 	for {
 		select {
 		case <-w.stop:

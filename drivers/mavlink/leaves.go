@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
 )
 
 // The UAV leaves fly a mavlink_vehicle. An action owns the vehicle while it runs (the rover's
@@ -34,15 +35,15 @@ const (
 	uavRunMission
 )
 
-// uavLimits are the bounds the config gives the UAV leaves.
-func (l *LeafKit) uavBounds() (maxAlt, maxSpeed float64) {
+// uavBounds are the bounds the config gives the UAV leaves.
+func uavBounds(l *drivers.LeafKit) (maxAlt, maxSpeed float64) {
 	maxAlt, maxSpeed = math.Inf(1), math.Inf(1)
-	if l.cfg == nil {
+	if l.Config() == nil {
 		return
 	}
 	first := true
-	for _, d := range l.cfg.DevicesOfKind(KindMAVLinkVehicle) {
-		if c, ok := d.Spec.(*MAVLinkVehicleConfig); ok {
+	for _, d := range l.Config().DevicesOfKind(Kind) {
+		if c, ok := d.Spec.(*Config); ok {
 			if first || c.MaxAltitude > maxAlt {
 				maxAlt = c.MaxAltitude
 			}
@@ -55,9 +56,9 @@ func (l *LeafKit) uavBounds() (maxAlt, maxSpeed float64) {
 	return
 }
 
-func uavTypes(l *LeafKit) []bt.NodeType {
-	maxAlt, maxSpeed := l.uavBounds()
-	dev := l.deviceParam(KindMAVLinkVehicle)
+func uavTypes(l *drivers.LeafKit) []bt.NodeType {
+	maxAlt, maxSpeed := uavBounds(l)
+	dev := l.DeviceParam(Kind)
 	uavDoc := func(s string) string {
 		return s + " It owns the vehicle while it runs; halted, the vehicle holds where it is (unless it is landing or " +
 			"returning home). A command the autopilot refuses or does not acknowledge makes it FAILURE with the autopilot's " +
@@ -115,7 +116,7 @@ func uavTypes(l *LeafKit) []bt.NodeType {
 
 type uavAction struct {
 	op                        uavOp
-	act                       actuatorRef
+	act                       drivers.ActuatorRef
 	x, y, alt, radius, speed  bt.Num
 	heading, rate, tolerance  bt.Num
 	global, hasSpeed, flagSet bool
@@ -126,7 +127,7 @@ type uavAction struct {
 }
 
 type uavMem struct {
-	leafMem
+	drivers.LeafMem
 	id       uint64 // the op followed
 	estopped bool
 	acked    bool
@@ -142,8 +143,8 @@ var (
 	_ bt.Closer = (*uavAction)(nil)
 )
 
-func newUAVAction(b *bt.Builder, l *LeafKit, op uavOp) bt.Behavior {
-	u := &uavAction{op: op, act: l.device(b, KindMAVLinkVehicle), mem: bt.Reserve[uavMem](b)}
+func newUAVAction(b *bt.Builder, l *drivers.LeafKit, op uavOp) bt.Behavior {
+	u := &uavAction{op: op, act: l.Device(b, Kind), mem: bt.Reserve[uavMem](b)}
 	switch op {
 	case uavDisarm:
 		u.flag, u.flagSet = b.Bool("force"), true
@@ -187,8 +188,8 @@ func newUAVAction(b *bt.Builder, l *LeafKit, op uavOp) bt.Behavior {
 
 // compilePlan makes UploadMission's items from its constant parameters, reporting what is
 // wrong at the node.
-func compilePlan(b *bt.Builder, l *LeafKit) []mav.MessageMissionItemInt {
-	maxAlt, _ := l.uavBounds()
+func compilePlan(b *bt.Builder, l *drivers.LeafKit) []mav.MessageMissionItemInt {
+	maxAlt, _ := uavBounds(l)
 	raw, _ := b.Raw("waypoints")
 	list, _ := raw.([]any)
 	if len(list) == 0 || len(list)%3 != 0 {
@@ -233,8 +234,8 @@ func compilePlan(b *bt.Builder, l *LeafKit) []mav.MessageMissionItemInt {
 	return items
 }
 
-func (u *uavAction) vehicle(act *actuator) *Vehicle {
-	if va, ok := act.impl().(*vehicleAct); ok {
+func (u *uavAction) vehicle(act *drivers.Actuator[Command]) *Vehicle {
+	if va, ok := act.Impl().(*vehicleAct); ok {
 		return va.v
 	}
 	return nil
@@ -242,8 +243,9 @@ func (u *uavAction) vehicle(act *actuator) *Vehicle {
 
 func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 	m := u.mem.Of(a, n)
-	m.ready, m.estopped, m.acked, m.done, m.fenced, m.id = false, false, false, false, false, 0
-	r, act := u.act.use(a, n, &m.reported)
+	m.SetReady(false)
+	m.estopped, m.acked, m.done, m.fenced, m.id = false, false, false, false, 0
+	act := drivers.Use[Command](&u.act, a, n, &m.LeafMem)
 	if act == nil {
 		return
 	}
@@ -257,7 +259,8 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 		m.flag = f
 	}
 	if u.already(v, m) {
-		m.done, m.ready = true, true
+		m.done = true
+		m.SetReady(true)
 		return
 	}
 	var op *vehicleOp
@@ -267,36 +270,37 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 	case uavDisarm:
 		op = v.armOp(false, m.flag)
 	case uavTakeoff:
-		alt, ok1 := readNum(a, n, "alt", u.alt)
-		tol, ok2 := readNum(a, n, "tolerance", u.tolerance)
+		alt, ok1 := drivers.ReadNum(a, n, "alt", u.alt)
+		tol, ok2 := drivers.ReadNum(a, n, "tolerance", u.tolerance)
 		if !ok1 || !ok2 {
 			return
 		}
 		m.alt, m.tol = alt, tol
-		if u.outsideFence(a, n, v, m, FenceTarget{Param: "alt", HasAlt: true, Alt: alt}) {
+		if u.outsideFence(a, n, v, m, drivers.FenceTarget{Param: "alt", HasAlt: true, Alt: alt}) {
 			return
 		}
 		if st, up := v.snapshot(); up && st.inAir() && st.haveGlobal && st.relAlt >= alt-tol {
-			m.done, m.ready = true, true // up there already
+			m.done = true
+			m.SetReady(true) // up there already
 			return
 		}
 		op = v.takeoffOp(alt)
 	case uavGoTo:
-		x, ok1 := readNum(a, n, "x", u.x)
-		y, ok2 := readNum(a, n, "y", u.y)
-		alt, ok3 := readNum(a, n, "alt", u.alt)
-		rad, ok4 := readNum(a, n, "radius", u.radius)
+		x, ok1 := drivers.ReadNum(a, n, "x", u.x)
+		y, ok2 := drivers.ReadNum(a, n, "y", u.y)
+		alt, ok3 := drivers.ReadNum(a, n, "alt", u.alt)
+		rad, ok4 := drivers.ReadNum(a, n, "radius", u.radius)
 		speed, ok5 := 0.0, true
 		if u.hasSpeed {
-			speed, ok5 = readNum(a, n, "speed", u.speed)
+			speed, ok5 = drivers.ReadNum(a, n, "speed", u.speed)
 		}
 		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
 			return
 		}
 		m.tx, m.ty, m.alt, m.tol = x, y, alt, rad
-		ft := FenceTarget{Param: "lat", Global: true, HasXY: true, X: x, Y: y, HasAlt: true, Alt: alt}
+		ft := drivers.FenceTarget{Param: "lat", Global: true, HasXY: true, X: x, Y: y, HasAlt: true, Alt: alt}
 		if !u.global {
-			ft = FenceTarget{Param: "x", Home: true, HasXY: true, X: y, Y: x, HasAlt: true, Alt: alt} // NED: x north, y east
+			ft = drivers.FenceTarget{Param: "x", Home: true, HasXY: true, X: y, Y: x, HasAlt: true, Alt: alt} // NED: x north, y east
 		}
 		if u.outsideFence(a, n, v, m, ft) {
 			return
@@ -320,8 +324,8 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 		m.flag = false // flown: set once the vehicle was in the air during the run
 		op = v.runMissionOp()
 	case uavYaw:
-		h, ok1 := readNum(a, n, "heading_deg", u.heading)
-		rate, ok2 := readNum(a, n, "rate", u.rate)
+		h, ok1 := drivers.ReadNum(a, n, "heading_deg", u.heading)
+		rate, ok2 := drivers.ReadNum(a, n, "rate", u.rate)
 		if !ok1 || !ok2 {
 			return
 		}
@@ -330,54 +334,55 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 		if m.flag {
 			target = st.yaw + target
 		}
-		m.alt = WrapAngle(target)
+		m.alt = drivers.WrapAngle(target)
 		op = v.yawOp(h, rate, m.flag)
 	}
-	if err := r.env.command(act, owner{a, n.Index}, command{mode: vehFlying}, true); err != nil {
-		m.estopped = errors.Is(err, ErrEStopped)
+	if err := act.Command(drivers.OwnerOf(a, n), Command{mode: vehFlying}, true); err != nil {
+		m.estopped = errors.Is(err, drivers.ErrEStopped)
 		if !m.estopped {
-			a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, act.dev.kind, act.dev.name, err))
+			a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, Kind, u.act.Name(), err))
 			return
 		}
-		m.ready = true
+		m.SetReady(true)
 		return
 	}
 	m.id = v.track(op)
-	m.ready = true
+	m.SetReady(true)
 }
 
 // outsideFence refuses a target (read from the blackboard, or given) that the robot's geofence
 // does not allow: the leaf fails and nothing reaches the vehicle.
-func (u *uavAction) outsideFence(a *bt.Agent, n *bt.Node, v *Vehicle, m *uavMem, t FenceTarget) bool {
+func (u *uavAction) outsideFence(a *bt.Agent, n *bt.Node, v *Vehicle, m *uavMem, t drivers.FenceTarget) bool {
 	if v.fence == nil {
 		return false
 	}
-	why := v.fence.targetProblem(t)
+	why := v.fence.TargetProblem(t)
 	if why == "" {
 		return false
 	}
-	a.Emit(n.Index, "error", fmt.Sprintf("%s: not sent to %s %q: %s", n.Type.Name, KindMAVLinkVehicle, v.name, why))
-	m.fenced, m.ready = true, true
+	a.Emit(n.Index, "error", fmt.Sprintf("%s: not sent to %s %q: %s", n.Type.Name, Kind, v.name, why))
+	m.fenced = true
+	m.SetReady(true)
 	return true
 }
 
 func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := u.mem.Of(a, n)
-	if m.ready && m.fenced {
+	if m.Ready() && m.fenced {
 		return bt.Failure
 	}
-	if m.ready && m.estopped {
+	if m.Ready() && m.estopped {
 		return bt.Failure
 	}
-	if m.ready && m.done {
+	if m.Ready() && m.done {
 		return bt.Success
 	}
-	r, act, o, ok := startTick(a, n, &u.act, &m.leafMem)
+	act, o, ok := drivers.StartTick[Command](&u.act, a, n, &m.LeafMem)
 	if !ok {
 		return bt.Error
 	}
-	if err := r.env.command(act, o, command{mode: vehFlying}, true); err != nil {
-		return commandStatus(a, n, err, bt.Running)
+	if err := act.Command(o, Command{mode: vehFlying}, true); err != nil {
+		return drivers.CommandStatus(a, n, err, bt.Running)
 	}
 	v := u.vehicle(act)
 	if !m.acked {
@@ -389,7 +394,7 @@ func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		case !done:
 			return bt.Running
 		case err != nil:
-			a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, KindMAVLinkVehicle, v.name, err))
+			a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, Kind, v.name, err))
 			return bt.Failure
 		}
 		m.acked = true
@@ -401,7 +406,7 @@ func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		if v.lostFor() < linkGrace {
 			return bt.Running
 		}
-		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, KindMAVLinkVehicle, v.name, ErrVehicleLink))
+		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q: %v", n.Type.Name, Kind, v.name, ErrVehicleLink))
 		return bt.Failure
 	}
 	switch u.op {
@@ -422,7 +427,7 @@ func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		}
 		return doneIf((count > 0 && reached >= count-1) || (m.flag && !st.inAir() && !st.armed))
 	case uavYaw:
-		return doneIf(!st.haveAttitude || math.Abs(WrapAngle(st.yaw-m.alt)) <= 5*math.Pi/180)
+		return doneIf(!st.haveAttitude || math.Abs(drivers.WrapAngle(st.yaw-m.alt)) <= 5*math.Pi/180)
 	}
 	return bt.Success
 }
@@ -476,7 +481,7 @@ func reached(st *vehicleState, global bool, x, y, alt, radius float64) bool {
 }
 
 // Close gives the vehicle up (its safe state) if the action still owns it.
-func (u *uavAction) Close(a *bt.Agent, n *bt.Node) { u.act.release(a, owner{a, n.Index}) }
+func (u *uavAction) Close(a *bt.Agent, n *bt.Node) { u.act.Release(a, drivers.OwnerOf(a, n)) }
 
 type uavCond uint8
 
@@ -486,11 +491,11 @@ const (
 	condGPS
 )
 
-func uavCondition(l *LeafKit, name, doc string, c uavCond, params ...bt.Param) bt.NodeType {
+func uavCondition(l *drivers.LeafKit, name, doc string, c uavCond, params ...bt.Param) bt.NodeType {
 	return bt.NodeType{Name: name, Kind: bt.Leaf, Category: "condition", Doc: doc,
-		Params: append(params, l.deviceParam(KindMAVLinkVehicle)),
+		Params: append(params, l.DeviceParam(Kind)),
 		New: func(b *bt.Builder) bt.Behavior {
-			q := &uavQuery{c: c, act: l.device(b, KindMAVLinkVehicle), mem: bt.Reserve[leafMem](b)}
+			q := &uavQuery{c: c, act: l.Device(b, Kind), mem: bt.Reserve[drivers.LeafMem](b)}
 			if c == condGPS {
 				q.minFix = b.Number("min_fix")
 			}
@@ -500,19 +505,19 @@ func uavCondition(l *LeafKit, name, doc string, c uavCond, params ...bt.Param) b
 
 type uavQuery struct {
 	c      uavCond
-	act    actuatorRef
+	act    drivers.ActuatorRef
 	minFix bt.Num
-	mem    bt.Mem[leafMem]
+	mem    bt.Mem[drivers.LeafMem]
 }
 
 func (q *uavQuery) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	_, act := q.act.use(a, n, &q.mem.Of(a, n).reported)
+	act := drivers.Use[Command](&q.act, a, n, q.mem.Of(a, n))
 	if act == nil {
 		return bt.Error
 	}
-	va, ok := act.impl().(*vehicleAct)
+	va, ok := act.Impl().(*vehicleAct)
 	if !ok {
-		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q is not a vehicle", n.Type.Name, act.dev.kind, act.dev.name))
+		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q is not a vehicle", n.Type.Name, Kind, q.act.Name()))
 		return bt.Error
 	}
 	st, up := va.v.snapshot()
@@ -525,7 +530,7 @@ func (q *uavQuery) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	case condInAir:
 		return okIf(st.inAir())
 	default:
-		min, ok := readNum(a, n, "min_fix", q.minFix)
+		min, ok := drivers.ReadNum(a, n, "min_fix", q.minFix)
 		if !ok {
 			return bt.Error
 		}
@@ -538,4 +543,12 @@ func okIf(b bool) bt.Status {
 		return bt.Success
 	}
 	return bt.Failure
+}
+
+// bound is a parameter limit from a config's bound (none when infinite).
+func bound(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return bt.Float(v)
 }

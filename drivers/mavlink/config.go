@@ -1,23 +1,25 @@
-package drivers
+package mavlink
 
 import (
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/botd-project/botd/drivers"
 )
 
-// KindMAVLinkVehicle is a PX4 or ArduPilot vehicle over MAVLink 2.
-const KindMAVLinkVehicle = "mavlink_vehicle"
+// Kind is a PX4 or ArduPilot vehicle over MAVLink 2.
+const Kind = "mavlink_vehicle"
 
-// MAVLinkVehicleConfig is a vehicle flown by a PX4 or ArduPilot autopilot over MAVLink 2: UDP,
+// Config is a vehicle flown by a PX4 or ArduPilot autopilot over MAVLink 2: UDP,
 // TCP or a serial port (a telemetry radio, a companion computer's UART). botd is the vehicle's
 // ground station: it sends heartbeats, every command waits for its COMMAND_ACK (retried on
 // timeout), and the vehicle's telemetry is written to the blackboard under key (default "uav").
 // The vehicle's heartbeat is required: without one for heartbeat_timeout_ms the device reports
 // a SENSOR_ERROR fault (list the device in failsafe.required_sensors to make that a failsafe).
 // It is wired to no board: the MAVLink link is its own Gobot adaptor.
-type MAVLinkVehicleConfig struct {
+type Config struct {
 	// Connection is where the autopilot is:
 	//   udpin://0.0.0.0:14540        listen for the vehicle (PX4 SITL's offboard port, a
 	//                                 companion's mavlink-router output)
@@ -53,12 +55,12 @@ type MAVLinkVehicleConfig struct {
 	// MaxAltitude (m above home) bounds Takeoff and GoTo (default 120, the usual legal ceiling).
 	MaxAltitude float64 `yaml:"max_altitude,omitempty"`
 	// MaxSpeed (m/s) bounds GoTo's speed (default 15).
-	MaxSpeed     float64 `yaml:"max_speed,omitempty"`
-	SampleConfig `yaml:",inline"`
+	MaxSpeed             float64 `yaml:"max_speed,omitempty"`
+	drivers.SampleConfig `yaml:",inline"`
 }
 
 // Kind implements Spec.
-func (*MAVLinkVehicleConfig) Kind() string { return KindMAVLinkVehicle }
+func (*Config) Kind() string { return Kind }
 
 // E-stop behaviours.
 const (
@@ -66,7 +68,7 @@ const (
 	EStopMotorsOff = "motors_off"
 )
 
-func (c *MAVLinkVehicleConfig) Defaults(string) {
+func (c *Config) Defaults(string) {
 	def := func(v *float64, d float64) {
 		if *v == 0 {
 			*v = d
@@ -96,7 +98,7 @@ func (c *MAVLinkVehicleConfig) Defaults(string) {
 	c.SampleConfig.SetDefaults("uav", 20)
 }
 
-func (c *MAVLinkVehicleConfig) Validate(v *Validator, path string) {
+func (c *Config) Validate(v *drivers.Validator, path string) {
 	if _, err := parseMAVLinkConnection(c.Connection); err != nil {
 		v.Errorf(path+".connection", "%v", err)
 	}
@@ -133,10 +135,10 @@ func (c *MAVLinkVehicleConfig) Validate(v *Validator, path string) {
 	c.SampleConfig.Check(v, path)
 }
 
-func (*MAVLinkVehicleConfig) Pins() []Pin { return nil }
+func (*Config) Pins() []drivers.Pin { return nil }
 
 // vehicleKeys are what a vehicle writes under its key, in order (vk* index them).
-var vehicleKeys = [...]Key{
+var vehicleKeys = [...]drivers.Key{
 	{Name: "armed", Bool: true}, {Name: "in_air", Bool: true}, {Name: "landed_state"},
 	{Name: "mode"}, {Name: "x"}, {Name: "y"}, {Name: "z"}, {Name: "alt"}, {Name: "alt_amsl"},
 	{Name: "lat"}, {Name: "lon"}, {Name: "vx"}, {Name: "vy"}, {Name: "vz"},
@@ -170,10 +172,10 @@ const (
 	vkCount
 )
 
-func (c *MAVLinkVehicleConfig) Keys(string) []Key {
-	out := make([]Key, len(vehicleKeys))
+func (c *Config) Keys(string) []drivers.Key {
+	out := make([]drivers.Key, len(vehicleKeys))
 	for i, k := range vehicleKeys {
-		out[i] = Key{Name: c.Key + "." + k.Name, Bool: k.Bool}
+		out[i] = drivers.Key{Name: c.Key + "." + k.Name, Bool: k.Bool}
 	}
 	return out
 }
@@ -224,4 +226,4 @@ func parseMAVLinkConnection(s string) (mavConn, error) {
 }
 
 // VehicleKey implements VehicleFrame.
-func (c *MAVLinkVehicleConfig) VehicleKey() string { return c.Key }
+func (c *Config) VehicleKey() string { return c.Key }

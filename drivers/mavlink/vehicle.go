@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
+	"github.com/botd-project/botd/drivers"
 )
 
 // vehicleState is what the vehicle last told botd.
@@ -106,12 +107,12 @@ func (op *vehicleOp) finished() (bool, error) {
 type Vehicle struct {
 	// fence, when set (before the robot starts), refuses targets outside it before they are
 	// sent (Robot.SetFence).
-	fence    *Fence
-	cfg      *MAVLinkVehicleConfig
+	fence    *drivers.Fence
+	cfg      *Config
 	name     string
 	now      func() time.Time
 	log      *slog.Logger
-	events   func(Event)
+	events   func(drivers.Event)
 	estopped func() bool
 	link     *mavlinkAdaptor
 
@@ -384,7 +385,7 @@ func (v *Vehicle) Disarm() error { return v.wait(v.submit(v.armOp(false, false))
 // Hold stops the vehicle where it is (PX4 Hold, ArduPilot Loiter). Refused during an e-stop.
 func (v *Vehicle) Hold() error {
 	if v.estopped() {
-		return fmt.Errorf("hold: %w", ErrEStopped)
+		return fmt.Errorf("hold: %w", drivers.ErrEStopped)
 	}
 	return v.wait(v.submit(v.modeOp("hold", modeHold)))
 }
@@ -393,7 +394,7 @@ func (v *Vehicle) Hold() error {
 // during an e-stop.
 func (v *Vehicle) ReturnHome() error {
 	if v.estopped() {
-		return fmt.Errorf("return home: %w", ErrEStopped)
+		return fmt.Errorf("return home: %w", drivers.ErrEStopped)
 	}
 	return v.wait(v.submit(v.modeOp("return home", modeReturn)))
 }
@@ -524,7 +525,7 @@ func (v *Vehicle) emit(kind, level, msg string) {
 		v.log.Info(msg, "device", v.name)
 	}
 	if v.events != nil {
-		v.events(Event{Time: v.now(), Device: v.name, Kind: kind, Level: level, Message: msg})
+		v.events(drivers.Event{Time: v.now(), Device: v.name, Kind: kind, Level: level, Message: msg})
 	}
 }
 
@@ -534,7 +535,7 @@ func (v *Vehicle) read(now time.Time, vals []float64) error {
 	v.mu.Lock()
 	if v.lastHB.IsZero() {
 		v.mu.Unlock()
-		return errNoSample
+		return drivers.ErrNoSample
 	}
 	age := now.Sub(v.lastHB)
 	if age > v.hbTimeout() {
@@ -596,34 +597,25 @@ func orUnknown(s string) string {
 // SetFence makes the vehicle refuse a Takeoff or GoTo whose target the fence does not allow,
 // before anything is sent (a target from the blackboard is known only then): the vehicle is a
 // FenceGuard. Robot.SetFence calls it before Start.
-func (v *Vehicle) SetFence(f *Fence) { v.fence = f }
+func (v *Vehicle) SetFence(f *drivers.Fence) { v.fence = f }
 
-// Vehicle returns the mavlink_vehicle device with that name.
-func (r *Robot) Vehicle(name string) (*Vehicle, bool) {
-	if d, ok := r.byName[name]; ok {
-		if va, ok := actImpl[*vehicleAct](d); ok {
-			return va.v, true
+// Of returns the robot's mavlink_vehicle device with that name.
+func Of(r *drivers.Robot, name string) (*Vehicle, bool) {
+	for _, v := range drivers.Abilities[*Vehicle](r) {
+		if v.name == name {
+			return v, true
 		}
 	}
 	return nil, false
 }
 
-func actImpl[T actuatorImpl](d *device) (T, bool) {
-	var zero T
-	if d.act == nil {
-		return zero, false
-	}
-	t, ok := d.act.impl().(T)
-	return t, ok
-}
-
 // A vehicle's abilities, which the robot and the daemon find by type.
 var (
-	_ Settler    = (*Vehicle)(nil)
-	_ Failsafer  = (*Vehicle)(nil)
-	_ FenceGuard = (*Vehicle)(nil)
-	_ Autopilot  = (*Vehicle)(nil)
-	_ OwnDeadman = (*vehicleAct)(nil)
+	_ drivers.Settler    = (*Vehicle)(nil)
+	_ drivers.Failsafer  = (*Vehicle)(nil)
+	_ drivers.FenceGuard = (*Vehicle)(nil)
+	_ drivers.Autopilot  = (*Vehicle)(nil)
+	_ drivers.OwnDeadman = (*vehicleAct)(nil)
 )
 
 // vehicleAct is the vehicle's place in the envelope: a leaf owns it while it flies the
@@ -633,6 +625,10 @@ type vehicleAct struct {
 	last uint8 // the mode last written
 }
 
+// Command is what the envelope holds for a vehicle: who flies it (a leaf's own commands go
+// straight to the vehicle; the envelope keeps the owner, the safe state and the e-stop).
+type Command struct{ mode uint8 }
+
 // Vehicle command modes.
 const (
 	vehSafe   uint8 = iota // no leaf flies the vehicle
@@ -640,10 +636,15 @@ const (
 	vehEStop               // the e-stop: land, or motors off
 )
 
-func (*vehicleAct) safe() command           { return command{mode: vehSafe} }
-func (*vehicleAct) clamp(c command) command { return c }
+// Safe implements drivers.ActuatorImpl: no leaf flies the vehicle.
+func (*vehicleAct) Safe() Command { return Command{mode: vehSafe} }
 
-func (a *vehicleAct) write(c command, _ time.Time, force bool) error {
+// Clamp implements drivers.ActuatorImpl: the leaves bound their own targets.
+func (*vehicleAct) Clamp(c Command) Command { return c }
+
+// Write implements drivers.ActuatorImpl: the safe state holds, the e-stop lands or stops the
+// motors.
+func (a *vehicleAct) Write(c Command, _ time.Time, force bool) error {
 	if c.mode == a.last && !force {
 		return nil
 	}
@@ -661,8 +662,8 @@ func (a *vehicleAct) write(c command, _ time.Time, force bool) error {
 // own, and its link-loss failsafe covers a daemon that is gone.
 func (*vehicleAct) OwnDeadman() {}
 
-// eStopState implements eStopper: the e-stop lands the vehicle or stops its motors.
-func (a *vehicleAct) eStopState() command { return command{mode: vehEStop} }
+// EStopState implements drivers.EStopper: the e-stop lands the vehicle or stops its motors.
+func (a *vehicleAct) EStopState() Command { return Command{mode: vehEStop} }
 
 // Hold, ReturnHome and Land are what the daemon's geofence finds on the vehicle's actuator. It
 // calls them on the tick goroutine, so they start the action and return at once (the blocking
@@ -672,22 +673,22 @@ func (a *vehicleAct) Hold() error       { return a.v.Failsafe("hold") }
 func (a *vehicleAct) ReturnHome() error { return a.v.Failsafe("return_home") }
 func (a *vehicleAct) Land() error       { return a.v.Failsafe("land") }
 
-// buildVehicle builds a mavlink_vehicle device: the link (its own adaptor), the vehicle
-// driver, an actuator for ownership and the safe state, and a sensor for its telemetry.
-func (r *Robot) buildVehicle(d *device, c *MAVLinkVehicleConfig) error {
-	v := &Vehicle{cfg: c, name: d.name, now: r.now, log: r.log, events: r.opts.Events,
+// build builds a mavlink_vehicle device: the link (its own board), the vehicle driver, an
+// actuator for ownership and the safe state, and a sensor for its telemetry.
+func build(b *drivers.Builder) error {
+	c := b.Spec().(*Config)
+	v := &Vehicle{cfg: c, name: b.Name(), now: b.Clock(), log: b.Logger(), events: b.Options().Events,
 		ops: make(chan *vehicleOp, 16), missionCount: -1, missionReached: -1}
-	v.estopped = func() bool { on, _ := r.env.estopped(); return on }
+	v.estopped = b.EStopped()
 	v.target.yaw = math.NaN()
-	v.link = &mavlinkAdaptor{name: d.name + "-link", cfg: c}
+	v.link = &mavlinkAdaptor{name: b.Name() + "-link", cfg: c}
 	// The link is the device's own board: connected with the boards, finalized after them.
-	d.board = &board{name: v.link.name, cfg: &AdaptorConfig{Kind: "mavlink"}, adaptor: v.link}
-	r.boards = append(r.boards, d.board)
-	d.addDriver(&vehicleDriver{name: d.name, v: v}, true)
-	d.act = newUnionActuator(d, &vehicleAct{v: v})
-	d.sens = newSensor(d, c.SampleConfig, v.read)
-	d.detail = v.detail
-	d.ability = v
+	b.OwnBoard("mavlink", v.link)
+	b.AddDriver(&vehicleDriver{name: b.Name(), v: v}, true)
+	drivers.NewActuator[Command](b, &vehicleAct{v: v})
+	b.Sensor(c.SampleConfig, v.read)
+	b.Detail(v.detail)
+	b.Ability(v)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botd-project/botd/drivers"
 )
 
 // nodeMAVLinkVersion is the node-mavlink release the interoperability test runs against.
@@ -99,14 +101,14 @@ func TestVehicleAgainstNodeMAVLink(t *testing.T) {
 	}
 
 	cfg := parse(t, fmt.Sprintf("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"tcp://127.0.0.1:%d\", heartbeat_hz: 5}\n", int(port)))
-	r, err := Build(cfg, Options{Logger: quiet})
+	r, err := drivers.Build(cfg, drivers.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	v, _ := r.Vehicle("uav")
+	v, _ := Of(r, "uav")
 	g := &uavRig{t: t, robot: r, v: v}
 	g.waitFor("the node-mavlink autopilot's heartbeat", v.LinkUp)
 	if st := g.state(); st.autopilot != apPX4 || st.mode != modeHold {

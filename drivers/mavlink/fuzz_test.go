@@ -1,4 +1,4 @@
-package drivers
+package mavlink
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/bluenviron/gomavlib/v3/pkg/dialects/ardupilotmega"
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 	"github.com/bluenviron/gomavlib/v3/pkg/frame"
+	"github.com/botd-project/botd/drivers"
 )
 
 // FuzzVehicleFrames feeds whatever a link may carry through gomavlib's parser into the
@@ -42,7 +43,7 @@ func FuzzVehicleFrames(f *testing.F) {
 		if err := r.Initialize(); err != nil {
 			t.Fatal(err)
 		}
-		cfg := &MAVLinkVehicleConfig{Connection: "udpin://:0"}
+		cfg := &Config{Connection: "udpin://:0"}
 		cfg.Defaults("")
 		v := &Vehicle{cfg: cfg, name: "uav", now: time.Now, log: quiet, estopped: func() bool { return false },
 			ops: make(chan *vehicleOp, 1), missionCount: -1, missionReached: -1}
@@ -58,7 +59,7 @@ func FuzzVehicleFrames(f *testing.F) {
 			w.handle(&gomavlib.EventFrame{Frame: fr})
 		}
 		vals := make([]float64, vkCount)
-		if err := v.read(time.Now(), vals); err != nil && err != errNoSample {
+		if err := v.read(time.Now(), vals); err != nil && err != drivers.ErrNoSample {
 			t.Fatal(err)
 		}
 		for i, x := range vals {
