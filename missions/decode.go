@@ -6,11 +6,11 @@ package missions
 //
 //   - BehaviorTree.CPP v4 XML when it starts with '<' (see import_btcpp.go);
 //   - JSON when it starts with '{' or '[': Behavior3 Editor JSON (a tree, a
-//     project, or the desktop app's project file) when it has the shape of
-//     one, else a botd mission;
+//     project, or the desktop app's project file; package b3, when linked)
+//     when it has the shape of one, else a botd mission;
 //   - a QGroundControl plan (JSON whose fileType is "Plan") or a Mission
 //     Planner waypoint file ("QGC WPL 110"): a generated mission that flies
-//     it (import_plan.go, package plan);
+//     it (package plan, when linked);
 //   - otherwise a botd mission in YAML.
 //
 // It reports every problem it finds as bt.Problems located by JSON

@@ -15,8 +15,8 @@
 //     expansion;
 //   - decode.go asks the registered formats (formats.go; a format package
 //     reads through kit.go) which one the document is in; decode_botd.go,
-//     import_btcpp.go and import_plan.go (QGroundControl plans, through
-//     package plan) build a Document and report every problem, located by
+//     import_btcpp.go and the format packages (b3, plan: linked by package
+//     formats) build a Document and report every problem, located by
 //     JSON pointer (and, for XML, by file and line); a BehaviorTree.CPP
 //     file read from disk brings in its <include>s, and library.go adds
 //     the trees of a library (-lib) that a mission calls;

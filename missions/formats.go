@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
-	"github.com/botd-project/botd/missions/plan"
 )
 
 // The formats a document can be read and written in, behind one
@@ -164,16 +163,4 @@ func init() {
 		Export: func(d *Document, o ExportOptions) ([]byte, error) { return ExportBTCPP(d, o.Registry) }})
 	RegisterFormat(Codec{Name: "botd", Doc: "botd's own mission JSON",
 		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return d.JSON() }})
-	RegisterFormat(Codec{Name: "plan", Doc: "a QGroundControl .plan of a UAV mission's flight",
-		Detect: func(s *Source) bool {
-			if plan.IsPlan(s.Body) {
-				return true
-			}
-			o := s.jsonObject()
-			return o != nil && plan.IsPlanObject(o.m["fileType"])
-		},
-		Import: func(s *Source) *Document { return decodePlan(s.Data, s.File, s.ps) },
-		Export: func(d *Document, o ExportOptions) ([]byte, error) {
-			return plan.Export(d.Trees, d.Main, d.Blackboard, plan.ExportOptions{Home: o.Home})
-		}})
 }

@@ -116,3 +116,7 @@ func NewSource(data []byte, file string, lim Limits) *Source {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	return &Source{Data: data, Body: bytes.TrimLeft(data, " \t\r\n"), File: file, ps: NewProblems(lim)}
 }
+
+// Append records problems found elsewhere (a format's own parser), as
+// they are.
+func (p *problems) Append(list ...bt.Problem) { p.list = append(p.list, list...) }

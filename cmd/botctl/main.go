@@ -13,7 +13,7 @@ import (
 
 	// Before Bubble Tea's init: no terminal queries (see the package).
 	_ "github.com/botd-project/botd/cmd/botctl/internal/quietterm"
-	// The mission formats in packages of their own (Behavior3).
+	// The mission formats in packages of their own (Behavior3, plans).
 	_ "github.com/botd-project/botd/missions/formats"
 )
 

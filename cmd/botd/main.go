@@ -12,7 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	// The mission formats in packages of their own (Behavior3).
+	// The mission formats in packages of their own (Behavior3, plans).
 	_ "github.com/botd-project/botd/missions/formats"
 )
 

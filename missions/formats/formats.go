@@ -5,10 +5,11 @@
 // package registers its formats with missions.RegisterFormat when it is
 // linked, and missions itself imports none of them.
 //
-// The formats in missions' own files (botd's, BehaviorTree.CPP XML, the
-// QGroundControl plans) are registered by missions.
+// The formats in missions' own files (botd's, BehaviorTree.CPP XML) are
+// registered by missions.
 package formats
 
 import (
-	_ "github.com/botd-project/botd/missions/b3" // Behavior3: b3, b3tree
+	_ "github.com/botd-project/botd/missions/b3"   // Behavior3: b3, b3tree
+	_ "github.com/botd-project/botd/missions/plan" // QGroundControl and Mission Planner: plan
 )

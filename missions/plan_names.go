@@ -1,47 +1,12 @@
 package missions
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
-	"github.com/botd-project/botd/missions/plan"
 )
-
-// decodePlan imports a QGroundControl plan or a Mission Planner waypoint
-// file (package plan) as a generated mission: one tree, "main", that flies
-// the plan's items with botd's UAV leaves. The plan's problems are located
-// in the plan file (JSON pointers, or "line N"). A .plan's optional "id"
-// and "revision" members are the mission's.
-func decodePlan(data []byte, file string, ps *problems) *Document {
-	lim := plan.Limits{Bytes: ps.lim.DocumentBytes, Items: ps.lim.Nodes}
-	p, probs := plan.Parse(data, lim)
-	if probs != nil {
-		ps.list = append(ps.list, probs...)
-		return nil
-	}
-	root, probs := p.Tree(lim)
-	if probs != nil {
-		ps.list = append(ps.list, probs...)
-		return nil
-	}
-	d := &Document{Format: Format, ID: p.ID, Revision: p.Revision, Main: "main", Trees: map[string]*bt.NodeDef{"main": root}}
-	// A plan has no name: the file's, else one from its content, so that
-	// two plans sent without an id (botctl and the daemon derive one from
-	// the name) are two missions, and the same bytes the same mission.
-	if file != "" {
-		d.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	} else {
-		sum := sha256.Sum256(data)
-		d.Name = "plan-" + hex.EncodeToString(sum[:4])
-	}
-	d.Blackboard = p.Blackboard() // home, geoFence and rally points
-	return d
-}
 
 // annotatePlan puts the plan item in front of each problem found in a
 // tree generated from a plan ("item 1: NAV_TAKEOFF (22): 50 is above the
