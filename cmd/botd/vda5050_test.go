@@ -48,6 +48,7 @@ vda5050:
     beep:
       description: waits ms milliseconds
       node: {type: Wait, params: {ms: "{vda5050.param.ms}"}}
+      prepare: {type: Wait, name: prepare, params: {ms: 300}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestCheckConfigVDA5050(t *testing.T) {
 		`vda5050.serial_number: "a/b": want letters, digits and _ . : -`,
 		`vda5050.speed: -1 is outside [0.01, 100]`,
 		`vda5050.state_every: 2m0s is outside [1s, 30s]`,
-		`vda5050.actions.lift.nod: unknown field (known: description, node)`,
+		`vda5050.actions.lift.nod: unknown field (known: description, node, prepare)`,
 		`vda5050.actions.lift.node: want a mission node with a type`,
 		`vda5050.actions.cancelOrder: cancelOrder is a predefined instant action`,
 		`vda5050: a VDA 5050 order carries no signature`,

@@ -76,6 +76,9 @@ type Adapter struct {
 	pose      poseTracker
 	loadCount int
 	savedMark runMark // the run as last saved to Config.StateFile
+	// opened is the last blackboard snapshot's keyOpened values, by
+	// an action's place in its step.
+	opened map[int]int
 	// headerRes is, per topic, the headerId up to which ids are reserved
 	// in Config.StateFile: after a restart (or a crash) the counts go on
 	// from there, so headerIds keep increasing.

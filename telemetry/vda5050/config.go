@@ -60,7 +60,10 @@ type Config struct {
 // mapping in the config. The action's actionParameters are written to the
 // blackboard as vda5050.param.KEY before it runs.
 type ActionConfig struct {
-	Node        map[string]any `yaml:"node"`
+	Node map[string]any `yaml:"node"`
+	// Prepare, when given, runs before Node: the action is INITIALIZING
+	// while it runs, RUNNING once Node opens.
+	Prepare     map[string]any `yaml:"prepare"`
 	Description string         `yaml:"description"`
 	// unknown are the fields the config gave that ActionConfig has not
 	// (Validate reports them).
@@ -78,7 +81,7 @@ func (a *ActionConfig) UnmarshalYAML(n *yaml.Node) error {
 	*a = ActionConfig(p)
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i].Value; k != "node" && k != "description" {
+			if k := n.Content[i].Value; k != "node" && k != "prepare" && k != "description" {
 				a.unknown = append(a.unknown, k)
 			}
 		}
@@ -170,10 +173,13 @@ func (c *Config) Validate(prefix string) error {
 			bad("actions."+name, "%s is a predefined instant action botd answers itself", name)
 		}
 		for _, k := range a.unknown {
-			bad("actions."+name+"."+k, "unknown field (known: description, node)")
+			bad("actions."+name+"."+k, "unknown field (known: description, node, prepare)")
 		}
 		if t, _ := a.Node["type"].(string); t == "" {
 			bad("actions."+name+".node", "want a mission node with a type ({type: Wait, params: {ms: 1000}})")
+		}
+		if t, _ := a.Prepare["type"].(string); a.Prepare != nil && t == "" {
+			bad("actions."+name+".prepare", "want a mission node with a type, or no prepare")
 		}
 	}
 	return errors.Join(errs...)

@@ -197,7 +197,11 @@ func (r *orderRun) active() bool {
 // progress moves the run to done steps (never back), marking the nodes
 // reached and the actions finished; running is the step being run (0:
 // none), as the mission's progress keys say.
-func (r *orderRun) progress(done, running int) bool {
+//
+// opened(j) is the step in which the running step's j-th action opened
+// its node after its prepare node; prepared(i) tells whether action i
+// has one (it is INITIALIZING until then).
+func (r *orderRun) progress(done, running int, opened func(j int) int, prepared func(i int) bool) bool {
 	changed := false
 	for r.done < done && r.done < len(r.steps) {
 		s := r.steps[r.done]
@@ -214,9 +218,16 @@ func (r *orderRun) progress(done, running int) bool {
 	}
 	if running > r.done && running <= len(r.steps) {
 		s := r.steps[running-1]
-		for _, a := range append([]int{s.action}, s.with...) {
-			if a >= 0 && r.status[a].ActionStatus == ActionWaiting {
-				r.status[a].ActionStatus = ActionRunning
+		for j, a := range append([]int{s.action}, s.with...) {
+			if a < 0 {
+				continue
+			}
+			want := ActionRunning
+			if prepared != nil && prepared(a) && (opened == nil || opened(j) < running-r.from) {
+				want = ActionInitializing
+			}
+			if st := r.status[a].ActionStatus; st == ActionWaiting || (st == ActionInitializing && want == ActionRunning) {
+				r.status[a].ActionStatus = want
 				changed = true
 			}
 		}
@@ -306,20 +317,20 @@ func (r *orderRun) stepNode(k int, cfg *Config, bb map[string]any) any {
 			// NONE actions alongside the drive: the step is done when
 			// the drive and they are.
 			branches := []any{body}
-			for _, a := range s.with {
-				branches = append(branches, r.actionNode(a, cfg, bb))
+			for j, a := range s.with {
+				branches = append(branches, r.actionNode(a, cfg, bb, n, j+1))
 			}
 			body = map[string]any{"type": "Parallel", "name": "drive with actions", "children": branches}
 		}
 	} else {
 		a := r.actions[s.action]
-		body, name = r.actionNode(s.action, cfg, bb), fmt.Sprintf("action %s (%s)", a.ActionID, a.Type())
+		body, name = r.actionNode(s.action, cfg, bb, n, 0), fmt.Sprintf("action %s (%s)", a.ActionID, a.Type())
 		if len(s.with) > 0 {
 			// Actions that may run at the same time (SOFT, NONE): the
 			// step is done when all of them are.
 			branches := []any{body}
-			for _, w := range s.with {
-				branches = append(branches, r.actionNode(w, cfg, bb))
+			for j, w := range s.with {
+				branches = append(branches, r.actionNode(w, cfg, bb, n, j+1))
 				name += fmt.Sprintf(" with %s (%s)", r.actions[w].ActionID, r.actions[w].Type())
 			}
 			body = map[string]any{"type": "Parallel", "name": "actions together", "children": branches}
@@ -386,7 +397,11 @@ func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // a "{key}" reference); in an injected extension (bb nil) by Set nodes
 // with the values themselves (a string shaped as a reference was refused
 // when the update came: see literalParams).
-func (r *orderRun) actionNode(i int, cfg *Config, bb map[string]any) any {
+//
+// An action with a prepare node runs it first and then marks, in
+// keyOpened(j) (j: the action's place in step n), that its node opens:
+// the action is INITIALIZING until then.
+func (r *orderRun) actionNode(i int, cfg *Config, bb map[string]any, n, j int) any {
 	a := r.actions[i]
 	seq := []any{}
 	for _, kv := range a.ActionParameters {
@@ -400,8 +415,19 @@ func (r *orderRun) actionNode(i int, cfg *Config, bb map[string]any) any {
 		bb[hold] = v
 		seq = append(seq, set("vda5050.param."+kv.Key, "{"+hold+"}"))
 	}
-	return map[string]any{"type": "MemSequence", "name": a.Type(), "children": append(seq, cfg.Actions[a.Type()].Node)}
+	ac := cfg.Actions[a.Type()]
+	if ac.Prepare != nil {
+		seq = append(seq, ac.Prepare, set(keyOpened(j), n))
+	}
+	return map[string]any{"type": "MemSequence", "name": a.Type(), "children": append(seq, ac.Node)}
 }
+
+// keyOpened(j) is the step in which the j-th action of a step (0: the
+// step's own, then those run with it) last opened its node after its
+// prepare node.
+func keyOpened(j int) string { return keyOpenedPrefix + strconv.Itoa(j) }
+
+const keyOpenedPrefix = "vda5050.opened"
 
 // literalParams finds an action parameter an injected extension cannot
 // carry: a string value shaped as a blackboard reference ("{key}"), which

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -37,11 +38,13 @@ func (a *Adapter) observe() {
 	r.seen = true
 	done, running, ok := a.progressKeys(r.token)
 	if ok {
-		r.progress(r.from+done, r.from+running)
+		r.progress(r.from+done, r.from+running, func(j int) int { return a.opened[j] }, func(i int) bool {
+			return a.cfg.Actions[r.actions[i].Type()].Prepare != nil
+		})
 	}
 	switch st.Mission.Status {
 	case protocol.RunSucceeded:
-		r.progress(r.upTo, 0)
+		r.progress(r.upTo, 0, nil, nil)
 		if r.upTo < len(r.steps) {
 			a.goOn()
 			return
@@ -82,6 +85,7 @@ func (a *Adapter) endRun(why string) {
 // blackboard snapshot, if it is this load's.
 func (a *Adapter) progressKeys(token int) (done, running int, ok bool) {
 	var tok = -1
+	clear(a.opened)
 	for _, v := range a.o.Runner.Blackboard() {
 		f, isNum := v.Value.(float64)
 		if !isNum {
@@ -99,6 +103,13 @@ func (a *Adapter) progressKeys(token int) (done, running int, ok bool) {
 			done = int(f)
 		case keyRunning:
 			running = int(f)
+		default:
+			if j, err := strconv.Atoi(strings.TrimPrefix(v.Key, keyOpenedPrefix)); err == nil && j >= 0 && strings.HasPrefix(v.Key, keyOpenedPrefix) {
+				if a.opened == nil {
+					a.opened = map[int]int{}
+				}
+				a.opened[j] = int(f)
+			}
 		}
 	}
 	return done, running, tok == token

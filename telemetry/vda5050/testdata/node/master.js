@@ -121,8 +121,17 @@ async function main() {
         // Node c has an orientation: the robot arrives facing north (pi/2)
         // and turns to face west.
         Object.assign(o.nodes[2].nodePosition, { theta: Math.PI, allowedDeviationTheta: 0.1 });
-        const r = await assign(o);
+        // The HARD action's states as they change: its prepare node makes
+        // it INITIALIZING before RUNNING.
+        const seen = [];
+        const hard = o.nodes[2].actions[0].actionId;
+        const r = await assign(o, { onActionStateChanged: as => {
+            if (as.actionId === hard && seen[seen.length - 1] !== as.actionStatus) seen.push(as.actionStatus);
+        } });
         if (r.error || r.byCancelation || r.active) throw new Error("order ended " + JSON.stringify(r));
+        const order = ["WAITING", "INITIALIZING", "RUNNING", "FINISHED"];
+        if (seen.some((st, i) => i > 0 && order.indexOf(st) <= order.indexOf(seen[i - 1])) || seen[seen.length - 1] !== "FINISHED")
+            throw new Error("action states out of order: " + seen);
         const p = r.state.agvPosition;
         const d = Math.hypot(p.x - (x + 0.5), p.y - (y + 0.5));
         if (r.traversed.join(",") !== "a,b,c" || d > 0.3) throw new Error(`traversed ${r.traversed} ending ${d} m from c`);
@@ -132,7 +141,7 @@ async function main() {
         // (and what the robot drifts while it stops).
         const off = Math.abs(Math.atan2(Math.sin(p.theta - Math.PI), Math.cos(p.theta - Math.PI)));
         if (off > 0.15) throw new Error(`heading ${p.theta} at c, ${off} rad off theta`);
-        return { traversed: r.traversed, distance: d, actions, thetaOff: off };
+        return { traversed: r.traversed, distance: d, actions, thetaOff: off, hardActionStates: seen };
     });
 
     await run("pause-resume", async () => {
