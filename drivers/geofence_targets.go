@@ -42,25 +42,8 @@ var fenceTargets = struct {
 	sync.RWMutex
 	m map[string]FenceTargetsFunc
 }{m: map[string]FenceTargetsFunc{
-	"MoveTo":  LocalTarget("x", "y"),
-	"GoTo":    vehicleTarget,
-	"Takeoff": AltitudeTarget("alt"),
+	"MoveTo": LocalTarget("x", "y"),
 }}
-
-// vehicleTarget is a UAV GoTo's target: x/y north and east of home (local NED), or lat/lon,
-// at alt above home.
-func vehicleTarget(p map[string]any) []FenceTarget {
-	if _, ok := p["lat"]; ok {
-		return GlobalTarget("lat", "lon", "alt")(p)
-	}
-	ts := LocalTarget("x", "y", "alt")(p)
-	for i := range ts {
-		if ts[i].HasXY {
-			ts[i].X, ts[i].Y, ts[i].Home = ts[i].Y, ts[i].X, true // NED north, east -> east, north
-		}
-	}
-	return ts
-}
 
 // RegisterFenceTargets declares that leaves of the node type carry targets, so missions are
 // checked against the geofence when they are loaded. A package that adds a leaf which moves the

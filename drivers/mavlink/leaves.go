@@ -18,6 +18,27 @@ import (
 // the autopilot's result (MAV_RESULT_DENIED, ...) in the node's error. During an e-stop they
 // return FAILURE.
 
+// GoTo and Takeoff fly to a place: a mission is checked against the geofence when it is loaded.
+func init() {
+	drivers.RegisterFenceTargets("GoTo", gotoTargets)
+	drivers.RegisterFenceTargets("Takeoff", drivers.AltitudeTarget("alt"))
+}
+
+// gotoTargets is a GoTo's target: x/y north and east of home (local NED), or lat/lon, at alt
+// above home.
+func gotoTargets(p map[string]any) []drivers.FenceTarget {
+	if _, ok := p["lat"]; ok {
+		return drivers.GlobalTarget("lat", "lon", "alt")(p)
+	}
+	ts := drivers.LocalTarget("x", "y", "alt")(p)
+	for i := range ts {
+		if ts[i].HasXY {
+			ts[i].X, ts[i].Y, ts[i].Home = ts[i].Y, ts[i].X, true // NED north, east -> east, north
+		}
+	}
+	return ts
+}
+
 // uavOp is what a UAV action asks of the vehicle.
 type uavOp uint8
 
