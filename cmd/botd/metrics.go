@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -196,9 +197,25 @@ func writeProcessMetrics(w *metricsWriter) {
 	}
 	// USER_HZ is 100 on every Linux architecture botd runs on.
 	const userHZ = 100
-	w.one("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", (num(14)+num(15))/userHZ)
+	// CPU time from getrusage and resident pages from statm: exact, and
+	// true under qemu-user too, which fakes most of /proc/self/stat's
+	// fields as 0 (the ARM tests run there); stat's are the fallback.
+	cpu := (num(14) + num(15)) / userHZ
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	}
+	rss := num(24)
+	if statm, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if g := strings.Fields(string(statm)); len(g) > 1 {
+			if v, err := strconv.ParseFloat(g[1], 64); err == nil {
+				rss = v
+			}
+		}
+	}
+	w.one("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", cpu)
 	w.one("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", num(23))
-	w.one("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", num(24)*float64(os.Getpagesize()))
+	w.one("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", rss*float64(os.Getpagesize()))
 	if boot := bootTime(); boot > 0 {
 		w.one("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.", boot+num(22)/userHZ)
 	}
