@@ -196,3 +196,30 @@ func TestRefusalWithManyProblemsIsSmall(t *testing.T) {
 		t.Fatalf("reply of %d bytes with %d problems and %d more", len(b), len(e.Problems), e.More)
 	}
 }
+
+// A start queued right behind an e-stop reset (both reach the tick
+// goroutine in one drain) finds the e-stop released: the reset moves the
+// mode out of ESTOP at once, not at the end of the tick.
+func TestStartRightAfterAReset(t *testing.T) {
+	tr, hw := startStuckRunner(t)
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(0, waitLong)})
+	tr.mustOK(protocol.Command{Op: protocol.OpEStop})
+	tr.waitMode(protocol.ModeEStop)
+	release := hw.stick(t)
+	reset := make(chan protocol.Reply, 1)
+	go func() { reset <- tr.do(protocol.Command{ID: "reset", Op: protocol.OpEStopReset}) }()
+	tr.waitFor("the reset queued", func(protocol.State) bool { return len(tr.cmds) == 1 })
+	start := make(chan protocol.Reply, 1)
+	go func() {
+		start <- tr.do(protocol.Command{ID: "start", Op: protocol.OpMissionLoad, Mission: mission(0, waitLong), Start: true, Replace: true})
+	}()
+	tr.waitFor("the start queued", func(protocol.State) bool { return len(tr.cmds) == 2 })
+	release()
+	if rep := <-reset; !rep.OK {
+		t.Fatalf("reset: %+v", rep.Error)
+	}
+	if rep := <-start; !rep.OK {
+		t.Fatalf("a start right after the reset: %+v", rep.Error)
+	}
+	tr.waitMode(protocol.ModeRunning)
+}

@@ -128,6 +128,9 @@ func (r *Runner) applyReset(p *pending, now time.Time) protocol.Reply {
 	r.mu.Lock()
 	r.state.EStop = r.estopPending.Load()
 	r.mu.Unlock()
+	// The mode leaves ESTOP now, not at the end of the tick: a command in
+	// the same drain behind the reset (a start) finds it released.
+	r.stepMode(now)
 	msg := "e-stop released; no mission is running"
 	if r.run != nil && isActive(r.run.status) {
 		msg = "e-stop released; the mission stays paused until resumed"
