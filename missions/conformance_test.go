@@ -22,11 +22,11 @@ const fixtures = "../../shared/fixtures"
 // laid out as in BT.CPP's repository).
 var fixtureExceptions = map[string]string{
 	"btcpp/corpus2.xml": "" +
-		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/timeout_ms: unknown parameter \"timeout_ms\" for Timeout (known: msec)\n" +
-		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/msec: missing required parameter \"msec\" (number)\n",
+		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/timeout_ms: line 5: <Timeout> timeout_ms: unknown parameter \"timeout_ms\" for Timeout (known: msec)\n" +
+		"VALIDATION_FAILED /trees/MainTree/children/0/children/0/params/msec: line 5: <Timeout> msec: missing required parameter \"msec\" (number)\n",
 	"btcpp/corpus4.xml": "" +
-		"VALIDATION_FAILED /trees/MainTree/children/1: Succeeder takes exactly 1 child, got 0\n" +
-		"VALIDATION_FAILED /trees/MainTree/children/2: Failer takes exactly 1 child, got 0\n",
+		"VALIDATION_FAILED /trees/MainTree/children/1: line 5: <ForceSuccess>: Succeeder takes exactly 1 child, got 0\n" +
+		"VALIDATION_FAILED /trees/MainTree/children/2: line 6: <ForceFailure>: Failer takes exactly 1 child, got 0\n",
 	"nav2/nav2_tree_nodes.xml": "" +
 		"VALIDATION_FAILED /trees: a mission needs at least one tree\n",
 	"btcpp/subtree_test.xml": "" +

@@ -15,8 +15,8 @@ const fixtureDir = "../../../shared/fixtures/btcpp-xml"
 // substituted (see missions' TestBTCPPFixtures for why), with a problem
 // each must report.
 var fixtureRejected = map[string]string{
-	"btcpp/corpus2.xml":        `params/timeout_ms: unknown parameter "timeout_ms" for Timeout`,
-	"btcpp/corpus4.xml":        "Succeeder takes exactly 1 child, got 0",
+	"btcpp/corpus2.xml":        `line 5: <Timeout> timeout_ms: unknown parameter "timeout_ms" for Timeout`,
+	"btcpp/corpus4.xml":        "line 5: <ForceSuccess>: Succeeder takes exactly 1 child, got 0",
 	"nav2/nav2_tree_nodes.xml": "a mission needs at least one tree",
 	"btcpp/subtree_test.xml":   `line 4: <include path="subtrees/Talk.xml">`,
 }
