@@ -87,6 +87,7 @@ type pahoConn struct {
 	closing   atomic.Bool // Close has begun: no more birth messages
 	closed    atomic.Bool
 	heard     atomic.Int64 // unix ns the broker last sent anything (heardConn)
+	linger    atomic.Int64 // ns a closing socket waits for the broker's close (heardConn)
 	dialing   atomic.Value // string: the broker URL last dialled
 	broker    atomic.Value // string: the broker URL of the current connection
 
@@ -153,7 +154,7 @@ func (c *pahoConn) open(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn = &heardConn{Conn: conn, at: &c.heard}
+	conn = &heardConn{Conn: conn, at: &c.heard, linger: &c.linger}
 	if c.opts.WrapConn != nil {
 		return c.opts.WrapConn(conn)
 	}
@@ -163,9 +164,35 @@ func (c *pahoConn) open(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
 // heardConn records when the broker last sent anything (a PINGRESP
 // included): a silent broker's last contact, which a link-loss timer
 // measures from, is earlier than the moment the client notices it.
+//
+// Its Close after a DISCONNECT is a lingering close: it reads until the
+// broker closes its end (or the linger time runs out) and only then
+// closes. A socket closed with unread bytes in its receive buffer (a
+// message the broker sent a moment before) is reset, not closed, and a
+// reset can throw away the DISCONNECT the broker has not read yet: the
+// broker then ends the client with an error and sends its last will
+// after a clean goodbye.
 type heardConn struct {
 	net.Conn
-	at *atomic.Int64
+	at     *atomic.Int64
+	linger *atomic.Int64
+}
+
+func (h *heardConn) Close() error {
+	if d := time.Duration(h.linger.Load()); d > 0 {
+		if cw, ok := h.Conn.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+		}
+		if h.Conn.SetReadDeadline(time.Now().Add(d)) == nil {
+			var buf [512]byte
+			for {
+				if _, err := h.Conn.Read(buf[:]); err != nil {
+					break
+				}
+			}
+		}
+	}
+	return h.Conn.Close()
 }
 
 func (h *heardConn) Read(b []byte) (int, error) {
@@ -412,6 +439,7 @@ func (c *pahoConn) Close() error {
 			}
 		}
 		c.closed.Store(true)
+		c.linger.Store(int64(c.opts.PublishTimeout))
 		// DISCONNECT is what makes the broker discard the last will: wait
 		// until it is written (paho returns as soon as it is), not a fixed
 		// quarter second that a busy machine can overrun, closing the
