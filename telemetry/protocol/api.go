@@ -129,6 +129,10 @@ type TreeInfo struct {
 	Mission  string     `json:"mission"`
 	Revision int64      `json:"revision"`
 	Nodes    []TreeNode `json:"nodes"`
+	// Plan is the mission's flight plan beyond its waypoints (home,
+	// geofence zones, rally points) for a ground station's map; nil when
+	// the mission has none.
+	Plan *PlanGeometry `json:"plan,omitempty"`
 }
 
 // TreeNode is one node of TreeInfo.
