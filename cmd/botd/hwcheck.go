@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
@@ -178,18 +177,18 @@ func (h hostView) checkDevice(dev, missing, enable string) []hwNote {
 	if err != nil {
 		return []hwNote{{Problem: true, What: fmt.Sprintf("%s does not exist: %s", dev, missing), Fix: enable}}
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	uid, gid, ok := fileOwner(fi)
 	if !ok || h.euid == 0 {
 		return nil
 	}
 	mode := fi.Mode().Perm()
 	switch {
-	case int(st.Uid) == h.euid && mode&0o600 == 0o600,
-		slices.Contains(h.groups, int(st.Gid)) && mode&0o060 == 0o060,
+	case uid == h.euid && mode&0o600 == 0o600,
+		slices.Contains(h.groups, gid) && mode&0o060 == 0o060,
 		mode&0o006 == 0o006:
 		return nil
 	}
-	group := h.groupName(int(st.Gid))
+	group := h.groupName(gid)
 	if mode&0o060 != 0o060 {
 		return []hwNote{{Problem: true, What: fmt.Sprintf("%s is not readable and writable by this user (mode %v)", dev, mode),
 			Fix: "run hwtest as the user the daemon runs as (botd), or fix the device's udev rule"}}
@@ -282,11 +281,13 @@ func (h hostView) archNote() []hwNote {
 	model, _ := os.ReadFile(h.path("/proc/device-tree/model"))
 	m := strings.TrimRight(string(model), "\x00\n")
 	machine := ""
-	var u syscall.Utsname
-	if h.root == "/" && syscall.Uname(&u) == nil {
-		machine = utsString(u.Machine[:])
-	} else if b, err := os.ReadFile(h.path("/proc/sys/kernel/arch")); err == nil {
-		machine = strings.TrimSpace(string(b))
+	if h.root == "/" {
+		machine = unameMachine()
+	}
+	if machine == "" {
+		if b, err := os.ReadFile(h.path("/proc/sys/kernel/arch")); err == nil {
+			machine = strings.TrimSpace(string(b))
+		}
 	}
 	goarm := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -297,17 +298,6 @@ func (h hostView) archNote() []hwNote {
 		}
 	}
 	return archAdvice(m, machine, runtime.GOARCH, goarm)
-}
-
-func utsString[T int8 | uint8](b []T) string {
-	var sb strings.Builder
-	for _, c := range b {
-		if c == 0 {
-			break
-		}
-		sb.WriteByte(byte(c))
-	}
-	return sb.String()
 }
 
 // archAdvice compares the machine (uname -m: aarch64, armv7l, armv6l)

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -201,9 +200,8 @@ func writeProcessMetrics(w *metricsWriter) {
 	// true under qemu-user too, which fakes most of /proc/self/stat's
 	// fields as 0 (the ARM tests run there); stat's are the fallback.
 	cpu := (num(14) + num(15)) / userHZ
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+	if d, ok := processCPU(); ok {
+		cpu = d.Seconds()
 	}
 	rss := num(24)
 	if statm, err := os.ReadFile("/proc/self/statm"); err == nil {
