@@ -48,13 +48,13 @@ type driveImpl struct {
 	cfg *DiffDriveConfig
 	m   [2]*motor
 	// out is each wheel's duty as last written to its bridge (math.Float64bits of -1..1,
-	// positive forward): what odometry reads for dead reckoning, for the direction of
+	// positive forward): what a pose filter reads (WheelDrive) for dead reckoning, for the direction of
 	// single-channel encoders and for the stall check, from its own goroutine.
 	out [2]atomic.Uint64
 }
 
-// duties returns the duties last written to the left and right bridges.
-func (d *driveImpl) duties() (l, r float64) {
+// Duties implements WheelDrive: the duties last written to the left and right bridges.
+func (d *driveImpl) Duties() (l, r float64) {
 	return math.Float64frombits(d.out[0].Load()), math.Float64frombits(d.out[1].Load())
 }
 
@@ -68,6 +68,9 @@ type motor struct {
 }
 
 func (*driveImpl) safe() command { return command{} }
+
+// MaxWheelSpeed implements WheelDrive.
+func (d *driveImpl) MaxWheelSpeed() float64 { return d.cfg.MaxWheelSpeed }
 
 // Drives implements Drive.
 func (*driveImpl) Drives() {}

@@ -17,7 +17,7 @@ func TestFirmataNeedsTheTag(t *testing.T) {
 	if err := os.WriteFile(file, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Builtin().LoadConfig(file)
+	_, err := testKinds().LoadConfig(file)
 	if err == nil {
 		t.Fatal("a firmata config loaded in a build without firmata support")
 	}

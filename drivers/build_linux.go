@@ -165,7 +165,6 @@ var builtinBuild = map[string]func(*Builder) error{
 	KindIMU:        func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
 	KindBump:       func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
 	KindPose:       func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
-	KindOdometry:   func(b *Builder) error { return b.r.buildOdometry(b.d, b.Spec().(*OdometryConfig)) },
 }
 
 func buildOutputKind(b *Builder) error { return buildOutput(b.d, b.Spec().(*OutputConfig)) }

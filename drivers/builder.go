@@ -95,7 +95,8 @@ func (b *Builder) Detail(f func() string) { b.d.detail = f }
 // stopped (stop closed, or ctx done) before the drivers halt. It must return then.
 func (b *Builder) Go(run func(ctx context.Context, stop <-chan struct{})) { b.d.run = run }
 
-// Link sets what Build runs once every device is built (an odometry finds its drive).
+// Link sets what Build runs once every device is built (a device finds the devices it reads:
+// see Linked and Builder.SensorReading).
 func (b *Builder) Link(f func() error) { b.d.link = f }
 
 // Now is the robot's clock.

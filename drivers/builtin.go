@@ -16,7 +16,6 @@ const (
 	KindIMU        = "imu"
 	KindBump       = "bump"
 	KindPose       = "pose"
-	KindOdometry   = "odometry"
 )
 
 // AddBuiltin adds the kinds this package still holds to r.
@@ -45,7 +44,6 @@ func AddBuiltin(r *Registry) {
 		{Name: KindIMU, Doc: "an MPU6050 IMU", New: func() Spec { return &IMUConfig{} }},
 		{Name: KindBump, Doc: "a bump switch", New: func() Spec { return &BumpConfig{} }},
 		{Name: KindPose, Doc: "the simulator's ground-truth pose", New: func() Spec { return &PoseConfig{} }},
-		{Name: KindOdometry, Doc: "wheel odometry fused with the IMU's gyro", New: func() Spec { return &OdometryConfig{} }},
 	} {
 		k.Build = builtinBuild[k.Name]
 		r.Add(k)

@@ -12,7 +12,7 @@ import (
 func TestExampleConfigsLoad(t *testing.T) {
 	for _, name := range []string{"sim.yaml", "sim-odometry.yaml", "rover-raspi.yaml"} {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", name))
+			cfg, err := testKinds().LoadConfig(filepath.Join("..", "configs", name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestSimConfigKeys(t *testing.T) {
 }
 
 func TestConfigDefaults(t *testing.T) {
-	cfg, err := Builtin().ParseConfig([]byte(`
+	cfg, err := testKinds().ParseConfig([]byte(`
 adaptors: {b: {kind: sim}}
 devices:
   - {name: s, kind: servo, pin: "12"}
@@ -150,7 +150,7 @@ func TestConfigErrors(t *testing.T) {
 			[]string{"devices[0].pin: \"17\"", "devices[0].safe_angle: must be within [0, 180]", "devices[1].name: missing device name"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := Builtin().ParseConfig([]byte(tc.yaml))
+			cfg, err := testKinds().ParseConfig([]byte(tc.yaml))
 			if err == nil {
 				t.Fatalf("parsed (%d devices), want errors %v", len(cfg.Devices), tc.want)
 			}
@@ -182,7 +182,7 @@ func TestConfigBuiltInCode(t *testing.T) {
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "no kinds") {
 		t.Errorf("a config without its kinds: %v", err)
 	}
-	cfg.Kinds = Builtin()
+	cfg.Kinds = testKinds()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

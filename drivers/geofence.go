@@ -295,7 +295,7 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 			v.Errorf(path+".pose_key", "no device writes %s.lat and %s.lon", f.poseKey, f.poseKey)
 		}
 		if !keys[f.poseKey+".x"] || !keys[f.poseKey+".y"] {
-			v.Errorf(path+".pose_key", "no device writes %s.x and %s.y (configure a pose source: odometry, gps, mqtt_pose, or name its key)", f.poseKey, f.poseKey)
+			v.Errorf(path+".pose_key", "no device writes %s.x and %s.y (configure a pose source that writes them, or name its key)", f.poseKey, f.poseKey)
 		}
 		if f.altKey != "" && !keys[f.altKey] {
 			v.Errorf(path+".alt_key", "no device writes %s", f.altKey)

@@ -16,12 +16,42 @@ import (
 	"github.com/botd-project/botd/drivers/sim"
 )
 
+// The core's tests run robots with the kinds of device families, which the core cannot
+// import (they import it); families_test.go, an external test file that may import them,
+// fills these in before the tests run.
+var (
+	// AddTestFamilies adds the families' kinds to a registry.
+	AddTestFamilies func(*Registry)
+	// TestOdometry reads an odometry family's section, for the mock Pi's rig.
+	TestOdometry func(Spec) (TestOdometrySection, bool)
+)
+
+// TestOdometrySection is what the core's tests see of an odometry section.
+type TestOdometrySection struct {
+	Encoders *TestEncoderWiring // nil: dead reckoning
+	IMU      *string            // the gyro it reads ("none": the wheels alone)
+}
+
+// TestEncoderWiring is a pair of wheel encoders as the mock Pi's rig plays them.
+type TestEncoderWiring struct {
+	A, B                     [2]string // each wheel's channels; B "" for a single channel
+	Reverse                  [2]bool
+	TicksPerRev, WheelRadius float64
+}
+
+// testKinds is the kinds the core holds plus the families' (AddTestFamilies).
+func testKinds() *Registry {
+	r := Builtin()
+	AddTestFamilies(r)
+	return r
+}
+
 // quiet drops the robots' logs in tests.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func loadSimConfig(t testing.TB) *Config {
 	t.Helper()
-	cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", "sim.yaml"))
+	cfg, err := testKinds().LoadConfig(filepath.Join("..", "configs", "sim.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +80,7 @@ devices:
 
 func parse(t testing.TB, y string) *Config {
 	t.Helper()
-	cfg, err := Builtin().ParseConfig([]byte(y))
+	cfg, err := testKinds().ParseConfig([]byte(y))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +178,7 @@ func (g *simRig) servo(p string) int {
 // registry returns the built-ins plus the device leaves for cfg.
 func registry(cfg *Config) *bt.Registry {
 	r := catalog.NewRegistry()
-	Register(r, Builtin(), cfg)
+	Register(r, testKinds(), cfg)
 	return r
 }
 

@@ -119,6 +119,9 @@ type PoseSource interface {
 	PoseKey() string
 }
 
+// PoseKeys are what every pose source writes under its key: the pose and how good it is.
+var PoseKeys = [...]string{"x", "y", "heading", "quality", "sigma"}
+
 // PinMode is what a device does with a pin; boards check that they can do it on that pin.
 type PinMode uint8
 

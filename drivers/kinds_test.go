@@ -47,7 +47,7 @@ func TestConfigUsesItsRegistry(t *testing.T) {
 // Every kind's leaves are registered whatever the config has (a config without a diff drive
 // gets the drive's leaves too, which refuse to compile for want of a device).
 func TestRegisterAddsEveryKindsLeaves(t *testing.T) {
-	kinds := Builtin()
+	kinds := testKinds()
 	cfg := parse(t, "adaptors: {b: {kind: sim}}\ndevices:\n  - {name: p, kind: pose}\n")
 	reg := registry(cfg)
 	for _, name := range kinds.Names() {

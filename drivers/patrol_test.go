@@ -178,7 +178,7 @@ func TestPatrolLowBattery(t *testing.T) {
 // simulated rover's encoders are noisy, its wheels slip unevenly and its gyro has a bias. The
 // patrol still succeeds; the test reports how far the odometry and the rover drifted apart.
 func TestPatrolOnOdometry(t *testing.T) {
-	cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", "sim-odometry.yaml"))
+	cfg, err := testKinds().LoadConfig(filepath.Join("..", "configs", "sim-odometry.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,9 +92,9 @@ func (p *pinTap) fire(level int, ts time.Duration) bool {
 	changed := p.level != level
 	p.level = level
 	h, edges, line := p.handler, p.edges, p.line
-	mask, name := 2, risingEdge
+	mask, name := 2, system.DigitalPinEventRisingEdge
 	if level == 0 {
-		mask, name = 1, fallingEdge
+		mask, name = 1, system.DigitalPinEventFallingEdge
 	}
 	if !changed || h == nil || edges&mask == 0 {
 		p.mu.Unlock()

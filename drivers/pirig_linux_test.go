@@ -22,13 +22,13 @@ import (
 // encoder pins' taps), and gives the MPU6050 model the rover's true rate of turn plus a gyro
 // bias. Sensors are sampled on the rig's virtual clock (Options.Sync).
 type piRig struct {
-	t     testing.TB
-	pi    *mockPi
-	robot *Robot
-	clock *clock
-	imu   *mpuModel
-	drive *DiffDriveConfig
-	odo   *OdometryConfig
+	t        testing.TB
+	pi       *mockPi
+	robot    *Robot
+	clock    *clock
+	imu      *mpuModel
+	drive    *DiffDriveConfig
+	encoders *TestEncoderWiring // the odometry's wheel encoders
 
 	elapsed       time.Duration
 	x, y, heading float64 // the rover's true pose
@@ -142,8 +142,6 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 		switch s := d.Spec.(type) {
 		case *DiffDriveConfig:
 			g.drive = s
-		case *OdometryConfig:
-			g.odo = s
 		case *IMUConfig:
 			g.imu = newMPU()
 			g.pi.bus.set(s.Address, g.imu)
@@ -167,6 +165,10 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 				levels[i] = released
 			}
 			g.pi.pins.UseValues("gpiochip0", fmt.Sprint(piHeader[s.Pin]), levels)
+		default:
+			if o, ok := TestOdometry(s); ok {
+				g.encoders = o.Encoders
+			}
 		}
 	}
 	r, err := Build(cfg, Options{Name: "pi-rover", Sync: true, Logger: quiet, Now: g.clock.Now,
@@ -228,12 +230,11 @@ func (g *piRig) step(dt time.Duration) time.Time {
 	if g.imu != nil {
 		g.imu.setRate(g.omega + g.gyroBias)
 	}
-	if g.odo != nil && g.odo.Encoders != nil {
-		e := g.odo.Encoders
-		for i, p := range [2]EncoderPins{e.Left, e.Right} {
-			perMetre := 4 * e.TicksPerRev / (2 * math.Pi * g.odo.WheelRadius)
+	if e := g.encoders; e != nil {
+		for i := range 2 {
+			perMetre := 4 * e.TicksPerRev / (2 * math.Pi * e.WheelRadius)
 			turn := wheel[i] * perMetre
-			if p.Reverse {
+			if e.Reverse[i] {
 				turn = -turn
 			}
 			from := g.enc[i]
@@ -242,12 +243,12 @@ func (g *piRig) step(dt time.Duration) time.Time {
 				continue
 			}
 			quadEdges(from, g.enc[i], func(chB bool, level int, frac float64) {
-				id := p.A
+				id := e.A[i]
 				if chB {
-					if p.B == "" {
+					if e.B[i] == "" {
 						return
 					}
-					id = p.B
+					id = e.B[i]
 				}
 				tap, err := g.pi.tap(id)
 				if err != nil {

@@ -23,7 +23,7 @@ import (
 // needs are checked on the adaptor type itself). Start is tried only off a Pi, where it must
 // fail cleanly and leave Close working.
 func TestRaspiConfigBuildsOnTheRaspiAdaptor(t *testing.T) {
-	cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
+	cfg, err := testKinds().LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,14 +148,14 @@ func (m *mockPi) duty(t testing.TB, header string) float64 {
 // TestRaspiWiring drives the rover-raspi wiring (minus the i2c devices: TestRaspiPatrol has
 // them) on the mock Pi: safe at start, a Drive command, an e-stop.
 func TestRaspiWiring(t *testing.T) {
-	cfg, err := Builtin().LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
+	cfg, err := testKinds().LoadConfig(filepath.Join("..", "configs", "rover-raspi.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var keep []*DeviceConfig
 	for _, d := range cfg.Devices {
-		if o, ok := d.Spec.(*OdometryConfig); ok {
-			o.IMU = "none" // the wheels alone: no IMU here
+		if o, ok := TestOdometry(d.Spec); ok {
+			*o.IMU = "none" // the wheels alone: no IMU here
 		}
 		if d.Kind != KindIMU && d.Kind != KindBattery {
 			keep = append(keep, d)

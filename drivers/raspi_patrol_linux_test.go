@@ -19,7 +19,7 @@ import (
 // read, fused with the gyro. The rover's right wheel slips 2% and its gyro has a bias; it
 // stands still for a second before the mission, as it would before one is sent.
 func TestRaspiPatrol(t *testing.T) {
-	cfg, err := Builtin().LoadConfig("../configs/rover-raspi.yaml")
+	cfg, err := testKinds().LoadConfig("../configs/rover-raspi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestRaspiPatrol(t *testing.T) {
 	if strings.Contains(log, "error") || strings.Contains(log, "battery low") {
 		t.Errorf("unexpected log:\n%s", log)
 	}
-	if g.reading("pose.quality") != srcEncodersGyro.quality {
+	if g.reading("pose.quality") != 0.7 {
 		t.Errorf("the pose is not from the encoders and the gyro: quality %v", g.reading("pose.quality"))
 	}
 	if f := g.robot.Faults(); len(f) > 0 {

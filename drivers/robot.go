@@ -112,18 +112,14 @@ type device struct {
 	sens       *sensor
 	// ability, if set, holds the device's optional abilities (Builder.Ability).
 	ability any
-	// link, if set, is run by Build once every device is built (an odometry finds its drive
-	// and IMU).
+	// link, if set, is run by Build once every device is built (a device finds the devices
+	// it reads).
 	link func() error
 	// detail, if set, says more about the device than its values (counts, refusals).
 	detail func() string
 	// run, if set, is a goroutine of the device's own (reading a serial port), started with
 	// the sampling goroutines and stopped before the drivers halt.
 	run func(ctx context.Context, stop <-chan struct{})
-	// counts, if set, are an odometry's wheel encoder counts so far (forward positive with
-	// quadrature; quad says which wheels have it).
-	counts func() [2]int64
-	quad   *[2]bool
 }
 
 func (d *device) Name() string            { return d.name }

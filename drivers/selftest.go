@@ -235,6 +235,9 @@ func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (st
 // countProblems says what is wrong with the counts delta of a pulse whose wheels should have
 // turned with the signs want. A single-channel encoder counts edges whatever the direction,
 // so only its counting is checked.
+// sideNames name the wheels by index.
+var sideNames = [2]string{"left", "right"}
+
 func countProblems(pulse string, want [2]float64, delta [2]int64, quad [2]bool) []string {
 	var out []string
 	for i, n := range delta {
@@ -251,10 +254,10 @@ func countProblems(pulse string, want [2]float64, delta [2]int64, quad [2]bool) 
 // exerciseDrive pulses the base forward, backward and turning left, and checks every wheel
 // encoder counted each pulse in the right direction.
 func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions, hold func(command, time.Duration) error) (status, msg string) {
-	var odo *device
+	var odo WheelCounter
 	for _, o := range r.devices {
-		if oc, ok := o.cfg.Spec.(*OdometryConfig); ok && oc.Drive == d.name && o.counts != nil && o.sens != nil && !o.sens.left && o.quad != nil {
-			odo = o
+		if wc, ok := abilityOf[WheelCounter](o); ok && wc.CountedDrive() == d.name && o.sens != nil && !o.sens.left {
+			odo = wc
 		}
 	}
 	pulses := []struct {
@@ -271,7 +274,7 @@ func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions,
 	for _, p := range pulses {
 		var before [2]int64
 		if odo != nil {
-			before = odo.counts()
+			before = odo.Counts()
 		}
 		if err := hold(p.c, st.Pulse); err != nil {
 			return TestFailed, fmt.Sprintf("pulse %s: %v", p.name, err)
@@ -281,9 +284,9 @@ func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions,
 		}
 		note := fmt.Sprintf("%s %v", p.name, st.Pulse)
 		if odo != nil {
-			after := odo.counts()
+			after := odo.Counts()
 			delta := [2]int64{after[0] - before[0], after[1] - before[1]}
-			problems = append(problems, countProblems(p.name, p.want, delta, *odo.quad)...)
+			problems = append(problems, countProblems(p.name, p.want, delta, odo.Quadrature())...)
 			note += fmt.Sprintf(" (left %+d, right %+d counts)", delta[0], delta[1])
 		}
 		notes = append(notes, note)

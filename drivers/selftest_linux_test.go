@@ -107,7 +107,7 @@ func TestSelfTestGoesOnPastAFailure(t *testing.T) {
 		t.Errorf("base: %+v", r)
 	}
 	if r := by["odom"]; r.Status != TestOK || !strings.Contains(r.Message, "left encoder 0 counts (quadrature, 0 missed edges)") ||
-		!strings.Contains(r.Message, fmt.Sprintf("quality=%v", srcEncoders.quality)) {
+		!strings.Contains(r.Message, fmt.Sprintf("quality=%v", 0.5)) {
 		t.Errorf("odom: %+v", r)
 	}
 }

@@ -42,7 +42,7 @@ func TestOdometryOnTheSim(t *testing.T) {
 	if d > 0.08 || dh > 2 {
 		t.Errorf("%.3f m and %.2f° off", d, dh)
 	}
-	if v["odom.quality"] != srcEncodersGyro.quality {
+	if v["odom.quality"] != 0.7 {
 		t.Errorf("quality %v", v["odom.quality"])
 	}
 	g.sim.SilenceSensor(sim.SensorEncoderRight)

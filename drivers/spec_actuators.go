@@ -79,6 +79,9 @@ func (c *DiffDriveConfig) Pins() []Pin {
 
 func (*DiffDriveConfig) Keys(string) []Key { return nil }
 
+// Track implements Track: the wheel base.
+func (c *DiffDriveConfig) Track() float64 { return c.WheelBase }
+
 // ServoConfig is a hobby servo on a gpio.ServoDriver.
 type ServoConfig struct {
 	Pin string `yaml:"pin"`

@@ -184,6 +184,9 @@ func (c *IMUConfig) Keys(string) []Key {
 	return out
 }
 
+// YawKey implements GyroSource.
+func (c *IMUConfig) YawKey() string { return c.Key + ".yaw" }
+
 // BumpConfig is a bump switch on a digital input (gpio.DirectPinDriver.DigitalRead). It writes a
 // boolean, true while pressed (default key bump.<name>).
 type BumpConfig struct {
@@ -209,7 +212,7 @@ func (c *BumpConfig) Keys(name string) []Key {
 
 // PoseConfig is the simulated robot's true pose: <key>.x, <key>.y (m) and <key>.heading (rad,
 // counter-clockwise from +x); default key "pose". It is the simulator's stand-in for a
-// localization source (odometry fusion, a tag tracker, RTK GPS), which real boards get from a
+// localization source (wheel encoders fused with a gyro, a tag tracker, RTK GPS), which real boards get from a
 // device of their own; only the sim board offers it.
 type PoseConfig struct {
 	SampleConfig `yaml:",inline"`

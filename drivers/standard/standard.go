@@ -7,6 +7,7 @@ import (
 	"github.com/botd-project/botd/drivers/gps"
 	"github.com/botd-project/botd/drivers/mavlink"
 	"github.com/botd-project/botd/drivers/mqttpose"
+	"github.com/botd-project/botd/drivers/odometry"
 	"github.com/botd-project/botd/drivers/tello"
 )
 
@@ -17,6 +18,7 @@ func Kinds() *drivers.Registry {
 	gps.Register(r)
 	mavlink.Register(r)
 	mqttpose.Register(r)
+	odometry.Register(r)
 	tello.Register(r)
 	return r
 }

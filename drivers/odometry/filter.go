@@ -1,4 +1,4 @@
-package drivers
+package odometry
 
 import (
 	"fmt"
@@ -6,13 +6,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/drivers"
 )
 
 // This file is the arithmetic of wheel odometry, apart from any board: counting encoder edges,
 // integrating the wheels' travel into a pose at a fixed rate, fusing the heading with the gyro
-// and noticing a wheel whose encoder stops counting while its motor is driven. The kind that
-// wires it to pins, the drive and the IMU is in odometry_linux.go.
+// and noticing a wheel whose encoder stops counting while its motor is driven. The device that
+// wires it to pins, the drive and the gyro is in device_linux.go.
 
 // Edge names as gobot's system package reports them to an edge handler
 // (system.DigitalPinEventRisingEdge and DigitalPinEventFallingEdge).
@@ -169,7 +169,7 @@ func (o *odometer) step(dl, dr float64, dGyro, gyroDt float64, haveGyro, still b
 	mid := o.heading + d/2
 	o.x += ds * math.Cos(mid)
 	o.y += ds * math.Sin(mid)
-	o.heading = WrapAngle(o.heading + d)
+	o.heading = drivers.WrapAngle(o.heading + d)
 	travel := (math.Abs(dl) + math.Abs(dr)) / 2
 	o.travelled += travel
 	o.sigma += src.sigmaPerMetre * travel
@@ -201,23 +201,3 @@ func (s *stallCheck) update(side string, duty float64, moved bool, now time.Time
 
 // sideNames name the wheels by index.
 var sideNames = [2]string{"left", "right"}
-
-// WireSim implements SimPart: the encoders, when the odometry has them.
-func (s *OdometryConfig) WireSim(rc *sim.RobotConfig) {
-	if e := s.Encoders; e != nil {
-		p := &rc.Pins
-		p.LeftEncoderA, p.LeftEncoderB, p.RightEncoderA, p.RightEncoderB = e.Left.A, e.Left.B, e.Right.A, e.Right.B
-		rc.Encoders = sim.EncoderConfig{TicksPerRev: e.TicksPerRev, WheelRadius: s.WheelRadius}
-	}
-}
-
-// CheckSim implements SimPart.
-func (s *OdometryConfig) CheckSim(v *Validator, path string, seen map[string]string) {
-	if s.Encoders == nil {
-		return
-	}
-	SimOnce(v, seen, "encoders", path, ".encoders", "pair of wheel encoders")
-	if s.Encoders.Left.Reverse || s.Encoders.Right.Reverse {
-		v.Errorf(path+".encoders", "the simulated encoders are not mirrored: reverse is for real wiring")
-	}
-}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package drivers
+package odometry
 
 import (
 	"errors"
@@ -11,19 +11,22 @@ import (
 
 	"gobot.io/x/gobot/v2"
 	"gobot.io/x/gobot/v2/system"
+
+	"github.com/botd-project/botd/drivers"
 )
 
-// buildOdometry builds an odometry device: an encoder driver (when there are encoders) that
-// puts edge handlers on the pins when it starts, and a sensor that integrates the pose at the
-// configured rate. The drive and the IMU it reads are found once every device is built.
-func (r *Robot) buildOdometry(d *device, c *OdometryConfig) error {
-	o := &odoDevice{cfg: c, robot: r, od: odometer{track: c.TrackWidth, gyroWeight: *c.GyroWeight}}
+// build builds an odometry device: an encoder driver (when there are encoders) that puts edge
+// handlers on the pins when it starts, and a sensor that integrates the pose at the configured
+// rate. The drive and the gyro it reads are found once every device is built.
+func build(b *drivers.Builder) error {
+	c := b.Spec().(*Config)
+	o := &device{cfg: c, name: b.Name(), now: b.Clock(), od: odometer{track: c.TrackWidth, gyroWeight: *c.GyroWeight}}
 	for i := range o.stall {
 		o.stall[i] = stallCheck{after: time.Duration(c.StallMs * float64(time.Millisecond)), duty: c.StallDuty}
 		o.lastSign[i] = 1
 	}
 	if e := c.Encoders; e != nil {
-		pp, err := need[gobot.DigitalPinnerProvider](d.board, "give DigitalPin access with edge events (gobot.DigitalPinnerProvider) for wheel encoders")
+		pp, err := drivers.Need[gobot.DigitalPinnerProvider](b, "give DigitalPin access with edge events (gobot.DigitalPinnerProvider) for wheel encoders")
 		if err != nil {
 			return err
 		}
@@ -32,31 +35,31 @@ func (r *Robot) buildOdometry(d *device, c *OdometryConfig) error {
 		for i, w := range o.wheels {
 			o.metresPerCount[i] = 2 * math.Pi * c.WheelRadius / w.countsPerRev(e.TicksPerRev)
 		}
-		o.enc = &encoderDriver{name: d.name + ".encoders", board: d.board.adaptor, pins: pp, cfg: e, wheels: o.wheels}
-		d.addDriver(o.enc, true)
-		d.counts = o.counts
-		d.quad = &[2]bool{o.wheels[0].quad, o.wheels[1].quad}
+		o.enc = &encoderDriver{name: b.Name() + ".encoders", board: b.Board(), pins: pp, cfg: e, wheels: o.wheels}
+		b.AddDriver(o.enc, true)
+		b.Ability(counter{o})
 	}
-	d.detail = o.detail
-	d.link = o.link
-	d.sens = newSensor(d, c.SampleConfig, o.read)
+	b.Detail(o.detail)
+	b.Link(func() error { return o.link(b) })
+	b.Sensor(c.SampleConfig, o.read)
 	return nil
 }
 
-// odoDevice is one odometry device's state; read runs on its sensor's goroutine only.
-type odoDevice struct {
-	cfg   *OdometryConfig
-	robot *Robot
+// device is one odometry device's state; read runs on its sensor's goroutine only.
+type device struct {
+	cfg   *Config
+	name  string
+	now   func() time.Time
 	enc   *encoderDriver // nil: dead reckoning
-	drive *driveImpl
+	drive drivers.WheelDrive
 
 	wheels         [2]*wheelCounter
 	metresPerCount [2]float64
 	stall          [2]stallCheck
 
-	// the IMU's yaw in the sample table (-1: no IMU), and how old a sample may be to count
-	imuYaw   int
-	imuStale time.Duration
+	// the gyro's heading (yaw.Get), when there is a gyro
+	yaw     drivers.SensorReading
+	haveIMU bool
 
 	od        odometer
 	started   bool
@@ -68,50 +71,47 @@ type odoDevice struct {
 	haveYaw   bool
 }
 
-// link finds the drive's written duties and the IMU's yaw once every device is built.
-func (o *odoDevice) link() error {
-	dd, ok := o.robot.byName[o.cfg.Drive]
-	if !ok || dd.act == nil {
+// link finds the drive's written duties and the gyro's heading once every device is built.
+func (o *device) link(b *drivers.Builder) error {
+	di, built, ok := drivers.Linked[drivers.WheelDrive](b, o.cfg.Drive)
+	switch {
+	case !built:
 		return fmt.Errorf("drive %q is not built", o.cfg.Drive)
-	}
-	di, ok := dd.act.impl().(*driveImpl)
-	if !ok {
-		return fmt.Errorf("drive %q is not a diff_drive", o.cfg.Drive)
+	case !ok:
+		return fmt.Errorf("drive %q does not report its wheel duties", o.cfg.Drive)
 	}
 	o.drive = di
-	o.imuYaw = -1
+	o.haveIMU = false
 	if o.cfg.IMU != "" && o.cfg.IMU != "none" {
-		imu, ok := o.robot.byName[o.cfg.IMU]
-		ic, isIMU := imu.cfg.Spec.(*IMUConfig)
-		if !ok || !isIMU || imu.sens == nil {
+		r, ok := b.SensorReading(o.cfg.yawKey)
+		if !ok {
 			return fmt.Errorf("imu %q is not built", o.cfg.IMU)
 		}
-		i, ok := o.robot.table.index[ic.Key+".yaw"]
-		if !ok {
-			return fmt.Errorf("imu %q has no yaw key", o.cfg.IMU)
-		}
-		o.imuYaw, o.imuStale = i, imu.sens.stale
+		o.yaw, o.haveIMU = r, true
 	}
 	return nil
 }
 
-// gyro returns the IMU's integrated yaw and its sample time, if it has a sample no older than
+// gyro returns the gyro's integrated yaw and its sample time, if it has a sample no older than
 // its stale time.
-func (o *odoDevice) gyro(now time.Time) (yaw float64, ts int64, ok bool) {
-	if o.imuYaw < 0 {
+func (o *device) gyro(now time.Time) (yaw float64, ts int64, ok bool) {
+	if !o.haveIMU {
 		return 0, 0, false
 	}
-	t := &o.robot.table
-	t.mu.Lock()
-	yaw, ts, have := t.vals[o.imuYaw], t.ts[o.imuYaw], t.have[o.imuYaw]
-	t.mu.Unlock()
-	return yaw, ts, have && now.UnixNano()-ts <= int64(o.imuStale)
+	return o.yaw.Get(now)
 }
 
+// counter is an odometry with encoders as the self-test sees it (drivers.WheelCounter).
+type counter struct{ o *device }
+
+func (c counter) CountedDrive() string { return c.o.cfg.Drive }
+func (c counter) Counts() [2]int64     { return c.o.counts() }
+func (c counter) Quadrature() [2]bool  { return [2]bool{c.o.wheels[0].quad, c.o.wheels[1].quad} }
+
 // read integrates one sample and writes x, y, heading, quality and sigma.
-func (o *odoDevice) read(now time.Time, vals []float64) error {
+func (o *device) read(now time.Time, vals []float64) error {
 	duty := [2]float64{}
-	duty[0], duty[1] = o.drive.duties()
+	duty[0], duty[1] = o.drive.Duties()
 	var dist [2]float64
 	moved := false
 	if o.enc != nil {
@@ -141,7 +141,7 @@ func (o *odoDevice) read(now time.Time, vals []float64) error {
 	yaw, yts, fresh := o.gyro(now)
 	var dGyro, gyroDt float64
 	if fresh && o.haveYaw && yts != o.prevYawTS {
-		dGyro, gyroDt = WrapAngle(yaw-o.prevYaw), float64(yts-o.prevYawTS)/1e9
+		dGyro, gyroDt = drivers.WrapAngle(yaw-o.prevYaw), float64(yts-o.prevYawTS)/1e9
 	}
 	haveGyro := fresh && o.haveYaw
 	if fresh {
@@ -174,7 +174,7 @@ func (o *odoDevice) read(now time.Time, vals []float64) error {
 }
 
 // counts are the wheels' encoder counts so far (single channel: edges, unsigned).
-func (o *odoDevice) counts() [2]int64 {
+func (o *device) counts() [2]int64 {
 	var out [2]int64
 	for i, w := range o.wheels {
 		out[i], _ = w.read()
@@ -183,7 +183,7 @@ func (o *odoDevice) counts() [2]int64 {
 }
 
 // detail says what the encoders counted and what the heading is fused with.
-func (o *odoDevice) detail() string {
+func (o *device) detail() string {
 	var parts []string
 	if o.enc != nil {
 		for i, w := range o.wheels {
@@ -197,8 +197,8 @@ func (o *odoDevice) detail() string {
 	} else {
 		parts = append(parts, "dead reckoning from the drive's duties")
 	}
-	if o.imuYaw >= 0 {
-		if _, _, fresh := o.gyro(o.robot.now()); fresh {
+	if o.haveIMU {
+		if _, _, fresh := o.gyro(o.now()); fresh {
 			parts = append(parts, "heading fused with imu "+o.cfg.IMU)
 		} else {
 			parts = append(parts, "imu "+o.cfg.IMU+" has no fresh sample: the wheels alone")
@@ -211,13 +211,13 @@ func (o *odoDevice) detail() string {
 
 // wheelSpeed is dead reckoning's calibration: a wheel does not turn below min_duty and runs
 // linearly up to max_wheel_speed at full duty.
-func (o *odoDevice) wheelSpeed(duty float64) float64 {
+func (o *device) wheelSpeed(duty float64) float64 {
 	m := o.cfg.MinDuty
 	a := math.Abs(duty)
 	if a <= m {
 		return 0
 	}
-	return math.Copysign((a-m)/(1-m)*o.drive.cfg.MaxWheelSpeed, duty)
+	return math.Copysign((a-m)/(1-m)*o.drive.MaxWheelSpeed(), duty)
 }
 
 // encoderDriver is the Gobot driver of a pair of wheel encoders: when it starts it opens the

@@ -1,11 +1,31 @@
-package drivers
+// Package odometry is the wheel odometry device family: a pose integrated from a
+// differential drive's wheels (encoders on edge-event pins, or dead reckoning from the duties
+// the drive wrote), its heading fused with a gyro. It finds the drive and the gyro by their
+// abilities (drivers.Track and drivers.WheelDrive, drivers.GyroSource), never by kind. Add it
+// to a drivers.Registry with Register.
+package odometry
 
 import (
-	"fmt"
-	"strings"
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/sim"
 )
 
-// OdometryConfig is a pose from a differential drive's wheels: wheel encoders on digital
+// Kind is wheel odometry.
+const Kind = "odometry"
+
+// Register adds the odometry kind to r.
+func Register(r *drivers.Registry) {
+	r.Add(drivers.KindInfo{Name: Kind, Doc: "wheel odometry fused with the IMU's gyro",
+		New: func() drivers.Spec { return &Config{} }, Build: build})
+}
+
+var (
+	_ drivers.PoseSource   = (*Config)(nil)
+	_ drivers.DeviceLinker = (*Config)(nil)
+	_ drivers.SimPart      = (*Config)(nil)
+)
+
+// Config is a pose from a differential drive's wheels: wheel encoders on digital
 // inputs with edge events (the pins' edge handlers count, the pose is integrated at rate_hz),
 // or, without encoders, dead reckoning from the wheel speeds the drive commands. Either way the
 // heading is fused with an IMU's gyro when there is one. It writes, under its key (default
@@ -13,8 +33,8 @@ import (
 // start), quality (0.7 encoders and gyro, 0.5 encoders alone, 0.3 dead reckoning with the
 // gyro, 0.15 without) and sigma (m, the position uncertainty, growing with the distance
 // travelled at a rate set by the source).
-type OdometryConfig struct {
-	// Drive is the diff_drive whose wheels these are (default: the only one). Its written wheel
+type Config struct {
+	// Drive is the drive (a diff_drive) whose wheels these are (default: the only one). Its written wheel
 	// duties give the dead-reckoning speeds, the direction of single-channel encoders and the
 	// stall check; its wheel_base is the default track_width.
 	Drive string `yaml:"drive,omitempty"`
@@ -25,7 +45,7 @@ type OdometryConfig struct {
 	// TrackWidth is the distance between the wheels' contact lines, m (default: the drive's
 	// wheel_base).
 	TrackWidth float64 `yaml:"track_width,omitempty"`
-	// IMU is the imu device whose gyro the heading is fused with (default: the only one;
+	// IMU is the device (an imu) whose gyro the heading is fused with (default: the only one;
 	// "none": the wheels alone).
 	IMU string `yaml:"imu,omitempty"`
 	// GyroWeight is the complementary filter's share of each heading change taken from the
@@ -37,9 +57,12 @@ type OdometryConfig struct {
 	MinDuty float64 `yaml:"min_duty,omitempty"`
 	// StallMs and StallDuty: an encoder that counts nothing for stall_ms while its motor is
 	// driven at stall_duty or more is a fault (default 500 ms at 0.3).
-	StallMs      float64 `yaml:"stall_ms,omitempty"`
-	StallDuty    float64 `yaml:"stall_duty,omitempty"`
-	SampleConfig `yaml:",inline"`
+	StallMs              float64 `yaml:"stall_ms,omitempty"`
+	StallDuty            float64 `yaml:"stall_duty,omitempty"`
+	drivers.SampleConfig `yaml:",inline"`
+
+	// yawKey is the gyro's heading key, found by LinkDevices ("" without a gyro).
+	yawKey string
 }
 
 // EncodersConfig wires the two wheel encoders.
@@ -69,9 +92,9 @@ type EncoderPins struct {
 }
 
 // Kind implements Spec.
-func (*OdometryConfig) Kind() string { return KindOdometry }
+func (*Config) Kind() string { return Kind }
 
-func (c *OdometryConfig) Defaults(string) {
+func (c *Config) Defaults(string) {
 	if c.GyroWeight == nil {
 		w := 0.98
 		c.GyroWeight = &w
@@ -85,7 +108,7 @@ func (c *OdometryConfig) Defaults(string) {
 	c.SampleConfig.SetDefaults("pose", 50)
 }
 
-func (c *OdometryConfig) Validate(v *Validator, path string) {
+func (c *Config) Validate(v *drivers.Validator, path string) {
 	if e := c.Encoders; e != nil {
 		v.Positive(path+".encoders.ticks_per_rev", e.TicksPerRev)
 		v.Positive(path+".wheel_radius", c.WheelRadius)
@@ -120,105 +143,63 @@ func (c *OdometryConfig) Validate(v *Validator, path string) {
 	c.SampleConfig.Check(v, path)
 }
 
-func (c *OdometryConfig) Pins() []Pin {
+func (c *Config) Pins() []drivers.Pin {
 	e := c.Encoders
 	if e == nil {
 		return nil
 	}
-	out := []Pin{{Field: "encoders.left.a", Pin: e.Left.A, Mode: PinEncoder}}
+	out := []drivers.Pin{{Field: "encoders.left.a", Pin: e.Left.A, Mode: drivers.PinEncoder}}
 	if e.Left.B != "" {
-		out = append(out, Pin{Field: "encoders.left.b", Pin: e.Left.B, Mode: PinEncoder})
+		out = append(out, drivers.Pin{Field: "encoders.left.b", Pin: e.Left.B, Mode: drivers.PinEncoder})
 	}
-	out = append(out, Pin{Field: "encoders.right.a", Pin: e.Right.A, Mode: PinEncoder})
+	out = append(out, drivers.Pin{Field: "encoders.right.a", Pin: e.Right.A, Mode: drivers.PinEncoder})
 	if e.Right.B != "" {
-		out = append(out, Pin{Field: "encoders.right.b", Pin: e.Right.B, Mode: PinEncoder})
+		out = append(out, drivers.Pin{Field: "encoders.right.b", Pin: e.Right.B, Mode: drivers.PinEncoder})
 	}
 	return out
 }
 
-// PoseKeys are what every pose source writes under its key: the pose and how good it is.
-var PoseKeys = [...]string{"x", "y", "heading", "quality", "sigma"}
-
-func (c *OdometryConfig) Keys(string) []Key {
-	out := make([]Key, len(PoseKeys))
-	for i, k := range PoseKeys {
-		out[i] = Key{Name: c.Key + "." + k}
+func (c *Config) Keys(string) []drivers.Key {
+	out := make([]drivers.Key, len(drivers.PoseKeys))
+	for i, k := range drivers.PoseKeys {
+		out[i] = drivers.Key{Name: c.Key + "." + k}
 	}
 	return out
 }
 
-// checkLinks resolves and checks what devices say about each other: an odometry's drive and
-// IMU. It fills in the defaults that depend on other devices (the only drive, the only IMU,
-// the track width).
-func (c *Config) checkLinks(v *Validator) {
-	byName := map[string]*DeviceConfig{}
-	for _, d := range c.Devices {
-		if d != nil && d.Name != "" {
-			if _, dup := byName[d.Name]; !dup {
-				byName[d.Name] = d
-			}
-		}
+// PoseKey implements drivers.PoseSource.
+func (c *Config) PoseKey() string { return c.Key }
+
+// LinkDevices implements drivers.DeviceLinker: the drive (default: the only one, whose track
+// is the default track_width) and the gyro (default: the only one; "none": the wheels alone).
+func (c *Config) LinkDevices(l *drivers.Links) {
+	if d, ok := drivers.LinkTo[drivers.Track](l, ".drive", &c.Drive, "drive", true); ok && c.TrackWidth == 0 {
+		c.TrackWidth = d.Track()
 	}
-	for i, d := range c.Devices {
-		if d == nil || d.Spec == nil || d.Spec.Kind() != d.Kind {
-			continue
-		}
-		path := fmt.Sprintf("devices[%d]", i)
-		if o, ok := d.Spec.(*OdometryConfig); ok {
-			drive := c.link(v, path+".drive", &o.Drive, KindDiffDrive, byName, true)
-			if dd, ok := specOf[*DiffDriveConfig](drive); ok && o.TrackWidth == 0 {
-				o.TrackWidth = dd.WheelBase
-			}
-			if o.IMU != "none" {
-				c.link(v, path+".imu", &o.IMU, KindIMU, byName, false)
-			}
+	c.yawKey = ""
+	if c.IMU != "none" {
+		if g, ok := drivers.LinkTo[drivers.GyroSource](l, ".imu", &c.IMU, "imu", false); ok {
+			c.yawKey = g.YawKey()
 		}
 	}
 }
 
-// link resolves a reference to another device of kind: name it, or leave it out when there is
-// exactly one (required: there must be one).
-func (c *Config) link(v *Validator, path string, name *string, kind string, byName map[string]*DeviceConfig, required bool) *DeviceConfig {
-	if *name == "" {
-		all := c.DevicesOfKind(kind)
-		switch {
-		case len(all) == 1:
-			*name = all[0].Name
-		case len(all) > 1:
-			var names []string
-			for _, d := range all {
-				names = append(names, d.Name)
-			}
-			v.Errorf(path, "there are several %s devices (%s): name one", kind, strings.Join(names, ", "))
-			return nil
-		case required:
-			v.Errorf(path, "needs a %s device, and the config has none", kind)
-			return nil
-		default:
-			return nil
-		}
+// WireSim implements drivers.SimPart: the encoders, when the odometry has them.
+func (s *Config) WireSim(rc *sim.RobotConfig) {
+	if e := s.Encoders; e != nil {
+		p := &rc.Pins
+		p.LeftEncoderA, p.LeftEncoderB, p.RightEncoderA, p.RightEncoderB = e.Left.A, e.Left.B, e.Right.A, e.Right.B
+		rc.Encoders = sim.EncoderConfig{TicksPerRev: e.TicksPerRev, WheelRadius: s.WheelRadius}
 	}
-	d, ok := byName[*name]
-	switch {
-	case !ok:
-		v.Errorf(path, "no device %q", *name)
-		return nil
-	case d.Kind != kind:
-		v.Errorf(path, "%q is of kind %s, not %s", *name, d.Kind, kind)
-		return nil
-	}
-	return d
 }
 
-// specOf returns a device's section as T.
-func specOf[T Spec](d *DeviceConfig) (T, bool) {
-	var zero T
-	if d == nil || d.Spec == nil {
-		return zero, false
+// CheckSim implements drivers.SimPart.
+func (s *Config) CheckSim(v *drivers.Validator, path string, seen map[string]string) {
+	if s.Encoders == nil {
+		return
 	}
-	s, ok := d.Spec.(T)
-	return s, ok
+	drivers.SimOnce(v, seen, "encoders", path, ".encoders", "pair of wheel encoders")
+	if s.Encoders.Left.Reverse || s.Encoders.Right.Reverse {
+		v.Errorf(path+".encoders", "the simulated encoders are not mirrored: reverse is for real wiring")
+	}
 }
-
-// PoseKey implements PoseSource.
-func (c *OdometryConfig) PoseKey() string { return c.Key }

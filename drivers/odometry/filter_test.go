@@ -1,4 +1,4 @@
-package drivers
+package odometry
 
 import (
 	"math"
@@ -167,74 +167,16 @@ func TestStallCheck(t *testing.T) {
 	}
 }
 
-// TestLeavesReadTheOdometry: Turn and MoveTo read the pose under "pose" when a source writes
-// it there, else the only source's key.
-func TestLeavesReadTheOdometry(t *testing.T) {
-	const base = `
-adaptors: {pi: {kind: raspi}}
-devices:
-  - {name: base, kind: diff_drive, left: {speed: "32", dir: "29"}, right: {speed: "33", dir: "31"},
-     wheel_base: 0.16, max_wheel_speed: 0.6, max_linear: 0.4, max_angular: 2}
-`
-	for _, tc := range []struct{ devices, want string }{
-		{"  - {name: odom, kind: odometry}\n", "pose"},
-		{"  - {name: odom, kind: odometry, key: odom}\n", "odom"},
-	} {
-		cfg := parse(t, base+tc.devices)
-		if got := newLeafKit(cfg.Kinds, cfg).PoseKey(); got != tc.want {
-			t.Errorf("%s: leaves read %q, want %q", tc.devices, got, tc.want)
-		}
+// BenchmarkEncoderEdge is one edge event through a quadrature counter (what gpiocdev's event
+// goroutine runs for every edge).
+func BenchmarkEncoderEdge(b *testing.B) {
+	w := &wheelCounter{quad: true}
+	pos := 0
+	if n := testing.AllocsPerRun(100, func() { gray(w, &pos, 1) }); n != 0 {
+		b.Fatalf("%v allocations per edge, want 0", n)
 	}
-	if got := newLeafKit(Builtin(), loadSimConfig(t)).PoseKey(); got != "pose" {
-		t.Errorf("sim.yaml: leaves read %q", got)
-	}
-}
-
-// TestOdometryConfig: what an odometry section may say, and what it is told.
-func TestOdometryConfig(t *testing.T) {
-	const base = `
-adaptors: {pi: {kind: raspi}}
-devices:
-  - {name: base, kind: diff_drive, left: {speed: "32", dir: "29"}, right: {speed: "33", dir: "31"},
-     wheel_base: 0.16, max_wheel_speed: 0.6, max_linear: 0.4, max_angular: 2}
-`
-	cfg := parse(t, base+"  - {name: odom, kind: odometry, encoders: {left: {a: \"13\", b: \"15\"}, right: {a: \"38\"}, ticks_per_rev: 20}, wheel_radius: 0.03}\n")
-	o := cfg.Devices[1].Spec.(*OdometryConfig)
-	if o.Drive != "base" || o.TrackWidth != 0.16 || o.IMU != "" || *o.GyroWeight != 0.98 || o.Key != "pose" || o.RateHz != 50 {
-		t.Errorf("defaults: %+v", o)
-	}
-	for _, tc := range []struct{ dev, want string }{
-		{`{name: o, kind: odometry, encoders: {left: {a: "13"}, right: {a: "13"}, ticks_per_rev: 20}, wheel_radius: 0.03}`, `devices[1].encoders.right.a: pin "13" is already used`},
-		{`{name: o, kind: odometry, encoders: {left: {a: "13"}, right: {a: "15"}, ticks_per_rev: 20}}`, "devices[1].wheel_radius: must be > 0"},
-		{`{name: o, kind: odometry, encoders: {left: {a: "13", reverse: true}, right: {a: "15"}, ticks_per_rev: 20}, wheel_radius: 0.03}`, "devices[1].encoders.left.reverse"},
-		{`{name: o, kind: odometry, encoders: {left: {a: "2"}, right: {a: "15"}, ticks_per_rev: 20}, wheel_radius: 0.03}`, `devices[1].encoders.left.a: "2" is not a GPIO pin`},
-		{`{name: o, kind: odometry, wheel_radius: 0.03}`, "devices[1].wheel_radius: only used with encoders"},
-		{`{name: o, kind: odometry, drive: nope}`, `devices[1].drive: no device "nope"`},
-		{`{name: o, kind: odometry, imu: base}`, `devices[1].imu: "base" is of kind diff_drive, not imu`},
-		{`{name: o, kind: odometry, gyro_weight: 1.5}`, "devices[1].gyro_weight: must be within [0, 1]"},
-	} {
-		_, err := Builtin().ParseConfig([]byte(base + "  - " + tc.dev + "\n"))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s:\n got %v\nwant %s", tc.dev, err, tc.want)
-		}
-	}
-	_, err := Builtin().ParseConfig([]byte("adaptors: {pi: {kind: raspi}}\ndevices:\n  - {name: o, kind: odometry}\n"))
-	if err == nil || !strings.Contains(err.Error(), "devices[0].drive: needs a diff_drive device") {
-		t.Errorf("odometry without a drive: %v", err)
-	}
-}
-
-func TestCountProblems(t *testing.T) {
-	fwd := [2]float64{1, 1}
-	quad := [2]bool{true, true}
-	if p := countProblems("forward", fwd, [2]int64{120, 118}, quad); len(p) != 0 {
-		t.Errorf("good counts: %v", p)
-	}
-	p := countProblems("forward", fwd, [2]int64{0, -118}, quad)
-	if len(p) != 2 || !strings.Contains(p[0], "the left encoder counted nothing forward") || !strings.Contains(p[1], "the right encoder counted -118 forward: swap its a and b") {
-		t.Errorf("bad counts: %q", p)
-	}
-	if p := countProblems("backward", [2]float64{-1, -1}, [2]int64{60, 58}, [2]bool{}); len(p) != 0 {
-		t.Errorf("single channel counts edges whatever the direction: %v", p)
+	b.ReportAllocs()
+	for b.Loop() {
+		gray(w, &pos, 1)
 	}
 }
