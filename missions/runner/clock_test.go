@@ -33,6 +33,18 @@ func (f fakeTicks) step(n int) {
 	}
 }
 
+// settle waits until the tick the last step started is done (the loop
+// sleeps on its timer again), so what the test does next is seen first by
+// the next tick, never by that one.
+func (f fakeTicks) settle() {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitEvent)
+	defer cancel()
+	if err := f.clock.BlockUntilContext(ctx, 1); err != nil {
+		f.t.Fatalf("the tick loop never waited on its timer: %v", err)
+	}
+}
+
 // do sends a command, waits until it is queued, and runs the one tick
 // that applies it.
 func (f fakeTicks) do(tr *testRunner, c protocol.Command) protocol.Reply {
@@ -66,9 +78,11 @@ func TestRunnerOnFakeClock(t *testing.T) {
 	}
 	loadedAt := clock.Now() // the tick that applied the command ran at this time
 	ft.step(3)
+	ft.settle()
 	tr.SetLink(protocol.LinkState{Broker: false})
 	ft.step(1) // the first tick that sees the link down
 	ft.step(39)
+	ft.settle()
 	if s := tr.State(); s.Failsafe.Active {
 		t.Fatalf("failsafe after 1.95 s without a link: %+v", s.Failsafe)
 	}
