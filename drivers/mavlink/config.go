@@ -143,7 +143,7 @@ var vehicleKeys = [...]drivers.Key{
 	{Name: "mode"}, {Name: "x"}, {Name: "y"}, {Name: "z"}, {Name: "alt"}, {Name: "alt_amsl"},
 	{Name: "lat"}, {Name: "lon"}, {Name: "vx"}, {Name: "vy"}, {Name: "vz"},
 	{Name: "roll"}, {Name: "pitch"}, {Name: "yaw"}, {Name: "battery_percent"}, {Name: "battery_voltage"},
-	{Name: "gps_fix"}, {Name: "satellites"}, {Name: "heartbeat_age"},
+	{Name: "gps_fix"}, {Name: "satellites"}, {Name: "heartbeat_age"}, {Name: "mission_item"},
 }
 
 const (
@@ -169,6 +169,7 @@ const (
 	vkGPSFix
 	vkSats
 	vkHBAge
+	vkMissionItem
 	vkCount
 )
 

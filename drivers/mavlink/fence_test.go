@@ -82,6 +82,7 @@ func TestLeavesSayWhy(t *testing.T) {
 	params := map[string]kv{
 		"Takeoff": {"alt": 5.0}, "GoTo": {"x": 1.0, "y": 1.0, "alt": 5.0}, "SetMode": {"mode": "hold"},
 		"Yaw": {"heading_deg": 90.0}, "UploadMission": {"waypoints": []any{47.0, 8.0, 10.0}},
+		"UploadPlan": {"mission": []any{map[string]any{"command": 16.0, "frame": 3.0, "x": 470000000.0, "y": 80000000.0, "z": 10.0}}},
 	}
 	leaves := kinds().Leaves(Kind)
 	if len(leaves) < 10 {

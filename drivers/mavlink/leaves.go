@@ -54,6 +54,7 @@ const (
 	uavYaw
 	uavUpload
 	uavRunMission
+	uavUploadPlan
 )
 
 // uavBounds are the bounds the config gives the UAV leaves.
@@ -127,7 +128,9 @@ func uavTypes(l *drivers.LeafKit) []bt.NodeType {
 			bt.Param{Name: "rtl", Type: bt.TBool, Default: true, Doc: "return home and land at the end"}),
 		mk("RunMission", "Flies the mission UploadMission gave the autopilot (PX4 Mission, ArduPilot Auto; ArduPilot also gets "+
 			"MAV_CMD_MISSION_START): RUNNING until the vehicle reports the last item reached, or is back on the ground and "+
-			"disarmed, then SUCCESS. The vehicle must be armed.", uavRunMission),
+			"disarmed, then SUCCESS. The vehicle must be armed. Halted, the vehicle holds where it is. The item flown "+
+			"(MISSION_CURRENT) is KEY.mission_item; each item reached (MISSION_ITEM_REACHED) is a uav.mission_item_reached event.", uavRunMission),
+		uploadPlanType(l, mk),
 		uavCondition(l, "Armed", "SUCCESS while the vehicle's motors are armed, FAILURE otherwise (or without a link).", condArmed),
 		uavCondition(l, "InAir", "SUCCESS while the vehicle is flying (from take-off to touch-down), FAILURE otherwise (or without a link).", condInAir),
 		uavCondition(l, "GpsFix", "SUCCESS while the vehicle's GPS has at least `min_fix` (2: 2D, 3: 3D, 4: DGPS, 5: RTK float, 6: RTK fixed).", condGPS,
@@ -144,6 +147,7 @@ type uavAction struct {
 	flag                      bt.Flag // force, wait, relative
 	mode                      flightMode
 	items                     []mav.MessageMissionItemInt // UploadMission's, made when compiled
+	plan                      *planUpload                 // UploadPlan's, made when compiled
 	mem                       bt.Mem[uavMem]
 }
 
@@ -203,6 +207,8 @@ func newUAVAction(b *bt.Builder, l *drivers.LeafKit, op uavOp) bt.Behavior {
 		u.flag, u.flagSet = b.Bool("relative"), true
 	case uavUpload:
 		u.items = compilePlan(b, l)
+	case uavUploadPlan:
+		u.plan = compileUploadPlan(b, l)
 	}
 	return u
 }
@@ -341,6 +347,8 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 		op = v.modeOp("set mode "+u.mode.String(), u.mode)
 	case uavUpload:
 		op = v.uploadOp("upload mission", mav.MAV_MISSION_TYPE_MISSION, u.items)
+	case uavUploadPlan:
+		op = v.uploadPlanOp(u.plan)
 	case uavRunMission:
 		m.flag = false // flown: set once the vehicle was in the air during the run
 		op = v.runMissionOp()

@@ -500,7 +500,14 @@ func (w *linkWorker) frame(e *gomavlib.EventFrame) {
 			mAck = m
 		}
 	case *mav.MessageMissionItemReached:
+		if int(m.Seq) != v.missionReached {
+			say("uav.mission_item_reached", "info", fmt.Sprintf("%s: mission item %d reached", v.name, m.Seq))
+		}
 		v.missionReached = int(m.Seq)
+	case *mav.MessageMissionCurrent:
+		if m.MissionState != mav.MISSION_STATE_NO_MISSION {
+			v.missionCurrent = int(m.Seq)
+		}
 	case *mav.MessageGlobalPositionInt:
 		s.lat, s.lon = float64(m.Lat)/1e7, float64(m.Lon)/1e7
 		s.altAMSL, s.relAlt = float64(m.Alt)/1000, float64(m.RelativeAlt)/1000

@@ -18,10 +18,12 @@ import (
 // thousand; a mission document is bounded anyway).
 const maxMissionItems = 1000
 
-// upload is a mission (or fence) transfer.
+// upload is a mission, fence or rally transfer; next, when set, is sent once the autopilot
+// accepted this one (UploadPlan's three).
 type upload struct {
 	mtype mav.MAV_MISSION_TYPE
 	items []mav.MessageMissionItemInt
+	next  *upload
 }
 
 // Waypoint is one point of a mission: degrees, and m above home.
@@ -32,10 +34,22 @@ type Waypoint struct {
 // MissionError is an upload the autopilot refused, with its MAV_MISSION_RESULT.
 type MissionError struct {
 	Result mav.MAV_MISSION_RESULT
+	// Type is what was refused: MAV_MISSION_TYPE_MISSION, _FENCE or _RALLY.
+	Type mav.MAV_MISSION_TYPE
 }
 
 func (e *MissionError) Error() string {
-	return fmt.Sprintf("the autopilot refused the upload: %s", e.Result)
+	return fmt.Sprintf("the autopilot refused the %s upload: %s", missionTypeName(e.Type), e.Result)
+}
+
+func missionTypeName(t mav.MAV_MISSION_TYPE) string {
+	switch t {
+	case mav.MAV_MISSION_TYPE_FENCE:
+		return "fence"
+	case mav.MAV_MISSION_TYPE_RALLY:
+		return "rally"
+	}
+	return "mission"
 }
 
 // missionItems makes a flight plan: take off (when takeoffAlt > 0), the waypoints, and a
@@ -170,13 +184,18 @@ func (w *linkWorker) missionAck(res mav.MAV_MISSION_RESULT, mtype mav.MAV_MISSIO
 		return
 	}
 	if res != mav.MAV_MISSION_ACCEPTED {
-		w.finish(&MissionError{Result: res})
+		w.finish(&MissionError{Result: res, Type: mtype})
 		return
 	}
 	if w.cur.upload.mtype == mav.MAV_MISSION_TYPE_MISSION {
 		w.v.mu.Lock()
 		w.v.missionCount = len(w.cur.upload.items)
 		w.v.mu.Unlock()
+	}
+	if next := w.cur.upload.next; next != nil {
+		w.cur.upload = next
+		w.startUpload()
+		return
 	}
 	w.finish(nil)
 }
@@ -188,7 +207,7 @@ func (w *linkWorker) uploadTimeout() {
 		if w.lastItem >= 0 {
 			what = fmt.Sprintf("nothing after item %d", w.lastItem)
 		}
-		w.finish(fmt.Errorf("%s after %d tries of %v ms", what, w.tries+1, w.v.cfg.AckTimeoutMs))
+		w.finish(fmt.Errorf("%s upload: %s after %d tries of %v ms", missionTypeName(w.cur.upload.mtype), what, w.tries+1, w.v.cfg.AckTimeoutMs))
 		return
 	}
 	w.tries++

@@ -66,7 +66,13 @@ func simCopterRig(t *testing.T, c multicopter.Config) (*multicopter.Vehicle, *ua
 	t.Cleanup(func() { cancel(); <-done; sim.Close() })
 
 	cfg := parse(t, fmt.Sprintf("devices:\n  - {name: uav, kind: mavlink_vehicle, connection: \"udpout://%s\", heartbeat_hz: 10}\n", sim.Addr()))
-	r, err := drivers.Build(cfg, drivers.Options{Name: "drone", Logger: quiet})
+	g := &uavRig{t: t, events: make(chan drivers.Event, 256)}
+	r, err := drivers.Build(cfg, drivers.Options{Name: "drone", Logger: quiet, Events: func(e drivers.Event) {
+		select {
+		case g.events <- e:
+		default:
+		}
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +80,7 @@ func simCopterRig(t *testing.T, c multicopter.Config) (*multicopter.Vehicle, *ua
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close() })
-	g := &uavRig{t: t, robot: r, events: make(chan drivers.Event, 1)}
+	g.robot = r
 	g.v, _ = Of(r, "uav")
 	g.waitFor("the simulator's heartbeat and telemetry", func() bool {
 		st, up := g.v.snapshot()

@@ -136,10 +136,15 @@ type Vehicle struct {
 	// missionCount is the items of the mission botd last uploaded (-1: none);
 	// missionReached the last item the vehicle reported reached (-1: none).
 	missionCount, missionReached int
-	nextID                       uint64
-	commands                     uint64 // commands sent (retries included)
-	acked                        uint64
-	last                         string // the last command's outcome
+	missionCurrent               int // the item the vehicle flies (MISSION_CURRENT; -1: not heard)
+	// keepIn is the config's keep-in polygon (KeepFenceUploaded) and planFence the fence items
+	// of the plan uploaded last: the vehicle's fence is both.
+	keepIn    [][2]float64
+	planFence []mav.MessageMissionItemInt
+	nextID    uint64
+	commands  uint64 // commands sent (retries included)
+	acked     uint64
+	last      string // the last command's outcome
 }
 
 // Name is the device's name.
@@ -572,6 +577,7 @@ func (v *Vehicle) read(now time.Time, vals []float64) error {
 	vals[vkBattPct], vals[vkBattV] = opt(s.haveBattery, s.battPct), opt(s.haveBattery, s.battV)
 	vals[vkGPSFix], vals[vkSats] = opt(s.haveGPS, s.gpsFix), opt(s.haveGPS, s.sats)
 	vals[vkHBAge] = age.Seconds()
+	vals[vkMissionItem] = opt(v.missionCurrent >= 0, float64(v.missionCurrent))
 	return nil
 }
 
@@ -678,7 +684,7 @@ func (a *vehicleAct) Land() error       { return a.v.Failsafe("land") }
 func build(b *drivers.Builder) error {
 	c := b.Spec().(*Config)
 	v := &Vehicle{cfg: c, name: b.Name(), now: b.Clock(), log: b.Logger(), events: b.Options().Events,
-		ops: make(chan *vehicleOp, 16), missionCount: -1, missionReached: -1}
+		ops: make(chan *vehicleOp, 16), missionCount: -1, missionReached: -1, missionCurrent: -1}
 	v.estopped = b.EStopped()
 	v.target.yaw = math.NaN()
 	v.link = &mavlinkAdaptor{name: b.Name() + "-link", cfg: c}

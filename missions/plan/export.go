@@ -62,6 +62,7 @@ type exporter struct {
 	first *[2]float64 // the first position flown
 	fence []Zone
 	rally [][3]float64
+	fly   bool // an UploadPlan was met: the autopilot flies the plan
 }
 
 // member is one node of the item being gathered.
@@ -134,7 +135,20 @@ func (e *exporter) walk(n *bt.NodeDef, path string, depth int) error {
 		}
 		e.add(Item{Command: CmdDoJump, Frame: FrameMission, Params: [7]float64{float64(e.items[start].JumpID), count - 1}})
 		return nil
-	case "GpsFix", "Arm", "Disarm", "Armed", "InAir", "Log":
+	case "GpsFix", "Arm", "Disarm", "Armed", "InAir", "Log", RunMissionLeaf:
+		return nil
+	case UploadPlanLeaf:
+		if err := e.flush(); err != nil {
+			return err
+		}
+		items, err := itemsFrom(n.Params["mission"], path+"/params/mission")
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			e.add(it)
+		}
+		e.fly = true
 		return nil
 	}
 	if len(n.Children) > 0 && n.Type != "Repeater" {
@@ -377,6 +391,9 @@ func (e *exporter) encode() ([]byte, error) {
 			"plannedHomePosition": []float64{home[0], home[1], home[2]},
 			"items":               items,
 		},
+	}
+	if e.fly {
+		doc["fly"] = FlyAutopilot
 	}
 	out, err := json.MarshalIndent(doc, "", "    ")
 	if err != nil {

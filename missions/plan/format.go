@@ -41,7 +41,7 @@ func decodeMission(data []byte, file string, ps *missions.Problems) *missions.Do
 		ps.Append(probs...)
 		return nil
 	}
-	root, probs := p.Tree(lim)
+	root, probs := p.Generate(lim)
 	if probs != nil {
 		ps.Append(probs...)
 		return nil

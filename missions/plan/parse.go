@@ -113,6 +113,10 @@ type Plan struct {
 	// updates.
 	ID       string
 	Revision int64
+	// Fly is who flies the plan: FlyBotd ("", the default) or
+	// FlyAutopilot, from botd's optional top-level "fly" member of a
+	// .plan (QGroundControl ignores it) or the import's default.
+	Fly string
 }
 
 // planFile is the part of a .plan botd reads.
@@ -120,6 +124,7 @@ type planFile struct {
 	FileType    string           `json:"fileType"`
 	ID          string           `json:"id"`
 	Revision    *float64         `json:"revision"`
+	Fly         *string          `json:"fly"`
 	Version     *float64         `json:"version"`
 	Mission     *missionJSON     `json:"mission"`
 	GeoFence    *json.RawMessage `json:"geoFence"`
@@ -205,6 +210,14 @@ func parseQGC(data []byte, lim Limits, ps *problems) *Plan {
 		ps.invalid("/mission/version", "mission version %s is not supported (botd reads version 2)", num(m.Version))
 	}
 	p := &Plan{ID: f.ID}
+	if f.Fly != nil {
+		switch *f.Fly {
+		case FlyBotd, FlyAutopilot:
+			p.Fly = *f.Fly
+		default:
+			ps.invalid("/fly", "%q: who flies the plan is %q or %q", *f.Fly, FlyBotd, FlyAutopilot)
+		}
+	}
 	if f.Revision != nil {
 		if !whole(*f.Revision) || *f.Revision < 0 || *f.Revision > 1<<53 {
 			ps.invalid("/revision", "%s is not a revision (a whole number, 0 or more)", num(f.Revision))

@@ -103,6 +103,7 @@ type item struct {
 	n, e   float64 // NED from home, m
 	alt    float64 // m above home
 	radius float64 // acceptance radius, m
+	speed  float64 // DO_CHANGE_SPEED's, m/s
 }
 
 // Vehicle is the simulated multicopter.
@@ -140,8 +141,11 @@ type state struct {
 	critSaid    bool
 	mission     []item
 	current     int
-	fence       [][2]float64 // keep-in polygon, NE m
+	zones       []zone // the fence
+	fenceItems  int
+	rally       int // rally points stored
 	breached    bool
+	stored      map[mav.MAV_MISSION_TYPE][]mav.MessageMissionItemInt // as uploaded, for downloads
 	commands    map[mav.MAV_CMD]int
 
 	// a mission upload in progress
@@ -270,7 +274,9 @@ type Snapshot struct {
 	Setpoints     int     // position targets received
 	MissionItems  int     // items of the stored mission
 	MissionCur    int     // the item flown
-	FenceVertices int
+	FenceItems    int     // items of the stored fence
+	FenceZones    int     // its polygons and circles
+	RallyPoints   int
 	FenceBreached bool
 }
 
@@ -282,7 +288,7 @@ func (v *Vehicle) State() Snapshot {
 	return Snapshot{Time: s.t, Armed: s.armed, InAir: s.inAir, Main: s.main, Sub: s.sub, Mode: ModeName(s.main, s.sub),
 		N: s.pos[0], E: s.pos[1], D: s.pos[2], VN: s.vel[0], VE: s.vel[1], VD: s.vel[2], Alt: -s.pos[2], Yaw: s.yaw,
 		Battery: s.battery, Setpoints: s.setpoints, MissionItems: len(s.mission), MissionCur: s.current,
-		FenceVertices: len(s.fence), FenceBreached: s.breached}
+		FenceItems: s.fenceItems, FenceZones: len(s.zones), RallyPoints: s.rally, FenceBreached: s.breached}
 }
 
 // Commands is how many COMMAND_LONG/COMMAND_INT of kind c the vehicle received.
@@ -382,6 +388,21 @@ func (v *Vehicle) frame(fr *gomavlib.EventFrame) {
 			return
 		}
 		v.missionItem(fr, m)
+	case *mav.MessageMissionRequestList:
+		if !mine(m.TargetSystem) {
+			return
+		}
+		v.requestList(fr, m.MissionType)
+	case *mav.MessageMissionRequestInt:
+		if !mine(m.TargetSystem) {
+			return
+		}
+		v.requestItem(fr, m.Seq, m.MissionType)
+	case *mav.MessageMissionRequest:
+		if !mine(m.TargetSystem) {
+			return
+		}
+		v.requestItem(fr, m.Seq, m.MissionType)
 	case *mav.MessageMissionClearAll:
 		if !mine(m.TargetSystem) {
 			return
@@ -561,112 +582,6 @@ func (v *Vehicle) disarm(why string) {
 	}
 	s.armed, s.nextHB = false, s.t
 	v.say(mav.MAV_SEVERITY_INFO, why)
-}
-
-// --- the mission protocol ---
-
-func (v *Vehicle) missionCount(fr *gomavlib.EventFrame, m *mav.MessageMissionCount) {
-	s := &v.s
-	limit := MaxMissionItems
-	switch m.MissionType {
-	case mav.MAV_MISSION_TYPE_MISSION:
-	case mav.MAV_MISSION_TYPE_FENCE:
-		limit = MaxFenceItems
-	default:
-		v.send(&mav.MessageMissionAck{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(),
-			Type: mav.MAV_MISSION_UNSUPPORTED, MissionType: m.MissionType})
-		return
-	}
-	if int(m.Count) > limit {
-		v.send(&mav.MessageMissionAck{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(),
-			Type: mav.MAV_MISSION_NO_SPACE, MissionType: m.MissionType})
-		return
-	}
-	if m.Count == 0 {
-		v.store(m.MissionType, nil)
-		v.send(&mav.MessageMissionAck{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(),
-			Type: mav.MAV_MISSION_ACCEPTED, MissionType: m.MissionType})
-		return
-	}
-	s.loading, s.loadType, s.want, s.got = true, m.MissionType, int(m.Count), s.got[:0]
-	v.send(&mav.MessageMissionRequestInt{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(), Seq: 0, MissionType: m.MissionType})
-}
-
-func (v *Vehicle) missionItem(fr *gomavlib.EventFrame, m *mav.MessageMissionItemInt) {
-	s := &v.s
-	if !s.loading || m.MissionType != s.loadType || int(m.Seq) != len(s.got) {
-		return // a repeat, or nothing asked for
-	}
-	s.got = append(s.got, *m)
-	if len(s.got) < s.want {
-		v.send(&mav.MessageMissionRequestInt{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(), Seq: m.Seq + 1, MissionType: m.MissionType})
-		return
-	}
-	s.loading = false
-	res := v.store(s.loadType, s.got)
-	v.send(&mav.MessageMissionAck{TargetSystem: fr.SystemID(), TargetComponent: fr.ComponentID(), Type: res, MissionType: s.loadType})
-}
-
-// store checks and keeps an uploaded mission or fence.
-func (v *Vehicle) store(typ mav.MAV_MISSION_TYPE, items []mav.MessageMissionItemInt) mav.MAV_MISSION_RESULT {
-	s := &v.s
-	if typ == mav.MAV_MISSION_TYPE_FENCE {
-		var poly [][2]float64
-		for _, it := range items {
-			if it.Command != mav.MAV_CMD_NAV_FENCE_POLYGON_VERTEX_INCLUSION {
-				return mav.MAV_MISSION_UNSUPPORTED
-			}
-			lat, lon := float64(it.X)/1e7, float64(it.Y)/1e7
-			if math.Abs(lat) > 90 || math.Abs(lon) > 180 {
-				return mav.MAV_MISSION_INVALID_PARAM5_X
-			}
-			n, e := v.toNE(lat, lon)
-			poly = append(poly, [2]float64{n, e})
-		}
-		if len(poly) > 0 && len(poly) < 3 {
-			return mav.MAV_MISSION_INVALID
-		}
-		s.fence, s.breached = poly, false
-		return mav.MAV_MISSION_ACCEPTED
-	}
-	var mission []item
-	for _, it := range items {
-		lat, lon := float64(it.X)/1e7, float64(it.Y)/1e7
-		alt := float64(it.Z)
-		switch it.Frame {
-		case mav.MAV_FRAME_GLOBAL_RELATIVE_ALT_INT, mav.MAV_FRAME_GLOBAL_RELATIVE_ALT, mav.MAV_FRAME_MISSION:
-		case mav.MAV_FRAME_GLOBAL_INT, mav.MAV_FRAME_GLOBAL:
-			alt -= v.cfg.Home.Alt
-		default:
-			return mav.MAV_MISSION_UNSUPPORTED_FRAME
-		}
-		x := item{cmd: it.Command, alt: alt, radius: float64(it.Param2)}
-		if !finite(x.radius) || x.radius <= 0 {
-			x.radius = 1
-		}
-		switch it.Command {
-		case mav.MAV_CMD_NAV_TAKEOFF, mav.MAV_CMD_NAV_WAYPOINT, mav.MAV_CMD_NAV_LAND:
-			if math.Abs(lat) > 90 || math.Abs(lon) > 180 || !finite(alt) {
-				return mav.MAV_MISSION_INVALID_PARAM5_X
-			}
-			if alt < 0 && it.Command != mav.MAV_CMD_NAV_LAND || alt > 1000 {
-				return mav.MAV_MISSION_INVALID_PARAM7
-			}
-			x.n, x.e = v.toNE(lat, lon)
-			if (it.X == 0 && it.Y == 0) || it.Command == mav.MAV_CMD_NAV_TAKEOFF {
-				x.n, x.e = math.NaN(), math.NaN() // where the vehicle is: PX4 takes off straight up
-			}
-		case mav.MAV_CMD_NAV_RETURN_TO_LAUNCH:
-		default:
-			return mav.MAV_MISSION_UNSUPPORTED
-		}
-		mission = append(mission, x)
-	}
-	if s.main == PX4Auto && s.sub == PX4AutoMission {
-		v.setMode(PX4Auto, PX4AutoLoiter) // a new mission stops the one flown
-	}
-	s.mission, s.current = mission, 0
-	return mav.MAV_MISSION_ACCEPTED
 }
 
 // --- time ---
@@ -914,6 +829,11 @@ func (v *Vehicle) afterMove() {
 			done = math.Sqrt(d[0]*d[0]+d[1]*d[1]+d[2]*d[2]) <= it.radius
 		case mav.MAV_CMD_NAV_LAND, mav.MAV_CMD_NAV_RETURN_TO_LAUNCH:
 			done = !s.inAir
+		case mav.MAV_CMD_DO_CHANGE_SPEED:
+			if finite(it.speed) && it.speed > 0 {
+				s.cruise = math.Min(it.speed, v.cfg.MaxSpeed)
+			}
+			done = true
 		}
 		if done {
 			v.send(&mav.MessageMissionItemReached{Seq: uint16(s.current)})
@@ -928,8 +848,8 @@ func (v *Vehicle) afterMove() {
 		}
 	}
 	// the fence: PX4's GF_ACTION 2, hold
-	if len(s.fence) >= 3 && s.inAir {
-		in := inside(s.fence, s.pos[0], s.pos[1])
+	if len(s.zones) > 0 && s.inAir {
+		in := !breached(s.zones, s.pos[0], s.pos[1])
 		if !in && !s.breached {
 			s.breached = true
 			v.say(mav.MAV_SEVERITY_CRITICAL, "Geofence breached, holding")
