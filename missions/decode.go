@@ -2,16 +2,10 @@ package missions
 
 // Decode reads a mission document, detecting its format from the content
 // through the registered formats (RegisterFormat: each format's Detect,
-// in the order they were registered; botd's own when none claims it):
-//
-//   - BehaviorTree.CPP v4 XML when it starts with '<' (see import_btcpp.go);
-//   - JSON when it starts with '{' or '[': Behavior3 Editor JSON (a tree, a
-//     project, or the desktop app's project file; package b3, when linked)
-//     when it has the shape of one, else a botd mission;
-//   - a QGroundControl plan (JSON whose fileType is "Plan") or a Mission
-//     Planner waypoint file ("QGC WPL 110"): a generated mission that flies
-//     it (package plan, when linked);
-//   - otherwise a botd mission in YAML.
+// in the order they were registered; a program links the format
+// packages through package formats, which lists them and what each
+// claims). A document no format claims is a botd mission: JSON when it
+// starts with '{' or '[', YAML otherwise.
 //
 // It reports every problem it finds as bt.Problems located by JSON
 // pointers into the botd document (for imports, into the document the

@@ -20,15 +20,10 @@ type Document struct {
 	ResumeAfterRestart bool                   `json:"resume_after_restart,omitempty" yaml:"resume_after_restart,omitempty"`
 	OnLinkLoss         string                 `json:"on_link_loss,omitempty" yaml:"on_link_loss,omitempty"`
 
-	// subtreeModels are the <TreeNodesModel> SubTree declarations of a
-	// BehaviorTree.CPP file and its includes (their ports' defaults).
-	// The import has applied them to the file's own SubTrees; LoadLibrary
-	// reads them to apply them to the files that call its trees. No
-	// encoding keeps them.
-	subtreeModels map[string]subtreeModel
-	// btcpp is where the nodes of a BehaviorTree.CPP file are in its XML
-	// (nil for other formats): problems name lines, not JSON pointers.
-	btcpp *btcppSource
+	// Origin is what the format the document was imported from keeps of
+	// its file (nil for botd's own formats and for a document built in
+	// code); see Origin. No encoding keeps it.
+	Origin Origin `json:"-" yaml:"-"`
 }
 
 // Mission is a validated, compiled mission.

@@ -2,7 +2,6 @@ package missions
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -45,6 +44,31 @@ type Codec struct {
 	// Export writes a document in the format; nil: the format is read
 	// only.
 	Export func(d *Document, o ExportOptions) ([]byte, error)
+	// Exts are the file name extensions (".ext", lower case) of the
+	// files in a library folder that LoadLibrary reads as this format;
+	// nil: none (a library reads botd's .json, .yaml and .yml).
+	Exts []string
+}
+
+// Origin is a format's hook into loading one document it imported: what
+// the format keeps of the file that botd's own form has no place for (a
+// format whose files name their lines, includes other files or declares
+// defaults the import already applied). The format's Import sets it as
+// Document.Origin; the format's Export and Import may read it back
+// (Document.Origin, Library.Origins) by asserting their own type. A
+// document built in code, decoded from botd's own formats or from its
+// JSON (Mission.Resolved) has none; nothing else differs then.
+type Origin interface {
+	// Compile compiles d, as reg.Compile(d.Spec(opts)) does: a format
+	// whose own runtime loads a file and fails a node only when it runs
+	// may stand in for such nodes (path rules, bt.Substitution) and say
+	// why (notes, Code bt.CodeWarning), rather than refuse the file.
+	Compile(d *Document, reg *bt.Registry, opts Options) (tree *bt.Tree, notes []bt.Problem, standIns []bt.Substitution, err error)
+	// Locate rewrites the problems found in d (decoding and compiling,
+	// each located by a JSON pointer in Path) to name their place in the
+	// file as well, in messages that start "line N: " or "FILE: line N: "
+	// (see ProblemText), and may reorder them (by file and line).
+	Locate(list []bt.Problem)
 }
 
 // Source is a document being decoded: its bytes, where they came from,
@@ -151,16 +175,6 @@ func importFormat(s *Source) (Codec, bool) {
 }
 
 func init() {
-	RegisterFormat(Codec{Name: "btcpp", Doc: "BehaviorTree.CPP v4 XML (Groot2)",
-		Detect: func(s *Source) bool { return s.Body[0] == '<' },
-		Import: func(s *Source) *Document {
-			var read func(string) ([]byte, error)
-			if s.File != "" {
-				read = os.ReadFile
-			}
-			return decodeBTCPPFile(s.Data, s.File, read, s.Library, s.ps)
-		},
-		Export: func(d *Document, o ExportOptions) ([]byte, error) { return ExportBTCPP(d, o.Registry) }})
 	RegisterFormat(Codec{Name: "botd", Doc: "botd's own mission JSON",
 		Export: func(d *Document, _ ExportOptions) ([]byte, error) { return d.JSON() }})
 }

@@ -11,51 +11,6 @@ import (
 	"github.com/botd-project/botd/bt/catalog"
 )
 
-// seedFiles adds the committed documents matching patterns (golden files
-// contribute their input part).
-func seedFiles(f *testing.F, patterns ...string) {
-	for _, pattern := range patterns {
-		paths, _ := filepath.Glob(pattern)
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			if in, _, ok := splitGolden(data); ok {
-				data = in
-			}
-			f.Add(data)
-		}
-	}
-}
-
-// checkOutcome: either a document and no problems, or problems and no
-// document; never a panic, never an error that is not bt.Problems.
-func checkOutcome(t *testing.T, d *Document, ps *problems) {
-	t.Helper()
-	err := ps.err()
-	if err == nil {
-		if d == nil {
-			t.Fatal("no document and no problem")
-		}
-		return
-	}
-	var list bt.Problems
-	if !errors.As(err, &list) || len(list) == 0 {
-		t.Fatalf("a failure that is not a list of problems: %v", err)
-	}
-}
-
-// FuzzBTCPP feeds the BehaviorTree.CPP XML importer directly, under
-// small limits so the fuzzer reaches them.
-func FuzzBTCPP(f *testing.F) {
-	seedFiles(f, filepath.Join("testdata", "golden", "decode", "btcpp_*"), filepath.Join("testdata", "fuzz-seeds", "*.xml"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ps := &problems{lim: Limits{Values: 2000, AliasValues: 200, Depth: 32, StringBytes: 512, Nodes: 500}.withDefaults()}
-		checkOutcome(t, decodeBTCPP(data, ps), ps)
-	})
-}
-
 // FuzzExpression compiles arbitrary expressions as an Expr node and ticks
 // the tree: a bad expression is a located problem, a good one never
 // panics the engine when it runs (a runtime error is the node's ERROR).

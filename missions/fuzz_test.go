@@ -50,10 +50,9 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		// The SubTree models a BT.CPP file declares are applied to its
-		// SubTrees on import; what is kept of them is for a library. Where the
-		// nodes were in the XML is for its problems.
-		d.subtreeModels, d.btcpp = nil, nil
+		// What an imported file's format keeps of it (Document.Origin) no
+		// other format keeps.
+		d.Origin = nil
 		js, err := d.JSON()
 		if err != nil {
 			t.Fatalf("JSON: %v", err)

@@ -6,7 +6,7 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// The format kit: what a format package (missions/b3, missions/plan...)
+// The format kit: what a format package (those package formats links)
 // needs from the decoder to read a document into a botd Document with
 // every problem located, under the same limits as botd's own format. A
 // format registers a Codec (formats.go) and reads through its Source.
@@ -106,6 +106,7 @@ func DecodeAs(data []byte, path string, lim Limits, lib *Library) (*Document, er
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
+	lib.use(d)
 	return d, nil
 }
 
@@ -120,3 +121,7 @@ func NewSource(data []byte, file string, lim Limits) *Source {
 // Append records problems found elsewhere (a format's own parser), as
 // they are.
 func (p *problems) Append(list ...bt.Problem) { p.list = append(p.list, list...) }
+
+// LongString records a TOO_LARGE problem at path when s is longer than
+// the limit on strings, and reports whether it did.
+func (p *problems) LongString(path, s string) bool { return p.longString(path, s) }

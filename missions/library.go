@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,18 +15,33 @@ import (
 
 // Library is a set of trees loaded from files (botd check -lib): a
 // mission's SubTrees may call them as if the mission defined them, as a
-// BehaviorTree.CPP factory calls the trees registered from several files.
+// program calls the trees of several files it registered.
 type Library struct {
-	trees  map[string]*bt.NodeDef
-	from   map[string]string       // tree -> file
-	models map[string]subtreeModel // BehaviorTree.CPP SubTree models, by tree
+	trees   map[string]*bt.NodeDef
+	from    map[string]string // tree -> file
+	origins []Origin          // of the documents read, in order
 }
 
-// libraryExts are the files of a library folder that are read.
-var libraryExts = map[string]bool{".xml": true, ".json": true, ".yaml": true, ".yml": true}
+// libraryExt reports whether LoadLibrary reads a file of a folder: botd's
+// own .json, .yaml and .yml, and the extensions the formats register
+// (Codec.Exts).
+func libraryExt(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	switch ext {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	for _, f := range formats {
+		if slices.Contains(f.Exts, ext) {
+			return true
+		}
+	}
+	return false
+}
 
 // LoadLibrary reads trees from files and folders (the files directly in
-// a folder with a mission extension: .xml, .json, .yaml, .yml). A tree
+// a folder with a mission extension: .json, .yaml, .yml and those of the
+// registered formats, see Codec.Exts). A tree
 // defined twice differently, or a file that does not read, is an error
 // that names the file; nothing is loaded then.
 func LoadLibrary(paths []string, lim Limits) (*Library, error) {
@@ -45,7 +61,7 @@ func LoadLibrary(paths []string, lim Limits) (*Library, error) {
 			return nil, err
 		}
 		for _, e := range entries {
-			if !e.IsDir() && libraryExts[strings.ToLower(filepath.Ext(e.Name()))] {
+			if !e.IsDir() && libraryExt(e.Name()) {
 				files = append(files, filepath.Join(p, e.Name()))
 			}
 		}
@@ -57,11 +73,8 @@ func LoadLibrary(paths []string, lim Limits) (*Library, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", f, err))
 			continue
 		}
-		for id, m := range d.subtreeModels {
-			if l.models == nil {
-				l.models = map[string]subtreeModel{}
-			}
-			l.models[id] = m
+		if d.Origin != nil {
+			l.origins = append(l.origins, d.Origin)
 		}
 		for _, name := range sortedKeys(d.Trees) {
 			t := d.Trees[name]
@@ -86,15 +99,14 @@ func (l *Library) Names() []string {
 	return sortedKeys(l.trees)
 }
 
-func (l *Library) names() map[string]bool {
+// Origins are the origins (Document.Origin) of the library's documents
+// that have one, in the order their files were read: a format reads what
+// its files declared for the files that call their trees.
+func (l *Library) Origins() []Origin {
 	if l == nil {
 		return nil
 	}
-	out := make(map[string]bool, len(l.trees))
-	for n := range l.trees {
-		out[n] = true
-	}
-	return out
+	return l.origins
 }
 
 // use adds to d the library trees its SubTrees call, and theirs, that d
@@ -146,20 +158,15 @@ func subtreeRefs(n *bt.NodeDef) []string {
 	return out
 }
 
-// DecodeFile reads a mission file in any format (see Decode). A
-// BehaviorTree.CPP file's <include>s are read relative to it; lib (may be
-// nil) provides trees its SubTrees call.
+// DecodeFile reads a mission file in any format (see Decode). The files
+// it includes, in a format that has includes, are read relative to it;
+// lib (may be nil) provides trees its SubTrees call.
 func DecodeFile(path string, lim Limits, lib *Library) (*Document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	d, ps := decodeFile(data, path, lib, lim)
-	if err := ps.err(); err != nil {
-		return nil, err
-	}
-	lib.use(d)
-	return d, nil
+	return DecodeAs(data, path, lim, lib)
 }
 
 // LoadFile decodes (as DecodeFile, with opts.Library), validates and

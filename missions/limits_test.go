@@ -45,7 +45,6 @@ func TestLimits(t *testing.T) {
 		{"depth", `{"format":"botd/mission@1","main":"m","trees":{"m":{"type":"Inverter","children":[{"type":"Inverter","children":[{"type":"Succeed"}]}]}}}`, Limits{Depth: 6}, "nesting deeper than 6 levels"},
 		{"string", `{"format":"botd/mission@1","name":"` + strings.Repeat("n", 300) + `","main":"m","trees":{"m":{"type":"Succeed"}}}`, Limits{StringBytes: 256}, "/name: a string of 300 bytes, above the limit of 256"},
 		{"yaml string", "format: botd/mission@1\nname: " + strings.Repeat("n", 300) + "\nmain: m\ntrees: {m: {type: Succeed}}\n", Limits{StringBytes: 256}, "/name: a string of 300 bytes"},
-		{"xml attribute", `<root BTCPP_format="4"><BehaviorTree ID="` + strings.Repeat("n", 300) + `"><AlwaysSuccess/></BehaviorTree></root>`, Limits{StringBytes: 256}, "a string of 300 bytes"},
 		{"nodes", seq(20), Limits{Nodes: 10}, "the expanded tree has more than 10 nodes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -62,8 +62,8 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 	var err error
 	var notes []bt.Problem
 	var standIns []bt.Substitution
-	if d.btcpp != nil {
-		tree, notes, standIns, err = d.compileBTCPP(reg, opts)
+	if d.Origin != nil {
+		tree, notes, standIns, err = d.Origin.Compile(d, reg, opts)
 	} else {
 		tree, err = reg.Compile(d.Spec(opts))
 	}
@@ -84,9 +84,9 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 		}
 	}
 	annotatePlan(d, ps.list)
-	if d.btcpp != nil {
-		d.btcpp.locate(ps.list)
-		d.btcpp.locate(notes)
+	if d.Origin != nil {
+		d.Origin.Locate(ps.list)
+		d.Origin.Locate(notes)
 	}
 	if err := ps.err(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package missions
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
@@ -12,7 +13,7 @@ const (
 	// CodeTooLarge: the document is over MaxDocumentBytes, or expands
 	// (YAML aliases, nesting) beyond what a mission may hold.
 	CodeTooLarge = "TOO_LARGE"
-	// CodeInvalidSyntax: the bytes are not well-formed JSON, YAML or XML.
+	// CodeInvalidSyntax: the bytes are not well-formed in their format.
 	// The protocol (PROTOCOL.md) names this code INVALID_JSON whatever the
 	// format.
 	CodeInvalidSyntax = "INVALID_JSON"
@@ -135,4 +136,18 @@ func describe(v any) string {
 // under reports whether path is p or inside it.
 func under(path, p string) bool {
 	return path == p || strings.HasPrefix(path, p+"/")
+}
+
+// located matches a message that starts with its place in a file: "line
+// 3: ..." or "FILE: line 3: ...".
+var located = regexp.MustCompile(`^(?:(.+?): )?line ([0-9]+): `)
+
+// ProblemText is how a problem reads to a person: its place in the file
+// when the message starts with one (a format that reads lines names
+// them, see Origin.Locate), else its JSON pointer, then the message.
+func ProblemText(p bt.Problem) string {
+	if located.MatchString(p.Message) {
+		return p.Message
+	}
+	return p.String()
 }

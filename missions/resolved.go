@@ -9,11 +9,12 @@ import (
 )
 
 // Resolved is the mission's document in botd's own form with the nodes
-// that stand in for others written in place (a BehaviorTree.CPP file's
-// node that fails only when it runs becomes the Fault it runs as): it
-// loads, strictly, to the same tree. A document sent to the daemon or
-// kept in its journal is in this form, which no longer knows the file it
-// was imported from; without stand-ins it is the document itself.
+// that stand in for others written in place (Origin.Compile's: an
+// imported file's node that fails only when it runs becomes the Fault it
+// runs as): it loads, strictly, to the same tree. A document sent to the
+// daemon or kept in its journal is in this form, which no longer knows
+// the file it was imported from; without stand-ins it is the document
+// itself.
 func (m *Mission) Resolved() (*Document, error) {
 	if len(m.standIns) == 0 {
 		return m.Doc, nil
@@ -58,4 +59,27 @@ func defAtPointer(trees map[string]*bt.NodeDef, path string) *bt.NodeDef {
 		n = n.Children[k]
 	}
 	return n
+}
+
+// DefAt follows a compiled node's JSON pointer (/trees/{name}/children/
+// {i}/...) in d; nil when the path goes elsewhere (a node synthesized from
+// its parent's parameters).
+func DefAt(d *Document, path string) *bt.NodeDef {
+	if d == nil || !strings.HasPrefix(path, "/trees/") {
+		return nil
+	}
+	parts := strings.Split(path[len("/trees/"):], "/")
+	name := strings.ReplaceAll(strings.ReplaceAll(parts[0], "~1", "/"), "~0", "~")
+	def := d.Trees[name]
+	for i := 1; def != nil && i < len(parts); i += 2 {
+		if parts[i] != "children" || i+1 >= len(parts) {
+			return nil
+		}
+		k, err := strconv.Atoi(parts[i+1])
+		if err != nil || k < 0 || k >= len(def.Children) {
+			return nil
+		}
+		def = def.Children[k]
+	}
+	return def
 }

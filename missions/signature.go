@@ -11,7 +11,7 @@ import (
 
 // Missions can be signed with Ed25519 over their canonical bytes
 // (Canonical: compact JSON with sorted keys), so the signature survives
-// re-encoding and a YAML or XML original.
+// re-encoding and a YAML or imported original.
 
 // SignDocument returns the base64 signature of d's canonical bytes.
 func SignDocument(key ed25519.PrivateKey, d *Document) (string, error) {

@@ -16,7 +16,7 @@ import (
 // place; before, the runner refused it and the robot ran no mission.
 func TestConfiguredBTCPPMissionWithStandIns(t *testing.T) {
 	dir := t.TempDir()
-	xml, err := filepath.Abs("../../missions/testdata/btcpp-runtime/runtime_values.xml")
+	xml, err := filepath.Abs("../../missions/btcpp/testdata/btcpp-runtime/runtime_values.xml")
 	if err != nil {
 		t.Fatal(err)
 	}

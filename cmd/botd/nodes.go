@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
-	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/btcpp"
 )
 
 // runNodes prints the node catalog: markdown (docs/NODES.md is generated
@@ -38,7 +38,7 @@ func runNodes(args []string, stdout, stderr io.Writer) int {
 	}
 	reg := newRegistry(hw)
 	if *format == "btcpp" {
-		if _, err := stdout.Write(missions.BTCPPNodesModel(reg)); err != nil {
+		if _, err := stdout.Write(btcpp.NodesModel(reg)); err != nil {
 			fmt.Fprintln(stderr, "botd nodes:", err)
 			return 1
 		}

@@ -5,11 +5,11 @@
 // package registers its formats with missions.RegisterFormat when it is
 // linked, and missions itself imports none of them.
 //
-// The formats in missions' own files (botd's, BehaviorTree.CPP XML) are
-// registered by missions.
+// botd's own formats (JSON and YAML) are missions' own.
 package formats
 
 import (
-	_ "github.com/botd-project/botd/missions/b3"   // Behavior3: b3, b3tree
-	_ "github.com/botd-project/botd/missions/plan" // QGroundControl and Mission Planner: plan
+	_ "github.com/botd-project/botd/missions/b3"    // Behavior3: b3, b3tree
+	_ "github.com/botd-project/botd/missions/btcpp" // BehaviorTree.CPP v4 XML: btcpp
+	_ "github.com/botd-project/botd/missions/plan"  // QGroundControl and Mission Planner: plan
 )

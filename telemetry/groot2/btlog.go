@@ -9,6 +9,7 @@ import (
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/btcpp"
 )
 
 // BTLogMagic opens a .btlog file (FileLogger2's format, protocol 1).
@@ -34,7 +35,7 @@ type BTLog struct {
 // NewBTLog writes the header of a .btlog of tree t (mission d, node
 // types from reg) to w, first being the time its transitions count from.
 func NewBTLog(w io.Writer, d *missions.Document, t *bt.Tree, reg *bt.Registry, first time.Time) (*BTLog, error) {
-	doc, err := missions.ExportBTCPPInstances(d, t, reg)
+	doc, err := btcpp.ExportInstances(d, t, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func NewBTLog(w io.Writer, d *missions.Document, t *bt.Tree, reg *bt.Registry, f
 // at elapsed since the first timestamp; a status it already had is not
 // written again.
 func (l *BTLog) Transition(elapsed time.Duration, node int32, st bt.Status) {
-	if l.err != nil || node < 0 || int(node) >= len(l.last) || node >= missions.MaxBTCPPUID {
+	if l.err != nil || node < 0 || int(node) >= len(l.last) || node >= btcpp.MaxUID {
 		return
 	}
 	code := btcppCode(st)

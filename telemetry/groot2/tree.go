@@ -6,6 +6,7 @@ import (
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/btcpp"
 )
 
 // treeState is what the endpoint serves for one tree: its identity (a new
@@ -57,7 +58,7 @@ func newTreeState(doc *missions.Document, t *bt.Tree, reg *bt.Registry) *treeSta
 	if doc != nil {
 		s.mainName = doc.Main
 	}
-	s.xml, s.err = missions.ExportBTCPPInstances(doc, t, reg)
+	s.xml, s.err = btcpp.ExportInstances(doc, t, reg)
 	if s.err == nil {
 		s.subtrees = subtreePaths(s.xml)
 	}

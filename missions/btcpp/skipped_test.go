@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // BehaviorTree.CPP's SKIPPED status and its pre- and post-conditions
@@ -29,12 +30,12 @@ type xmlRun struct {
 // its root; a mission may not, see TestSkippedRootRefused).
 func runBTCPP(t *testing.T, xml string, bb map[string]any) *xmlRun {
 	t.Helper()
-	d, err := Decode([]byte(xml))
+	d, err := missions.Decode([]byte(xml))
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
 	d.Blackboard = bb
-	tree, err := defaultRegistry().Compile(d.Spec(Options{}))
+	tree, err := missions.DefaultRegistry().Compile(d.Spec(missions.Options{}))
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
@@ -285,7 +286,7 @@ func TestSkippedRefused(t *testing.T) {
 		{"literal false while", btcppDoc(`<Sequence _while="false"><AlwaysSuccess/></Sequence>`), "/trees/MainTree", "the root may return SKIPPED"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Load([]byte(c.xml), Options{})
+			_, err := missions.Load([]byte(c.xml), missions.Options{})
 			if err == nil {
 				t.Fatal("loaded")
 			}
@@ -296,7 +297,7 @@ func TestSkippedRefused(t *testing.T) {
 	}
 	// A literal that can never skip (Groot2 and MoveIt Pro write
 	// _skipIf="false" on every node) may be anywhere, and runs as it says.
-	m, err := Load([]byte(btcppDoc(`<Sequence _skipIf="false" _while=" true"><IfThenElse><AlwaysSuccess _skipIf="false"/><AlwaysSuccess/></IfThenElse></Sequence>`)), Options{})
+	m, err := missions.Load([]byte(btcppDoc(`<Sequence _skipIf="false" _while=" true"><IfThenElse><AlwaysSuccess _skipIf="false"/><AlwaysSuccess/></IfThenElse></Sequence>`)), missions.Options{})
 	if err != nil {
 		t.Fatalf("literal false skip_if: %v", err)
 	}
@@ -304,7 +305,7 @@ func TestSkippedRefused(t *testing.T) {
 		t.Errorf("literal false skip_if: %v", st)
 	}
 	// Under a node that handles it, it loads.
-	if _, err := Load([]byte(btcppDoc(`<Sequence><AlwaysSuccess/><RunOnce><AlwaysSuccess/></RunOnce></Sequence>`)), Options{}); err != nil {
+	if _, err := missions.Load([]byte(btcppDoc(`<Sequence><AlwaysSuccess/><RunOnce><AlwaysSuccess/></RunOnce></Sequence>`)), missions.Options{}); err != nil {
 		t.Errorf("RunOnce under a Sequence: %v", err)
 	}
 }
@@ -315,11 +316,11 @@ func TestPrePostRoundTrip(t *testing.T) {
 	src := btcppDoc(`<Sequence><AlwaysSuccess/><Script code="a:=1" _skipIf="x==1" _onSuccess="y=2" _while="z"/>` +
 		`<RunOnce><AlwaysSuccess/></RunOnce><RunOnce then_skip="false"><AlwaysSuccess/></RunOnce>` +
 		`<SkipUnlessUpdated entry="goal"><AlwaysSuccess/></SkipUnlessUpdated></Sequence>`)
-	d, err := Decode([]byte(src))
+	d, err := missions.Decode([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := ExportBTCPP(d, nil)
+	out, err := Export(d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,11 +332,11 @@ func TestPrePostRoundTrip(t *testing.T) {
 	if strings.Contains(string(out), "PrePost") {
 		t.Errorf("PrePost written as a node:\n%s", out)
 	}
-	d2, err := Decode(out)
+	d2, err := missions.Decode(out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if a, b := Canonical(d), Canonical(d2); string(a) != string(b) {
+	if a, b := missions.Canonical(d), missions.Canonical(d2); string(a) != string(b) {
 		t.Errorf("round trip differs:\n%s\n%s", a, b)
 	}
 }

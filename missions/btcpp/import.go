@@ -1,13 +1,15 @@
-package missions
+package btcpp
 
 import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // BehaviorTree.CPP v4 XML (Groot2, Nav2), MISSIONS.md section 6, and
@@ -35,7 +37,7 @@ import (
 // ID defined twice fails the whole import. Of <TreeNodesModel>, the
 // SubTree declarations are read (their ports' defaults, see
 // subtreeModel); every declaration, SubTree or node, is kept as written
-// for ExportBTCPP (btcppDeclared), which gives it back.
+// for Export (btcppDeclared), which gives it back.
 
 // btcppMap maps a BT.CPP built-in to a botd type and renames its ports.
 type btcppMap struct {
@@ -44,7 +46,7 @@ type btcppMap struct {
 }
 
 // btcppBuiltins are the BT.CPP and Nav2 built-ins botd knows under another
-// name. ExportBTCPP maps them back (btcppExportNames).
+// name. Export maps them back (btcppExportNames).
 var btcppBuiltins = map[string]btcppMap{
 	// BT.CPP 4's Sequence and Fallback resume at the running child.
 	"Sequence":            {to: "MemSequence"},
@@ -62,47 +64,80 @@ var btcppBuiltins = map[string]btcppMap{
 	"Sleep":               {to: "Wait", ports: map[string]string{"msec": "ms"}},
 	"AlwaysSuccess":       {to: "Succeed"},
 	"AlwaysFailure":       {to: "Fail"},
-	"BotdParallel":        {to: "Parallel"}, // botd's own Parallel, as ExportBTCPP writes it
+	"BotdParallel":        {to: "Parallel"}, // botd's own Parallel, as Export writes it
 	"SetBlackboard":       {to: "Set", ports: map[string]string{"output_key": "key"}},
 }
 
 // btcpp3Parallel renames BT.CPP 3's Parallel thresholds to BT.CPP 4's
-// ports, which ExportBTCPP writes.
+// ports, which Export writes.
 var btcpp3Parallel = map[string]string{"success_threshold": "success_count", "failure_threshold": "failure_count"}
 
 // v3-style elements whose ID attribute is the node type.
 var btcppGeneric = map[string]bool{"Action": true, "Condition": true, "Decorator": true, "Control": true}
 
-func decodeBTCPP(data []byte, ps *problems) *Document {
+func decodeBTCPP(data []byte, ps *missions.Problems) *missions.Document {
 	return decodeBTCPPFile(data, "", nil, nil, ps)
+}
+
+// libraryModels merges the SubTree models of a library's BT.CPP files,
+// a later file's over an earlier one's.
+func libraryModels(lib *missions.Library) map[string]subtreeModel {
+	var out map[string]subtreeModel
+	for _, o := range lib.Origins() {
+		s, ok := o.(*btcppSource)
+		if !ok {
+			continue
+		}
+		for id, m := range s.subtreeModels {
+			if out == nil {
+				out = map[string]subtreeModel{}
+			}
+			out[id] = m
+		}
+	}
+	return out
+}
+
+// libraryNames are the trees of a library.
+func libraryNames(lib *missions.Library) map[string]bool {
+	names := lib.Names()
+	if names == nil {
+		return nil
+	}
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
 }
 
 // decodeBTCPPFile reads a BT.CPP file and the files it includes. file is
 // its path ("" for bytes from elsewhere, which may include nothing); read
 // reads an included file (nil: includes are refused); lib names the trees
 // of a library, which elements may call by name too.
-func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error), lib *Library, ps *problems) *Document {
+func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error), lib *missions.Library, ps *missions.Problems) *missions.Document {
 	l := &btcppLoader{ps: ps, read: read, trees: map[string]*btcppTree{}, loaded: map[string]bool{}, models: map[string]subtreeModel{}}
 	root := l.load(data, file, "", 0)
 	if root == nil || l.fatal {
 		return nil // never half-loaded
 	}
 	models := l.models
-	if lib != nil && len(lib.models) > 0 {
+	if libModels := libraryModels(lib); len(libModels) > 0 {
 		// The library's models, then the file's own over them.
-		models = make(map[string]subtreeModel, len(lib.models)+len(l.models))
-		for id, m := range lib.models {
+		models = make(map[string]subtreeModel, len(libModels)+len(l.models))
+		for id, m := range libModels {
 			models[id] = m
 		}
 		for id, m := range l.models {
 			models[id] = m
 		}
 	}
-	c := &btcppConv{ps: ps, trees: l.trees, lib: lib.names(), models: models, locs: map[string]btcppLoc{}}
-	d := &Document{Format: Format, Main: root.attr("main_tree_to_execute"), btcpp: &btcppSource{locs: c.locs, files: l.files, models: l.declared}}
+	c := &btcppConv{ps: ps, trees: l.trees, lib: libraryNames(lib), models: models, locs: map[string]btcppLoc{}}
+	src := &btcppSource{locs: c.locs, files: l.files, models: l.declared}
 	if len(l.models) > 0 {
-		d.subtreeModels = l.models
+		src.subtreeModels = l.models
 	}
+	d := &missions.Document{Format: missions.Format, Main: root.attr("main_tree_to_execute"), Origin: src}
 	if d.Main == "" && len(l.own) > 0 {
 		d.Main = l.own[0]
 	}
@@ -111,11 +146,11 @@ func decodeBTCPPFile(data []byte, file string, read func(string) ([]byte, error)
 		d.Trees = make(map[string]*bt.NodeDef, len(l.order))
 	}
 	for _, id := range l.order {
-		t, path := l.trees[id], ptr("/trees", id)
+		t, path := l.trees[id], missions.Ptr("/trees", id)
 		c.file, c.v3 = t.file, t.v3
 		c.locs[path] = btcppLoc{file: t.file, line: t.e.line, elem: "BehaviorTree"}
 		if len(t.e.kids) != 1 {
-			ps.invalid(path, "%s: a <BehaviorTree> holds exactly one root node, got %d", c.at(t.e.line), len(t.e.kids))
+			ps.Invalid(path, "%s: a <BehaviorTree> holds exactly one root node, got %d", c.at(t.e.line), len(t.e.kids))
 			d.Trees[id] = nil
 			continue
 		}
@@ -134,7 +169,7 @@ type btcppTree struct {
 // btcppLoader reads a file and its includes, depth first, and collects
 // their trees.
 type btcppLoader struct {
-	ps       *problems
+	ps       *missions.Problems
 	read     func(string) ([]byte, error)
 	trees    map[string]*btcppTree
 	order    []string // every tree, in the order read
@@ -151,13 +186,13 @@ type btcppLoader struct {
 // file), line is the <include> that asked for it.
 func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem {
 	ps := l.ps
-	fileps := &problems{lim: ps.lim}
+	fileps := missions.NewProblems(ps.Limits())
 	root, ok := parseXML(data, fileps)
-	for _, p := range fileps.list {
+	for _, p := range fileps.List() {
 		if label != "" {
 			p.Message = label + ": " + p.Message
 		}
-		ps.list = append(ps.list, p)
+		ps.Append(p)
 	}
 	if !ok {
 		l.fatal = true
@@ -170,13 +205,13 @@ func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem 
 		return fmt.Sprintf("line %d", line)
 	}
 	if root.name != "root" {
-		ps.invalid("", "%s: want a BehaviorTree.CPP <root> element, got <%s>", at(root.line), root.name)
+		ps.Invalid("", "%s: want a BehaviorTree.CPP <root> element, got <%s>", at(root.line), root.name)
 		l.fatal = true
 		return nil
 	}
 	format := root.attr("BTCPP_format")
 	if format != "" && format != "4" && format != "3" {
-		ps.invalid("", "%s: BTCPP_format %q is not supported (want 4 or 3)", at(root.line), format)
+		ps.Invalid("", "%s: BTCPP_format %q is not supported (want 4 or 3)", at(root.line), format)
 		l.fatal = true
 		return nil
 	}
@@ -199,7 +234,7 @@ func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem 
 				if f := l.trees[id].file; f != "" {
 					prev = f
 				}
-				ps.invalid(ptr("/trees", id), "%s: a second <BehaviorTree> with ID %q (the first is in %s)", at(e.line), id, prev)
+				ps.Invalid(missions.Ptr("/trees", id), "%s: a second <BehaviorTree> with ID %q (the first is in %s)", at(e.line), id, prev)
 			default:
 				l.trees[id] = &btcppTree{e: e, file: label, v3: format == "3"}
 				l.order = append(l.order, id)
@@ -212,7 +247,7 @@ func (l *btcppLoader) load(data []byte, file, label string, depth int) *xmlElem 
 		case "TreeNodesModel":
 			l.readModels(e, at)
 		default:
-			ps.invalid("", "%s: unexpected <%s> in <root>", at(e.line), e.name)
+			ps.Invalid("", "%s: unexpected <%s> in <root>", at(e.line), e.name)
 		}
 	}
 	return root
@@ -235,7 +270,7 @@ func (l *btcppLoader) readModels(e *xmlElem, at func(int) string) {
 		}
 		id := m.attr("ID")
 		if id == "" {
-			l.ps.invalid("", "%s: a <SubTree> in <TreeNodesModel> without an ID", at(m.line))
+			l.ps.Invalid("", "%s: a <SubTree> in <TreeNodesModel> without an ID", at(m.line))
 			continue
 		}
 		model := l.models[id]
@@ -248,7 +283,7 @@ func (l *btcppLoader) readModels(e *xmlElem, at func(int) string) {
 			case "input_port", "output_port", "inout_port":
 				name := p.attr("name")
 				if name == "" {
-					l.ps.invalid("", "%s: a <%s> of the SubTree %q in <TreeNodesModel> without a name", at(p.line), p.name, id)
+					l.ps.Invalid("", "%s: a <%s> of the SubTree %q in <TreeNodesModel> without a name", at(p.line), p.name, id)
 					continue
 				}
 				model[name] = p.attr("default")
@@ -266,19 +301,19 @@ func (l *btcppLoader) include(e *xmlElem, from, at string, depth int) {
 	rel := e.attr("path")
 	switch {
 	case rel == "":
-		ps.invalid("", "%s: <include> without a path", at)
+		ps.Invalid("", "%s: <include> without a path", at)
 		l.fatal = true
 		return
 	case e.attr("ros_pkg") != "":
-		ps.invalid("", "%s: <include ros_pkg=%q>: ROS packages are not searched; give a path relative to the file", at, e.attr("ros_pkg"))
+		ps.Invalid("", "%s: <include ros_pkg=%q>: ROS packages are not searched; give a path relative to the file", at, e.attr("ros_pkg"))
 		l.fatal = true
 		return
 	case l.read == nil || from == "":
-		ps.invalid("", "%s: <include path=%q>: includes are resolved only for a file read from disk (botd check FILE, botd sim FILE)", at, rel)
+		ps.Invalid("", "%s: <include path=%q>: includes are resolved only for a file read from disk (botd check FILE, botd sim FILE)", at, rel)
 		l.fatal = true
 		return
 	case depth >= maxIncludeDepth:
-		ps.add("", CodeTooLarge, "%s: includes nested deeper than %d files", at, maxIncludeDepth)
+		ps.Add("", missions.CodeTooLarge, "%s: includes nested deeper than %d files", at, maxIncludeDepth)
 		l.fatal = true
 		return
 	}
@@ -290,7 +325,7 @@ func (l *btcppLoader) include(e *xmlElem, from, at string, depth int) {
 	for i, f := range l.stack {
 		if f == path {
 			chain := append(append([]string{}, l.stack[i:]...), path)
-			ps.invalid("", "%s: include cycle: %s", at, strings.Join(chain, " -> "))
+			ps.Invalid("", "%s: include cycle: %s", at, strings.Join(chain, " -> "))
 			l.fatal = true
 			return
 		}
@@ -301,12 +336,12 @@ func (l *btcppLoader) include(e *xmlElem, from, at string, depth int) {
 	l.loaded[path] = true
 	data, err := l.read(path)
 	if err != nil {
-		ps.invalid("", "%s: <include path=%q>: %v", at, rel, err)
+		ps.Invalid("", "%s: <include path=%q>: %v", at, rel, err)
 		l.fatal = true
 		return
 	}
-	if len(data) > ps.lim.DocumentBytes {
-		ps.add("", CodeTooLarge, "%s: %s is %d bytes, above the limit of %d", at, path, len(data), ps.lim.DocumentBytes)
+	if len(data) > ps.Limits().DocumentBytes {
+		ps.Add("", missions.CodeTooLarge, "%s: %s is %d bytes, above the limit of %d", at, path, len(data), ps.Limits().DocumentBytes)
 		l.fatal = true
 		return
 	}
@@ -316,7 +351,7 @@ func (l *btcppLoader) include(e *xmlElem, from, at string, depth int) {
 }
 
 type btcppConv struct {
-	ps     *problems
+	ps     *missions.Problems
 	trees  map[string]*btcppTree
 	lib    map[string]bool
 	models map[string]subtreeModel
@@ -349,7 +384,7 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		raw["tree"] = e.attr("ID")
 	case btcppGeneric[e.name]:
 		if n.Type = e.attr("ID"); n.Type == "" {
-			c.ps.invalid(ptr(path, "type"), "%s: <%s> without an ID", c.at(e.line), e.name)
+			c.ps.Invalid(missions.Ptr(path, "type"), "%s: <%s> without an ID", c.at(e.line), e.name)
 		}
 	case (c.trees[e.name] != nil || c.lib[e.name]) && btcppBuiltins[e.name].to == "":
 		n.Type, subtree = "SubTree", true
@@ -364,7 +399,7 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		}
 		if async > 1 {
 			// As BT.CPP refuses it when it builds the tree.
-			c.ps.invalid(path, "%s: a ReactiveSequence cannot have more than one AsyncSequence child", c.at(e.line))
+			c.ps.Invalid(path, "%s: a ReactiveSequence cannot have more than one AsyncSequence child", c.at(e.line))
 		}
 	}
 	autoremap := false
@@ -383,7 +418,7 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 		case btcppMetadata[k]:
 			// Groot2's and BT.CPP's own bookkeeping: no behaviour.
 		case strings.HasPrefix(k, "_"):
-			c.ps.invalid(ptr(path, "params"), "%s: <%s %s=...>: attribute not supported (botd reads _autoremap on a SubTree, "+
+			c.ps.Invalid(missions.Ptr(path, "params"), "%s: <%s %s=...>: attribute not supported (botd reads _autoremap on a SubTree, "+
 				"the pre- and post-conditions _failureIf, _successIf, _skipIf, _while, _onSuccess, _onFailure, _onHalted, _post, "+
 				"and ignores the editors' _uid, _fullpath, _description, _collapsed, _favorite, _external and _hardcoded)", c.at(e.line), e.name, k)
 		case k == "ID":
@@ -420,14 +455,14 @@ func (c *btcppConv) node(e *xmlElem, path string) (n *bt.NodeDef) {
 	}
 	if pp != nil {
 		// The node runs under a PrePost decorator holding its conditions;
-		// ExportBTCPP writes them back as attributes.
+		// Export writes them back as attributes.
 		w := &bt.NodeDef{Type: "PrePost", Params: pp, Children: []*bt.NodeDef{n}}
 		c.locs[path] = loc
-		path = ptr(ptr(path, "children"), 0)
+		path = missions.Ptr(missions.Ptr(path, "children"), 0)
 		defer func() { n = w }()
 	}
 	for i, k := range e.kids {
-		n.Children = append(n.Children, c.node(k, ptr(ptr(path, "children"), i)))
+		n.Children = append(n.Children, c.node(k, missions.Ptr(missions.Ptr(path, "children"), i)))
 	}
 	return n
 }
@@ -440,15 +475,15 @@ func (c *btcppConv) modelDefaults(raw map[string]string, e *xmlElem, path string
 		if _, given := raw[port]; given {
 			continue
 		}
-		if c.defaulted++; c.defaulted > c.ps.lim.AliasValues {
-			if c.defaulted == c.ps.lim.AliasValues+1 {
-				c.ps.add(ptr(path, "params"), CodeTooLarge, "%s: the <TreeNodesModel> defaults of the SubTrees add more than %d ports",
-					c.at(e.line), c.ps.lim.AliasValues)
+		if c.defaulted++; c.defaulted > c.ps.Limits().AliasValues {
+			if c.defaulted == c.ps.Limits().AliasValues+1 {
+				c.ps.Add(missions.Ptr(path, "params"), missions.CodeTooLarge, "%s: the <TreeNodesModel> defaults of the SubTrees add more than %d ports",
+					c.at(e.line), c.ps.Limits().AliasValues)
 			}
 			return
 		}
 		if model[port] == "" {
-			c.ps.invalid(ptr(path, "params"), "%s: <SubTree ID=%q> does not remap the port %q, which the tree's <TreeNodesModel> "+
+			c.ps.Invalid(missions.Ptr(path, "params"), "%s: <SubTree ID=%q> does not remap the port %q, which the tree's <TreeNodesModel> "+
 				"declares without a default (BehaviorTree.CPP refuses it too): give it a value or a \"{key}\"", c.at(e.line), raw["tree"], port)
 			continue
 		}
@@ -522,7 +557,7 @@ func typedParams(typ string, raw map[string]string) map[string]any {
 	if len(raw) == 0 {
 		return nil
 	}
-	nt, known := defaultRegistry().Lookup(typ)
+	nt, known := missions.DefaultRegistry().Lookup(typ)
 	out := make(map[string]any, len(raw))
 	for k, v := range raw {
 		var p *bt.Param
@@ -567,4 +602,13 @@ func attrValue(s string) any {
 		}
 	}
 	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,10 +1,12 @@
-package missions
+package btcpp
 
 import (
 	"bytes"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/botd-project/botd/missions"
 )
 
 // An imported file's <TreeNodesModel> survives botd: exported back, each
@@ -13,11 +15,11 @@ import (
 // tree uses included), and the export reads back to the same trees and
 // exports to the same bytes (botd -> Groot2 -> botd loses nothing).
 func TestBTCPPRoundTripKeepsModels(t *testing.T) {
-	d, err := DecodeFile("testdata/btcpp-roundtrip/models.xml", Limits{}, nil)
+	d, err := missions.DecodeFile("testdata/btcpp-roundtrip/models.xml", missions.Limits{}, nil)
 	if err != nil {
 		t.Fatal(problemLines(err))
 	}
-	out, err := ExportBTCPP(d, nil)
+	out, err := Export(d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,14 +36,14 @@ func TestBTCPPRoundTripKeepsModels(t *testing.T) {
 	if bytes.Contains(out, []byte(`<Action ID="IsDoorOpen"`)) {
 		t.Errorf("the Condition is written as an Action:\n%s", out)
 	}
-	back, err := Decode(out)
+	back, err := missions.Decode(out)
 	if err != nil {
 		t.Fatalf("the export does not load: %s\n%s", problemLines(err), out)
 	}
 	if !reflect.DeepEqual(back.Trees, d.Trees) || back.Main != d.Main {
 		t.Errorf("the export reads back to other trees:\n%s", out)
 	}
-	again, err := ExportBTCPP(back, nil)
+	again, err := Export(back, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +52,8 @@ func TestBTCPPRoundTripKeepsModels(t *testing.T) {
 	}
 	// Both compile to the same tree.
 	subs := starSucceed(t)
-	m1, err1 := d.Compile(Options{Substitutions: subs})
-	m2, err2 := back.Compile(Options{Substitutions: subs})
+	m1, err1 := d.Compile(missions.Options{Substitutions: subs})
+	m2, err2 := back.Compile(missions.Options{Substitutions: subs})
 	if err1 != nil || err2 != nil || m1.Tree.Len() != m2.Tree.Len() {
 		t.Errorf("compiled: %v %v", err1, err2)
 	}
@@ -61,9 +63,9 @@ func TestBTCPPRoundTripKeepsModels(t *testing.T) {
 	}
 }
 
-func mustExport(t *testing.T, d *Document) []byte {
+func mustExport(t *testing.T, d *missions.Document) []byte {
 	t.Helper()
-	out, err := ExportBTCPP(d, nil)
+	out, err := Export(d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-package missions
+package btcpp
 
 import (
 	"os"
 	"testing"
+
+	"github.com/botd-project/botd/missions"
 )
 
 // Resolved writes a BehaviorTree.CPP file's stand-ins in place: its botd
@@ -13,7 +15,7 @@ func TestResolvedStandIns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Load(data, Options{})
+	m, err := missions.Load(data, missions.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func TestResolvedStandIns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	strict, err := Load(js, Options{})
+	strict, err := missions.Load(js, missions.Options{})
 	if err != nil {
 		t.Fatalf("the resolved form does not load: %v\n%s", err, js)
 	}
@@ -44,7 +46,7 @@ func TestResolvedStandIns(t *testing.T) {
 	if orig, _ := m.Doc.JSON(); string(orig) == string(js) {
 		t.Error("the document itself changed: it should stay as written (its export gives the file back)")
 	}
-	plain, err := Load([]byte(`{"format":"botd/mission@1","name":"p","main":"main","trees":{"main":{"type":"Succeed"}}}`), Options{})
+	plain, err := missions.Load([]byte(`{"format":"botd/mission@1","name":"p","main":"main","trees":{"main":{"type":"Succeed"}}}`), missions.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"bytes"
@@ -9,15 +9,16 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt/catalog"
+	"github.com/botd-project/botd/missions"
 )
 
 // compiledTable compiles a document with every unknown node stood in for
 // and returns its node table (the first line of a trace): what "the same
 // compiled tree" means for a round trip.
-func compiledTable(t *testing.T, d *Document, ids bool) string {
+func compiledTable(t *testing.T, d *missions.Document, ids bool) string {
 	t.Helper()
-	subs, _ := ParseSubstitutions("*=Succeed")
-	m, err := d.Compile(Options{Substitutions: subs})
+	subs, _ := missions.ParseSubstitutions("*=Succeed")
+	m, err := d.Compile(missions.Options{Substitutions: subs})
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
@@ -34,16 +35,16 @@ func compiledTable(t *testing.T, d *Document, ids bool) string {
 }
 
 // roundTripBTCPP exports d to XML and reads it back.
-func roundTripBTCPP(t *testing.T, d *Document) (*Document, []byte) {
+func roundTripBTCPP(t *testing.T, d *missions.Document) (*missions.Document, []byte) {
 	t.Helper()
-	x, err := ExportBTCPP(d, nil)
+	x, err := Export(d, nil)
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}
 	if err := xml.Unmarshal(x, new(struct{})); err != nil {
 		t.Fatalf("the export is not well-formed XML: %v\n%s", err, x)
 	}
-	d2, err := Decode(x)
+	d2, err := missions.Decode(x)
 	if err != nil {
 		t.Fatalf("the export does not import: %v\n%s", err, x)
 	}
@@ -105,7 +106,7 @@ func TestBTCPPExportModel(t *testing.T) {
 	  <MyControl><AlwaysSuccess/><AlwaysFailure/></MyControl>
 	  <RateController hz="2"><AlwaysSuccess/></RateController>
 	</Sequence></BehaviorTree></root>`))
-	x, err := ExportBTCPP(d, nil)
+	x, err := Export(d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestBTCPPExportModel(t *testing.T) {
 }
 
 func TestBTCPPNodesModel(t *testing.T) {
-	x := BTCPPNodesModel(catalog.NewRegistry())
+	x := NodesModel(catalog.NewRegistry())
 	var root struct {
 		Format string `xml:"BTCPP_format,attr"`
 		Model  struct {

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/botd-project/botd/missions"
 )
 
 // xmlElem is an element of a parsed XML document. Text, comments and
@@ -31,7 +33,7 @@ func (e *xmlElem) attr(name string) string {
 }
 
 // parseXML reads the document's root element.
-func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
+func parseXML(data []byte, ps *missions.Problems) (*xmlElem, bool) {
 	dec := xml.NewDecoder(bytes.NewReader(escapeAttrValues(data)))
 	var root *xmlElem
 	var stack []*xmlElem
@@ -43,21 +45,21 @@ func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
 			break
 		}
 		if err != nil {
-			ps.add("", CodeInvalidSyntax, "invalid XML: %s", xmlError(err))
+			ps.Add("", missions.CodeInvalidSyntax, "invalid XML: %s", xmlError(err))
 			return nil, false
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			if len(stack) >= ps.lim.Depth {
-				ps.add("", CodeTooLarge, "line %d: nesting deeper than %d levels", line, ps.lim.Depth)
+			if len(stack) >= ps.Limits().Depth {
+				ps.Add("", missions.CodeTooLarge, "line %d: nesting deeper than %d levels", line, ps.Limits().Depth)
 				return nil, false
 			}
-			if count++; count > ps.lim.Values {
-				ps.add("", CodeTooLarge, "line %d: more than %d elements", line, ps.lim.Values)
+			if count++; count > ps.Limits().Values {
+				ps.Add("", missions.CodeTooLarge, "line %d: more than %d elements", line, ps.Limits().Values)
 				return nil, false
 			}
 			for _, a := range t.Attr {
-				if ps.longString("", a.Value) {
+				if ps.LongString("", a.Value) {
 					return nil, false
 				}
 			}
@@ -67,7 +69,7 @@ func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
 				p := stack[len(stack)-1]
 				p.kids = append(p.kids, e)
 			case root != nil:
-				ps.add("", CodeInvalidSyntax, "invalid XML: line %d: a second root element <%s>", line, e.name)
+				ps.Add("", missions.CodeInvalidSyntax, "invalid XML: line %d: a second root element <%s>", line, e.name)
 				return nil, false
 			default:
 				root = e
@@ -79,14 +81,14 @@ func parseXML(data []byte, ps *problems) (*xmlElem, bool) {
 			// A <TreeNodesModel> port's description is its text; no other
 			// element's text means anything.
 			if len(stack) > 0 {
-				if e := stack[len(stack)-1]; strings.HasSuffix(e.name, "_port") && len(e.text)+len(t) <= ps.lim.StringBytes {
+				if e := stack[len(stack)-1]; strings.HasSuffix(e.name, "_port") && len(e.text)+len(t) <= ps.Limits().StringBytes {
 					e.text += string(t)
 				}
 			}
 		}
 	}
 	if root == nil {
-		ps.add("", CodeInvalidSyntax, "invalid XML: no root element")
+		ps.Add("", missions.CodeInvalidSyntax, "invalid XML: no root element")
 		return nil, false
 	}
 	return root, true

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"reflect"
@@ -6,12 +6,13 @@ import (
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/catalog"
+	"github.com/botd-project/botd/missions"
 )
 
 func TestBTCPPBuiltinsCompile(t *testing.T) {
 	in, _ := readGolden(t, "testdata/golden/decode/btcpp_builtins.golden")
 	subs := map[string]string{"ComputePath": "Succeed", "PathValid": "Succeed", "ClearCostmap": "Succeed"}
-	if _, err := Load(in, Options{Registry: catalog.NewRegistry(), Substitute: subs}); err != nil {
+	if _, err := missions.Load(in, missions.Options{Registry: catalog.NewRegistry(), Substitute: subs}); err != nil {
 		t.Errorf("every built-in of the file compiles; got\n%s", problemLines(err))
 	}
 }
@@ -75,7 +76,7 @@ func TestBTCPPMainTree(t *testing.T) {
 		if d.Main != tc.main {
 			t.Errorf("main = %q, want %q in %s", d.Main, tc.main, tc.xml)
 		}
-		if _, err := d.Compile(Options{}); err != nil {
+		if _, err := d.Compile(missions.Options{}); err != nil {
 			t.Errorf("%s: %v", tc.xml, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // btcppDeclared is one entry of a BT.CPP file's <TreeNodesModel> as
 // written: its kind (Action, Condition, Decorator, Control, SubTree),
 // its ID and its ports with their direction, type, default and
-// description. ExportBTCPP writes the entries of an imported file back
+// description. Export writes the entries of an imported file back
 // as they were, so a Condition stays a Condition, an output port an
 // output, and a port keeps its C++ type: botd -> Groot2 -> botd loses
 // nothing of them.

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"bytes"
@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
-// MaxBTCPPUID is the largest node uid BehaviorTree.CPP's tools read (a
+// MaxUID is the largest node uid BehaviorTree.CPP's tools read (a
 // uint16; BT.CPP numbers nodes from 1).
-const MaxBTCPPUID = 65535
+const MaxUID = 65535
 
-// ExportBTCPPInstances writes the compiled tree t of mission d as
+// ExportInstances writes the compiled tree t of mission d as
 // BehaviorTree.CPP 4's WriteTreeToXML(tree, true, true) writes a created
 // tree: one <BehaviorTree> per tree instance (the main tree, then every
 // SubTree instance in the order its SubTree node comes, each with its
@@ -22,19 +23,19 @@ const MaxBTCPPUID = 65535
 // included. Groot2 reads this from a FULLTREE reply and from a .btlog.
 //
 // The uid of compiled node i is i+1, so a node's status and transitions
-// are sent under that uid. Element names and ports are ExportBTCPP's.
-// Unlike ExportBTCPP nothing is folded: a PrePost is written as the node
+// are sent under that uid. Element names and ports are Export's.
+// Unlike Export nothing is folded: a PrePost is written as the node
 // it is (it has a status of its own), and the children a node synthesizes
 // from its parameters are written as its children.
-func ExportBTCPPInstances(d *Document, t *bt.Tree, reg *bt.Registry) ([]byte, error) {
+func ExportInstances(d *missions.Document, t *bt.Tree, reg *bt.Registry) ([]byte, error) {
 	if reg == nil {
-		reg = defaultRegistry()
+		reg = missions.DefaultRegistry()
 	}
 	if t.Len() == 0 {
 		return nil, fmt.Errorf("an empty tree")
 	}
-	if t.Len() > MaxBTCPPUID {
-		return nil, fmt.Errorf("the tree has %d nodes: BT.CPP's uids stop at %d", t.Len(), MaxBTCPPUID)
+	if t.Len() > MaxUID {
+		return nil, fmt.Errorf("the tree has %d nodes: BT.CPP's uids stop at %d", t.Len(), MaxUID)
 	}
 	w := &instanceWriter{e: &btcppExporter{reg: reg, model: map[string]*btcppModel{}, builtinModels: true}, d: d, t: t}
 	main := d.Main
@@ -79,7 +80,7 @@ type instance struct {
 
 type instanceWriter struct {
 	e     *btcppExporter
-	d     *Document
+	d     *missions.Document
 	t     *bt.Tree
 	b     bytes.Buffer
 	queue []instance
@@ -87,7 +88,7 @@ type instanceWriter struct {
 
 func (w *instanceWriter) node(i int32, fullpath string, depth int) error {
 	n := w.t.Node(int(i))
-	def := DefAt(w.d, n.Path)
+	def := missions.DefAt(w.d, n.Path)
 	if def == nil || (n.Type != nil && n.Type.Name == "SubTree") != isSubTreeDef(w.e.reg, def) {
 		// A node the document does not spell out (synthesized from its
 		// parent's parameters, or stood in for): its compiled type.
@@ -181,27 +182,4 @@ func (e *btcppExporter) writeModel4(b *bytes.Buffer) {
 		b.WriteString(strings.Repeat(" ", 2*(len(line)-len(trimmed))))
 		b.WriteString(trimmed)
 	}
-}
-
-// DefAt follows a compiled node's JSON pointer (/trees/{name}/children/
-// {i}/...) in d; nil when the path goes elsewhere (a node synthesized from
-// its parent's parameters).
-func DefAt(d *Document, path string) *bt.NodeDef {
-	if d == nil || !strings.HasPrefix(path, "/trees/") {
-		return nil
-	}
-	parts := strings.Split(path[len("/trees/"):], "/")
-	name := strings.ReplaceAll(strings.ReplaceAll(parts[0], "~1", "/"), "~0", "~")
-	def := d.Trees[name]
-	for i := 1; def != nil && i < len(parts); i += 2 {
-		if parts[i] != "children" || i+1 >= len(parts) {
-			return nil
-		}
-		k, err := strconv.Atoi(parts[i+1])
-		if err != nil || k < 0 || k >= len(def.Children) {
-			return nil
-		}
-		def = def.Children[k]
-	}
-	return def
 }

@@ -1,10 +1,11 @@
-package missions
+package btcpp
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // BehaviorTree.CPP 4's AsyncSequence, from tests/gtest_reactive.cpp
@@ -52,7 +53,7 @@ func TestBTCPPAsyncSequence(t *testing.T) {
 	r.wantKeys("A_", "1", "B_", "1")
 
 	// TwoAsyncNodesInReactiveSequence: BT.CPP refuses the tree.
-	_, err := Decode([]byte(btcppDoc(`<ReactiveSequence>
+	_, err := missions.Decode([]byte(btcppDoc(`<ReactiveSequence>
 	  <AsyncSequence>` + test("A_", "") + test("B_", "") + `</AsyncSequence>
 	  <AsyncSequence>` + test("D_", "") + test("E_", "") + `</AsyncSequence>
 	</ReactiveSequence>`)))

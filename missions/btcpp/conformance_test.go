@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"os"
@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/botd-project/botd/missions"
 )
 
 // fixtures is the shared fixture directory, relative to this package.
-const fixtures = "../../shared/fixtures"
+const fixtures = "../../../shared/fixtures"
 
 // fixtureExceptions are the fixtures that do not load whatever is
 // substituted, with the problems that say why. BT.CPP itself rejects the
@@ -41,8 +43,8 @@ func fixtureFiles(t *testing.T) (string, []string) {
 	return dir, files(t, filepath.Join(dir, "*", "*.xml"))
 }
 
-func starSucceed(t *testing.T) Substitutions {
-	subs, err := ParseSubstitutions("*=Succeed")
+func starSucceed(t *testing.T) missions.Substitutions {
+	subs, err := missions.ParseSubstitutions("*=Succeed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +54,14 @@ func starSucceed(t *testing.T) Substitutions {
 // TestBTCPPFixtures loads every BehaviorTree.CPP and Nav2 fixture with
 // '*=Succeed' (its unknown leaves stood in for by Succeed, its unknown
 // decorators by pass-throughs), runs it, and round-trips it through
-// ExportBTCPP to the same document and compiled tree.
+// Export to the same document and compiled tree.
 func TestBTCPPFixtures(t *testing.T) {
 	dir, paths := fixtureFiles(t)
 	subs := starSucceed(t)
 	for _, path := range paths {
 		name := filepath.ToSlash(strings.TrimPrefix(path, dir+string(filepath.Separator)))
 		t.Run(name, func(t *testing.T) {
-			m, err := LoadFile(path, Options{Substitutions: subs})
+			m, err := missions.LoadFile(path, missions.Options{Substitutions: subs})
 			got := problemLines(err)
 			if want, ok := fixtureExceptions[name]; ok {
 				if got != want {
@@ -104,7 +106,7 @@ func TestBTCPPFixtureIncludes(t *testing.T) {
 	copyFile("subtree_test.xml", "subtree_test.xml")
 	copyFile("Check.xml", "Check.xml")
 	copyFile("Talk.xml", "subtrees/Talk.xml")
-	m, err := LoadFile(filepath.Join(tmp, "subtree_test.xml"), Options{Substitutions: starSucceed(t)})
+	m, err := missions.LoadFile(filepath.Join(tmp, "subtree_test.xml"), missions.Options{Substitutions: starSucceed(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-package missions
+package btcpp
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/botd-project/botd/missions"
 )
 
 // tinyxml2, which BehaviorTree.CPP reads its files with, ends a comment
@@ -18,7 +20,7 @@ func TestBTCPPCommentDashes(t *testing.T) {
 		"<!---->",
 	} {
 		in := "<root BTCPP_format=\"4\">\n<BehaviorTree ID=\"Main\">\n<Sequence>\n" + comment + "\n<AlwaysSuccess/>\n<Mystery/>\n</Sequence>\n</BehaviorTree>\n</root>\n"
-		m, err := Load([]byte(in), Options{Substitutions: starSucceed(t)})
+		m, err := missions.Load([]byte(in), missions.Options{Substitutions: starSucceed(t)})
 		if err != nil {
 			t.Errorf("%q: %s", comment, problemLines(err))
 			continue
@@ -28,13 +30,13 @@ func TestBTCPPCommentDashes(t *testing.T) {
 		}
 	}
 	// A comment that does not end is still malformed XML, with its line.
-	_, err := Load([]byte("<root BTCPP_format=\"4\">\n<!-- -- \n<BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree></root>"), Options{})
+	_, err := missions.Load([]byte("<root BTCPP_format=\"4\">\n<!-- -- \n<BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree></root>"), missions.Options{})
 	if err == nil {
 		t.Error("an unterminated comment loads")
 	}
 	// The escapes keep every line where it was.
 	in := []byte("<root BTCPP_format=\"4\">\n<!-- x --- y\n -- -->\n<BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n<Foo/></root>")
-	_, err = Load(in, Options{})
+	_, err = missions.Load(in, missions.Options{})
 	if err == nil || !strings.Contains(problemLines(err), "line 5: unexpected <Foo>") {
 		t.Errorf("want the <Foo> of line 5 reported, got %v", err)
 	}
@@ -47,7 +49,7 @@ func TestBTCPPReservedID(t *testing.T) {
 	in := []byte(`<root BTCPP_format="4"><BehaviorTree ID="Main">
   <Fallback ID="Detection"><AlwaysFailure ID="x"/><AlwaysSuccess/></Fallback>
 </BehaviorTree></root>`)
-	m, err := Load(in, Options{})
+	m, err := missions.Load(in, missions.Options{})
 	if err != nil {
 		t.Fatal(problemLines(err))
 	}
@@ -62,7 +64,7 @@ func TestBTCPPReservedID(t *testing.T) {
 func TestBTCPPXMLVersion(t *testing.T) {
 	for _, decl := range []string{`<?xml version="2.0"?>`, `<?xml version='1.1' encoding="UTF-8"?>`, `<?xml version="1.0"?>`} {
 		in := decl + "\n<root BTCPP_format=\"4\"><BehaviorTree ID=\"Main\"><AlwaysSuccess/></BehaviorTree>\n<Foo/></root>"
-		_, err := Load([]byte(in), Options{})
+		_, err := missions.Load([]byte(in), missions.Options{})
 		if err == nil || !strings.Contains(problemLines(err), "line 3: unexpected <Foo>") {
 			t.Errorf("%s: want the <Foo> of line 3 reported, got %v", decl, err)
 		}

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // BT.CPP 4's SubTree models (gtest_subtree.cpp SubtreeModels): a port the
@@ -39,7 +40,7 @@ func TestSubTreeModelDefaults(t *testing.T) {
     </Sequence>
   </BehaviorTree>` + sub + `</root>`
 	}
-	m, err := Load([]byte(main(`<SubTree ID="MySub" in_name="{my_name}" out_state="{my_state}"/>`)), Options{})
+	m, err := missions.Load([]byte(main(`<SubTree ID="MySub" in_name="{my_name}" out_state="{my_state}"/>`)), missions.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestSubTreeModelDefaults(t *testing.T) {
 		t.Errorf("defaults: %v, want SUCCESS", st)
 	}
 	// An explicit remap wins over the default.
-	m, err = Load([]byte(main(`<SubTree ID="MySub" in_value="7" in_name="{my_name}" out_state="{my_state}"/>`)), Options{})
+	m, err = missions.Load([]byte(main(`<SubTree ID="MySub" in_value="7" in_name="{my_name}" out_state="{my_state}"/>`)), missions.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,18 +56,18 @@ func TestSubTreeModelDefaults(t *testing.T) {
 		t.Errorf("in_value remapped to 7: %v, want FAILURE", st)
 	}
 	// A port without a default must be remapped.
-	_, err = Load([]byte(main(`<SubTree ID="MySub" in_name="{my_name}"/>`)), Options{})
+	_, err = missions.Load([]byte(main(`<SubTree ID="MySub" in_name="{my_name}"/>`)), missions.Options{})
 	if got := problemLines(err); !strings.Contains(got, `/trees/MainTree/children/1/params: line 12: <SubTree ID="MySub"> does not remap the port "out_state"`) {
 		t.Errorf("mandatory port: %s", got)
 	}
 	// _autoremap takes no defaults and needs no remap.
-	if _, err := Load([]byte(main(`<SubTree ID="MySub" _autoremap="true"/>`)), Options{}); err != nil {
+	if _, err := missions.Load([]byte(main(`<SubTree ID="MySub" _autoremap="true"/>`)), missions.Options{}); err != nil {
 		t.Errorf("autoremap: %v", err)
 	}
 	// A model without an ID, or a port without a name, is refused.
 	for _, bad := range []string{`<SubTree><input_port name="a"/></SubTree>`, `<SubTree ID="MySub"><input_port default="1"/></SubTree>`} {
 		doc := `<root BTCPP_format="4"><TreeNodesModel>` + bad + `</TreeNodesModel>` + sub + `</root>`
-		if _, err := Load([]byte(doc), Options{}); err == nil {
+		if _, err := missions.Load([]byte(doc), missions.Options{}); err == nil {
 			t.Errorf("%s: loaded", bad)
 		}
 	}
@@ -91,11 +92,11 @@ func TestSubTreeModelFromLibrary(t *testing.T) {
 </root>`)
 	mission := filepath.Join(dir, "m.xml")
 	write(mission, `<root BTCPP_format="4"><BehaviorTree ID="M"><SubTree ID="Greet"/></BehaviorTree></root>`)
-	l, err := LoadLibrary([]string{lib}, Limits{})
+	l, err := missions.LoadLibrary([]string{lib}, missions.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadFile(mission, Options{Library: l})
+	m, err := missions.LoadFile(mission, missions.Options{Library: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +118,12 @@ func TestSubTreeModelDefaultsBounded(t *testing.T) {
 	doc := `<root BTCPP_format="4" main_tree_to_execute="M"><TreeNodesModel><SubTree ID="Sub">` + model.String() + `</SubTree></TreeNodesModel>
 <BehaviorTree ID="M"><Sequence>` + calls.String() + `</Sequence></BehaviorTree>
 <BehaviorTree ID="Sub"><AlwaysSuccess/></BehaviorTree></root>`
-	_, err := Load([]byte(doc), Options{})
+	_, err := missions.Load([]byte(doc), missions.Options{})
 	if got := problemLines(err); !strings.Contains(got, "the <TreeNodesModel> defaults of the SubTrees add more than 10000 ports") {
 		t.Errorf("got %s", got)
 	}
 	// Within the bound it loads.
-	if _, err := Load([]byte(strings.Replace(doc, calls.String(), `<SubTree ID="Sub"/><SubTree ID="Sub"/>`, 1)), Options{}); err != nil {
+	if _, err := missions.Load([]byte(strings.Replace(doc, calls.String(), `<SubTree ID="Sub"/><SubTree ID="Sub"/>`, 1)), missions.Options{}); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"os"
@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 const includes = "testdata/btcpp-includes"
 
 // runToEnd ticks a mission's agent until its root completes.
-func runToEnd(t *testing.T, m *Mission) bt.Status {
+func runToEnd(t *testing.T, m *missions.Mission) bt.Status {
 	t.Helper()
 	a := bt.NewAgent(m.Tree, 0, 0)
 	for k := int64(1); k < 100; k++ {
@@ -36,7 +37,7 @@ func TestIncludes(t *testing.T) {
 		"../btcpp-includes/child/child_no_include.xml", // no include at all
 	} {
 		t.Run(f, func(t *testing.T) {
-			m, err := LoadFile(filepath.Join(includes, f), Options{})
+			m, err := missions.LoadFile(filepath.Join(includes, f), missions.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,21 +59,21 @@ func TestIncludeProblems(t *testing.T) {
 		"ros.xml":                `line 2: <include ros_pkg="nav2_bt_navigator">: ROS packages are not searched`,
 	} {
 		t.Run(f, func(t *testing.T) {
-			m, err := LoadFile(filepath.Join(bad, f), Options{})
+			m, err := missions.LoadFile(filepath.Join(bad, f), missions.Options{})
 			if m != nil || err == nil {
 				t.Fatal("loaded")
 			}
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, want)
 			}
-			if d, err := DecodeFile(filepath.Join(bad, f), Limits{}, nil); d != nil || err == nil {
+			if d, err := missions.DecodeFile(filepath.Join(bad, f), missions.Limits{}, nil); d != nil || err == nil {
 				t.Error("DecodeFile loaded it")
 			}
 		})
 	}
 	// Bytes from elsewhere (a mission sent to the daemon) include nothing.
 	data, _ := os.ReadFile(filepath.Join(includes, "parent_include_child.xml"))
-	if _, err := Decode(data); err == nil || !strings.Contains(err.Error(), "includes are resolved only for a file read from disk") {
+	if _, err := missions.Decode(data); err == nil || !strings.Contains(err.Error(), "includes are resolved only for a file read from disk") {
 		t.Errorf("Decode: %v", err)
 	}
 }
@@ -95,14 +96,14 @@ func TestLibrary(t *testing.T) {
 	write("lib/b.json", `{"format": "botd/mission@1", "main": "Align", "trees": {"Align": {"type": "Succeed"}, "Unused": {"type": "Mystery"}}}`)
 	write("lib/notes.txt", "not a mission")
 	mission := write("m.xml", `<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence><Dock/><SubTree ID="Dock"/></Sequence></BehaviorTree></root>`)
-	lib, err := LoadLibrary([]string{filepath.Join(dir, "lib")}, Limits{})
+	lib, err := missions.LoadLibrary([]string{filepath.Join(dir, "lib")}, missions.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(lib.Names(), ","); got != "Align,Dock,Unused" {
 		t.Errorf("library trees %s", got)
 	}
-	m, err := LoadFile(mission, Options{Library: lib})
+	m, err := missions.LoadFile(mission, missions.Options{Library: lib})
 	if err != nil {
 		t.Fatal(err) // Unused (an unknown type) is not loaded: nothing calls it
 	}
@@ -112,17 +113,17 @@ func TestLibrary(t *testing.T) {
 	if st := runToEnd(t, m); st != bt.Success {
 		t.Errorf("status %v", st)
 	}
-	if _, err := LoadFile(mission, Options{}); err == nil || !strings.Contains(err.Error(), `unknown node type "Dock"`) {
+	if _, err := missions.LoadFile(mission, missions.Options{}); err == nil || !strings.Contains(err.Error(), `unknown node type "Dock"`) {
 		t.Errorf("without the library: %v", err)
 	}
 	// A tree defined twice, differently, is an error naming both files.
 	write("lib2/dock.xml", `<root BTCPP_format="4"><BehaviorTree ID="Dock"><AlwaysFailure/></BehaviorTree></root>`)
-	if _, err := LoadLibrary([]string{filepath.Join(dir, "lib"), filepath.Join(dir, "lib2")}, Limits{}); err == nil ||
+	if _, err := missions.LoadLibrary([]string{filepath.Join(dir, "lib"), filepath.Join(dir, "lib2")}, missions.Limits{}); err == nil ||
 		!strings.Contains(err.Error(), `tree "Dock" is also defined, differently, in `+filepath.Join(dir, "lib", "a.xml")) {
 		t.Errorf("duplicate: %v", err)
 	}
 	write("lib3/bad.xml", `<root><BehaviorTree ID="X">`)
-	if _, err := LoadLibrary([]string{filepath.Join(dir, "lib3")}, Limits{}); err == nil || !strings.Contains(err.Error(), "bad.xml") {
+	if _, err := missions.LoadLibrary([]string{filepath.Join(dir, "lib3")}, missions.Limits{}); err == nil || !strings.Contains(err.Error(), "bad.xml") {
 		t.Errorf("bad file: %v", err)
 	}
 }

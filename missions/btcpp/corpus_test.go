@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // The public corpus (testdata/corpus, its sources and licenses in the
@@ -22,7 +23,7 @@ import (
 // the test fails when an outcome changes. The README there explains the
 // failures.
 
-const corpusDir = "testdata/corpus"
+const corpusDir = "../testdata/corpus"
 
 // corpusFile is one corpus file and how it is read.
 type corpusFile struct {
@@ -65,25 +66,24 @@ func corpusFiles(t *testing.T) []corpusFile {
 
 // corpusOutcome loads, runs and round-trips one file; "" when it passes,
 // else the first reason it does not.
-func corpusOutcome(t *testing.T, f corpusFile, subs Substitutions) string {
+func corpusOutcome(t *testing.T, f corpusFile, subs missions.Substitutions) string {
 	path := filepath.Join(corpusDir, filepath.FromSlash(f.path))
 	opts := corpusOptions(t, f, subs)
-	m, err := LoadFile(path, opts)
+	m, err := missions.LoadFile(path, opts)
 	if err != nil {
 		return "load: " + firstProblem(err)
 	}
 	if st := runToEnd(t, m); st == bt.Error {
 		return "run: ERROR"
 	}
-	out, err := ExportBTCPP(m.Doc, nil)
+	out, err := Export(m.Doc, nil)
 	if err != nil {
 		return "export: " + err.Error()
 	}
-	d2, ps := decodeFile(out, path, opts.Library, Limits{})
-	if err := ps.err(); err != nil {
+	d2, err := missions.DecodeAs(out, path, missions.Limits{}, opts.Library)
+	if err != nil {
 		return "export reads back: " + firstProblem(err)
 	}
-	opts.Library.use(d2)
 	if !reflect.DeepEqual(m.Doc.Trees, d2.Trees) || m.Doc.Main != d2.Main {
 		return "export reads back as another document"
 	}
@@ -174,11 +174,11 @@ func compareResults(t *testing.T, name, got string) {
 
 // corpusOptions are the options a corpus file loads with: subs, and its
 // folder as the library when it has one.
-func corpusOptions(t *testing.T, f corpusFile, subs Substitutions) Options {
+func corpusOptions(t *testing.T, f corpusFile, subs missions.Substitutions) missions.Options {
 	t.Helper()
-	opts := Options{Substitutions: subs}
+	opts := missions.Options{Substitutions: subs}
 	if f.lib != "" {
-		lib, err := LoadLibrary([]string{f.lib}, Limits{})
+		lib, err := missions.LoadLibrary([]string{f.lib}, missions.Limits{})
 		if err != nil {
 			t.Fatalf("%s: library: %v", f.path, err)
 		}

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"bytes"
@@ -10,9 +10,10 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
-// ExportBTCPP writes the mission as BehaviorTree.CPP v4 XML that Groot2
+// Export writes the mission as BehaviorTree.CPP v4 XML that Groot2
 // opens: <root BTCPP_format="4" main_tree_to_execute>, one <BehaviorTree
 // ID> per tree (the main tree first) and a <TreeNodesModel> that declares
 // every node type that is not a BT.CPP built-in, with its ports.
@@ -33,11 +34,11 @@ import (
 // Mission settings (tick_hz, evaluation, the initial blackboard, node
 // ids) have no place in the format and are not written. reg (nil: the
 // built-ins) says which types botd knows.
-func ExportBTCPP(d *Document, reg *bt.Registry) ([]byte, error) {
+func Export(d *missions.Document, reg *bt.Registry) ([]byte, error) {
 	if reg == nil {
-		reg = defaultRegistry()
+		reg = missions.DefaultRegistry()
 	}
-	e := &btcppExporter{reg: reg, model: map[string]*btcppModel{}, src: d.btcpp}
+	e := &btcppExporter{reg: reg, model: map[string]*btcppModel{}, src: origin(d)}
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	fmt.Fprintf(&b, `<root BTCPP_format="4" main_tree_to_execute=%s>`+"\n", attr(d.Main))
@@ -54,7 +55,7 @@ func ExportBTCPP(d *Document, reg *bt.Registry) ([]byte, error) {
 }
 
 // treeOrder is the main tree, then the others by name.
-func treeOrder(d *Document) []string {
+func treeOrder(d *missions.Document) []string {
 	var names []string
 	for name, t := range d.Trees {
 		if t != nil && name != d.Main {
@@ -453,10 +454,10 @@ func sortedParamKeys(m map[string]any) []string {
 	return out
 }
 
-// BTCPPNodesModel writes the TreeNodesModel of every node type of reg
-// that is not a BT.CPP built-in (under the names ExportBTCPP writes), for
+// NodesModel writes the TreeNodesModel of every node type of reg
+// that is not a BT.CPP built-in (under the names Export writes), for
 // Groot2's palette.
-func BTCPPNodesModel(reg *bt.Registry) []byte {
+func NodesModel(reg *bt.Registry) []byte {
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<root BTCPP_format="4">` + "\n")

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // TestBTCPPDifferential runs the corpus's BehaviorTree.CPP-format files
@@ -38,7 +39,7 @@ func TestBTCPPDifferential(t *testing.T) {
 		t.Skip("BOTD_BTCPP_RUNNER is not set (see tools/btcppdiff/README.md)")
 	}
 	subs := starSucceed(t)
-	reg := defaultRegistry()
+	reg := missions.DefaultRegistry()
 	dir := t.TempDir()
 	counts := map[string]int{}
 	var b strings.Builder
@@ -47,7 +48,7 @@ func TestBTCPPDifferential(t *testing.T) {
 			continue
 		}
 		path := filepath.Join(corpusDir, filepath.FromSlash(f.path))
-		m, err := LoadFile(path, corpusOptions(t, f, subs))
+		m, err := missions.LoadFile(path, corpusOptions(t, f, subs))
 		if err != nil {
 			continue // botd refuses it: see results.txt
 		}
@@ -55,7 +56,7 @@ func TestBTCPPDifferential(t *testing.T) {
 			if ins := m.Tree.StandIns(); len(ins) > 0 {
 				return fmt.Sprintf("not run: calls the tree %q, which is in no file", ins[0].Tree)
 			}
-			out, err := ExportBTCPP(m.Doc, nil)
+			out, err := Export(m.Doc, nil)
 			if err != nil {
 				return "export: " + err.Error()
 			}
@@ -141,7 +142,7 @@ func tally(b *strings.Builder, counts map[string]int) string {
 const hang = "HANG"
 
 // botdStatuses ticks m as the runner does (at most 99 ticks, 50 ms apart).
-func botdStatuses(m *Mission) string {
+func botdStatuses(m *missions.Mission) string {
 	a := bt.NewAgent(m.Tree, 0, 0)
 	var out []string
 	for k := int64(1); k < 100; k++ {
@@ -198,7 +199,7 @@ func TestBTCPPAgreement(t *testing.T) {
 		t.Skip("BOTD_BTCPP_RUNNER is not set (see tools/btcppdiff/README.md)")
 	}
 	subs := starSucceed(t)
-	reg := defaultRegistry()
+	reg := missions.DefaultRegistry()
 	counts := map[string]int{}
 	var b strings.Builder
 	for _, f := range corpusFiles(t) {
@@ -216,7 +217,7 @@ func TestBTCPPAgreement(t *testing.T) {
 				}
 			}
 		}
-		m, err := LoadFile(path, opts)
+		m, err := missions.LoadFile(path, opts)
 		theirs, loadErr := runBTCPPRunner(t, runner, path, args...)
 		var outcome string
 		switch {
@@ -227,7 +228,7 @@ func TestBTCPPAgreement(t *testing.T) {
 		case loadErr != "":
 			outcome = "BehaviorTree.CPP refuses, botd loads: " + loadErr
 		default:
-			out, xerr := ExportBTCPP(m.Doc, nil)
+			out, xerr := Export(m.Doc, nil)
 			ours := botdStatuses(m)
 			switch {
 			case theirs == hang:

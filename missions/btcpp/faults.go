@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // What BehaviorTree.CPP loads and botd would refuse.
@@ -35,21 +36,36 @@ type btcppLoc struct {
 	ports map[string]string // botd's parameter -> the attribute it was read from, where renamed
 }
 
-// btcppSource is where a BT.CPP document's nodes come from.
+// btcppSource is where a BT.CPP document's nodes come from: the
+// document's missions.Origin, which the import sets.
 type btcppSource struct {
 	locs  map[string]btcppLoc // by the node's JSON pointer
 	files []string            // the files read, in order ("" first: the file itself)
 	// models are the <TreeNodesModel> entries of the file and its
-	// includes, as written (btcpp_models.go).
+	// includes, as written (models.go).
 	models []btcppDeclared
+	// subtreeModels are the <TreeNodesModel> SubTree declarations of the
+	// file and its includes (their ports' defaults). The import has
+	// applied them to the file's own SubTrees; the import of a file that
+	// calls the trees of a library applies the library's
+	// (missions.Library.Origins). nil when there are none.
+	subtreeModels map[string]subtreeModel
+}
+
+// origin is the document's btcppSource; nil for a document from
+// elsewhere.
+func origin(d *missions.Document) *btcppSource {
+	s, _ := d.Origin.(*btcppSource)
+	return s
 }
 
 // maxFaultRounds bounds the compilations the stand-ins take.
 const maxFaultRounds = 3
 
-// compileBTCPP compiles a BT.CPP document, standing in for the nodes
-// BehaviorTree.CPP would load and fail only when they run.
-func (d *Document) compileBTCPP(reg *bt.Registry, opts Options) (*bt.Tree, []bt.Problem, []bt.Substitution, error) {
+// Compile compiles a BT.CPP document, standing in for the nodes
+// BehaviorTree.CPP would load and fail only when they run
+// (missions.Origin).
+func (s *btcppSource) Compile(d *missions.Document, reg *bt.Registry, opts missions.Options) (*bt.Tree, []bt.Problem, []bt.Substitution, error) {
 	tree, err := reg.Compile(d.Spec(opts))
 	var notes []bt.Problem
 	var standIns []bt.Substitution
@@ -59,14 +75,14 @@ func (d *Document) compileBTCPP(reg *bt.Registry, opts Options) (*bt.Tree, []bt.
 		if !errors.As(err, &cps) {
 			break
 		}
-		rules, more := d.runtimeFaults(cps, reg, opts.Substitutions, done)
+		rules, more := s.runtimeFaults(d, cps, reg, opts.Substitutions, done)
 		if len(rules) == 0 {
 			break
 		}
 		notes = append(notes, more...)
 		standIns = append(standIns, rules...)
 		o := opts
-		o.Substitutions = append(append(Substitutions{}, rules...), opts.Substitutions...)
+		o.Substitutions = append(append(missions.Substitutions{}, rules...), opts.Substitutions...)
 		opts = o
 		tree, err = reg.Compile(d.Spec(opts))
 	}
@@ -75,7 +91,7 @@ func (d *Document) compileBTCPP(reg *bt.Registry, opts Options) (*bt.Tree, []bt.
 
 // runtimeFaults returns a path rule for each node of cps that
 // BehaviorTree.CPP would load, with a note saying why it stands in.
-func (d *Document) runtimeFaults(cps bt.Problems, reg *bt.Registry, subs Substitutions, done map[string]bool) ([]bt.Substitution, []bt.Problem) {
+func (s *btcppSource) runtimeFaults(d *missions.Document, cps bt.Problems, reg *bt.Registry, subs missions.Substitutions, done map[string]bool) ([]bt.Substitution, []bt.Problem) {
 	var rules []bt.Substitution
 	var notes []bt.Problem
 	for _, p := range cps {
@@ -83,7 +99,7 @@ func (d *Document) runtimeFaults(cps bt.Problems, reg *bt.Registry, subs Substit
 		if def == nil || done[at] || strings.ContainsAny(at, "*?[") {
 			continue
 		}
-		with, why := d.faultFor(def, rest, p, reg, subs, d.btcpp.locs[at])
+		with, why := faultFor(def, rest, p, reg, subs, s.locs[at])
 		if with == nil {
 			continue
 		}
@@ -97,7 +113,7 @@ func (d *Document) runtimeFaults(cps bt.Problems, reg *bt.Registry, subs Substit
 // faultFor is the stand-in for def given the problem p at rest (the part
 // of its path inside the node), and the note; nil when BehaviorTree.CPP
 // would refuse the file too.
-func (*Document) faultFor(def *bt.NodeDef, rest string, p bt.Problem, reg *bt.Registry, subs Substitutions, loc btcppLoc) (*bt.NodeDef, string) {
+func faultFor(def *bt.NodeDef, rest string, p bt.Problem, reg *bt.Registry, subs missions.Substitutions, loc btcppLoc) (*bt.NodeDef, string) {
 	nt, known := reg.Lookup(def.Type)
 	if !known || p.Code != bt.CodeValidation {
 		return nil, ""
@@ -151,13 +167,13 @@ func (*Document) faultFor(def *bt.NodeDef, rest string, p bt.Problem, reg *bt.Re
 // deviceLeaf reports whether typ is a node type of the robot's (a device
 // leaf) rather than a built-in.
 func deviceLeaf(typ string) bool {
-	_, builtin := defaultRegistry().Lookup(typ)
+	_, builtin := missions.DefaultRegistry().Lookup(typ)
 	return !builtin
 }
 
 // wildcardRule returns the first rule whose type pattern has a wildcard
 // matching typ.
-func wildcardRule(subs Substitutions, typ string) *bt.Substitution {
+func wildcardRule(subs missions.Substitutions, typ string) *bt.Substitution {
 	for i := range subs {
 		r := &subs[i]
 		p := r.Pattern
@@ -202,10 +218,11 @@ func unescapeToken(s string) string {
 // 3: ..." or "inc.xml: line 3: ...".
 var located = regexp.MustCompile(`^(?:(.+?): )?line ([0-9]+): `)
 
-// locate rewrites the problems of a BT.CPP document to name the line of
+// Locate rewrites the problems of a BT.CPP document to name the line of
 // the element each is about (and the included file it is in), keeping
-// the JSON pointer in Path, and sorts them in file order.
-func (s *btcppSource) locate(ps []bt.Problem) {
+// the JSON pointer in Path, and sorts them in file order
+// (missions.Origin).
+func (s *btcppSource) Locate(ps []bt.Problem) {
 	type key struct{ file, line int }
 	keys := make(map[*bt.Problem]key, len(ps))
 	fileIndex := func(f string) int {
@@ -274,14 +291,4 @@ func (s *btcppSource) nodeLoc(path string) (string, btcppLoc, bool) {
 		at = at[:i]
 	}
 	return "", btcppLoc{}, false
-}
-
-// ProblemText is how a problem reads to a person: its place in the file
-// when the message starts with one (a BehaviorTree.CPP file's line),
-// else its JSON pointer, then the message.
-func ProblemText(p bt.Problem) string {
-	if located.MatchString(p.Message) {
-		return p.Message
-	}
-	return p.String()
 }

@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"bytes"

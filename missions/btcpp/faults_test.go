@@ -1,4 +1,4 @@
-package missions
+package btcpp
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/catalog"
+	"github.com/botd-project/botd/missions"
 )
 
 // BehaviorTree.CPP 4 loads a file whose port values it can convert only
@@ -14,7 +15,7 @@ import (
 // the XML line) and fails the node with the reason when it runs; a node
 // that never runs changes nothing.
 func TestBTCPPRuntimeFaults(t *testing.T) {
-	m, err := LoadFile("testdata/btcpp-runtime/runtime_values.xml", Options{})
+	m, err := missions.LoadFile("testdata/btcpp-runtime/runtime_values.xml", missions.Options{})
 	if err != nil {
 		t.Fatalf("BehaviorTree.CPP loads the file, botd refuses it:\n%s", problemLines(err))
 	}
@@ -23,7 +24,7 @@ func TestBTCPPRuntimeFaults(t *testing.T) {
 		if n.Code != bt.CodeWarning {
 			t.Errorf("note %v: code %s, want %s", n, n.Code, bt.CodeWarning)
 		}
-		notes = append(notes, ProblemText(n))
+		notes = append(notes, missions.ProblemText(n))
 	}
 	for i, want := range []string{
 		`line 7: <Delay> delay_msec: want a number`,
@@ -63,22 +64,22 @@ func TestBTCPPDeviceLeafStandsIn(t *testing.T) {
 		return nil
 	}})
 	file := "testdata/btcpp-runtime/land.xml"
-	m, err := LoadFile(file, Options{Registry: reg, Substitutions: starSucceed(t)})
+	m, err := missions.LoadFile(file, missions.Options{Registry: reg, Substitutions: starSucceed(t)})
 	if err != nil {
 		t.Fatalf("with '*=Succeed': %s", problemLines(err))
 	}
-	if len(m.Notes) != 1 || !strings.HasPrefix(ProblemText(m.Notes[0]), "line 6: <Land> is named like botd's Land leaf, which cannot run here") ||
+	if len(m.Notes) != 1 || !strings.HasPrefix(missions.ProblemText(m.Notes[0]), "line 6: <Land> is named like botd's Land leaf, which cannot run here") ||
 		!strings.Contains(m.Notes[0].Message, "stands in as Succeed") {
 		t.Errorf("notes %v, want the Land's stand-in", m.Notes)
 	}
 	if st, _, log := runVirtual(m, 20, 5); st != bt.Success {
 		t.Errorf("the mission ends %v (%q), want SUCCESS", st, log)
 	}
-	subs, err := ParseSubstitutions("TakeOff=Succeed")
+	subs, err := missions.ParseSubstitutions("TakeOff=Succeed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err = LoadFile(file, Options{Registry: reg, Substitutions: subs})
+	m, err = missions.LoadFile(file, missions.Options{Registry: reg, Substitutions: subs})
 	if err != nil {
 		t.Fatalf("without a wildcard rule: %s", problemLines(err))
 	}
@@ -86,7 +87,7 @@ func TestBTCPPDeviceLeafStandsIn(t *testing.T) {
 		t.Errorf("the mission ends %v (%q), want ERROR at Land saying why", st, log)
 	}
 	yaml := []byte("format: botd/mission@1\nmain: m\ntrees:\n  m: {type: Land}\n")
-	if _, err := Load(yaml, Options{Registry: reg}); err == nil {
+	if _, err := missions.Load(yaml, missions.Options{Registry: reg}); err == nil {
 		t.Error("a botd mission's Land loads on a robot without a vehicle")
 	}
 }
@@ -102,7 +103,7 @@ func TestBTCPPLoadTimeProblemsStay(t *testing.T) {
 		"bad script":     `<Script code="x := := 1"/>`,
 	} {
 		doc := "<root BTCPP_format=\"4\">\n<BehaviorTree ID=\"Main\">\n" + in + "\n</BehaviorTree>\n</root>\n"
-		if _, err := Load([]byte(doc), Options{}); err == nil {
+		if _, err := missions.Load([]byte(doc), missions.Options{}); err == nil {
 			t.Errorf("%s: loads", name)
 		} else if !strings.Contains(err.Error(), "line 3: ") {
 			t.Errorf("%s: the problem names no line: %v", name, err)
@@ -124,7 +125,7 @@ func TestBTCPPProblemLines(t *testing.T) {
   <Inverter><Bogus/></Inverter>
 </BehaviorTree>
 </root>`
-	_, err := Load([]byte(doc), Options{})
+	_, err := missions.Load([]byte(doc), missions.Options{})
 	var got []string
 	for _, l := range strings.Split(strings.TrimSpace(problemLines(err)), "\n") {
 		_, msg, _ := strings.Cut(l, ": ")
@@ -142,10 +143,10 @@ func TestBTCPPProblemLines(t *testing.T) {
 }
 
 func TestProblemText(t *testing.T) {
-	if s := ProblemText(bt.Problem{Path: "/trees/m", Message: "line 3: <X>: no"}); s != "line 3: <X>: no" {
+	if s := missions.ProblemText(bt.Problem{Path: "/trees/m", Message: "line 3: <X>: no"}); s != "line 3: <X>: no" {
 		t.Errorf("located: %q", s)
 	}
-	if s := ProblemText(bt.Problem{Path: "/trees/m", Message: "no"}); s != "/trees/m: no" {
+	if s := missions.ProblemText(bt.Problem{Path: "/trees/m", Message: "no"}); s != "/trees/m: no" {
 		t.Errorf("not located: %q", s)
 	}
 }

@@ -1,9 +1,10 @@
-package missions
+package btcpp
 
 import (
 	"testing"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
 // TryCatch as BehaviorTree.CPP 4 has it: BT.CPP's tests/gtest_try_catch.cpp
@@ -74,7 +75,7 @@ func TestTryCatch(t *testing.T) {
 		})
 	}
 	// BT.CPP's MinimumTwoChildren_ParseTimeValidation.
-	if _, err := Load([]byte(btcppDoc(`<TryCatch><AlwaysSuccess/></TryCatch>`)), Options{}); err == nil {
+	if _, err := missions.Load([]byte(btcppDoc(`<TryCatch><AlwaysSuccess/></TryCatch>`)), missions.Options{}); err == nil {
 		t.Error("a TryCatch with one child loaded")
 	}
 }

@@ -1,9 +1,11 @@
-package missions
+package btcpp
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/botd-project/botd/missions"
 )
 
 // BT.CPP 3's Parallel names its thresholds success_threshold and
@@ -14,7 +16,7 @@ func TestBTCPP3ParallelThresholds(t *testing.T) {
 	in := []byte(`<root main_tree_to_execute="Main"><BehaviorTree ID="Main">
   <Parallel success_threshold="1" failure_threshold="2"><AlwaysSuccess/><AlwaysFailure/><AlwaysFailure/></Parallel>
 </BehaviorTree></root>`)
-	m, err := Load(in, Options{})
+	m, err := missions.Load(in, missions.Options{})
 	if err != nil {
 		t.Fatal(problemLines(err))
 	}
@@ -23,14 +25,14 @@ func TestBTCPP3ParallelThresholds(t *testing.T) {
 	if root.Type != "ParallelNode" || !reflect.DeepEqual(root.Params, want) {
 		t.Fatalf("Parallel reads as %s %v, want ParallelNode %v", root.Type, root.Params, want)
 	}
-	out, err := ExportBTCPP(m.Doc, nil)
+	out, err := Export(m.Doc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(out), `success_count="1"`) || strings.Contains(string(out), "threshold") {
 		t.Errorf("export:\n%s", out)
 	}
-	m2, err := Load(out, Options{})
+	m2, err := missions.Load(out, missions.Options{})
 	if err != nil {
 		t.Fatal(problemLines(err))
 	}
