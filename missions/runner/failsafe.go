@@ -113,6 +113,11 @@ type failsafe struct {
 	// fenceTripped: the geofence trips now (its breach was reported);
 	// fenceActPending: its vehicle action has not run yet.
 	fenceTripped, fenceActPending bool
+	// announced: failsafe.entered went out for this trip (the mode
+	// machine entered FAILSAFE); its failsafe.cleared goes out once. A
+	// trip while no mission runs (paused, idle) enters no mode and is
+	// seen in the state only, so its clearing is no event either.
+	announced bool
 }
 
 // supervise runs once per tick, before the mission: link loss, battery,
@@ -208,8 +213,11 @@ func (r *Runner) supervise(now time.Time) {
 	was := r.fs
 	r.fs.active, r.fs.reason, r.fs.action = reason != "", reason, action
 	if was.active && !r.fs.active {
-		r.emit(protocol.Event{Kind: "failsafe.cleared", Level: "info", Message: fmt.Sprintf("failsafe %s cleared", was.reason)})
-	} else if r.fs.active && was.active && was.reason != reason {
+		if was.announced {
+			r.emit(protocol.Event{Kind: "failsafe.cleared", Level: "info", Message: fmt.Sprintf("failsafe %s cleared", was.reason)})
+		}
+		r.fs.announced = false
+	} else if r.fs.active && was.active && was.reason != reason && was.announced {
 		r.emit(protocol.Event{Kind: "failsafe.changed", Level: "warning", Message: fmt.Sprintf("failsafe now %s (%s)", reason, action)})
 		// An escalation on a vehicle (battery low: return home, then
 		// critical: land) is carried out at once.

@@ -97,6 +97,7 @@ func (r *Runner) enterEStop(_ *fsm.Memory) {
 func (r *Runner) enterFailsafe(_ *fsm.Memory) {
 	run := r.run
 	d := run.s.m.Doc
+	r.fs.announced = true
 	r.emit(protocol.Event{Kind: "failsafe.entered", Level: "error", Mission: d.ID, Revision: d.Revision,
 		Message: fmt.Sprintf("failsafe %s: %s", r.fs.reason, r.fs.action), Data: map[string]any{"reason": r.fs.reason, "action": r.fs.action}})
 	// The mission is paused, not ended: once the failsafe clears it waits
