@@ -46,6 +46,10 @@ type Autopilot interface {
 	Name() string
 	// LinkUp reports whether the autopilot is heard.
 	LinkUp() bool
+	// Reporting says whether the autopilot is heard and has reported its
+	// position and its GPS state at least once: a mission started before
+	// that finds its first position or GPS check without a value.
+	Reporting() bool
 	// KeepFenceUploaded uploads the keep-in polygon (latitude, longitude of each corner)
 	// whenever the link comes up (checked every poll), reports each upload's outcome and
 	// returns when ctx ends.

@@ -55,7 +55,7 @@ func prefixErrors(section string, err error) error {
 const vehicleWait = 30 * time.Second
 
 // waitVehicles holds the configured mission back until every vehicle's autopilot
-// (drivers.Autopilot) is heard and, with a geofence, the fence has a position: a mission
+// (drivers.Autopilot) is heard and has reported its position and GPS state and, with a geofence, the fence has a position: a mission
 // started before the vehicle's first heartbeat would trip the fence (no position) or fail its
 // first command (no link). After vehicleWait it goes on anyway, and the failsafes deal with
 // what is missing.
@@ -70,7 +70,7 @@ func (s *system) waitVehicles(ctx context.Context) {
 	}
 	ready := func() bool {
 		for _, v := range vs {
-			if !v.LinkUp() {
+			if !v.Reporting() {
 				return false
 			}
 		}

@@ -189,6 +189,14 @@ func (v *Vehicle) LinkUp() bool {
 	return v.linkUpLocked()
 }
 
+// Reporting says whether the vehicle is heard and has sent its global
+// position and its GPS state.
+func (v *Vehicle) Reporting() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.linkUpLocked() && v.st.haveGlobal && v.st.haveGPS
+}
+
 // submit queues op for the link goroutine; it fails at once when the device is not running or
 // its queue is full.
 func (v *Vehicle) submit(op *vehicleOp) *vehicleOp {
