@@ -33,7 +33,7 @@ func TestHookCommandsRefusedUnlessAllowed(t *testing.T) {
 // remove) lets it go on; a forced status ends a node without ticking it;
 // every step is an event.
 func TestHookCommandsBreakStepForce(t *testing.T) {
-	tr := startRunner(t, "", func(c *Config) { c.Failsafe.MaxOverruns = -1 }) // a loaded test machine is no robot
+	tr := startRunner(t, "", nil)
 	tr.EnableHooks(HookConfig{Commands: true})
 	// 0 MemSequence, 1 a minute's Wait, 2 Log "reached", 3 a minute's Wait
 	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(3, `{"type":"MemSequence","children":[{"type":"Wait","params":{"ms":60000}},{"type":"Log","params":{"message":"reached"}},{"type":"Wait","params":{"ms":60000}}]}`), Start: true})

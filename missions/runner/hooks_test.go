@@ -98,8 +98,11 @@ func TestRunnerBreakpointHoldsTheMissionNotTheLoop(t *testing.T) {
 	if tr.logged("reached") {
 		t.Fatal("the held node ran")
 	}
-	if s := tr.State(); s.Mode != protocol.ModeRunning || s.Tick.Overruns != 0 {
-		t.Errorf("mode %s, overruns %d", s.Mode, s.Tick.Overruns)
+	// The loop went on ticking (above) while the node was held: a held
+	// hook never blocks the tick goroutine. (Missed deadlines are no
+	// measure of that on a loaded machine.)
+	if s := tr.State(); s.Mode != protocol.ModeRunning {
+		t.Errorf("mode %s", s.Mode)
 	}
 	hs = tr.mustHook(HookOp{Op: HookList})
 	if len(hs) != 1 || !hs[0].Held {

@@ -26,6 +26,7 @@ func startRecordingRunner(t *testing.T, rec *Recorder) *runner.Runner {
 	t.Helper()
 	cfg := runner.Config{Robot: "groot2-test", TickHz: 200, Recorder: rec}
 	cfg.Failsafe.LinkLossTimeout = -1
+	cfg.Failsafe.MaxOverruns = -1 // a loaded test machine is no robot
 	r, err := runner.New(cfg)
 	if err != nil {
 		t.Fatal(err)
