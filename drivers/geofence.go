@@ -193,7 +193,10 @@ func (g *GeofenceConfig) validate(v *Validator, path string) {
 // Fence is a validated fence in the local frame, ready to check positions against. Distance
 // and the Monitor's Check cost O(corners) and allocate nothing.
 type Fence struct {
-	cfg        GeofenceConfig
+	cfg GeofenceConfig
+	// keepIn: the fence has the config's keep-in polygon (a ZoneFence has none: only a
+	// mission's zones, set on its monitor, bound the robot)
+	keepIn     bool
 	shape      geofence.Shape // corners (local metres) and altitude band
 	origin     *GeoPoint      // for a global fence and global mission targets
 	margin     float64
@@ -237,6 +240,10 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 	if err := g.Validate(path); err != nil {
 		return nil, err
 	}
+	return compileFence(g, hw, path, true)
+}
+
+func compileFence(g *GeofenceConfig, hw *Config, path string, keepIn bool) (*Fence, error) {
 	v := &Validator{}
 	var geos []GeoReferenced
 	var vehicles []string
@@ -258,7 +265,7 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 	if len(geos) == 1 {
 		geoOrigin, geoKey = geos[0].GeoFrame()
 	}
-	f := &Fence{cfg: *g, margin: *g.Margin, reactionNs: g.ReactionMs * 1e6, staleNs: int64(g.StaleMs * 1e6),
+	f := &Fence{cfg: *g, keepIn: keepIn, margin: *g.Margin, reactionNs: g.ReactionMs * 1e6, staleNs: int64(g.StaleMs * 1e6),
 		shape: geofence.Shape{MinAlt: math.Inf(-1), MaxAlt: math.Inf(1)}, altKey: g.AltKey, poseKey: g.PoseKey}
 	f.speedWindowNs = min(max(int64(g.ReactionMs*1e6/2), int64(50*time.Millisecond)), int64(250*time.Millisecond))
 	if g.MinAlt != nil {
@@ -283,7 +290,7 @@ func CompileFence(g *GeofenceConfig, hw *Config, path string) (*Fence, error) {
 	for _, k := range vehicles {
 		f.vehicle = f.vehicle || k == f.poseKey
 	}
-	if g.Frame == "global" && f.origin == nil {
+	if keepIn && g.Frame == "global" && f.origin == nil {
 		v.Errorf(path+".origin", "a global fence needs the local frame's origin: give origin: {lat: ..., lon: ...}, or configure one gps device")
 	}
 	if hw != nil {
@@ -336,7 +343,12 @@ func (f *Fence) Distance(x, y float64) float64 { return f.shape.Distance(x, y) }
 
 // Clearance is the signed distance to the fence in three dimensions: the horizontal distance,
 // or the distance to an altitude bound when that is smaller (alt is ignored without bounds).
-func (f *Fence) Clearance(x, y, alt float64) float64 { return f.shape.Clearance(x, y, alt) }
+func (f *Fence) Clearance(x, y, alt float64) float64 {
+	if !f.keepIn {
+		return math.Inf(1)
+	}
+	return f.shape.Clearance(x, y, alt)
+}
 
 // HasAlt reports whether the fence bounds the altitude.
 func (f *Fence) HasAlt() bool { return f.shape.HasAlt() }
@@ -371,6 +383,9 @@ type FenceCheck struct {
 	Speed float64
 	// Age is how old the position is (FenceNoPose: since the last one, or -1 for none).
 	Age time.Duration
+	// Zone is the zone with the least clearance, the one breached or nearest to be: -1 for
+	// the config's keep-in, else the index of a zone SetZones gave (FenceMonitor.ZoneName).
+	Zone int
 }
 
 // FenceMonitor checks a robot's position against a fence, once per tick. Check is O(corners)
@@ -386,6 +401,9 @@ type FenceMonitor struct {
 	lastAt     int64
 	lx, ly, la float64
 	speed      float64
+	// a mission's zones (SetZones), placed around zoneOrigin
+	zones      geofence.Zones
+	zoneOrigin GeoPoint
 }
 
 // NewFenceMonitor watches the position that read returns (Robot.Reading).
@@ -406,9 +424,13 @@ func (m *FenceMonitor) Fence() *Fence { return m.f }
 // Check reads the position and judges it at now.
 func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 	f := m.f
+	if !f.keepIn && len(m.zones) == 0 {
+		// nothing to keep to: no position is needed either
+		return FenceCheck{State: FenceInside, Alt: math.NaN(), Clearance: math.Inf(1), Age: -1, Zone: -1}
+	}
 	x, at, ok1 := m.read(m.xKey)
 	y, at2, ok2 := m.read(m.yKey)
-	c := FenceCheck{X: x, Y: y, Alt: math.NaN(), Age: -1}
+	c := FenceCheck{X: x, Y: y, Alt: math.NaN(), Age: -1, Zone: -1}
 	if !ok1 || !ok2 || math.IsNaN(x) || math.IsNaN(y) {
 		c.State = FenceNoPose
 		return c
@@ -452,6 +474,10 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 	}
 	c.Speed = m.speed
 	c.Clearance = f.Clearance(x, y, alt)
+	if !m.checkZones(&c, x, y, alt, now) {
+		c.State = FenceNoPose
+		return c
+	}
 	c.State = geofence.Judge(c.Clearance, m.speed, f.reactionNs/1e9, f.margin)
 	return c
 }

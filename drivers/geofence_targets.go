@@ -144,8 +144,16 @@ func (f *Fence) checkNode(n *bt.NodeDef, path string, out *bt.Problems, depth in
 
 // TargetProblem says why a target is not allowed ("" when it is): what a FenceGuard checks
 // before it sends a target.
+// A target the fence cannot place is let through to the runtime check, which holds the robot
+// inside: one in metres from a vehicle's home against a global fence, and one in latitude and
+// longitude against a vehicle's local fence (both frames meet only where the vehicle's home
+// is, which is known in flight). A fence without the config's keep-in (ZoneFence) has no
+// targets to refuse.
 func (f *Fence) TargetProblem(t FenceTarget) string {
-	if t.HasXY && !(t.Home && f.cfg.Frame == "global") {
+	if !f.keepIn {
+		return ""
+	}
+	if t.HasXY && !(t.Home && f.cfg.Frame == "global") && !(t.Global && f.vehicle && f.origin == nil) {
 		x, y, where := t.X, t.Y, fmt.Sprintf("(%g, %g)", t.X, t.Y)
 		if t.Home {
 			where = fmt.Sprintf("%.1f m north and %.1f m east of home", t.Y, t.X)

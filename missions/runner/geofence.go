@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -33,6 +34,20 @@ type FenceStatus struct {
 	X, Y, Alt, Clearance, Speed float64
 	// Action is the configured action: hold, return_home, land or abort.
 	Action string
+	// Zone names the zone breached, or nearest to be ("" when the
+	// position is lost): the config's fence or one of the mission's
+	// zones.
+	Zone string
+}
+
+// MissionFence is a Geofence that also enforces the zones the running
+// mission carries (a QGroundControl plan's geoFence): the runner calls
+// SetMission on the tick goroutine when a mission starts, and with nil
+// when it ends or is replaced, so its zones go away with it while the
+// config's fence stays.
+type MissionFence interface {
+	Geofence
+	SetMission(m *missions.Mission)
 }
 
 // Reason names in events and state.errors.
@@ -67,9 +82,9 @@ func (r *Runner) superviseFence(now time.Time, trip func(why, act string)) (prot
 	case st.NoPose:
 		e = protocol.StateError{Code: CodeGeofenceNoPose, Level: "ERROR", Message: "geofence: no fresh position: the robot holds until it has one"}
 	case st.Outside:
-		e = protocol.StateError{Code: CodeGeofenceBreach, Level: "ERROR", Message: fmt.Sprintf("outside the geofence by %.2f m at (%.2f, %.2f)", -st.Clearance, st.X, st.Y)}
+		e = protocol.StateError{Code: CodeGeofenceBreach, Level: "ERROR", Ref: st.Zone, Message: fmt.Sprintf("%s breached by %.2f m at (%.2f, %.2f)", zoneText(st.Zone), -st.Clearance, st.X, st.Y)}
 	default:
-		e = protocol.StateError{Code: CodeGeofenceBreach, Level: "ERROR", Message: fmt.Sprintf("about to leave the geofence: %.2f m inside at %.2f m/s", st.Clearance, st.Speed)}
+		e = protocol.StateError{Code: CodeGeofenceBreach, Level: "ERROR", Ref: st.Zone, Message: fmt.Sprintf("about to breach %s: %.2f m clear at %.2f m/s", zoneText(st.Zone), st.Clearance, st.Speed)}
 	}
 	if st.NoPose && (r.run == nil || !isActive(r.run.status)) {
 		// No position and no mission (the daemon starting, a pose source
@@ -97,16 +112,27 @@ func (r *Runner) superviseFence(now time.Time, trip func(why, act string)) (prot
 	return e, true
 }
 
+// zoneText names a zone in a message.
+func zoneText(zone string) string {
+	if zone == "" {
+		return "the geofence"
+	}
+	return "zone " + zone
+}
+
 func (r *Runner) emitBreach(st FenceStatus) {
-	what, level := "about to leave the geofence", "error"
+	what, level := "about to breach "+zoneText(st.Zone), "error"
 	switch {
 	case st.NoPose:
 		what = "geofence: the position is lost"
 	case st.Outside:
-		what = "outside the geofence"
+		what = "outside " + zoneText(st.Zone)
 	}
 	data := map[string]any{"x": st.X, "y": st.Y, "outside_m": math.Max(0, -st.Clearance), "clearance_m": st.Clearance,
 		"speed": st.Speed, "action": st.Action, "outside": st.Outside, "no_pose": st.NoPose}
+	if st.Zone != "" && !st.NoPose {
+		data["zone"] = st.Zone
+	}
 	if !math.IsNaN(st.Alt) {
 		data["alt"] = st.Alt
 	}
@@ -123,8 +149,26 @@ func (r *Runner) emitBreach(st FenceStatus) {
 	}
 	if run := r.run; run != nil {
 		ev.Mission, ev.Revision = run.s.m.Doc.ID, run.s.m.Doc.Revision
+		r.jrnl.add(journalRecord{TS: r.cfg.Clock.Now().UTC(), Event: "geofence_breach", Mission: ev.Mission, Revision: ev.Revision,
+			Zone: zoneOf(st), Status: st.Action}, nil)
 	}
 	r.emit(ev)
+}
+
+// zoneOf is the zone a breach is recorded with ("position lost" when
+// there is no position to place in one).
+func zoneOf(st FenceStatus) string {
+	if st.NoPose {
+		return "position lost"
+	}
+	return st.Zone
+}
+
+// fenceMission tells a MissionFence which mission runs (nil: none).
+func (r *Runner) fenceMission(m *missions.Mission) {
+	if mf, ok := r.cfg.Geofence.(MissionFence); ok {
+		mf.SetMission(m)
+	}
 }
 
 // fenceAct carries out the vehicle's part of a breach (once per breach).
@@ -148,7 +192,7 @@ func (r *Runner) fenceRefusal() string {
 	case st.NoPose:
 		return "the geofence has no fresh position of the robot"
 	case st.Outside:
-		return fmt.Sprintf("the robot is %.2f m outside the geofence; bring it back inside first", -st.Clearance)
+		return fmt.Sprintf("the robot is %.2f m outside %s; bring it back inside first", -st.Clearance, zoneText(st.Zone))
 	}
 	return ""
 }

@@ -24,11 +24,15 @@ import (
 
 type journalRecord struct {
 	TS       time.Time `json:"ts"`
-	Event    string    `json:"event"` // accepted, started, paused, resumed, finished, aborted, interrupted, evicted
+	Event    string    `json:"event"` // accepted, started, paused, resumed, finished, aborted, interrupted, evicted, geofence_breach
 	Mission  string    `json:"mission"`
 	Revision int64     `json:"revision"`
 	Hash     string    `json:"hash,omitempty"`
-	Status   string    `json:"status,omitempty"`
+	// Status is how a run ended; for a geofence_breach, the fence's action.
+	Status string `json:"status,omitempty"`
+	// Zone names the zone a geofence_breach breached (the config's fence
+	// or the mission's zone).
+	Zone string `json:"zone,omitempty"`
 }
 
 // journalState is what a journal remembers at start-up.

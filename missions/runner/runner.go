@@ -500,6 +500,7 @@ func (r *Runner) finish(run *activeRun, now time.Time, status, why string) {
 		run.fsAgent = nil
 	}
 	r.safe()
+	r.fenceMission(nil) // its zones go; the config's fence stays
 	run.status, run.finished = status, now
 	d := run.s.m.Doc
 	level := "info"
@@ -595,6 +596,7 @@ func (r *Runner) startMission(s *stored, now time.Time) {
 	}
 	s.interrupted = false
 	r.run = run
+	r.fenceMission(s.m) // its zones, before the next check
 	hz := r.cfg.TickHz
 	if s.m.Doc.TickHz > 0 {
 		hz = s.m.Doc.TickHz
