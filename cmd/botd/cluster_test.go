@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -141,19 +142,14 @@ func (v *fleetView) last(id string) timedState {
 // until waits for cond over the whole view, as long as bound.
 func (v *fleetView) until(t *testing.T, bound time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	start := time.Now()
 	var why string
-	for time.Since(start) < bound {
+	testutil.Eventually(t, bound, what, func() bool {
 		v.mu.Lock()
+		defer v.mu.Unlock()
 		ok, w := cond()
-		v.mu.Unlock()
-		if ok {
-			return
-		}
 		why = w
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no %s within %v: %s", what, bound, why)
+		return ok
+	}, func() string { return why })
 }
 
 // runClusterFailover is the test every cluster gets.

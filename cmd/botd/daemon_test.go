@@ -153,19 +153,7 @@ func newGround(t *testing.T, url, robot string) *groundRec {
 
 func (r *groundRec) waitFor(t *testing.T, what string, cond func(r *groundRec) bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		r.mu.Lock()
-		ok := cond(r)
-		r.mu.Unlock()
-		if ok {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t.Fatalf("timed out waiting for %s (connection %v, %d states, %d events)", what, r.conn, len(r.states), len(r.events))
+	r.within(t, mqtttest.WaitLong, what, cond)
 }
 
 func (r *groundRec) lastState() protocol.StateMsg {
@@ -295,27 +283,22 @@ func TestDaemonEmbeddedBrokerEndToEnd(t *testing.T) {
 // waitJournal waits until the daemon's journal in stateDir holds what.
 func waitJournal(t *testing.T, stateDir, what string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(filepath.Join(stateDir, "missions", "journal.jsonl")); err == nil && strings.Contains(string(b), what) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("the journal in %s never recorded %s", stateDir, what)
+	waitUntil(t, fmt.Sprintf("the journal in %s to record %s", stateDir, what), func() bool {
+		b, err := os.ReadFile(filepath.Join(stateDir, "missions", "journal.jsonl"))
+		return err == nil && strings.Contains(string(b), what)
+	})
 }
 
+// waitBroker waits until something listens on addr.
 func waitBroker(t *testing.T, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.Dial("tcp", addr); err == nil {
+	waitUntil(t, "a listener on "+addr, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("nothing listens on %s", addr)
+		return err == nil
+	})
 }
 
 // An external broker (the embedded one, in the test process): the last

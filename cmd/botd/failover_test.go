@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/internal/mqtttest"
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry"
 	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -66,19 +67,15 @@ func newGroundOn(t *testing.T, urls []string, robot string) *groundRec {
 // within waits for cond as long as bound.
 func (r *groundRec) within(t *testing.T, bound time.Duration, what string, cond func(r *groundRec) bool) {
 	t.Helper()
-	start := time.Now()
-	for time.Since(start) < bound {
+	testutil.Eventually(t, bound, what, func() bool {
 		r.mu.Lock()
-		ok := cond(r)
-		r.mu.Unlock()
-		if ok {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t.Fatalf("no %s within %v (connection %v, %d states, %d events)", what, bound, r.conn, len(r.states), len(r.events))
+		defer r.mu.Unlock()
+		return cond(r)
+	}, func() string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return fmt.Sprintf("connection %v, %d states, %d events", r.conn, len(r.states), len(r.events))
+	})
 }
 
 // countEvents counts the events of kind, each seq once (the outbox may

@@ -314,7 +314,7 @@ func (fb *fleetBroker) retainedPresence(t *testing.T) []probeMsg {
 	}
 	defer op.c.Disconnect(100)
 	op.pub(t, "botd/v1/rover-2-estop/cmd", false, marker)
-	waitCond(t, "the marker after the retained presences", func() bool { return probe.got("botd/v1/rover-2-estop/cmd", marker) })
+	waitUntil(t, "the marker after the retained presences", func() bool { return probe.got("botd/v1/rover-2-estop/cmd", marker) })
 	var out []probeMsg
 	for _, m := range probe.all() {
 		if strings.HasPrefix(m.topic, "botd/v1/gcs/") {
@@ -337,17 +337,6 @@ func (rc *rawClient) all() []probeMsg {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]probeMsg(nil), rc.msgs...)
-}
-
-func waitCond(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // The shipped broker configuration against the attacks it is there to
@@ -490,7 +479,7 @@ func TestFleetBrokerACL(t *testing.T) {
 		// The robot's own topic goes through: once the watcher has it,
 		// whatever rover-2 sent before would have arrived too.
 		rover2.pub(t, "botd/v1/rover-2/state", false, `{"own":"state"}`)
-		waitCond(t, "rover-2's own state at the watcher", func() bool { return watcher.got("botd/v1/rover-2/state", "own") })
+		waitUntil(t, "rover-2's own state at the watcher", func() bool { return watcher.got("botd/v1/rover-2/state", "own") })
 		for _, topic := range []string{"botd/v1/rover-1/state", "botd/v1/rover-1/status"} {
 			if watcher.got(topic, "forged") {
 				t.Errorf("rover-2 wrote %s", topic)
@@ -540,7 +529,7 @@ func TestFleetBrokerACL(t *testing.T) {
 		if rep := r.send(t, "rover-1", protocol.Command{ID: id, Op: protocol.OpStateRequest}); !rep.OK {
 			t.Fatalf("state.request: %+v", rep.Error)
 		}
-		waitCond(t, "the reply at bob's", func() bool { return bob.got("botd/v1/rover-1/reply", id) })
+		waitUntil(t, "the reply at bob's", func() bool { return bob.got("botd/v1/rover-1/reply", id) })
 		if bob.got("botd/v1/rover-1/cmd", id) {
 			t.Error("bob read alice's command")
 		}
@@ -553,7 +542,7 @@ func TestFleetBrokerACL(t *testing.T) {
 		if id2 == aliceID {
 			t.Fatal("two processes got one id")
 		}
-		waitCond(t, "both presences retained", func() bool {
+		waitUntil(t, "both presences retained", func() bool {
 			p := fb.retainedPresence(t)
 			return has(p, "botd/v1/gcs/"+aliceID+"/state", `"online":true`) && has(p, "botd/v1/gcs/"+id2+"/state", `"online":true`)
 		})
@@ -562,7 +551,7 @@ func TestFleetBrokerACL(t *testing.T) {
 		}
 		// The one that quit is cleared; the other one stays online, and
 		// the robot still has its operator link.
-		waitCond(t, "the closed process's presence cleared", func() bool {
+		waitUntil(t, "the closed process's presence cleared", func() bool {
 			return !has(fb.retainedPresence(t), "botd/v1/gcs/"+id2+"/state", "")
 		})
 		if p := fb.retainedPresence(t); !has(p, "botd/v1/gcs/"+aliceID+"/state", `"online":true`) {

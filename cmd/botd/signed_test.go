@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/internal/mqtttest"
 	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/ground"
@@ -357,9 +358,12 @@ func withID(c protocol.Command) protocol.Command {
 	return c
 }
 
-func waitUntil(t *testing.T, what string, ok func() bool) {
+// waitUntil is how this package's tests wait for a condition: polled by
+// testutil.Eventually, bounded by mqtttest.WaitLong (the bound only
+// catches a hang).
+func waitUntil(t *testing.T, what string, ok func() bool, details ...func() string) {
 	t.Helper()
-	testutil.Eventually(t, 20*time.Second, what, ok)
+	testutil.Eventually(t, mqtttest.WaitLong, what, ok, details...)
 }
 
 func newSigningGround(t *testing.T, url string, sign func(string, *protocol.Command) error) *ground.Client {

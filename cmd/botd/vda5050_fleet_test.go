@@ -49,7 +49,7 @@ vda5050:
 	}
 	obs.sub(t, "uagv/#", "botd/v1/rover-1/state")
 	p := startDaemonProc(t, "-config", conf, "-state-dir", t.TempDir())
-	waitCond(t, "the VDA 5050 connection ONLINE", func() bool { return obs.got("uagv/v2/acme/rover-1/connection", `"ONLINE"`) })
+	waitUntil(t, "the VDA 5050 connection ONLINE", func() bool { return obs.got("uagv/v2/acme/rover-1/connection", `"ONLINE"`) })
 
 	runMaster(t, nodeBin, []string{"BROKER=mqtts://" + fb.operators, "CA_FILE=" + fb.caFile, "USERNAME=alice", "PASSWORD=" + fleetPassword("alice"),
 		"CLIENT_ID=botd-vda-master", "INTERFACE=uagv", "MANUFACTURER=acme", "SERIAL=rover-1", "MAP=yard"}, "complete")
@@ -63,7 +63,7 @@ vda5050:
 	}
 	marker.pub(t, "uagv/v2/acme/rover-1/instantActions", false, `{"headerId":1,"timestamp":"2026-11-26T12:00:00.000Z","version":"2.0.0",`+
 		`"manufacturer":"acme","serialNumber":"rover-1","actions":[{"actionId":"marker","actionType":"stateRequest","blockingType":"NONE"}]}`)
-	waitCond(t, "the operator's stateRequest answered", func() bool { return obs.got("uagv/v2/acme/rover-1/state", `"actionId":"marker"`) })
+	waitUntil(t, "the operator's stateRequest answered", func() bool { return obs.got("uagv/v2/acme/rover-1/state", `"actionId":"marker"`) })
 	if obs.got("uagv/v2/acme/rover-1/state", "from-an-observer") {
 		t.Error("an observer's order reached the robot")
 	}
