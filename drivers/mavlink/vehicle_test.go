@@ -14,6 +14,7 @@ import (
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/internal/mavtest"
+	"github.com/botd-project/botd/internal/testutil"
 )
 
 // uavRig is a robot with one mavlink_vehicle connected to a fake autopilot, in real time.
@@ -63,13 +64,7 @@ devices:
 // waitFor polls cond until it holds; the bound only catches a hang.
 func (g *uavRig) waitFor(what string, cond func() bool) {
 	g.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			g.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(g.t, 20*time.Second, what, cond)
 }
 
 func (g *uavRig) state() vehicleState {

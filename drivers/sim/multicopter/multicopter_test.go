@@ -1,6 +1,7 @@
 package multicopter
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/bluenviron/gomavlib/v3"
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 	"github.com/bluenviron/gomavlib/v3/pkg/message"
+	"github.com/botd-project/botd/internal/testutil"
 )
 
 // gcs is a ground station on the vehicle's UDP port, recording every message it gets.
@@ -198,13 +200,8 @@ func (g *gcs) drain(v *Vehicle) {
 // cond: for what a frame from the ground station does once it arrives.
 func waitState(t *testing.T, v *Vehicle, what string, cond func(Snapshot) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond(v.State()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %+v", what, v.State())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, what, func() bool { return cond(v.State()) },
+		func() string { return fmt.Sprintf("%+v", v.State()) })
 }
 
 const home = 488.0 // the default home's altitude above sea level
