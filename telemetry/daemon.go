@@ -241,6 +241,7 @@ type Daemon struct {
 
 	limiter *tokenBucket
 	replies *replyCache
+	doing   sync.WaitGroup // Commands.Do calls of the intake (replycache.go)
 
 	// reborn is set while ONLINE is being republished over a stale will
 	// (onOwnConnection).

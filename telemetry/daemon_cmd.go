@@ -10,7 +10,6 @@ import (
 	"maps"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -105,8 +104,10 @@ func (d *Daemon) onRetainedCommand(topic string, payload []byte) {
 }
 
 // intakeLoop handles commands one at a time, in arrival order, and sends
-// exactly one reply for each.
+// exactly one reply for each. It returns once every command it handed to
+// Commands.Do has returned (they end with ctx).
 func (d *Daemon) intakeLoop(ctx context.Context, cmds <-chan inboundCmd) {
+	defer d.doing.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -133,13 +134,13 @@ func (d *Daemon) tooLarge(size int, payload []byte) protocol.Reply {
 }
 
 // handle checks a command in this order: size; JSON syntax, duplicate
-// keys and nesting; id; member types; op; repeated id (the same command
-// gets the same reply again and nothing is done twice, another command
-// under a used id gets ID_REUSED); rate; ts; the signed envelope
-// (Authorize). Then state.request is served
+// keys and nesting; id; member types; op; repeated id (replycache.go: the
+// same command from the same sender gets the same reply again and
+// nothing is done twice, another command under its id gets ID_REUSED);
+// rate; ts; the signed envelope (Authorize). Then state.request is served
 // here and every command goes to Commands.Do. An e-stop skips every check
-// after the JSON (see engage). Only replies of commands that reached
-// Commands.Do are kept for repeats: a refusal did nothing, so a resend is
+// after the JSON (see engage). Only replies of commands that passed every
+// check are kept for repeats: a refusal did nothing, so a resend is
 // checked afresh (a rate-limited command may pass later).
 func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	if in.payload == nil {
@@ -181,11 +182,9 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 		return refuse(c.ID, protocol.ErrValidation, "/op", "missing op")
 	}
 	hash := bodyHash(m)
-	if prev, ok := d.replies.get(c.ID); ok {
-		if prev.hash != hash {
-			return refuse(c.ID, protocol.ErrIDReused, "/id", "id %q was used by another command already (ts aside, a repeat must be the same command)", c.ID)
-		}
-		return prev.reply
+	key := cacheKey{sender: senderOf(c), id: c.ID}
+	if prev, ok := d.replies.get(key); ok {
+		return d.repeat(ctx, c, prev, hash)
 	}
 	now := d.cfg.Clock.Now()
 	if !d.limiter.allow(now) {
@@ -209,20 +208,60 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 			return protocol.Reply{ID: c.ID, Error: rerr}
 		}
 	}
+	e, first, room := d.replies.claim(key, hash)
+	switch {
+	case !room:
+		return refuse(c.ID, protocol.ErrBusy, "", "%d commands are still being carried out; send it again with the same id", d.cfg.ReplyCache)
+	case !first: // an e-stop took the id meanwhile
+		return d.repeat(ctx, c, e, hash)
+	}
 	if c.Op == protocol.OpStateRequest {
 		select {
 		case d.requests <- struct{}{}:
 		default: // one is pending already
 		}
 	}
-	r, served := d.serveEvents(c)
-	if !served {
-		r = d.do(ctx, c)
+	if r, served := d.serveEvents(c); served {
+		d.replies.finish(e, boundReply(r, d.cfg.MaxPublish))
+		return e.reply
 	}
-	if !r.Transient() { // BUSY, STORAGE_FAILED, INTERNAL: a retry is tried afresh
-		d.replies.put(c.ID, hash, r)
+	// Commands.Do runs on a goroutine of its own, which gives the entry
+	// its outcome whenever it comes: a command still queued for the tick
+	// when this delivery stops waiting may be carried out later, and a
+	// retry under its id must get that outcome, never run it twice.
+	d.doing.Go(func() { d.replies.finish(e, boundReply(d.do(ctx, c), d.cfg.MaxPublish)) })
+	return d.await(ctx, c, e, "no reply from the robot within %s; the command may still be carried out: a retry with the same id gets its outcome")
+}
+
+// repeat answers a command whose key has an entry: ID_REUSED unless it is
+// the same command, else the entry's reply, once it has one.
+func (d *Daemon) repeat(ctx context.Context, c protocol.Command, e *cacheEntry, hash [32]byte) protocol.Reply {
+	if e.hash != hash {
+		return refuse(c.ID, protocol.ErrIDReused, "/id", "id %q was used by another command already (ts aside, a repeat must be the same command)", c.ID)
 	}
-	return r
+	return d.await(ctx, c, e, "the first delivery of this command is still being carried out after %s: a retry with the same id gets its outcome")
+}
+
+// await returns e's reply, waiting for it at most CommandTimeout; late
+// (a format with the timeout's %s) explains the INTERNAL reply when it
+// did not come in time. Nothing else waits on e: an e-stop never looks
+// at the cache before it engages.
+func (d *Daemon) await(ctx context.Context, c protocol.Command, e *cacheEntry, late string) protocol.Reply {
+	select {
+	case <-e.done:
+		return e.reply
+	default:
+	}
+	t := time.NewTimer(d.cfg.CommandTimeout)
+	defer t.Stop()
+	select {
+	case <-e.done:
+		return e.reply
+	case <-t.C:
+		return refuse(c.ID, protocol.ErrInternal, "", late, d.cfg.CommandTimeout)
+	case <-ctx.Done():
+		return refuse(c.ID, protocol.ErrInternal, "", "the daemon is stopping")
+	}
 }
 
 // isEStop reports whether a command is an e-stop: a top-level op (in any
@@ -273,15 +312,12 @@ func bodyHash(m map[string]any) [32]byte {
 	return sha256.Sum256(b)
 }
 
+// do calls the handler. It sets no deadline: the handler answers when the
+// command was carried out or refused (the intake stops waiting after
+// CommandTimeout, the cache keeps waiting for the outcome), or when ctx
+// ends. The handler turns its own panics into an INTERNAL reply
+// (CommandHandler).
 func (d *Daemon) do(ctx context.Context, c protocol.Command) (r protocol.Reply) {
-	defer func() {
-		if p := recover(); p != nil {
-			d.log.Error("command handler panicked", "op", c.Op, "panic", p)
-			r = refuse(c.ID, protocol.ErrInternal, "", "command handler failed")
-		}
-	}()
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.CommandTimeout)
-	defer cancel()
 	r = d.cfg.Commands.Do(ctx, c)
 	r.ID = c.ID
 	if !r.OK && r.Error == nil {
@@ -410,57 +446,4 @@ func (b *tokenBucket) allow(now time.Time) bool {
 	}
 	b.tokens--
 	return true
-}
-
-// replyCache keeps the last n replies by command id, with a hash of the
-// command each answered. The intake and the e-stop path both use it.
-type replyCache struct {
-	mu   sync.Mutex
-	byID map[string]cachedReply
-	ring []string
-	next int
-}
-
-type cachedReply struct {
-	hash  [32]byte
-	reply protocol.Reply
-}
-
-func newReplyCache(n int) *replyCache {
-	return &replyCache{byID: make(map[string]cachedReply, n), ring: make([]string, n)}
-}
-
-func (c *replyCache) get(id string) (cachedReply, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.byID[id]
-	return r, ok
-}
-
-func (c *replyCache) put(id string, hash [32]byte, r protocol.Reply) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.putLocked(id, cachedReply{hash, r})
-}
-
-// putIfAbsent keeps r unless id names a command already.
-func (c *replyCache) putIfAbsent(id string, hash [32]byte, r protocol.Reply) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byID[id]; !ok {
-		c.putLocked(id, cachedReply{hash, r})
-	}
-}
-
-func (c *replyCache) putLocked(id string, e cachedReply) {
-	if _, ok := c.byID[id]; ok {
-		c.byID[id] = e
-		return
-	}
-	if old := c.ring[c.next]; old != "" {
-		delete(c.byID, old)
-	}
-	c.ring[c.next] = id
-	c.next = (c.next + 1) % len(c.ring)
-	c.byID[id] = e
 }

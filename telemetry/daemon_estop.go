@@ -198,7 +198,10 @@ func (d *Daemon) estopAnswer(rep protocol.Reply, o estopOrder) protocol.Reply {
 		d.log.Info("e-stop", "topic", o.topic, "id", o.id)
 	}
 	if o.id != "" && hashed {
-		d.replies.putIfAbsent(o.id, hash, r) // a later command under this id gets ID_REUSED
+		// A later unsigned command under this id gets ID_REUSED. An
+		// e-stop is never authorised, so it is remembered under no key
+		// (replycache.go): it cannot take a signed command's id.
+		d.replies.remember(cacheKey{id: o.id}, hash, r)
 	}
 	return r
 }

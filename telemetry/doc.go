@@ -31,7 +31,9 @@
 //
 // Files, one concern each: source.go (what telemetry needs from the
 // runner), daemon.go (connection and lifecycle), daemon_cmd.go (command
-// intake and the reply queue), strictjson.go (the command parser that
+// intake and the reply queue), replycache.go (the one idempotency layer of
+// commands: repeats by sender and id, the one reply each command gets,
+// late outcomes, its bounds; the runner remembers no ids), strictjson.go (the command parser that
 // refuses duplicate members), daemon_estop.go (e-stops on cmd and on the
 // estop topic, ahead of everything), daemon_events.go (event history:
 // events.request and events.ack), daemon_publish.go (what goes out, and

@@ -12,7 +12,9 @@ import (
 
 // Command intake takes outside input: whatever arrives, it answers once,
 // and only a well-formed command reaches the handler, or an e-stop,
-// which is obeyed however malformed.
+// which is obeyed however malformed. Delivered twice, anything but an
+// e-stop gets the same reply again and reaches the handler at most once
+// (the reply cache, replycache.go).
 func FuzzCommandIntake(f *testing.F) {
 	for _, s := range []string{
 		`{"id":"a","op":"estop"}`, `{"id":"a","op":"mission.load","mission":{"name":"x"},"start":true}`,
@@ -71,6 +73,13 @@ func FuzzCommandIntake(f *testing.F) {
 		}
 		if _, err := json.Marshal(r); err != nil {
 			t.Fatal(err)
+		}
+		again := d.handle(context.Background(), in)
+		if n := h.count("") - before; n != called {
+			t.Fatalf("a redelivery of %q reached the handler (%d calls)", payload, n)
+		}
+		if !same(again, r) {
+			t.Fatalf("redelivery of %q: %+v, first %+v", payload, again, r)
 		}
 	})
 }

@@ -36,7 +36,12 @@ type StatusNotifier interface {
 type EventSink func(protocol.Event)
 
 // CommandHandler executes commands; telemetry calls Do from its own
-// goroutines and publishes the reply.
+// goroutines and publishes the reply. Do returns when the command was
+// carried out or refused, or when ctx ends (telemetry sets no deadline:
+// the intake stops waiting after CommandTimeout, its reply cache keeps
+// waiting for the outcome). Do remembers no ids (telemetry deduplicates,
+// replycache.go) and never panics: a panic in an op is its command's
+// one INTERNAL reply (the runner's Do).
 type CommandHandler interface {
 	Do(ctx context.Context, c protocol.Command) protocol.Reply
 }

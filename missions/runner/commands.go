@@ -32,22 +32,25 @@ type pending struct {
 	// sent.
 	estops uint64
 	reply  chan protocol.Reply
-	// entry is the command's place in the reply cache; the tick goroutine
-	// finishes it.
-	entry *cacheEntry
 }
 
 // Do executes a command and returns its reply. Missions are decoded and
 // validated here, on the caller's goroutine; the change itself is applied
-// by the tick goroutine between two ticks. A repeated command id gets the
-// first reply again and changes nothing, except that a failure which
-// depends on a passing condition (BUSY, STORAGE_FAILED, INTERNAL) is not
-// remembered, so that a retry once the cause is gone is tried afresh.
+// by the tick goroutine between two ticks. Do returns once the command
+// was applied or refused, or when ctx ends first (INTERNAL; the command
+// may still be applied then).
+//
+// Do remembers no command ids: every call is carried out. Repeats of a
+// command are the caller's to recognise; for commands from the ground
+// that is telemetry's reply cache, the one idempotency layer
+// (telemetry/replycache.go). Do never panics: a panic in an op, on the
+// caller's goroutine or on the tick goroutine, becomes the command's one
+// INTERNAL reply (doSafely, answerPanic).
 //
 // An e-stop is the exception to all of it: it engages every time (with or
-// without an id, whatever id it repeats), and its reply comes as soon as
-// the hardware gate is closed, never after waiting for the tick goroutine
-// or another command (estopNow).
+// without an id), and its reply comes as soon as the hardware gate is
+// closed, never after waiting for the tick goroutine or another command
+// (estopNow).
 func (r *Runner) Do(ctx context.Context, c protocol.Command) protocol.Reply {
 	if c.Op == protocol.OpEStop {
 		return r.estopNow(c)
@@ -55,24 +58,7 @@ func (r *Runner) Do(ctx context.Context, c protocol.Command) protocol.Reply {
 	if c.ID == "" {
 		return refuse(c, protocol.ErrValidation, "command without an id", "/id")
 	}
-	entry, first := r.replies.claim(c.ID)
-	if !first {
-		select {
-		case <-entry.done:
-			return entry.reply
-		case <-ctx.Done():
-			return refuse(c, protocol.ErrInternal, "timed out waiting for the first delivery of this command", "")
-		}
-	}
-	rep, queued := r.doSafely(ctx, c, entry)
-	if !queued {
-		r.replies.finish(entry, rep)
-	}
-	// else the tick goroutine finishes entry with the reply it applied
-	// (drainCommands): a command that timed out here may still be
-	// applied, and a retry under its id must get that outcome, not run
-	// it twice.
-	return rep
+	return r.doSafely(ctx, c)
 }
 
 // estopNow is the e-stop path: the hardware gate closes on the caller's
@@ -82,7 +68,7 @@ func (r *Runner) Do(ctx context.Context, c protocol.Command) protocol.Reply {
 // estopReq). Nothing here waits for the tick goroutine or is cached by id.
 func (r *Runner) estopNow(c protocol.Command) (rep protocol.Reply) {
 	rep = ok(c, nil)
-	r.replies.estops.Add(1) // before the gate: a reset releasing it now sees this one (applyReset)
+	r.estops.Add(1) // before the gate: a reset releasing it now sees this one (applyReset)
 	if hw := r.cfg.Hardware; hw != nil {
 		func() {
 			defer func() {
@@ -106,43 +92,48 @@ func (r *Runner) estopNow(c protocol.Command) (rep protocol.Reply) {
 	return rep
 }
 
-// doSafely turns a panic while handling a command into an INTERNAL reply.
-// queued is whether the command went to the tick goroutine, which then
-// answers it (and finishes entry).
-func (r *Runner) doSafely(ctx context.Context, c protocol.Command, entry *cacheEntry) (rep protocol.Reply, queued bool) {
+// doSafely is the runner's one guard of commands on the caller's
+// goroutine: a panic while handling c (preparing it, a hook op) becomes
+// its INTERNAL reply. On the tick goroutine answerPanic does the same.
+func (r *Runner) doSafely(ctx context.Context, c protocol.Command) (rep protocol.Reply) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.log.Error("panic handling a command", "op", c.Op, "panic", p)
-			rep = refuse(c, protocol.ErrInternal, fmt.Sprintf("internal error: %v", p), "")
+			rep = r.panicReply(c, p)
 		}
 	}()
-	return r.do(ctx, c, entry)
+	return r.do(ctx, c)
 }
 
-func (r *Runner) do(ctx context.Context, c protocol.Command, entry *cacheEntry) (protocol.Reply, bool) {
+// panicReply is the one reply of a command whose handling panicked.
+func (r *Runner) panicReply(c protocol.Command, p any) protocol.Reply {
+	r.log.Error("panic handling a command", "op", c.Op, "panic", p)
+	return refuse(c, protocol.ErrInternal, fmt.Sprintf("internal error: %v", p), "")
+}
+
+func (r *Runner) do(ctx context.Context, c protocol.Command) protocol.Reply {
 	if protocol.IsHookOp(c.Op) {
-		return r.doHook(ctx, c), false // hookcmds.go
+		return r.doHook(ctx, c) // hookcmds.go
 	}
 	h, known := ops[c.Op]
 	if !known || c.Op == protocol.OpEStop { // an e-stop never queues (estopNow)
-		return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op"), false
+		return refuse(c, protocol.ErrUnknownOp, fmt.Sprintf("unknown op %q", c.Op), "/op")
 	}
-	p := &pending{c: c, reply: make(chan protocol.Reply, 1), entry: entry}
+	p := &pending{c: c, reply: make(chan protocol.Reply, 1)}
 	if h.prepare != nil {
 		if rep, refused := h.prepare(r, p); refused {
-			return rep, false
+			return rep
 		}
 	}
 	select {
 	case r.cmds <- p:
 	default:
-		return refuse(c, protocol.ErrBusy, "too many commands queued; try again", ""), false
+		return refuse(c, protocol.ErrBusy, "too many commands queued; try again", "")
 	}
 	select {
 	case rep := <-p.reply:
-		return rep, true
+		return rep
 	case <-ctx.Done():
-		return refuse(c, protocol.ErrInternal, "no reply from the tick loop in time; a retry with the same id gets the outcome", ""), true
+		return refuse(c, protocol.ErrInternal, "no reply from the tick loop in time; the command may still be applied", "")
 	}
 }
 
@@ -216,15 +207,31 @@ func (r *Runner) drainCommands(now time.Time) {
 	for {
 		select {
 		case p := <-r.cmds:
-			rep := r.apply(p, now)
-			if p.entry != nil {
-				r.replies.finish(p.entry, rep)
-			}
-			p.reply <- rep
-			r.signal()
+			r.applyOne(p, now)
 		default:
 			return
 		}
+	}
+}
+
+// applyOne applies p and answers it, also when apply panics (answerPanic).
+func (r *Runner) applyOne(p *pending, now time.Time) {
+	defer r.answerPanic(p)
+	p.reply <- r.apply(p, now)
+	r.signal()
+}
+
+// answerPanic, deferred on the tick goroutine around one command, gives a
+// command whose apply panicked its one reply (INTERNAL) and lets the panic
+// go on to safeTick, which ends the mission and makes the robot safe: the
+// caller is answered, never left waiting for a reply that cannot come.
+func (r *Runner) answerPanic(p *pending) {
+	if v := recover(); v != nil {
+		select {
+		case p.reply <- r.panicReply(p.c, v):
+		default: // answered before the panic (one slot)
+		}
+		panic(v)
 	}
 }
 
@@ -247,11 +254,7 @@ func (r *Runner) drainCommandsWith(code, msg string) {
 	for {
 		select {
 		case p := <-r.cmds:
-			rep := refuse(p.c, code, msg, "")
-			if p.entry != nil {
-				r.replies.finish(p.entry, rep)
-			}
-			p.reply <- rep
+			p.reply <- refuse(p.c, code, msg, "")
 		default:
 			return
 		}

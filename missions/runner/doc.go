@@ -14,11 +14,12 @@
 //     cmd/botd implements over drivers.
 //
 // Files: runner.go (the loop), commands.go (command intake: Do, the
-// e-stop path, the queue to the tick goroutine), ops.go (the op table:
+// e-stop path, the queue to the tick goroutine, the guard that turns a
+// panic in an op into the command's reply; command ids are remembered by
+// telemetry's reply cache, not here), ops.go (the op table:
 // each op's prepare on the caller's goroutine and apply between ticks;
 // ops_inject.go, ops_blackboard.go), hookcmds.go (the debugger's hook
-// ops, which go through Hook instead), replycache.go (replies by command
-// id), mode.go (the mode machine), failsafe.go, journal.go, source.go
+// ops, which go through Hook instead), mode.go (the mode machine), failsafe.go, journal.go, source.go
 // (what telemetry reads), statusboard.go (node-status deltas),
 // tickstats.go (jitter and overruns).
 package runner

@@ -159,8 +159,7 @@ func (r *Runner) serviceHooks(now time.Time) {
 	for {
 		select {
 		case req := <-r.hooks.ch:
-			hs, err := r.applyHook(req.op, now)
-			req.reply <- hookReply{hooks: hs, err: err}
+			r.answerHook(req, now)
 			continue
 		default:
 		}
@@ -178,6 +177,23 @@ func (r *Runner) serviceHooks(now time.Time) {
 	if silent := now.UnixNano() - r.hooks.beat.Load(); silent > int64(cfg.Silence) {
 		r.releaseHooks(fmt.Sprintf("the debugging client was silent for %v", time.Duration(silent).Round(time.Millisecond)))
 	}
+}
+
+// answerHook applies req and answers it, also when applying it panics
+// (then with an error, and the panic goes on to safeTick, as answerPanic).
+func (r *Runner) answerHook(req *hookReq, now time.Time) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("panic applying a hook request", "panic", v)
+			select {
+			case req.reply <- hookReply{err: fmt.Errorf("internal error: %v", v)}:
+			default:
+			}
+			panic(v)
+		}
+	}()
+	hs, err := r.applyHook(req.op, now)
+	req.reply <- hookReply{hooks: hs, err: err}
 }
 
 // applyHook applies one request (tick goroutine).

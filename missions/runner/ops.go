@@ -99,7 +99,7 @@ func (r *Runner) applyEStop(p *pending, _ time.Time) protocol.Reply {
 // prepareReset notes the e-stops engaged when the reset was sent: it
 // releases those, never one that came after it (applyReset compares).
 func (r *Runner) prepareReset(p *pending) (protocol.Reply, bool) {
-	p.estops = r.replies.estops.Load()
+	p.estops = r.estops.Load()
 	return protocol.Reply{}, false
 }
 
@@ -109,7 +109,7 @@ func (r *Runner) prepareReset(p *pending) (protocol.Reply, bool) {
 func (r *Runner) applyReset(p *pending, now time.Time) protocol.Reply {
 	c := p.c
 	r.applyPendingEStop(now) // an e-stop engaged before the reset was sent is released by it
-	later := func() bool { return r.replies.estops.Load() != p.estops }
+	later := func() bool { return r.estops.Load() != p.estops }
 	if later() {
 		return refuse(c, protocol.ErrNotAllowedInMode, "an e-stop engaged after this reset was sent; send estop.reset again", "")
 	}

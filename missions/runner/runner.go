@@ -206,8 +206,10 @@ type Runner struct {
 	lastFailure *protocol.Failure
 	changed     chan struct{}
 	statusCh    chan struct{}
-	replies     *replyCache
-	estopReq    chan struct{}
+	// estops counts the e-stops engaged so far (any goroutine), for
+	// estop.reset (applyReset).
+	estops   atomic.Uint64
+	estopReq chan struct{}
 	// estopPending is an e-stop whose command found the queue full.
 	estopPending atomic.Bool
 	// tickStart is when the tick now running started (unix ns; 0 between
@@ -262,7 +264,7 @@ func New(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg: cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
 		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{}, external: map[string]protocol.StateError{},
-		changed: make(chan struct{}, 1), statusCh: make(chan struct{}, 1), replies: newReplyCache(1024), estopReq: make(chan struct{}, 1),
+		changed: make(chan struct{}, 1), statusCh: make(chan struct{}, 1), estopReq: make(chan struct{}, 1),
 		hz: cfg.TickHz, requested: protocol.ModeIdle,
 	}
 	r.hooks.ch = make(chan *hookReq, 16)

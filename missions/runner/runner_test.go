@@ -261,17 +261,30 @@ func TestRunnerRevisions(t *testing.T) {
 	}
 }
 
-func TestRunnerDuplicateCommandID(t *testing.T) {
-	tr := startRunner(t, "", nil)
-	c := protocol.Command{ID: "same-id", Op: protocol.OpMissionLoad, Mission: mission(0, waitLong), Start: true}
-	first := tr.do(c)
-	second := tr.do(c)
-	if !first.OK || fmt.Sprint(first) != fmt.Sprint(second) {
-		t.Fatalf("replies differ: %+v / %+v", first, second)
+// panicBindHW panics in Bind, which the tick goroutine calls when a
+// mission starts (applyLoad with start).
+type panicBindHW struct{ *fakeHW }
+
+func (panicBindHW) Bind(*bt.Tree) Binding { panic("broken binding") }
+
+// A command whose apply panics on the tick goroutine gets its one reply,
+// INTERNAL with the panic, at once (not a caller's timeout); safeTick
+// makes the robot safe and the runner goes on. The runner remembers no
+// ids (telemetry's reply cache does), so the caller may send it again.
+func TestRunnerPanicInApplyIsAnswered(t *testing.T) {
+	var hw panicBindHW
+	tr := startRunner(t, "", func(c *Config) { hw = panicBindHW{c.Hardware.(*fakeHW)}; c.Hardware = hw })
+	c := protocol.Command{ID: "p1", Op: protocol.OpMissionLoad, Mission: mission(0, waitLong), Start: true}
+	for range 2 {
+		rep := tr.do(c)
+		if rep.OK || rep.Error.Code != protocol.ErrInternal || !strings.Contains(rep.Error.Message, "broken binding") || rep.ID != "p1" {
+			t.Fatalf("reply %+v %+v", rep, rep.Error)
+		}
 	}
-	if n := tr.events.count("mission.started"); n != 1 {
-		t.Fatalf("started %d times, want once", n)
+	if n := tr.events.count("mission.started"); n != 0 {
+		t.Fatalf("started %d times", n)
 	}
+	tr.mustOK(protocol.Command{Op: protocol.OpMissionsList}) // the tick goroutine still answers
 }
 
 func TestRunnerBadInputChangesNothing(t *testing.T) {
