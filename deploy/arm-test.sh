@@ -61,10 +61,6 @@ declare -A skip
 # TestMetricsExposition compares process_start_time_seconds with the test's
 # own start: qemu-user fakes /proc/self/stat's start time (70 s off here).
 skip[./cmd/botd]='^(TestDaemonUAVSimSurvey|TestDaemonGeofenceStopsTheRover|TestBreakpointHeldWhileTheRoverDrives|TestCluster.*|TestMetricsExposition)$'
-# TestHostileItemCount bounds the wall time of refusing a 13 MB plan
-# (100 ms): emulated 32-bit ARM takes seconds. The refusal itself is
-# checked by the rest of the package's hostile tests.
-skip[./missions/plan]='^TestHostileItemCount$'
 
 # Packages whose tests stay on the host: cmd/botctl/web's tests drive
 # the dashboard in a headless chromium (a host binary, so an ARM run
