@@ -447,53 +447,87 @@ func (d *Daemon) Run(ctx context.Context) error {
 	return nil
 }
 
-// eventLoop moves events from the sink's queue into the outbox; on the
-// way out it stores what is still queued, so it survives the restart.
+// eventLoop moves events from the sink's queue into the outbox, what is
+// queued together in one batch (one directory sync for up to
+// eventBatch events); on the way out it stores what is still queued, so
+// it survives the restart.
 func (d *Daemon) eventLoop(ctx context.Context) {
+	batch := make([]protocol.Event, 0, eventBatch)
+	// drain takes what is queued behind the events in batch.
+	drain := func() {
+		for len(batch) < eventBatch {
+			select {
+			case e := <-d.events:
+				batch = append(batch, e)
+			default:
+				return
+			}
+		}
+	}
 	for {
 		select {
 		case e := <-d.events:
-			d.storeEvent(e)
+			batch = append(batch[:0], e)
+			drain()
+			d.storeEvents(batch)
 		case <-ctx.Done():
 			for {
-				select {
-				case e := <-d.events:
-					d.storeEvent(e)
-				default:
+				batch = batch[:0]
+				drain()
+				if len(batch) == 0 {
 					return
 				}
+				d.storeEvents(batch)
 			}
 		}
 	}
 }
 
-func (d *Daemon) storeEvent(e protocol.Event) {
-	if e.Time.IsZero() {
-		e.Time = d.cfg.Clock.Now()
+// eventBatch bounds the events stored with one directory sync.
+const eventBatch = 64
+
+// storeEvents numbers, encodes and stores events in the outbox; one that
+// cannot be stored is sent live and raised as a fault.
+func (d *Daemon) storeEvents(events []protocol.Event) {
+	pending := make([]OutboxEvent, 0, len(events))
+	kinds := make([]string, 0, len(events))
+	for _, e := range events {
+		if e.Time.IsZero() {
+			e.Time = d.cfg.Clock.Now()
+		}
+		e = boundEvent(e, d.cfg.MaxPublish)
+		h := d.header(&d.seq.events)
+		b, err := json.Marshal(protocol.EventMsg{Header: h, ID: uuid.NewString(), Event: e})
+		if err != nil {
+			d.droppedEvents.Add(1)
+			d.log.Error("event not encodable, dropped", "kind", e.Kind, "err", err)
+			continue
+		}
+		pending = append(pending, OutboxEvent{Seq: h.Seq, Payload: b})
+		kinds = append(kinds, e.Kind)
 	}
-	e = boundEvent(e, d.cfg.MaxPublish)
-	h := d.header(&d.seq.events)
-	b, err := json.Marshal(protocol.EventMsg{Header: h, ID: uuid.NewString(), Event: e})
-	if err != nil {
-		d.droppedEvents.Add(1)
-		d.log.Error("event not encodable, dropped", "kind", e.Kind, "err", err)
+	if len(pending) == 0 {
 		return
 	}
-	if err := d.outbox.Add(h.Seq, b); err != nil {
+	failed := false
+	for i, err := range d.outbox.AddBatch(pending) {
+		if err == nil {
+			continue
+		}
+		failed = true
 		// Not kept: say so where the operator looks, and send it live
 		// all the same.
-		d.log.Error("event not stored; sending it live", "kind", e.Kind, "seq", h.Seq, "err", err)
+		d.log.Error("event not stored; sending it live", "kind", kinds[i], "seq", pending[i].Seq, "err", err)
 		d.cfg.Fault("events.storage", &protocol.StateError{Code: protocol.ErrStorageFailed, Level: "ERROR", Ref: "events",
 			Message: fmt.Sprintf("events cannot be stored (%v): sent live, lost if the link is down", err)})
 		d.storageFault.Store(true)
 		if c := d.currentConn(); c != nil && c.IsUp() {
-			if _, err := c.PublishAsync(d.topics.Events(), protocol.QoSReliable, false, b); err != nil {
-				d.log.Warn("event sent live failed", "kind", e.Kind, "err", err)
+			if _, err := c.PublishAsync(d.topics.Events(), protocol.QoSReliable, false, pending[i].Payload); err != nil {
+				d.log.Warn("event sent live failed", "kind", kinds[i], "err", err)
 			}
 		}
-		return
 	}
-	if d.storageFault.Swap(false) {
+	if !failed && d.storageFault.Swap(false) {
 		d.cfg.Fault("events.storage", nil)
 	}
 }

@@ -354,33 +354,91 @@ func (o *Outbox) Acked() uint64 { return o.acked.Load() }
 // bounds. A failed write is counted and returned; the caller still has the
 // event to send live.
 func (o *Outbox) Add(seq uint64, payload []byte) error {
-	if int64(len(payload)) > o.cfg.MaxBytes || len(payload) > o.cfg.MaxEvent {
-		o.dropped.Add(1)
-		return fmt.Errorf("telemetry: outbox: event of %d bytes exceeds the limit of %d", len(payload), min(int64(o.cfg.MaxEvent), o.cfg.MaxBytes))
-	}
+	return o.AddBatch([]OutboxEvent{{Seq: seq, Payload: payload}})[0]
+}
+
+// OutboxEvent is one event for AddBatch.
+type OutboxEvent struct {
+	Seq     uint64
+	Payload []byte
+}
+
+// AddBatch stores events (ascending seq, each greater than every stored
+// one) as Add does, with one directory sync for the batch instead of one
+// per event: each event's file is written and synced, all are renamed into
+// place, then the directory is synced once. It returns one error per
+// event (nil: stored); a failed event is counted as Add counts it, and the
+// caller still has it to send live.
+func (o *Outbox) AddBatch(events []OutboxEvent) []error {
+	errs := make([]error, len(events))
 	o.mu.Lock()
-	if len(o.entries) > 0 && seq <= o.entries[len(o.entries)-1].seq {
-		o.mu.Unlock()
-		return fmt.Errorf("telemetry: outbox: seq %d not after %d", seq, o.entries[len(o.entries)-1].seq)
+	last := uint64(0)
+	if len(o.entries) > 0 {
+		last = o.entries[len(o.entries)-1].seq
 	}
-	o.lastSeq = max(o.lastSeq, seq)
+	for i, e := range events {
+		if int64(len(e.Payload)) > o.cfg.MaxBytes || len(e.Payload) > o.cfg.MaxEvent {
+			o.dropped.Add(1)
+			errs[i] = fmt.Errorf("telemetry: outbox: event of %d bytes exceeds the limit of %d", len(e.Payload), min(int64(o.cfg.MaxEvent), o.cfg.MaxBytes))
+			continue
+		}
+		if e.Seq <= last {
+			errs[i] = fmt.Errorf("telemetry: outbox: seq %d not after %d", e.Seq, last)
+			continue
+		}
+		last = e.Seq
+		o.lastSeq = max(o.lastSeq, e.Seq)
+	}
 	o.mu.Unlock()
 
-	if err := writeDurable(o.file(seq), encodeRecord(seq, payload)); err != nil {
-		o.dropped.Add(1)
-		o.failed.Add(1)
-		return fmt.Errorf("telemetry: outbox: %w", err)
+	written := 0
+	for i, e := range events {
+		if errs[i] != nil {
+			continue
+		}
+		if err := writeSynced(o.file(e.Seq), encodeRecord(e.Seq, e.Payload)); err != nil {
+			errs[i] = o.writeFailed(err)
+			continue
+		}
+		written++
 	}
+	if written > 0 {
+		if err := syncDir(o.cfg.Dir); err != nil {
+			for i := range events {
+				if errs[i] == nil {
+					errs[i] = o.writeFailed(err)
+				}
+			}
+		}
+	}
+	stored := 0
 	o.mu.Lock()
-	o.entries = append(o.entries, outboxEntry{seq: seq, payload: payload})
-	o.bytes += int64(len(payload))
-	o.evictLocked()
-	o.mu.Unlock()
-	select {
-	case o.added <- struct{}{}:
-	default:
+	for i, e := range events {
+		if errs[i] != nil {
+			continue
+		}
+		o.entries = append(o.entries, outboxEntry{seq: e.Seq, payload: e.Payload})
+		o.bytes += int64(len(e.Payload))
+		stored++
 	}
-	return nil
+	if stored > 0 {
+		o.evictLocked()
+	}
+	o.mu.Unlock()
+	if stored > 0 {
+		select {
+		case o.added <- struct{}{}:
+		default:
+		}
+	}
+	return errs
+}
+
+// writeFailed counts an event that could not be written.
+func (o *Outbox) writeFailed(err error) error {
+	o.dropped.Add(1)
+	o.failed.Add(1)
+	return fmt.Errorf("telemetry: outbox: %w", err)
 }
 
 // evictLocked drops the oldest events beyond the bounds, and delivered
@@ -462,6 +520,15 @@ func (o *Outbox) Replay(after uint64) (first, last uint64, count int) {
 // place and fsyncs the directory, so a crash leaves the whole file or
 // nothing.
 func writeDurable(path string, data []byte) error {
+	if err := writeSynced(path, data); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// writeSynced writes via a temporary file, fsyncs it and renames it into
+// place; the rename is durable once the directory is synced (syncDir).
+func writeSynced(path string, data []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -479,9 +546,13 @@ func writeDurable(path string, data []byte) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return err
 	}
-	d, err := os.Open(filepath.Dir(path))
+	return err
+}
+
+// syncDir fsyncs a directory, making the renames in it durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
