@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/drivers/sim/multicopter"
 	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/runner"
@@ -69,6 +71,10 @@ type Config struct {
 	source string
 	// wrapConn wraps the robot's MQTT connections (botd fleet meters them).
 	wrapConn func(net.Conn) (net.Conn, error)
+	// stepWorld, when set, steps the simulated world until ctx is done in
+	// place of a ticker of the robot's own (botd fleet steps every
+	// robot's world from a few goroutines).
+	stepWorld func(ctx context.Context, w *sim.World)
 	// brokerSecret, set when botd runs the broker itself, is the per-boot
 	// secret its own connections present: the embedded broker keeps the
 	// robot's client ids for them (broker.Identity).

@@ -440,7 +440,11 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 	s.startVDA5050(teleCtx, &wg, errs)
 	if s.world != nil {
 		wg.Add(1)
-		go func() { defer wg.Done(); stepWorld(ctx, s.world) }()
+		step := stepWorld
+		if cfg.stepWorld != nil {
+			step = cfg.stepWorld
+		}
+		go func() { defer wg.Done(); step(ctx, s.world) }()
 	}
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- s.runner.Run(ctx) }()

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -43,7 +46,8 @@ var fdLimitNow = fdLimit
 
 // fleetFlags are botd fleet's flags.
 type fleetFlags struct {
-	n                       int
+	n, first                int
+	listen                  string
 	config, broker, pattern string
 	stateDir, mission       string
 	labels                  string
@@ -52,6 +56,7 @@ type fleetFlags struct {
 	outboxBehind            int
 	quiet                   bool
 	logLevel                string
+	cpuProfile              string
 	labelMap                map[string]string
 	ids                     []string
 }
@@ -63,7 +68,9 @@ func runFleet(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.IntVar(&f.n, "n", 10, fmt.Sprintf("how many simulated robots (1 to %d, and as many as the open-file limit allows)", maxFleet))
 	fs.StringVar(&f.config, "config", "", "config every robot starts from (default: the built-in simulated rover with its demo mission)")
 	fs.StringVar(&f.broker, "broker", "", "broker URL, or several comma-separated (each robot orders them its own way), overriding the config; with none, one embedded broker serves the fleet")
-	fs.StringVar(&f.pattern, "robot", "rover-%04d", "robot id pattern: one integer verb, numbered from 1")
+	fs.StringVar(&f.pattern, "robot", "rover-%04d", "robot id pattern: one integer verb, numbered from -first")
+	fs.IntVar(&f.first, "first", 1, "the first robot's number (several fleet processes on one broker: -n 500 -first 1, -n 500 -first 501)")
+	fs.StringVar(&f.listen, "listen", "", "the embedded broker's address (host:port) when no broker is given (default: the config's broker.embedded.listen)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directories go in DIR/ROBOT (default: a temporary directory, removed at exit)")
 	fs.StringVar(&f.mission, "mission", "", "mission file every robot loads and starts, overriding the config")
 	fs.StringVar(&f.labels, "labels", "", "labels added to every robot's: KEY=VALUE,... (the robot's index is label fleet.index)")
@@ -73,6 +80,7 @@ func runFleet(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.IntVar(&f.outboxBehind, "outbox-behind", 16, "a robot with more events waiting for the broker than this is reported as falling behind")
 	fs.Float64Var(&f.ramp, "ramp", 100, "robots started per second (a gentler connect storm)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no report lines, only the summary")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write the fleet process's CPU profile (pprof) over the run to this file")
 	fs.StringVar(&f.logLevel, "log", "error", "the robots' log level (debug, info, warn, error): a fleet's warnings are many")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: botd fleet -n N [-config FILE] [-broker URL] [flags]\n\nruns N simulated robots in one process, each the full daemon with its own MQTT connections, id, state directory and mission, and reports their traffic and any robot that falls behind")
@@ -158,7 +166,7 @@ func (f *fleetFlags) validate() error {
 	seen := make(map[string]bool, f.n)
 	f.ids = make([]string, f.n)
 	for i := range f.n {
-		id := fmt.Sprintf(f.pattern, i+1)
+		id := fmt.Sprintf(f.pattern, f.first+i)
 		if strings.Contains(id, "%!") {
 			return fmt.Errorf("-robot %q: want exactly one integer verb, such as rover-%%04d", f.pattern)
 		}
@@ -175,6 +183,17 @@ func (f *fleetFlags) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		return fmt.Errorf("-log %q: want debug, info, warn or error", f.logLevel)
+	}
+	if f.first < 0 || f.first > 1_000_000_000 {
+		return fmt.Errorf("-first %d: want 0 to 1000000000", f.first)
+	}
+	if f.listen != "" {
+		if _, _, err := net.SplitHostPort(f.listen); err != nil {
+			return fmt.Errorf("-listen %q: want host:port", f.listen)
+		}
+		if f.broker != "" {
+			return errors.New("-listen is the embedded broker's address: not with -broker")
+		}
 	}
 	if f.every <= 0 || f.duration < 0 || f.slow <= 0 || f.ramp <= 0 || f.outboxBehind < 0 {
 		return errors.New("-report, -slow and -ramp must be positive, -duration and -outbox-behind not negative")
@@ -222,7 +241,7 @@ func (f *fleetFlags) robotConfig(base *Config, i int, urls []string, stateBase s
 	for k, v := range f.labelMap {
 		c.Labels[k] = v
 	}
-	c.Labels["fleet.index"] = fmt.Sprint(i + 1)
+	c.Labels["fleet.index"] = fmt.Sprint(f.first + i)
 	c.Metrics.Listen = ""       // one endpoint per process at most: none
 	c.Failsafe.EStopButton = "" // no one presses a simulated robot's button
 	c.Writable = append([]string(nil), base.Writable...)
@@ -261,13 +280,14 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		for i, id := range f.ids {
 			ids[i] = "botd-" + id
 		}
-		b, err := broker.Start(context.Background(), broker.Config{Addr: base.Broker.Embedded.Listen,
+		listen := cmp.Or(f.listen, base.Broker.Embedded.Listen)
+		b, err := broker.Start(context.Background(), broker.Config{Addr: listen,
 			Credentials: base.Broker.Embedded.CredentialsFile, MaxPacketBytes: base.Broker.Embedded.MaxPacketBytes,
 			MaxClients: 2*f.n + 16, MaxQueueBytes: base.Broker.Embedded.MaxQueueBytes,
 			MaxTotalQueueBytes: base.Broker.Embedded.MaxTotalQueueBytes, Identity: &broker.Identity{IDs: ids, Secret: secret},
 			Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {
-			return fmt.Errorf("embedded broker on %s: %w (give one with -broker)", base.Broker.Embedded.Listen, err)
+			return fmt.Errorf("embedded broker on %s: %w (give one with -broker, or another address with -listen)", listen, err)
 		}
 		defer b.Close()
 		urls = []string{b.URL()}
@@ -281,7 +301,27 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		defer os.RemoveAll(stateBase)
 	}
 
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			pf.Close()
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if cerr := pf.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("-cpuprofile: %w", cerr)
+			}
+		}()
+	}
+
 	acks := &latencyHist{}
+	stepCtx, stopStepping := context.WithCancel(context.Background())
+	worlds := &worldStepper{ctx: stepCtx}
+	defer func() { stopStepping(); worlds.running.Wait() }()
 	robots := make([]*fleetRobot, 0, f.n)
 	defer func() {
 		for _, r := range robots {
@@ -296,6 +336,7 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		m := &wireMeter{acks: acks, now: time.Now}
 		cfg.wrapConn = m.wrap
 		cfg.brokerSecret = secret
+		cfg.stepWorld = worlds.step
 		s, err := build(cfg, log.With("robot", cfg.Robot))
 		if err != nil {
 			return fmt.Errorf("%s: %w", cfg.Robot, err)

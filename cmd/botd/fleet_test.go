@@ -43,6 +43,9 @@ func TestFleetFlags(t *testing.T) {
 		{[]string{"extra"}, "usage: botd fleet"},
 		{[]string{"-broker", "tcp://127.0.0.1:1,udp://127.0.0.1:2"}, `-broker: "udp://127.0.0.1:2": unknown scheme "udp"`},
 		{[]string{"-broker", ","}, "-broker: no broker URL"},
+		{[]string{"-first", "-1"}, "-first -1: want 0 to"},
+		{[]string{"-listen", "1883"}, `-listen "1883": want host:port`},
+		{[]string{"-listen", "127.0.0.1:1", "-broker", "tcp://127.0.0.1:2"}, "-listen is the embedded broker's address: not with -broker"},
 	} {
 		var out, errb syncBuffer
 		// A case that validated would run a fleet: the context bounds it.
@@ -100,10 +103,10 @@ func TestFleetRunsAndReports(t *testing.T) {
 	var code int
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		code = run(ctx, []string{"fleet", "-n", "3", "-broker", b.URL(), "-robot", "fr-%02d", "-labels", "site=yard-a,kind=rover",
+		code = run(ctx, []string{"fleet", "-n", "3", "-broker", b.URL(), "-robot", "fr-%02d", "-first", "7", "-labels", "site=yard-a,kind=rover",
 			"-report", "300ms", "-state-dir", t.TempDir()}, &out, &errb)
 	})
-	ids := []string{"fr-01", "fr-02", "fr-03"}
+	ids := []string{"fr-07", "fr-08", "fr-09"}
 	mqtttest.Eventually(t, "three robots online, each with its labels and its mission running", func() bool {
 		rs := g.Robots()
 		if len(rs) != 3 {
@@ -112,7 +115,7 @@ func TestFleetRunsAndReports(t *testing.T) {
 		for i, r := range rs {
 			l, ok := f.Labels(r.ID)
 			if r.ID != ids[i] || r.Connection != protocol.ConnOnline || r.State == nil || r.State.Mode != protocol.ModeRunning || !ok ||
-				l["site"] != "yard-a" || l["kind"] != "rover" || l["fleet.index"] != strconv.Itoa(i+1) {
+				l["site"] != "yard-a" || l["kind"] != "rover" || l["fleet.index"] != strconv.Itoa(i+7) {
 				return false
 			}
 		}
@@ -270,4 +273,39 @@ func TestFleetSpreadsOverBrokers(t *testing.T) {
 	}
 	cancel()
 	wg.Wait()
+}
+
+// With no broker given the fleet runs one embedded broker, on -listen:
+// its robots come online there for a ground station, and stop OFFLINE.
+func TestFleetOnItsEmbeddedBroker(t *testing.T) {
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb syncBuffer
+	var code int
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		code = run(ctx, []string{"fleet", "-n", "2", "-listen", addr, "-quiet", "-state-dir", t.TempDir()}, &out, &errb)
+	})
+	mqtttest.Eventually(t, "the embedded broker on "+addr, func() bool { return strings.Contains(out.String(), "embedded broker tcp://"+addr) })
+	g, err := ground.New(ground.Config{GCS: "fleet-embedded-test", Conn: transport.Options{Brokers: []string{"tcp://" + addr}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	mqtttest.Eventually(t, "both robots online with their mission running", func() bool {
+		rs := g.Robots()
+		n := 0
+		for _, r := range rs {
+			if r.Connection == protocol.ConnOnline && r.State != nil && r.State.Mode == protocol.ModeRunning {
+				n++
+			}
+		}
+		return n == 2
+	})
+	cancel()
+	wg.Wait()
+	if code != 0 || !strings.Contains(out.String(), "botd fleet: 2 robots started, all 2 stopped") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
 }
