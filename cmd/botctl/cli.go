@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ type cli struct {
 	ctx                    context.Context
 	stdin                  io.Reader
 	stdout, stderr         io.Writer
-	broker                 string
+	broker, brokerKind     string
 	username, passwordFile string
 	ca, cert, tlsKey       string
 	prefix, gcs            string
@@ -70,7 +71,7 @@ func newCLI(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) *cli
 }
 
 var globalFlagNames = map[string]bool{
-	"broker": true, "username": true, "password-file": true, "ca": true, "cert": true, "tls-cert": true,
+	"broker": true, "broker-kind": true, "username": true, "password-file": true, "ca": true, "cert": true, "tls-cert": true,
 	"key": true, "tls-key": true, "prefix": true, "gcs": true, "timeout": true, "json": true,
 }
 
@@ -80,6 +81,7 @@ func isGlobalFlag(name string) bool { return globalFlagNames[name] }
 // the command (signing key) and the TLS key is --tls-key only.
 func (c *cli) globalFlags(fs *flag.FlagSet, ownsKey bool) {
 	fs.StringVar(&c.broker, "broker", c.broker, "broker URL(s), comma-separated")
+	fs.StringVar(&c.brokerKind, "broker-kind", c.brokerKind, "the broker's product when it needs botctl to adapt: rabbitmq (subscribe at QoS 0, wait before a reconnect); mosquitto, aedes, emqx and vernemq need nothing")
 	fs.StringVar(&c.username, "username", c.username, "broker user name")
 	fs.StringVar(&c.passwordFile, "password-file", c.passwordFile, "file holding the broker password (else $BOTCTL_MQTT_PASSWORD)")
 	fs.StringVar(&c.ca, "ca", c.ca, "CA certificate file (TLS)")
@@ -124,6 +126,23 @@ func (c *cli) gcsID() string {
 	return c.procID
 }
 
+// rabbitmqReconnectDelay is waited after a loss before reconnecting to
+// RabbitMQ, as the daemon does (transport.Options.ReconnectDelay): back on
+// a survivor sooner, a client can be handed its dead node's queue and lose
+// its subscription with it.
+const rabbitmqReconnectDelay = 3 * time.Second
+
+// brokerKinds are what --broker-kind takes (botd's broker.kind).
+var brokerKinds = []string{"mosquitto", "aedes", "emqx", "vernemq", "rabbitmq"}
+
+// checkBrokerKind refuses a --broker-kind botctl does not know.
+func (c *cli) checkBrokerKind() error {
+	if c.brokerKind != "" && !slices.Contains(brokerKinds, c.brokerKind) {
+		return usageError("--broker-kind %q: want one of %s", c.brokerKind, strings.Join(brokerKinds, ", "))
+	}
+	return nil
+}
+
 func (c *cli) brokers() []string {
 	var out []string
 	for _, b := range strings.Split(c.broker, ",") {
@@ -147,6 +166,16 @@ func (c *cli) groundConfig(presence bool) ground.Config {
 		}
 	}
 	o.ClientID = c.gcsID()
+	if c.brokerKind == "rabbitmq" {
+		// RabbitMQ (3.10) keeps a clean session's QoS 1 subscription in a
+		// durable queue on the node botctl was connected to: when that node
+		// dies, every other node refuses the subscription and closes the
+		// connection, at every reconnect, until it returns. At QoS 0 the
+		// queue is transient and goes with its node; commands are resent
+		// until answered, so an at-most-once delivery costs a resend.
+		o.SubscribeAtMostOnce = true
+		o.ReconnectDelay = rabbitmqReconnectDelay
+	}
 	cfg := ground.Config{GCS: c.gcsID(), Prefix: c.prefix, Conn: o, Presence: presence,
 		ReplyTimeout: c.timeout, ResendEvery: 2 * time.Second}
 	if c.signer != nil {
@@ -166,6 +195,9 @@ func (c *cli) dial(presence bool) (*ground.Client, error) {
 	brokers := c.brokers()
 	if len(brokers) == 0 {
 		return nil, usageError("--broker is empty")
+	}
+	if err := c.checkBrokerKind(); err != nil {
+		return nil, err
 	}
 	for _, b := range brokers {
 		if _, err := brokerAddr(b); err != nil {
@@ -192,6 +224,9 @@ func (c *cli) connect(presence bool) (*ground.Client, error) {
 	brokers := c.brokers()
 	if len(brokers) == 0 {
 		return nil, usageError("--broker is empty")
+	}
+	if err := c.checkBrokerKind(); err != nil {
+		return nil, err
 	}
 	if err := c.loadSigner(); err != nil {
 		return nil, err
