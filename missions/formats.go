@@ -44,6 +44,10 @@ type Codec struct {
 	// Export writes a document in the format; nil: the format is read
 	// only.
 	Export func(d *Document, o ExportOptions) ([]byte, error)
+	// Rules reads a file of stand-in rules (LoadSubstitutionFile) written
+	// in the format's own JSON form; false when o is not in that form
+	// (nil: the format has none). o is nil for JSON that is no object.
+	Rules func(o *Object) (rules Substitutions, ok bool, err error)
 	// Exts are the file name extensions (".ext", lower case) of the
 	// files in a library folder that LoadLibrary reads as this format;
 	// nil: none (a library reads botd's .json, .yaml and .yml).

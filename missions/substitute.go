@@ -57,10 +57,8 @@ func ParseSubstitutions(rules string) (Substitutions, error) {
 
 // LoadSubstitutionFile reads rules from a file: lines of PATTERN=STAND-IN
 // (blank lines and lines starting with # are ignored), a JSON object
-// {"PATTERN": "STAND-IN", ...}, or BehaviorTree.CPP's substitution JSON
-// ({"TestNodeConfigs": {...}, "SubstitutionRules": {...}}, whose test
-// configurations become TestNodes; its filters are read as botd patterns,
-// so a name there needs '@').
+// {"PATTERN": "STAND-IN", ...}, or a JSON object in the rule form of a
+// registered format (Codec.Rules).
 func LoadSubstitutionFile(path string) (Substitutions, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -98,35 +96,18 @@ func parseSubstitutionJSON(data []byte) (Substitutions, error) {
 		return nil, ps.err()
 	}
 	o, _ := v.(*object)
-	rules := o
-	var configs *object
-	if r, ok := o.get("SubstitutionRules"); ok {
-		if rules, ok = r.(*object); !ok {
-			return nil, fmt.Errorf("SubstitutionRules: want an object of rules")
-		}
-		if c, ok := o.get("TestNodeConfigs"); ok {
-			if configs, ok = c.(*object); !ok {
-				return nil, fmt.Errorf("TestNodeConfigs: want an object of test node configurations")
+	for _, name := range formatOrder {
+		if read := formats[name].Rules; read != nil {
+			if subs, ok, err := read(o); ok {
+				return subs, err
 			}
 		}
 	}
 	var out Substitutions
-	for _, pattern := range rules.keys {
-		to, ok := rules.m[pattern].(string)
+	for _, pattern := range o.keys {
+		to, ok := o.m[pattern].(string)
 		if !ok {
-			return nil, fmt.Errorf("%q: want a string, got %s", pattern, describe(rules.m[pattern]))
-		}
-		if configs != nil {
-			if c, ok := configs.get(to); ok {
-				def, err := testNodeConfig(to, c, ps)
-				if err != nil {
-					return nil, err
-				}
-				if err := out.addRule(pattern, def, pattern+"="+to); err != nil {
-					return nil, err
-				}
-				continue
-			}
+			return nil, fmt.Errorf("%q: want a string, got %s", pattern, describe(o.m[pattern]))
 		}
 		if err := out.add(pattern + "=" + to); err != nil {
 			return nil, err
@@ -135,39 +116,17 @@ func parseSubstitutionJSON(data []byte) (Substitutions, error) {
 	return out, nil
 }
 
-// testNodeConfig converts one of BT.CPP's TestNodeConfigs to a TestNode.
-func testNodeConfig(name string, v any, ps *problems) (bt.NodeDef, error) {
-	o, ok := v.(*object)
-	if !ok {
-		return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s: want an object", name)
-	}
-	params := map[string]any{}
-	for _, k := range o.keys {
-		switch val := normalize(o.m[k], "", ps).(type) {
-		case string:
-			switch k {
-			case "return_status", "success_script", "failure_script", "post_script":
-				params[k] = val
-			default:
-				return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s/%s: not supported (botd's TestNode takes return_status, "+
-					"async_delay, success_script, failure_script and post_script)", name, k)
-			}
-		case float64:
-			if k != "async_delay" {
-				return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s/%s: want a string", name, k)
-			}
-			params[k] = val
-		default:
-			return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s/%s: want a string or a number", name, k)
-		}
-	}
-	if _, ok := params["return_status"]; !ok {
-		return bt.NodeDef{}, fmt.Errorf("TestNodeConfigs/%s: return_status is missing", name)
-	}
-	return bt.NodeDef{Type: "TestNode", Params: params}, nil
+// Add parses one PATTERN=STAND-IN rule and adds it (see
+// AddRule).
+func (s *Substitutions) Add(rule string) error { return s.add(rule) }
+
+// AddRule adds the rule that with stands in for the nodes pattern
+// matches; the same pattern given twice is an error unless both give the
+// same stand-in (the rule is kept once).
+func (s *Substitutions) AddRule(pattern string, with bt.NodeDef) error {
+	return s.addRule(pattern, with)
 }
 
-// add parses one PATTERN=STAND-IN rule.
 func (s *Substitutions) add(rule string) error {
 	from, to, ok := strings.Cut(rule, "=")
 	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
@@ -181,10 +140,10 @@ func (s *Substitutions) add(rule string) error {
 	if err != nil {
 		return fmt.Errorf("substitution %q: %w", strings.TrimSpace(rule), err)
 	}
-	return s.addRule(from, def, rule)
+	return s.addRule(from, def)
 }
 
-func (s *Substitutions) addRule(from string, def bt.NodeDef, rule string) error {
+func (s *Substitutions) addRule(from string, def bt.NodeDef) error {
 	for _, r := range *s {
 		if r.Pattern == from {
 			if fmt.Sprint(r.With) != fmt.Sprint(def) {

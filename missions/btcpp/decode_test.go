@@ -1,6 +1,7 @@
 package btcpp
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -101,5 +102,48 @@ func TestLoadWithSubstitutions(t *testing.T) {
 	}
 	if want := []bt.Status{bt.Running, bt.Running, bt.Success}; !reflect.DeepEqual(got, want) {
 		t.Errorf("statuses %v, want %v", got, want)
+	}
+}
+
+// BehaviorTree.CPP's own substitution file is a rule file
+// missions.LoadSubstitutionFile reads when this package is linked.
+func TestLoadSubstitutionFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rule := func(pattern, typ string, params map[string]any) bt.Substitution {
+		return bt.Substitution{Pattern: pattern, With: bt.NodeDef{Type: typ, Params: params}}
+	}
+	btcpp := write("btcpp.json", `{
+	  "TestNodeConfigs": {
+	    "NavOK": {"return_status": "SUCCESS", "async_delay": 2000, "post_script": "arrived := true"},
+	    "Broken": {"return_status": "FAILURE"}
+	  },
+	  "SubstitutionRules": {"NavigateToPose": "NavOK", "Spin*": "Broken", "ClearEntireCostmap": "AlwaysSuccess"}
+	}`)
+	got, err := missions.LoadSubstitutionFile(btcpp)
+	wantBTCPP := missions.Substitutions{
+		rule("NavigateToPose", "TestNode", map[string]any{"return_status": "SUCCESS", "async_delay": 2000.0, "post_script": "arrived := true"}),
+		rule("Spin*", "TestNode", map[string]any{"return_status": "FAILURE"}),
+		rule("ClearEntireCostmap", "AlwaysSuccess", nil),
+	}
+	if err != nil || !reflect.DeepEqual(got, wantBTCPP) {
+		t.Errorf("BT.CPP substitution file: got %v, %v", got, err)
+	}
+	for name, body := range map[string]string{
+		"badcfg.json":    `{"TestNodeConfigs": {"X": {"return_status_script": "SUCCESS"}}, "SubstitutionRules": {"A": "X"}}`,
+		"nostatus.json":  `{"TestNodeConfigs": {"X": {"async_delay": 1}}, "SubstitutionRules": {"A": "X"}}`,
+		"rules.json":     `{"SubstitutionRules": ["A"]}`,
+		"configs.json":   `{"TestNodeConfigs": 1, "SubstitutionRules": {"A": "X"}}`,
+		"notstring.json": `{"SubstitutionRules": {"A": 1}}`,
+	} {
+		if _, err := missions.LoadSubstitutionFile(write(name, body)); err == nil {
+			t.Errorf("%s was accepted", name)
+		}
 	}
 }

@@ -23,7 +23,10 @@
 //     back; NodesModel is a registry's palette;
 //   - instances.go writes a compiled tree as BT.CPP's WriteTreeToXML
 //     writes a created tree, which Groot2 reads from a FULLTREE reply
-//     and a .btlog (package groot2).
+//     and a .btlog (package groot2);
+//   - rules.go reads BT.CPP's substitution JSON (TestNodeConfigs,
+//     SubstitutionRules) as stand-in rules for
+//     missions.LoadSubstitutionFile.
 //
 // The package reads documents only through missions' format kit
 // (missions.Source, Problems, Ptr, DefaultRegistry, ...), as the other

@@ -10,8 +10,8 @@ import (
 // package is linked (missions/formats links it for botd and botctl):
 // missions.Decode then reads a document that starts with '<' as BT.CPP
 // XML, missions.DecodeFile and LoadFile read the files it includes,
-// LoadLibrary reads a folder's .xml files, and `botd export -format
-// btcpp` writes one. What the import keeps of the file (where each node
+// LoadLibrary reads a folder's .xml files, LoadSubstitutionFile reads
+// BT.CPP's substitution JSON, and `botd export -format btcpp` writes one. What the import keeps of the file (where each node
 // is, the files it included, its <TreeNodesModel>) is the document's
 // missions.Origin: problems name lines, nodes BT.CPP would load and fail
 // only when they run stand in as Faults, an export writes the model back,
@@ -27,5 +27,6 @@ func init() {
 			return decodeBTCPPFile(s.Data, s.File, read, s.Library, s.Problems())
 		},
 		Export: func(d *missions.Document, o missions.ExportOptions) ([]byte, error) { return Export(d, o.Registry) },
+		Rules:  readRules,
 		Exts:   []string{".xml"}})
 }
