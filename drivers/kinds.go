@@ -119,6 +119,13 @@ type PoseSource interface {
 	PoseKey() string
 }
 
+// ModeNamer is a Spec whose device writes a mode number (a vehicle's KEY.mode): ModeNames
+// names the numbers, by number. The daemon gives them to ground stations in its factsheet.
+type ModeNamer interface {
+	Spec
+	ModeNames() []string
+}
+
 // PoseKeys are what every pose source writes under its key: the pose and how good it is.
 var PoseKeys = [...]string{"x", "y", "heading", "quality", "sigma"}
 

@@ -360,6 +360,7 @@ func (s *system) factsheet() protocol.FactsheetMsg {
 		f.Devices = append(f.Devices, protocol.Device{Name: d.Name(), Kind: d.Kind()})
 	}
 	f.Poses = poseSources(s.robot.Config())
+	f.VehicleModes = vehicleModes(s.robot.Config())
 	f.Geofence = fenceWire(s.fence)
 	return f
 }
@@ -383,6 +384,18 @@ func poseSources(cfg *drivers.Config) []protocol.PoseSource {
 		}
 	}
 	return out
+}
+
+// vehicleModes are the names of the mode numbers the robot's vehicles write
+// (the first device whose spec names them: every vehicle kind names its
+// modes the same way), nil when it has none.
+func vehicleModes(cfg *drivers.Config) []string {
+	for _, d := range cfg.Devices {
+		if m, ok := d.Spec.(drivers.ModeNamer); ok {
+			return m.ModeNames()
+		}
+	}
+	return nil
 }
 
 // testBuilt, set by tests only, sees the assembled daemon before it runs.

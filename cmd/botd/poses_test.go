@@ -28,3 +28,26 @@ func TestFactsheetPoseSources(t *testing.T) {
 		}
 	}
 }
+
+// The factsheet names a vehicle's mode numbers (vehicle_modes) from its
+// kind's spec; a robot without a vehicle names none.
+func TestFactsheetVehicleModes(t *testing.T) {
+	hw, err := loadHardware("../../configs/uav-sim-hw.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := vehicleModes(hw)
+	if len(got) == 0 || got[5] != "hold" || got[10] != "guided" {
+		t.Errorf("the UAV's mode names: %q", got)
+	}
+	if !slices.Equal(got, protocol.DefaultVehicleModes) {
+		t.Errorf("the vehicle's mode names %q differ from the ground station's defaults %q", got, protocol.DefaultVehicleModes)
+	}
+	rover, err := loadHardware("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := vehicleModes(rover); got != nil {
+		t.Errorf("a rover names vehicle modes: %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package mavlink
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -228,3 +229,6 @@ func parseMAVLinkConnection(s string) (mavConn, error) {
 
 // VehicleKey implements VehicleFrame.
 func (c *Config) VehicleKey() string { return c.Key }
+
+// ModeNames implements drivers.ModeNamer: the flight modes by the number <key>.mode holds.
+func (*Config) ModeNames() []string { return slices.Clone(flightModeNames[:]) }
