@@ -17,7 +17,8 @@ import (
 // command. Every write method writes only what differs from its last successful write unless
 // forced, and forgets what it wrote when a write fails, so the next Apply retries.
 
-func buildDiffDrive(d *device, c *DiffDriveConfig) error {
+func buildDiffDrive(b *Builder, c *DiffDriveConfig) error {
+	d := b.d
 	dw, err := need[gpio.DigitalWriter](d.board, "do digital writes (gpio.DigitalWriter) for the motors")
 	if err != nil {
 		return err
@@ -40,7 +41,7 @@ func buildDiffDrive(d *device, c *DiffDriveConfig) error {
 		impl.m[i] = &motor{drv: drv, paired: m.p.Dir == "", reverse: m.p.Reverse, pwm: -1, out: &impl.out[i]}
 		d.addDriver(drv, true)
 	}
-	d.act = newUnionActuator(d, impl)
+	NewActuator[DriveCommand](b, impl)
 	return nil
 }
 
@@ -67,7 +68,7 @@ type motor struct {
 	out     *atomic.Uint64
 }
 
-func (*driveImpl) safe() command { return command{} }
+func (*driveImpl) Safe() DriveCommand { return DriveCommand{} }
 
 // MaxWheelSpeed implements WheelDrive.
 func (d *driveImpl) MaxWheelSpeed() float64 { return d.cfg.MaxWheelSpeed }
@@ -75,22 +76,22 @@ func (d *driveImpl) MaxWheelSpeed() float64 { return d.cfg.MaxWheelSpeed }
 // Drives implements Drive.
 func (*driveImpl) Drives() {}
 
-func (d *driveImpl) clamp(c command) command {
-	return command{a: clampAbs(c.a, d.cfg.MaxLinear), b: clampAbs(c.b, d.cfg.MaxAngular)}
+func (d *driveImpl) Clamp(c DriveCommand) DriveCommand {
+	return DriveCommand{Linear: clampAbs(c.Linear, d.cfg.MaxLinear), Angular: clampAbs(c.Angular, d.cfg.MaxAngular)}
 }
 
 // wheels turns (linear, angular) into wheel duties in -1..1, scaled down together when a wheel
 // would exceed its top speed so the path's curvature is kept.
-func (d *driveImpl) wheels(c command) (l, r float64) {
-	half := c.b * d.cfg.WheelBase / 2
-	l, r = (c.a-half)/d.cfg.MaxWheelSpeed, (c.a+half)/d.cfg.MaxWheelSpeed
+func (d *driveImpl) wheels(c DriveCommand) (l, r float64) {
+	half := c.Angular * d.cfg.WheelBase / 2
+	l, r = (c.Linear-half)/d.cfg.MaxWheelSpeed, (c.Linear+half)/d.cfg.MaxWheelSpeed
 	if s := math.Max(math.Abs(l), math.Abs(r)); s > 1 {
 		l, r = l/s, r/s
 	}
 	return l, r
 }
 
-func (d *driveImpl) write(c command, _ time.Time, force bool) error {
+func (d *driveImpl) Write(c DriveCommand, _ time.Time, force bool) error {
 	l, r := d.wheels(c)
 	return errors.Join(d.m[0].set(l, force), d.m[1].set(r, force))
 }
@@ -136,14 +137,15 @@ func (m *motor) set(duty float64, force bool) error {
 	return nil
 }
 
-func buildServo(d *device, c *ServoConfig) error {
+func buildServo(b *Builder, c *ServoConfig) error {
+	d := b.d
 	sw, err := need[gpio.ServoWriter](d.board, "drive servos (gpio.ServoWriter)")
 	if err != nil {
 		return err
 	}
 	drv := gpio.NewServoDriver(sw, c.Pin, gpio.WithName(d.name))
 	d.addDriver(drv, true)
-	d.act = newUnionActuator(d, &servoImpl{drv: drv, cfg: c, last: -1})
+	NewActuator[AngleCommand](b, &servoImpl{drv: drv, cfg: c, last: -1})
 	return nil
 }
 
@@ -153,17 +155,17 @@ type servoImpl struct {
 	last int
 }
 
-func (s *servoImpl) safe() command { return command{a: *s.cfg.SafeAngle} }
+func (s *servoImpl) Safe() AngleCommand { return AngleCommand{Degrees: *s.cfg.SafeAngle} }
 
-func (s *servoImpl) clamp(c command) command {
-	if math.IsNaN(c.a) {
-		return s.safe()
+func (s *servoImpl) Clamp(c AngleCommand) AngleCommand {
+	if math.IsNaN(c.Degrees) {
+		return s.Safe()
 	}
-	return command{a: math.Min(math.Max(c.a, s.cfg.MinAngle), s.cfg.MaxAngle)}
+	return AngleCommand{Degrees: math.Min(math.Max(c.Degrees, s.cfg.MinAngle), s.cfg.MaxAngle)}
 }
 
-func (s *servoImpl) write(c command, _ time.Time, force bool) error {
-	a := int(math.Round(c.a))
+func (s *servoImpl) Write(c AngleCommand, _ time.Time, force bool) error {
+	a := int(math.Round(c.Degrees))
 	if !force && a == s.last {
 		return nil
 	}
@@ -175,12 +177,13 @@ func (s *servoImpl) write(c command, _ time.Time, force bool) error {
 	return nil
 }
 
-func buildOutput(d *device, c *OutputConfig) error {
+func buildOutput(b *Builder, c *OutputConfig) error {
+	d := b.d
 	dw, err := need[gpio.DigitalWriter](d.board, "do digital writes (gpio.DigitalWriter)")
 	if err != nil {
 		return err
 	}
-	impl := &levelImpl{safeLevel: c.Safe, last: -1, led: c.kind == KindLED}
+	out := &output{last: -1}
 	// physical writes the logical level, inverted for an active-low device.
 	physical := func(on, off func() error) func(bool) error {
 		return func(level bool) error {
@@ -194,14 +197,14 @@ func buildOutput(d *device, c *OutputConfig) error {
 	switch c.kind {
 	case KindLED:
 		led := gpio.NewLedDriver(dw, c.Pin, gpio.WithName(d.name))
-		impl.set, drv = physical(led.On, led.Off), led
+		out.set, drv = physical(led.On, led.Off), led
 	case KindRelay:
 		opts := []interface{}{gpio.WithName(d.name)}
 		if c.ActiveLow {
 			opts = append(opts, gpio.WithRelayInverted())
 		}
 		relay := gpio.NewRelayDriver(dw, c.Pin, opts...)
-		impl.set = func(level bool) error { // the driver inverts an active-low relay itself
+		out.set = func(level bool) error { // the driver inverts an active-low relay itself
 			if level {
 				return relay.On()
 			}
@@ -210,88 +213,106 @@ func buildOutput(d *device, c *OutputConfig) error {
 		drv = relay
 	case KindBuzzer:
 		bz := gpio.NewBuzzerDriver(dw, c.Pin, gpio.WithName(d.name))
-		impl.set, drv = physical(bz.On, bz.Off), bz
+		out.set, drv = physical(bz.On, bz.Off), bz
 	case KindDigitalOut:
 		pin := gpio.NewDirectPinDriver(d.board.adaptor, c.Pin, gpio.WithName(d.name))
-		impl.set, drv = physical(pin.On, pin.Off), pin
+		out.set, drv = physical(pin.On, pin.Off), pin
 	default:
 		return fmt.Errorf("unknown output kind %q", c.kind)
 	}
 	d.addDriver(drv, true)
-	d.act = newUnionActuator(d, impl)
+	if c.kind == KindLED {
+		NewActuator[LEDCommand](b, &ledImpl{output: out, safeMode: uint8(c.Safe)}) // LEDOff or LEDOn
+	} else {
+		NewActuator[LevelCommand](b, &levelImpl{output: out, safeLevel: float64(c.Safe)})
+	}
 	return nil
 }
 
-// levelImpl is an on/off output; an LED also blinks.
+// output is an on/off output's pin as its driver switches it.
+type output struct {
+	set  func(level bool) error
+	last int // logical level last written; -1 unknown
+}
+
+// write switches the output to the logical level lv (0 or 1).
+func (o *output) write(lv int, force bool) error {
+	if !force && lv == o.last {
+		return nil
+	}
+	if err := o.set(lv == 1); err != nil {
+		o.last = -1
+		return err
+	}
+	o.last = lv
+	return nil
+}
+
+// levelImpl is an on/off output: a relay, a buzzer, a plain digital output.
 type levelImpl struct {
-	safeLevel int
-	led       bool
-	set       func(level bool) error
-	last      int // logical level last written; -1 unknown
+	*output
+	safeLevel float64
 }
 
-func (l *levelImpl) safe() command {
-	if l.led {
-		return command{mode: uint8(l.safeLevel)} // ledOff or ledOn
+func (l *levelImpl) Safe() LevelCommand { return LevelCommand{Level: l.safeLevel} }
+
+func (l *levelImpl) Clamp(c LevelCommand) LevelCommand {
+	if c.Level != 0 && !math.IsNaN(c.Level) {
+		return LevelCommand{Level: 1}
 	}
-	return command{a: float64(l.safeLevel)}
+	return LevelCommand{}
 }
 
-func (l *levelImpl) clamp(c command) command {
-	if l.led {
-		if c.mode > ledBlink {
-			c.mode = ledOff
-		}
-		c.b = math.Min(math.Max(c.b, minBlinkHz), maxBlinkHz)
-		if math.IsNaN(c.b) {
-			c.b = 1
-		}
-		return command{mode: c.mode, b: c.b, t0: c.t0}
-	}
-	if c.a != 0 && !math.IsNaN(c.a) {
-		return command{a: 1}
-	}
-	return command{}
+func (l *levelImpl) Write(c LevelCommand, _ time.Time, force bool) error {
+	return l.write(int(c.Level), force)
 }
 
-// level is the logical level of c at now: an LED blinking at hz is on for the first half of
-// each period from t0.
-func (l *levelImpl) level(c command, now time.Time) int {
-	if !l.led {
-		return int(c.a)
+// ledImpl is an LED: on, off or blinking.
+type ledImpl struct {
+	*output
+	safeMode uint8
+}
+
+func (l *ledImpl) Safe() LEDCommand { return LEDCommand{Mode: l.safeMode} }
+
+func (l *ledImpl) Clamp(c LEDCommand) LEDCommand {
+	if c.Mode > LEDBlink {
+		c.Mode = LEDOff
 	}
-	switch c.mode {
-	case ledOn:
+	c.Hz = math.Min(math.Max(c.Hz, minBlinkHz), maxBlinkHz)
+	if math.IsNaN(c.Hz) {
+		c.Hz = 1
+	}
+	return c
+}
+
+// level is the logical level of c at now: an LED blinking at Hz is on for the first half of
+// each period from T0.
+func (l *ledImpl) level(c LEDCommand, now time.Time) int {
+	switch c.Mode {
+	case LEDOn:
 		return 1
-	case ledBlink:
-		half := int64(float64(time.Second) / (2 * c.b))
-		if (now.UnixNano()-c.t0)/half%2 == 0 {
+	case LEDBlink:
+		half := int64(float64(time.Second) / (2 * c.Hz))
+		if (now.UnixNano()-c.T0)/half%2 == 0 {
 			return 1
 		}
 	}
 	return 0
 }
 
-func (l *levelImpl) write(c command, now time.Time, force bool) error {
-	lv := l.level(c, now)
-	if !force && lv == l.last {
-		return nil
-	}
-	if err := l.set(lv == 1); err != nil {
-		l.last = -1
-		return err
-	}
-	l.last = lv
-	return nil
+func (l *ledImpl) Write(c LEDCommand, now time.Time, force bool) error {
+	return l.write(l.level(c, now), force)
 }
 
-func buildPWMOut(d *device, c *PWMOutConfig) error {
+func buildPWMOut(b *Builder, c *PWMOutConfig) error {
+	d := b.d
 	if _, err := need[gpio.PwmWriter](d.board, "do PWM (gpio.PwmWriter)"); err != nil {
 		return err
 	}
 	drv := gpio.NewDirectPinDriver(d.board.adaptor, c.Pin, gpio.WithName(d.name))
 	d.addDriver(drv, true)
-	d.act = newUnionActuator(d, &pwmImpl{drv: drv, cfg: c, last: -1})
+	NewActuator[DutyCommand](b, &pwmImpl{drv: drv, cfg: c, last: -1})
 	return nil
 }
 
@@ -301,17 +322,17 @@ type pwmImpl struct {
 	last int
 }
 
-func (p *pwmImpl) safe() command { return command{a: p.cfg.Safe} }
+func (p *pwmImpl) Safe() DutyCommand { return DutyCommand{Duty: p.cfg.Safe} }
 
-func (p *pwmImpl) clamp(c command) command {
-	if math.IsNaN(c.a) {
-		return p.safe()
+func (p *pwmImpl) Clamp(c DutyCommand) DutyCommand {
+	if math.IsNaN(c.Duty) {
+		return p.Safe()
 	}
-	return command{a: math.Min(math.Max(c.a, 0), p.cfg.MaxDuty)}
+	return DutyCommand{Duty: math.Min(math.Max(c.Duty, 0), p.cfg.MaxDuty)}
 }
 
-func (p *pwmImpl) write(c command, _ time.Time, force bool) error {
-	v := int(math.Round(c.a * 255))
+func (p *pwmImpl) Write(c DutyCommand, _ time.Time, force bool) error {
+	v := int(math.Round(c.Duty * 255))
 	if !force && v == p.last {
 		return nil
 	}

@@ -153,13 +153,13 @@ func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 
 // builtinBuild builds the kinds this package still holds.
 var builtinBuild = map[string]func(*Builder) error{
-	KindDiffDrive:  func(b *Builder) error { return buildDiffDrive(b.d, b.Spec().(*DiffDriveConfig)) },
-	KindServo:      func(b *Builder) error { return buildServo(b.d, b.Spec().(*ServoConfig)) },
+	KindDiffDrive:  func(b *Builder) error { return buildDiffDrive(b, b.Spec().(*DiffDriveConfig)) },
+	KindServo:      func(b *Builder) error { return buildServo(b, b.Spec().(*ServoConfig)) },
 	KindLED:        buildOutputKind,
 	KindRelay:      buildOutputKind,
 	KindBuzzer:     buildOutputKind,
 	KindDigitalOut: buildOutputKind,
-	KindPWMOut:     func(b *Builder) error { return buildPWMOut(b.d, b.Spec().(*PWMOutConfig)) },
+	KindPWMOut:     func(b *Builder) error { return buildPWMOut(b, b.Spec().(*PWMOutConfig)) },
 	KindRange:      func(b *Builder) error { return buildRange(b.d, b.Spec().(*RangeConfig)) },
 	KindBattery:    func(b *Builder) error { return buildBattery(b.d, b.Spec().(*BatteryConfig)) },
 	KindIMU:        func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
@@ -167,6 +167,6 @@ var builtinBuild = map[string]func(*Builder) error{
 	KindPose:       func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
 }
 
-func buildOutputKind(b *Builder) error { return buildOutput(b.d, b.Spec().(*OutputConfig)) }
+func buildOutputKind(b *Builder) error { return buildOutput(b, b.Spec().(*OutputConfig)) }
 
 var _ gobot.Adaptor = (*sim.Adaptor)(nil)

@@ -16,35 +16,43 @@ import (
 // the safe and commanded states read as.
 type actuatorCase struct {
 	dev          string
-	cmd          command
+	cmd, zero    setCmd // the command, and its type's zero command
 	read         func(g *simRig) string
 	safe, active string
 	dirty        func(a *sim.Adaptor) // leaves the board unsafe before Start
 }
 
+// setCmd sets an actuator's command, owned by o.
+type setCmd func(act *actuator, o owner) error
+
+// owned is the setCmd of command c.
+func owned[C any](c C) setCmd {
+	return func(act *actuator, o owner) error { return commandOf(act, o, c, true) }
+}
+
 func actuatorCases() []actuatorCase {
 	pin := func(p string) func(g *simRig) string { return func(g *simRig) string { return fmt.Sprint(g.pin(p)) } }
 	return []actuatorCase{
-		{dev: "base", cmd: command{a: 0.3, b: 0.5},
+		{dev: "base", cmd: owned(DriveCommand{Linear: 0.3, Angular: 0.5}), zero: owned(DriveCommand{}),
 			read: func(g *simRig) string {
 				l, r := g.sim.Wheels()
 				return fmt.Sprintf("wheels %.2f %.2f pwm %d %d", l, r, g.pin("11"), g.pin("15"))
 			},
 			safe: "wheels 0.00 0.00 pwm 0 0", active: "wheels 0.50 0.70 pwm 128 179",
 			dirty: func(a *sim.Adaptor) { _ = a.PwmWrite("11", 200); _ = a.PwmWrite("15", 255) }},
-		{dev: "camera", cmd: command{a: 140}, read: func(g *simRig) string { return fmt.Sprint(g.servo("12")) },
+		{dev: "camera", cmd: owned(AngleCommand{Degrees: 140}), zero: owned(AngleCommand{}), read: func(g *simRig) string { return fmt.Sprint(g.servo("12")) },
 			safe: "90", active: "140", dirty: func(a *sim.Adaptor) { _ = a.ServoWrite("12", 10) }},
-		{dev: "status", cmd: command{mode: ledOn}, read: pin("7"), safe: "0", active: "1",
+		{dev: "status", cmd: owned(LEDCommand{Mode: LEDOn}), zero: owned(LEDCommand{}), read: pin("7"), safe: "0", active: "1",
 			dirty: func(a *sim.Adaptor) { _ = a.DigitalWrite("7", 1) }},
-		{dev: "pump", cmd: command{a: 1}, read: pin("36"), safe: "0", active: "1",
+		{dev: "pump", cmd: owned(LevelCommand{Level: 1}), zero: owned(LevelCommand{}), read: pin("36"), safe: "0", active: "1",
 			dirty: func(a *sim.Adaptor) { _ = a.DigitalWrite("36", 1) }},
-		{dev: "horn", cmd: command{a: 1}, read: pin("38"), safe: "0", active: "1",
+		{dev: "horn", cmd: owned(LevelCommand{Level: 1}), zero: owned(LevelCommand{}), read: pin("38"), safe: "0", active: "1",
 			dirty: func(a *sim.Adaptor) { _ = a.DigitalWrite("38", 1) }},
 		// safe: 1 and active low: safe is logical 1, pin low.
-		{dev: "flag", cmd: command{a: 0}, read: pin("40"), safe: "0", active: "1",
+		{dev: "flag", cmd: owned(LevelCommand{Level: 0}), zero: owned(LevelCommand{}), read: pin("40"), safe: "0", active: "1",
 			dirty: func(a *sim.Adaptor) { _ = a.DigitalWrite("40", 1) }},
 		// safe duty 0.1 (PWM 26); 1.0 is clamped to max_duty 0.8 (PWM 204).
-		{dev: "fan", cmd: command{a: 1}, read: pin("32"), safe: "26", active: "204",
+		{dev: "fan", cmd: owned(DutyCommand{Duty: 1}), zero: owned(DutyCommand{}), read: pin("32"), safe: "26", active: "204",
 			dirty: func(a *sim.Adaptor) { _ = a.PwmWrite("32", 255) }},
 	}
 }
@@ -88,7 +96,7 @@ func TestActuatorConformance(t *testing.T) {
 			t.Run("halt stops and is idempotent", func(t *testing.T) {
 				g := newRig(t, cfg)
 				act := g.act(t, tc.dev)
-				if err := g.robot.env.command(act, o, tc.cmd, true); err != nil {
+				if err := tc.cmd(act, o); err != nil {
 					t.Fatal(err)
 				}
 				g.apply()
@@ -99,7 +107,7 @@ func TestActuatorConformance(t *testing.T) {
 				g.robot.env.release(act, o)
 				g.apply()
 				check(g, "halted twice", tc.safe)
-				if err := g.robot.env.command(act, o, tc.cmd, true); err != nil {
+				if err := tc.cmd(act, o); err != nil {
 					t.Fatal(err)
 				}
 				g.apply()
@@ -116,8 +124,8 @@ func TestActuatorConformance(t *testing.T) {
 				g := newRig(t, cfg)
 				act := g.act(t, tc.dev)
 				other := owner{a: o.a, n: 2}
-				_ = g.robot.env.command(act, o, command{}, true)
-				if err := g.robot.env.command(act, other, tc.cmd, true); err != nil {
+				_ = tc.zero(act, o)
+				if err := tc.cmd(act, other); err != nil {
 					t.Fatal(err)
 				}
 				g.robot.env.release(act, o) // the replaced action cleans up
@@ -150,13 +158,13 @@ func TestActuatorConformance(t *testing.T) {
 			t.Run("e-stop wins", func(t *testing.T) {
 				g := newRig(t, cfg)
 				act := g.act(t, tc.dev)
-				_ = g.robot.env.command(act, o, tc.cmd, true)
+				_ = tc.cmd(act, o)
 				g.apply()
 				if err := g.robot.EStop("test"); err != nil {
 					t.Fatal(err)
 				}
 				check(g, "e-stopped (before any Apply)", tc.safe)
-				if err := g.robot.env.command(act, o, tc.cmd, true); !errors.Is(err, ErrEStopped) {
+				if err := tc.cmd(act, o); !errors.Is(err, ErrEStopped) {
 					t.Errorf("command during e-stop: %v", err)
 				}
 				g.apply()
@@ -164,7 +172,7 @@ func TestActuatorConformance(t *testing.T) {
 				g.robot.ReleaseEStop()
 				g.apply()
 				check(g, "released", tc.safe)
-				if err := g.robot.env.command(act, o, tc.cmd, true); err != nil {
+				if err := tc.cmd(act, o); err != nil {
 					t.Fatal(err)
 				}
 				g.apply()

@@ -10,26 +10,6 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// command is what a leaf asks of an actuator of a kind not yet given a command type of its own
-// (see Actuator). The fields mean, per kind:
-//
-//	diff_drive:                     a = linear m/s, b = angular rad/s
-//	servo:                          a = angle, degrees
-//	led:                            mode (ledOff, ledOn, ledBlink); b = blink Hz, t0 = blink start (ns)
-//	relay, buzzer, digital_out:     a = logical level, 0 or 1
-//	pwm_out:                        a = duty cycle, 0..1
-type command struct {
-	a, b float64
-	mode uint8
-	t0   int64
-}
-
-const (
-	ledOff uint8 = iota
-	ledOn
-	ledBlink
-)
-
 // Owner is the action that owns an actuator: a leaf of one agent. The zero Owner is nobody.
 type Owner struct {
 	a *bt.Agent
@@ -42,18 +22,6 @@ type owner = Owner
 func OwnerOf(a *bt.Agent, n *bt.Node) Owner { return Owner{a, n.Index} }
 
 func (o owner) none() bool { return o.a == nil }
-
-// actuatorImpl drives one actuator's Gobot drivers with the positional command (the kinds not
-// yet given a command type of their own).
-type actuatorImpl interface {
-	// safe is the actuator's safe state (stopped, at its safe angle, at its safe level).
-	safe() command
-	// clamp brings a command within the configured limits.
-	clamp(c command) command
-	// write drives the hardware to c. Without force it writes only what differs from its
-	// last successful write; with force it writes everything.
-	write(c command, now time.Time, force bool) error
-}
 
 // ActuatorImpl drives one actuator's Gobot drivers with commands of its family's type C.
 type ActuatorImpl[C any] interface {
@@ -98,38 +66,6 @@ type actuator struct {
 	// guarded by envelope.writeMu
 	ready  bool  // the drivers are started: writes may go to them
 	staged owner // the owner when the staged command was taken (apply)
-}
-
-// unionSlot is the slot of an actuatorImpl.
-type unionSlot struct {
-	i            actuatorImpl
-	want, staged command
-}
-
-func newUnionActuator(d *device, impl actuatorImpl) *actuator {
-	return &actuator{dev: d, slot: &unionSlot{i: impl}}
-}
-
-func (u *unionSlot) impl() any { return u.i }
-func (u *unionSlot) toSafe()   { u.want = u.i.safe() }
-func (u *unionSlot) stage(safe bool) {
-	u.staged = u.want
-	if safe {
-		u.staged = u.i.safe()
-	}
-}
-func (u *unionSlot) writeStaged(now time.Time) error {
-	return guard(func() error { return u.i.write(u.staged, now, false) })
-}
-func (u *unionSlot) writeSafe(now time.Time) error {
-	return guard(func() error { return u.i.write(u.i.safe(), now, true) })
-}
-func (u *unionSlot) writeEStop(now time.Time) (bool, error) {
-	s, ok := u.i.(eStopper)
-	if !ok {
-		return false, nil
-	}
-	return true, guard(func() error { return u.i.write(s.eStopState(), now, true) })
 }
 
 // Actuator is an actuator of a family's command type C, as the family's leaves see it: they
@@ -196,6 +132,19 @@ func (x *Actuator[C]) Command(o Owner, c C, owned bool) error {
 	return nil
 }
 
+// commandOf sets act's wanted command, of its family's command type C (see Command).
+func commandOf[C any](act *actuator, o Owner, c C, owned bool) error {
+	x, ok := act.slot.(*Actuator[C])
+	if !ok {
+		return errWrongCommand
+	}
+	return x.Command(o, c, owned)
+}
+
+// errWrongCommand: a leaf commanded an actuator with another family's command type (a
+// programming error: a leaf resolves only devices of its own kind).
+var errWrongCommand = errors.New("drivers: the actuator takes another command type")
+
 // Wanted returns the wanted command.
 func (x *Actuator[C]) Wanted() C {
 	e := x.act.env
@@ -244,23 +193,6 @@ func (e *envelope) hold(act *actuator) error {
 	return nil
 }
 
-// command sets a union actuator's wanted command (see Actuator.Command).
-func (e *envelope) command(act *actuator, o owner, c command, owned bool) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.estop {
-		return ErrEStopped
-	}
-	u := act.slot.(*unionSlot)
-	u.want = u.i.clamp(c)
-	if owned {
-		act.owner = o
-	} else {
-		act.owner = owner{}
-	}
-	return nil
-}
-
 // release is what a halted or closed action does: the actuator goes to its safe state if o
 // still owns it, and nothing happens if another action has taken it over.
 func (e *envelope) release(act *actuator, o owner) {
@@ -270,13 +202,6 @@ func (e *envelope) release(act *actuator, o owner) {
 		act.toSafe()
 		act.owner = owner{}
 	}
-}
-
-// wanted returns a union actuator's wanted command.
-func (e *envelope) wanted(act *actuator) command {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return act.slot.(*unionSlot).want
 }
 
 // takeErr returns (and forgets) a driver error that happened while o owned the actuator.
@@ -373,9 +298,6 @@ func (e *envelope) safeAll() error {
 	}
 	return errors.Join(errs...)
 }
-
-// eStopper is a union actuator whose e-stop differs from its safe state (see EStopper).
-type eStopper interface{ eStopState() command }
 
 // eStop engages the gate first, so no command gets through from this moment, then writes the
 // safe states (and an e-stopper's e-stop state).

@@ -340,7 +340,7 @@ func FuzzGeofence(f *testing.F) {
 // A device kind gives FenceActions to its actuator's implementation (or its driver, or the
 // device): the robot finds it there.
 type vehicleImpl struct {
-	actuatorImpl
+	ActuatorImpl[DriveCommand]
 	calls []string
 }
 
@@ -350,7 +350,7 @@ func (v *vehicleImpl) Land() error       { v.calls = append(v.calls, "land"); re
 
 func TestFenceActionsFound(t *testing.T) {
 	v := &vehicleImpl{}
-	d := &device{name: "uav", kind: "vehicle", act: &actuator{slot: &unionSlot{i: v}}}
+	d := &device{name: "uav", kind: "vehicle", act: &actuator{slot: &Actuator[DriveCommand]{i: v}}}
 	r := &Robot{devices: []*device{d, {name: "led", kind: KindLED}}}
 	fa := r.FenceActions()
 	if len(fa) != 1 || fa[0].ReturnHome() != nil || len(v.calls) != 1 || v.calls[0] != "home" {

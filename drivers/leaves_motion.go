@@ -78,14 +78,14 @@ func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 
 func (d *drive) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := d.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, &d.act, &m.leafMem)
+	_, act, o, ok := startTick(a, n, &d.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
 	if d.timed && a.Now()-m.start >= m.dur {
 		return bt.Success // Close stops the base
 	}
-	err := r.env.command(act, o, command{a: m.linear, b: m.angular}, true)
+	err := commandOf(act, o, DriveCommand{Linear: m.linear, Angular: m.angular}, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 
@@ -110,11 +110,11 @@ type stop struct {
 }
 
 func (s *stop) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
+	_, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
-	if err := r.env.command(act, owner{}, command{}, false); err != nil && err != ErrEStopped {
+	if err := commandOf(act, owner{}, DriveCommand{}, false); err != nil && err != ErrEStopped {
 		return commandStatus(a, n, err, bt.Success)
 	}
 	return bt.Success
@@ -196,7 +196,7 @@ func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 
 func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := t.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
+	_, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -207,7 +207,7 @@ func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	s := t.heading[m.source]
 	h, ok := freshNumber(a, s, maxAge)
 	if !ok {
-		return holdStale(a, n, r, act, o, &m.leafMem, "Turn", s, maxAge, t.grace)
+		return holdStale(a, n, act, o, &m.leafMem, "Turn", s, maxAge, t.grace)
 	}
 	m.holding = false
 	e := WrapAngle(m.target - h)
@@ -215,7 +215,7 @@ func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		return bt.Success // Close stops the base
 	}
 	w := math.Copysign(math.Min(math.Max(headingGain*math.Abs(e), minTurnRate), m.rate), e)
-	err := r.env.command(act, o, command{b: w}, true)
+	err := commandOf(act, o, DriveCommand{Angular: w}, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 
@@ -242,7 +242,7 @@ var graceParam = bt.Param{Name: "stale_grace_ms", Type: bt.TNumber, Default: 100
 // base stops and the leaf stays RUNNING while the sample is at most
 // max_age_ms + stale_grace_ms old; past that, or with no sample at all,
 // it fails with ERROR naming the sensor and its age.
-func holdStale(a *bt.Agent, n *bt.Node, r *Robot, act *actuator, o owner, m *leafMem, leaf string, s bt.Slot, maxAgeMs float64, graceNum bt.Num) bt.Status {
+func holdStale(a *bt.Agent, n *bt.Node, act *actuator, o owner, m *leafMem, leaf string, s bt.Slot, maxAgeMs float64, graceNum bt.Num) bt.Status {
 	name := a.BB.Key(s).Name
 	if _, ok := a.BB.Number(s); !ok {
 		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s is missing (is a pose or IMU sensor configured?)", leaf, name))
@@ -262,7 +262,7 @@ func holdStale(a *bt.Agent, n *bt.Node, r *Robot, act *actuator, o owner, m *lea
 		m.holding = true
 		a.Emit(n.Index, "warning", fmt.Sprintf("%s: %s is %.0f ms old (max_age_ms %v): stopped, waiting up to %v ms for a fresh sample", leaf, name, ageMs, maxAgeMs, grace))
 	}
-	err := r.env.command(act, o, command{}, true)
+	err := commandOf(act, o, DriveCommand{}, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 
@@ -330,7 +330,7 @@ func (mv *moveTo) Open(a *bt.Agent, n *bt.Node) {
 
 func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := mv.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, &mv.act, &m.leafMem)
+	_, act, o, ok := startTick(a, n, &mv.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -341,7 +341,7 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	var p [3]float64
 	for i, s := range mv.pose {
 		if p[i], ok = freshNumber(a, s, maxAge); !ok {
-			return holdStale(a, n, r, act, o, &m.leafMem, "MoveTo", s, maxAge, mv.grace)
+			return holdStale(a, n, act, o, &m.leafMem, "MoveTo", s, maxAge, mv.grace)
 		}
 	}
 	m.holding = false
@@ -359,12 +359,12 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	}
 	turnCap := math.Min(maxTurnRate, mv.maxAngular)
 	w := math.Copysign(math.Min(math.Max(headingGain*math.Abs(e), minTurnRate), turnCap), e)
-	c := command{b: w}
+	c := DriveCommand{Angular: w}
 	if m.driving {
-		c.a = math.Max(math.Min(m.speed, driveGain*dist), minDriveSpeed) * math.Max(0, math.Cos(e))
-		c.b = math.Max(-turnCap, math.Min(turnCap, headingGain*e))
+		c.Linear = math.Max(math.Min(m.speed, driveGain*dist), minDriveSpeed) * math.Max(0, math.Cos(e))
+		c.Angular = math.Max(-turnCap, math.Min(turnCap, headingGain*e))
 	}
-	err := r.env.command(act, o, c, true)
+	err := commandOf(act, o, c, true)
 	return commandStatus(a, n, err, bt.Running)
 }
 

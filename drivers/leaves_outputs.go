@@ -22,7 +22,8 @@ func servoType(l *limits) bt.NodeType {
 		New: func(b *bt.Builder) bt.Behavior {
 			act := l.device(b, KindServo)
 			checkServoRange(b, l, act.name)
-			return &setter{act: act, value: b.Number("angle"), param: "angle", mem: bt.Reserve[leafMem](b)}
+			return &setter{act: act, value: b.Number("angle"), param: "angle", set: latch(func(v float64) AngleCommand { return AngleCommand{Degrees: v} }),
+				mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -54,11 +55,20 @@ type setter struct {
 	value  bt.Num
 	flag   bt.Flag // relay: the on parameter instead of value
 	isFlag bool
+	set    func(act *actuator, v float64) error // latches v as the actuator's command
 	mem    bt.Mem[leafMem]
 }
 
+// latch is a setter's set for an actuator of command type C, made from the number by mk.
+func latch[C any](mk func(v float64) C) func(*actuator, float64) error {
+	return func(act *actuator, v float64) error { return commandOf(act, owner{}, mk(v), false) }
+}
+
+// level makes a level command.
+func level(v float64) LevelCommand { return LevelCommand{Level: v} }
+
 func (s *setter) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
+	_, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
@@ -78,7 +88,7 @@ func (s *setter) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 			return bt.Error
 		}
 	}
-	return commandStatus(a, n, r.env.command(act, owner{}, command{a: v}, false), bt.Success)
+	return commandStatus(a, n, s.set(act, v), bt.Success)
 }
 
 func ledType(l *limits) bt.NodeType {
@@ -106,29 +116,33 @@ type led struct {
 }
 
 func (l *led) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	r, act := l.act.use(a, n, &l.mem.Of(a, n).reported)
+	_, act := l.act.use(a, n, &l.mem.Of(a, n).reported)
 	if act == nil {
 		return bt.Error
 	}
-	var c command
+	x, ok := act.slot.(*Actuator[LEDCommand])
+	if !ok {
+		return commandStatus(a, n, errWrongCommand, bt.Success)
+	}
+	var c LEDCommand
 	switch l.mode {
 	case "on":
-		c.mode = ledOn
+		c.Mode = LEDOn
 	case "toggle":
-		if r.env.wanted(act).mode == ledOff {
-			c.mode = ledOn
+		if x.Wanted().Mode == LEDOff {
+			c.Mode = LEDOn
 		}
 	case "blink":
 		hz, ok := readNum(a, n, "hz", l.hz)
 		if !ok {
 			return bt.Error
 		}
-		c = command{mode: ledBlink, b: hz, t0: a.Now()}
-		if cur := r.env.wanted(act); cur.mode == ledBlink && cur.b == hz {
-			c.t0 = cur.t0 // already blinking at this rate: keep the phase
+		c = LEDCommand{Mode: LEDBlink, Hz: hz, T0: a.Now()}
+		if cur := x.Wanted(); cur.Mode == LEDBlink && cur.Hz == hz {
+			c.T0 = cur.T0 // already blinking at this rate: keep the phase
 		}
 	}
-	return commandStatus(a, n, r.env.command(act, owner{}, c, false), bt.Success)
+	return commandStatus(a, n, x.Command(owner{}, c, false), bt.Success)
 }
 
 func relayType(l *limits) bt.NodeType {
@@ -141,7 +155,7 @@ func relayType(l *limits) bt.NodeType {
 		},
 		New: func(b *bt.Builder) bt.Behavior {
 			return &setter{act: l.device(b, KindRelay), param: "on", flag: b.Bool("on"), isFlag: true,
-				mem: bt.Reserve[leafMem](b)}
+				set: latch(level), mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -161,7 +175,7 @@ func digitalWriteType(l *limits) bt.NodeType {
 				}
 			}
 			return &setter{act: l.device(b, KindDigitalOut), param: "value", value: b.Number("value"),
-				mem: bt.Reserve[leafMem](b)}
+				set: latch(level), mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -176,7 +190,7 @@ func pwmType(l *limits) bt.NodeType {
 		},
 		New: func(b *bt.Builder) bt.Behavior {
 			return &setter{act: l.device(b, KindPWMOut), param: "duty", value: b.Number("duty"),
-				mem: bt.Reserve[leafMem](b)}
+				set: latch(func(v float64) DutyCommand { return DutyCommand{Duty: v} }), mem: bt.Reserve[leafMem](b)}
 		},
 	}
 }
@@ -238,7 +252,7 @@ func (bz *buzzer) Open(a *bt.Agent, n *bt.Node) {
 
 func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := bz.mem.Of(a, n)
-	r, act, o, ok := startTick(a, n, &bz.act, &m.leafMem)
+	_, act, o, ok := startTick(a, n, &bz.act, &m.leafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -248,16 +262,16 @@ func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 			a.Emit(n.Index, "error", "Buzzer: parameter on: the blackboard has no boolean there")
 			return bt.Error
 		}
-		c := command{}
+		c := LevelCommand{}
 		if on {
-			c.a = 1
+			c.Level = 1
 		}
-		return commandStatus(a, n, r.env.command(act, owner{}, c, false), bt.Success)
+		return commandStatus(a, n, commandOf(act, owner{}, c, false), bt.Success)
 	}
 	if a.Now()-m.start >= m.dur {
 		return bt.Success // Close silences it
 	}
-	return commandStatus(a, n, r.env.command(act, o, command{a: 1}, true), bt.Running)
+	return commandStatus(a, n, commandOf(act, o, LevelCommand{Level: 1}, true), bt.Running)
 }
 
 // Close silences a sounding Buzzer (with ms) if it still owns the buzzer (a halt too).

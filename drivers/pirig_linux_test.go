@@ -203,7 +203,7 @@ func (g *piRig) duty(side int) float64 {
 // command sets the drive's command as a leaf would and applies it.
 func (g *piRig) command(linear, angular float64) {
 	g.t.Helper()
-	if err := g.robot.env.command(g.robot.byName["base"].act, owner{}, command{a: linear, b: angular}, false); err != nil {
+	if err := commandOf(g.robot.byName["base"].act, owner{}, DriveCommand{Linear: linear, Angular: angular}, false); err != nil {
 		g.t.Fatal(err)
 	}
 	if err := g.robot.Apply(); err != nil {

@@ -193,7 +193,7 @@ func TestRaspiWiring(t *testing.T) {
 	want("servo", pi.duty(t, "12"), 0.15)
 
 	act := r.byName["base"].act
-	if err := r.env.command(act, owner{}, command{a: 0.3}, false); err != nil {
+	if err := commandOf(act, owner{}, DriveCommand{Linear: 0.3}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Apply(); err != nil {

@@ -181,8 +181,8 @@ func fmtValue(v float64, boolean bool) string {
 
 // exercise moves one actuator briefly and says what happened.
 func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (status, msg string) {
-	hold := func(c command, dur time.Duration) error {
-		if err := r.env.command(d.act, owner{}, c, false); err != nil {
+	hold := func(set func() error, dur time.Duration) error {
+		if err := set(); err != nil {
 			return err
 		}
 		if err := r.Apply(); err != nil {
@@ -195,36 +195,40 @@ func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (st
 		}
 		return nil
 	}
-	var safe command
-	if u, ok := d.act.slot.(*unionSlot); ok {
-		safe = u.i.safe()
-	}
 	switch c := d.cfg.Spec.(type) {
 	case *DiffDriveConfig:
-		return r.exerciseDrive(d, c, st, hold)
+		return r.exerciseDrive(d, c, st, func(cmd DriveCommand, dur time.Duration) error { return hold(latched(d, cmd), dur) })
 	case *ServoConfig:
 		for _, a := range []float64{c.MinAngle, c.MaxAngle, *c.SafeAngle} {
-			if err := hold(command{a: a}, st.Pulse); err != nil {
+			if err := hold(latched(d, AngleCommand{Degrees: a}), st.Pulse); err != nil {
 				return TestFailed, err.Error()
 			}
 		}
 		return TestOK, fmt.Sprintf("moved to %v°, %v° and back to %v°", c.MinAngle, c.MaxAngle, *c.SafeAngle)
 	case *OutputConfig:
-		on := command{a: 1}
-		if d.kind == KindLED {
-			on = command{mode: ledOn}
-			if safe.mode == ledOn {
-				on = command{mode: ledOff}
+		var set func() error
+		on := true
+		if x, ok := d.act.slot.(*Actuator[LEDCommand]); ok {
+			cmd := LEDCommand{Mode: LEDOn}
+			if x.i.Safe().Mode == LEDOn {
+				cmd, on = LEDCommand{Mode: LEDOff}, false
 			}
-		} else if safe.a == 1 {
-			on = command{a: 0}
+			set = latched(d, cmd)
+		} else if x, ok := d.act.slot.(*Actuator[LevelCommand]); ok {
+			cmd := LevelCommand{Level: 1}
+			if x.i.Safe().Level == 1 {
+				cmd, on = LevelCommand{}, false
+			}
+			set = latched(d, cmd)
+		} else {
+			break
 		}
-		if err := hold(on, st.Pulse); err != nil {
+		if err := hold(set, st.Pulse); err != nil {
 			return TestFailed, err.Error()
 		}
-		return TestOK, fmt.Sprintf("switched %s for %v, then back to its safe level", map[bool]string{true: "on", false: "off"}[on.a == 1 || on.mode == ledOn], st.Pulse)
+		return TestOK, fmt.Sprintf("switched %s for %v, then back to its safe level", map[bool]string{true: "on", false: "off"}[on], st.Pulse)
 	case *PWMOutConfig:
-		if err := hold(command{a: c.MaxDuty / 2}, st.Pulse); err != nil {
+		if err := hold(latched(d, DutyCommand{Duty: c.MaxDuty / 2}), st.Pulse); err != nil {
 			return TestFailed, err.Error()
 		}
 		return TestOK, fmt.Sprintf("duty %.2f for %v, then back to %v", c.MaxDuty/2, st.Pulse, c.Safe)
@@ -232,9 +236,11 @@ func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (st
 	return TestSkipped, "no exercise for this kind"
 }
 
-// countProblems says what is wrong with the counts delta of a pulse whose wheels should have
-// turned with the signs want. A single-channel encoder counts edges whatever the direction,
-// so only its counting is checked.
+// latched returns what sets the device's command c, latched (owned by no action).
+func latched[C any](d *device, c C) func() error {
+	return func() error { return commandOf(d.act, owner{}, c, false) }
+}
+
 // sideNames name the wheels by index.
 var sideNames = [2]string{"left", "right"}
 
@@ -253,7 +259,7 @@ func countProblems(pulse string, want [2]float64, delta [2]int64, quad [2]bool) 
 
 // exerciseDrive pulses the base forward, backward and turning left, and checks every wheel
 // encoder counted each pulse in the right direction.
-func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions, hold func(command, time.Duration) error) (status, msg string) {
+func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions, hold func(DriveCommand, time.Duration) error) (status, msg string) {
 	var odo WheelCounter
 	for _, o := range r.devices {
 		if wc, ok := abilityOf[WheelCounter](o); ok && wc.CountedDrive() == d.name && o.sens != nil && !o.sens.left {
@@ -262,13 +268,13 @@ func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions,
 	}
 	pulses := []struct {
 		name string
-		c    command
+		c    DriveCommand
 		want [2]float64 // the sign each wheel should count
 	}{
-		{"forward", command{a: st.Speed * c.MaxLinear}, [2]float64{1, 1}},
-		{"backward", command{a: -st.Speed * c.MaxLinear}, [2]float64{-1, -1}},
+		{"forward", DriveCommand{Linear: st.Speed * c.MaxLinear}, [2]float64{1, 1}},
+		{"backward", DriveCommand{Linear: -st.Speed * c.MaxLinear}, [2]float64{-1, -1}},
 		// turning with the wheels as fast as going forward
-		{"left", command{b: math.Min(st.Speed*c.MaxLinear*2/c.WheelBase, c.MaxAngular)}, [2]float64{-1, 1}},
+		{"left", DriveCommand{Angular: math.Min(st.Speed*c.MaxLinear*2/c.WheelBase, c.MaxAngular)}, [2]float64{-1, 1}},
 	}
 	var notes, problems []string
 	for _, p := range pulses {
@@ -279,7 +285,7 @@ func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions,
 		if err := hold(p.c, st.Pulse); err != nil {
 			return TestFailed, fmt.Sprintf("pulse %s: %v", p.name, err)
 		}
-		if err := hold(command{}, 200*time.Millisecond); err != nil { // stop, let the wheels settle
+		if err := hold(DriveCommand{}, 200*time.Millisecond); err != nil { // stop, let the wheels settle
 			return TestFailed, fmt.Sprintf("stop: %v", err)
 		}
 		note := fmt.Sprintf("%s %v", p.name, st.Pulse)

@@ -21,7 +21,7 @@ func TestOdometryOnTheSim(t *testing.T) {
 	g := newRig(t, cfg)
 	act := g.robot.byName["base"].act
 	drive := func(lin, ang float64, d time.Duration) {
-		if err := g.robot.env.command(act, owner{}, command{a: lin, b: ang}, false); err != nil {
+		if err := commandOf(act, owner{}, DriveCommand{Linear: lin, Angular: ang}, false); err != nil {
 			t.Fatal(err)
 		}
 		g.apply()

@@ -13,6 +13,35 @@ type MotorPins struct {
 	Reverse bool `yaml:"reverse,omitempty"`
 }
 
+// DriveCommand is what a differential drive is asked to do: Linear m/s forward (negative:
+// backward), Angular rad/s counter-clockwise.
+type DriveCommand struct{ Linear, Angular float64 }
+
+// AngleCommand is what a servo is asked: an angle, degrees.
+type AngleCommand struct{ Degrees float64 }
+
+// LevelCommand is what an on/off output (relay, buzzer, digital_out) is asked: its logical
+// level, 0 or 1 (any other number is 1).
+type LevelCommand struct{ Level float64 }
+
+// LEDCommand is what an LED is asked: Mode LEDOff, LEDOn or LEDBlink; blinking at Hz, on for
+// the first half of each period from T0 (ns).
+type LEDCommand struct {
+	Mode uint8
+	Hz   float64
+	T0   int64
+}
+
+// LED modes.
+const (
+	LEDOff uint8 = iota
+	LEDOn
+	LEDBlink
+)
+
+// DutyCommand is what a PWM output is asked: a duty cycle, 0..1.
+type DutyCommand struct{ Duty float64 }
+
 // DiffDriveConfig is a two-wheeled differential drive on two gpio.MotorDrivers. Its limits are
 // the safety envelope of Drive, Turn and MoveTo: a mission asking more is refused when it is
 // validated, and a value read at run time is clamped.
