@@ -34,6 +34,7 @@ type fakeGround struct {
 	reply    func(robot string, c protocol.Command) (protocol.Reply, error)
 	dropped  uint64
 	down     bool        // the broker link is down
+	live     bool        // the robots are heard now, whenever asked (never silent)
 	watched  chan string // gets the robot of every Watch, when not full
 }
 
@@ -49,7 +50,13 @@ func newFakeGround(robots ...ground.RobotInfo) *fakeGround {
 func (f *fakeGround) Robots() []ground.RobotInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]ground.RobotInfo(nil), f.robots...)
+	out := append([]ground.RobotInfo(nil), f.robots...)
+	if f.live {
+		for i := range out {
+			out[i].LastSeen, out[i].LiveAt = time.Now(), time.Now()
+		}
+	}
+	return out
 }
 
 func (f *fakeGround) setRobots(robots ...ground.RobotInfo) {
