@@ -59,6 +59,7 @@ func (v *view) onTree(m protocol.TreeMsg) {
 	if m.Nodes == nil {
 		m.Nodes = []protocol.TreeNode{}
 	}
+	m.Plan.Bound() // the robot bounds it too; anyone may publish a tree
 	tf := treeFrame{TreeMsg: m}
 	f, err := frame("tree", tf)
 	if err != nil {

@@ -16,6 +16,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/botd-project/botd/missions"
+	// The upload reads every format botd takes (a QGroundControl .plan
+	// gets its id here like any other), whatever program serves the page.
+	_ "github.com/botd-project/botd/missions/formats"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 

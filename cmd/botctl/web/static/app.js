@@ -147,6 +147,7 @@
         if (!r || !tree.setReason(r.node, r)) problem('reason not applied: ' + JSON.stringify(r));
       }
       $('kf-state').dataset.known = d.known ? 'yes' : 'no';
+      window.dispatchEvent(new CustomEvent('botd:status', { detail: { statusOf: (i) => tree.statusOf(i) } })); // the map's progress
     });
     on('blackboard', (d) => { S.bb = d; S.bbAt = performance.now(); renderBB(); });
     on('events', (list) => { for (const e of (Array.isArray(list) ? list : [])) addEvent(e); });

@@ -2,8 +2,9 @@
 // The fleet map: a plain <canvas> (nothing fetched, no tiles: it works on
 // a robot network without internet) drawing, in one world frame at a
 // time, every robot the list shows with a short trail, the robots'
-// geofences, the waypoints of the selected robot's mission and, under a
-// simulated rover, its yard. Robots in a local frame (x east, y north,
+// geofences and, under a simulated rover, its yard; over it, an SVG layer
+// (plan layer below) draws the open robot's mission: its waypoints and a
+// flight plan's zones, rally points and home, with the progress. Robots in a local frame (x east, y north,
 // metres) and robots with a latitude and longitude cannot share axes: the
 // frame selector picks which are drawn (a UAV reports both, and is drawn
 // in either). A MAVLink vehicle's local goals are north/east of home
@@ -27,7 +28,9 @@
     ox: 0, oy: 0,        // canvas px of the world origin
     userMoved: false,
     drawn: [],           // [{id, x, y}] canvas px of the robots drawn (also the click targets)
-    waypoints: [],       // [{frame, x, y, name}] of the selected robot's mission, as the tree gives them
+    waypoints: [],       // [{frame, x, y, name, node}] of the selected robot's mission, as the tree gives them
+    plan: null,          // the selected robot's flight plan (tree.plan): {home, polygons, circles, rally, left_out}
+    statusOf: null,      // a node's status letter, from the tree view (botd:status)
     tree: null,
     world: null,         // the selected robot's yard (a simulated rover): {bounds, boxes}
     goalsNED: false,     // the selected robot's local goals are north/east (a MAVLink vehicle)
@@ -39,6 +42,7 @@
   // latitude: x = lon·cos(lat0), y = lat (degrees), so that shapes keep
   // their proportions at the scale of a site.
   let cosLat = 1;
+  const M_PER_DEG = 111320; // metres per degree of latitude (the scale bar's too)
   function project(frame, x, y) {
     return frame === 'global' ? [x * cosLat, y] : [x, y];
   }
@@ -73,13 +77,38 @@
     sel.options[0].textContent = `local x/y (${n.local})`;
     sel.options[1].textContent = `lat/lon (${n.global})`;
     if (!M.userFrame) {
-      const want = n.global > n.local ? 'global' : 'local';
+      // On a tie (a UAV reports both), the frame of the open robot's mission.
+      const want = n.global > n.local || (n.global === n.local && missionFrame() === 'global') ? 'global' : 'local';
       if (want !== M.frame) { M.frame = want; M.userMoved = false; }
     }
     sel.value = M.frame;
     const lats = [];
     if (M.frame === 'global') for (const { p } of robotsInFrame()) lats.push(p.y);
+    if (M.frame === 'global' && !lats.length) for (const [lat] of planPoints()) lats.push(lat);
     if (lats.length) cosLat = Math.cos((lats.reduce((a, b) => a + b, 0) / lats.length) * Math.PI / 180) || 1;
+  }
+
+  // missionFrame is the frame of the open robot's mission: 'global' with
+  // a flight plan or a latitude/longitude waypoint, 'local' with local
+  // waypoints only, '' without either.
+  function missionFrame() {
+    if (M.plan || M.waypoints.some((w) => w.frame === 'global')) return 'global';
+    return M.waypoints.length ? 'local' : '';
+  }
+
+  // planPoints is every [lat, lon] of the flight plan (home, corners,
+  // circles' centres, rally points), for fitting the view.
+  function planPoints() {
+    const g = M.plan, out = [];
+    if (!g) return out;
+    if (g.home) out.push(g.home);
+    for (const p of g.polygons) out.push(...p.points);
+    for (const c of g.circles) {
+      const dLat = c.radius / M_PER_DEG;
+      out.push([c.center[0] - dLat, c.center[1]], [c.center[0] + dLat, c.center[1]]);
+    }
+    out.push(...g.rally);
+    return out;
   }
 
   function fences() {
@@ -104,6 +133,15 @@
     }
     for (const g of fences()) for (const p of g.points) pts.push(M.frame === 'global' ? project('global', p[1], p[0]) : p);
     for (const w of M.waypoints) if (w.frame === M.frame) pts.push(project(M.frame, ...wpXY(w)));
+    if (M.frame === 'global') {
+      for (const [lat, lon] of planPoints()) pts.push(project('global', lon, lat));
+      // A circle is as wide as it is high (about: cosLat is the map's).
+      if (M.plan) for (const c of M.plan.circles) {
+        const d = c.radius / M_PER_DEG;
+        const [x, y] = project('global', c.center[1], c.center[0]);
+        pts.push([x - d, y], [x + d, y]);
+      }
+    }
     if (M.world && M.frame === 'local') { const b = M.world.bounds; pts.push([b.min_x, b.min_y], [b.max_x, b.max_y]); }
     const W = canvas.width, H = canvas.height;
     if (!pts.length) { M.scale = M.frame === 'global' ? 1e5 : 20; M.ox = W / 2; M.oy = H / 2; return; }
@@ -150,27 +188,6 @@
       ctx.setLineDash([]);
     }
 
-    // waypoints of the selected robot's mission
-    const wps = M.waypoints.filter((w) => w.frame === M.frame);
-    if (wps.length) {
-      ctx.strokeStyle = '#7ee0d0';
-      ctx.setLineDash([3, 3]);
-      ctx.beginPath();
-      wps.forEach((w, i) => {
-        const [px, py] = toPx(...project(M.frame, ...wpXY(w)));
-        i ? ctx.lineTo(px, py) : ctx.moveTo(px, py);
-      });
-      ctx.stroke();
-      ctx.setLineDash([]);
-      ctx.font = '10px sans-serif';
-      wps.forEach((w, i) => {
-        const [px, py] = toPx(...project(M.frame, ...wpXY(w)));
-        ctx.fillStyle = '#7ee0d0';
-        ctx.fillRect(px - 3.5, py - 3.5, 7, 7);
-        ctx.fillText(String(i + 1), px + 5, py - 5);
-      });
-    }
-
     // trails, then robots (the selected one last, on top)
     const selected = fleet() ? fleet().selected() : '';
     const robots = robotsInFrame();
@@ -201,6 +218,7 @@
     canvas.dataset.drawn = String(drawn.length);
     canvas.dataset.frame = M.frame;
     $('map-info').textContent = robots.length ? '' : 'no robot reports a pose in this frame';
+    drawPlan(W, H, sel ? [sel[2], sel[3]] : null);
   }
 
   function color(r) {
@@ -276,20 +294,160 @@
     ctx.fillText(len >= 1000 ? len / 1000 + ' km' : len + ' m', 14 + px, H - 9);
   }
 
-  // ---- the selected robot's waypoints ----
+  // ---- the selected robot's mission ----
 
   // Waypoints are the goals of the mission's motion leaves, in tree
   // order (the tree topic carries a node's goal when its params give
-  // literal coordinates).
+  // literal coordinates); a flight plan's zones, rally points and home
+  // come with the tree too (tree.plan, PROTOCOL.md).
   function setTree(d) {
+    if (!M.tree || !d || M.tree.mission !== d.mission) M.userMoved = false; // a new mission is framed
     M.tree = d;
     const out = [];
     for (const n of (d && Array.isArray(d.nodes) ? d.nodes : [])) {
       const g = n && n.goal;
-      if (g && typeof g.x === 'number' && typeof g.y === 'number') out.push({ frame: g.frame || 'local', x: g.x, y: g.y, name: n.name || n.type });
+      if (g && typeof g.x === 'number' && typeof g.y === 'number') out.push({ frame: g.frame || 'local', x: g.x, y: g.y, name: n.name || n.type, node: n.index });
     }
     M.waypoints = out;
+    M.plan = readPlan(d && d.plan);
+    P.key = ''; // rebuild the layer
     schedule();
+  }
+
+  // readPlan keeps what is well formed of a tree's plan (the dashboard
+  // bounded it already: PlanGeometry.Bound), or null.
+  function readPlan(g) {
+    if (!g || typeof g !== 'object') return null;
+    const num = (v) => typeof v === 'number' && isFinite(v);
+    const ll = (a, n) => Array.isArray(a) && a.length >= n && a.slice(0, n).every(num);
+    const str = (v) => (typeof v === 'string' ? v : '');
+    const out = {
+      home: ll(g.home, 2) ? g.home : null,
+      polygons: (Array.isArray(g.polygons) ? g.polygons : [])
+        .filter((p) => p && Array.isArray(p.points) && p.points.length >= 3 && p.points.every((c) => ll(c, 2)))
+        .map((p) => ({ name: str(p.name), inclusion: p.inclusion === true, points: p.points })),
+      circles: (Array.isArray(g.circles) ? g.circles : [])
+        .filter((c) => c && ll(c.center, 2) && num(c.radius) && c.radius > 0)
+        .map((c) => ({ name: str(c.name), inclusion: c.inclusion === true, center: c.center, radius: c.radius })),
+      rally: (Array.isArray(g.rally) ? g.rally : []).filter((r) => ll(r, 2)),
+      leftOut: g.left_out && typeof g.left_out === 'object' ? g.left_out : null,
+    };
+    return out.home || out.polygons.length || out.circles.length || out.rally.length ? out : null;
+  }
+
+  // ---- the plan layer: the open robot's mission as SVG over the canvas ----
+  // Zones (kept in: green, kept out: red; polygons and circles), the path
+  // through the waypoints, each waypoint numbered, the rally points (R) and
+  // the plan's home (H) are built when the mission or the view changes;
+  // the progress is set at every draw: a waypoint whose node succeeded is
+  // reached (filled), the one whose node runs is the current one (ringed in
+  // amber, with a line from the vehicle to it). SVG, so that every shape is
+  // an element with data attributes (what a test or an inspector reads).
+  const svg = $('map-plan');
+  const SVGNS = 'http://www.w3.org/2000/svg';
+  const P = { key: '', marks: [], path: null, done: null, cur: null, leg: null };
+
+  function el(tag, attrs, parent, title) {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    if (title) { const t = document.createElementNS(SVGNS, 'title'); t.textContent = title; e.append(t); }
+    parent.append(e);
+    return e;
+  }
+
+  // llPx is a [lat, lon] in canvas pixels (the global frame).
+  const llPx = (c) => toPx(...project('global', c[1], c[0]));
+  const fmt = (v) => Math.round(v * 10) / 10;
+  const ptsAttr = (pts) => pts.map(([x, y]) => fmt(x) + ',' + fmt(y)).join(' ');
+
+  function buildPlan(W, H) {
+    svg.replaceChildren();
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    P.marks = []; P.path = P.done = P.cur = P.leg = null;
+    const g = M.plan;
+    if (g && M.frame === 'global') {
+      const zones = el('g', { id: 'map-plan-zones' }, svg);
+      g.polygons.forEach((p, i) => el('polygon', { class: 'zone ' + (p.inclusion ? 'incl' : 'excl'), 'data-kind': 'polygon', 'data-index': i,
+        'data-inclusion': p.inclusion, 'data-zone': p.name, points: ptsAttr(p.points.map(llPx)) }, zones, p.name));
+      g.circles.forEach((c, i) => {
+        const [cx, cy] = llPx(c.center);
+        el('circle', { class: 'zone ' + (c.inclusion ? 'incl' : 'excl'), 'data-kind': 'circle', 'data-index': i, 'data-inclusion': c.inclusion,
+          'data-zone': c.name, cx: fmt(cx), cy: fmt(cy), r: fmt(Math.max(1, c.radius / M_PER_DEG * M.scale)) }, zones, `${c.name}: ${c.radius} m`);
+      });
+    }
+    const wps = M.waypoints.filter((w) => w.frame === M.frame);
+    if (wps.length) {
+      const px = wps.map((w) => toPx(...project(M.frame, ...wpXY(w))));
+      P.done = el('polyline', { class: 'path done', points: '' }, svg);
+      P.path = el('polyline', { id: 'map-plan-path', class: 'path', 'data-points': px.length, points: ptsAttr(px) }, svg);
+      P.leg = el('line', { id: 'map-plan-leg', class: 'leg', visibility: 'hidden' }, svg);
+      const marks = el('g', { id: 'map-plan-waypoints' }, svg);
+      const label = wps.length <= 300; // beyond, numbers would cover the map
+      wps.forEach((w, i) => {
+        const [x, y] = px[i];
+        const m = el('rect', { class: 'wp', 'data-n': i + 1, 'data-node': w.node, x: fmt(x - 3.5), y: fmt(y - 3.5), width: 7, height: 7 }, marks, `${i + 1}: ${w.name}`);
+        if (label) el('text', { class: 'wp-n', x: fmt(x + 5), y: fmt(y - 5) }, marks).textContent = String(i + 1);
+        P.marks.push({ el: m, w, x, y, n: i + 1 });
+      });
+      P.cur = el('circle', { id: 'map-plan-current', class: 'current', r: 8, visibility: 'hidden' }, svg);
+    }
+    if (g && M.frame === 'global') {
+      const pins = el('g', { id: 'map-plan-rally' }, svg);
+      g.rally.forEach((r, i) => {
+        const [x, y] = llPx(r);
+        const t = `rally point ${i + 1}` + (typeof r[2] === 'number' ? `: ${r[2]} m above home` : '');
+        el('polygon', { class: 'rally', 'data-index': i, points: ptsAttr([[x, y - 7], [x + 7, y], [x, y + 7], [x - 7, y]]) }, pins, t);
+        el('text', { class: 'mark', x: fmt(x), y: fmt(y) }, pins).textContent = 'R';
+      });
+      if (g.home) {
+        const [x, y] = llPx(g.home);
+        el('circle', { id: 'map-plan-home', class: 'home', cx: fmt(x), cy: fmt(y), r: 7 }, svg, 'the plan\'s home');
+        el('text', { class: 'mark', x: fmt(x), y: fmt(y) }, svg).textContent = 'H';
+      }
+    }
+  }
+
+  // drawPlan brings the layer up to date; vehicle is the open robot's
+  // position in canvas pixels (null when not drawn in this frame).
+  function drawPlan(W, H, vehicle) {
+    const key = [W, H, M.frame, M.scale, M.ox, M.oy, cosLat].join(',');
+    if (key !== P.key) { buildPlan(W, H); P.key = key; }
+    // The progress: reached, failed, current.
+    let cur = null, reached = 0, last = -1;
+    P.marks.forEach((m, i) => {
+      const s = M.statusOf ? M.statusOf(m.w.node) : '';
+      m.el.classList.toggle('reached', s === 'S');
+      m.el.classList.toggle('failed', s === 'F' || s === 'E');
+      m.el.setAttribute('data-status', s || 'I');
+      if (s === 'S') { reached++; last = i; }
+      if (s === 'R' && !cur) cur = m;
+    });
+    if (P.done) P.done.setAttribute('points', last >= 0 ? ptsAttr(P.marks.slice(0, last + 1).map((m) => [m.x, m.y])) : '');
+    if (P.cur) {
+      P.cur.setAttribute('visibility', cur ? 'visible' : 'hidden');
+      if (cur) {
+        P.cur.setAttribute('cx', fmt(cur.x)); P.cur.setAttribute('cy', fmt(cur.y));
+        P.cur.setAttribute('data-n', cur.n); P.cur.setAttribute('data-node', cur.w.node); P.cur.setAttribute('data-name', cur.w.name);
+      } else for (const a of ['data-n', 'data-node', 'data-name']) P.cur.removeAttribute(a);
+    }
+    if (P.leg) {
+      const on = !!(cur && vehicle);
+      P.leg.setAttribute('visibility', on ? 'visible' : 'hidden');
+      if (on) for (const [k, v] of [['x1', vehicle[0]], ['y1', vehicle[1]], ['x2', cur.x], ['y2', cur.y]]) P.leg.setAttribute(k, fmt(v));
+    }
+    svg.dataset.reached = String(reached);
+    // The line under the map.
+    const parts = [];
+    const g = M.plan;
+    if (g) {
+      const z = g.polygons.length + g.circles.length;
+      parts.push(`plan: ${z} zone${z === 1 ? '' : 's'}, ${g.rally.length} rally point${g.rally.length === 1 ? '' : 's'}`);
+      const lo = g.leftOut;
+      if (lo && (lo.zones || lo.rally)) parts.push(`${lo.zones || 0} zones (${lo.corners || 0} corners) and ${lo.rally || 0} rally points not shown (bounded)`);
+      if (M.frame !== 'global') parts.push('drawn in lat/lon');
+    }
+    if (P.marks.length) parts.push(`${reached}/${P.marks.length} waypoints reached` + (cur ? ` · now ${cur.n}: ${cur.w.name}` : ''));
+    $('map-plan-info').textContent = parts.join(' · ');
   }
 
   // ---- interaction ----
@@ -348,7 +506,8 @@
   if (fleet()) fleet().onChange(schedule);
   window.addEventListener('resize', schedule);
   window.addEventListener('botd:tree', (ev) => setTree(ev.detail));
-  window.addEventListener('botd:select', () => { M.waypoints = []; M.world = null; M.goalsNED = false; schedule(); });
+  window.addEventListener('botd:select', () => { M.waypoints = []; M.plan = null; M.statusOf = null; P.key = ''; M.world = null; M.goalsNED = false; schedule(); });
+  window.addEventListener('botd:status', (ev) => { M.statusOf = ev.detail && ev.detail.statusOf; schedule(); });
   window.addEventListener('botd:factsheet', (ev) => {
     const d = ev.detail || {};
     M.world = d.world && d.world.bounds ? d.world : null;

@@ -403,6 +403,9 @@
 
     count() { return this.byIndex.size; }
 
+    // statusOf is a node's status letter ('' for an unknown index).
+    statusOf(index) { const it = this.byIndex.get(index); return it ? it.status || 'I' : ''; }
+
     // View transform.
     apply() {
       this.vp.setAttribute('transform', `translate(${this.tx},${this.ty}) scale(${this.k})`);
