@@ -137,5 +137,25 @@ func TestBrowserPlanLayer(t *testing.T) {
 	if info := p.eval(`document.getElementById('map-plan-info').textContent`); !strings.Contains(info, fmt.Sprintf("%d zones (%d corners) and %d rally points not shown", 36, 36*30, 200)) {
 		t.Errorf("info line %q", info)
 	}
+
+	// A mission of 5,000 waypoints (the robot's bound on nodes) with the
+	// fenced plan: how long a draw that rebuilds the layer takes (logged:
+	// a measure, not an assertion).
+	many := planTree("m-3", fencedPlan())
+	many.Nodes = many.Nodes[:4]
+	for i := range 5000 {
+		a := 2 * math.Pi * float64(i) / 5000
+		many.Nodes = append(many.Nodes, protocol.TreeNode{Index: int32(4 + i), Type: "GoTo", Name: fmt.Sprint("item ", i+1), Parent: 0,
+			Goal: &protocol.Goal{Frame: "global", X: 8.545594 + 0.0015*math.Cos(a), Y: 47.397742 + 0.0015*math.Sin(a)}})
+	}
+	h.Tree(many)
+	h.Status(keyframe("rover-1", "m-3", 4, "RSSS"+strings.Repeat("S", 2500)+"R"+strings.Repeat("I", 2499)))
+	p.wait("5,000 waypoints", `document.querySelectorAll('#map-plan-waypoints rect').length === 5000 && document.getElementById('map-plan-current').dataset.n === '2501'`)
+	first := p.eval(`JSON.stringify(window.BotdMap.stats())`)
+	p.eval(`(() => { const c = document.getElementById('map'); window.__draws = window.BotdMap.stats().draws;
+	  c.dispatchEvent(new WheelEvent('wheel', { deltaY: -100, clientX: c.getBoundingClientRect().left + 50, clientY: c.getBoundingClientRect().top + 50, bubbles: true }));
+	  return ''; })()`)
+	p.wait("the zoomed redraw", `window.BotdMap.stats().draws > window.__draws`)
+	t.Logf("5,000 waypoints with the plan: the draw that set the progress %s; one after a zoom %s (ms)", first, p.eval(`JSON.stringify(window.BotdMap.stats())`))
 	p.noProblems()
 }

@@ -310,7 +310,6 @@
     }
     M.waypoints = out;
     M.plan = readPlan(d && d.plan);
-    P.key = ''; // rebuild the layer
     schedule();
   }
 
@@ -338,14 +337,19 @@
   // ---- the plan layer: the open robot's mission as SVG over the canvas ----
   // Zones (kept in: green, kept out: red; polygons and circles), the path
   // through the waypoints, each waypoint numbered, the rally points (R) and
-  // the plan's home (H) are built when the mission or the view changes;
-  // the progress is set at every draw: a waypoint whose node succeeded is
-  // reached (filled), the one whose node runs is the current one (ringed in
-  // amber, with a line from the vehicle to it). SVG, so that every shape is
-  // an element with data attributes (what a test or an inspector reads).
+  // the plan's home (H). The elements are made when the mission or the
+  // frame changes, placed when the view moves, and the progress is set at
+  // every draw (only what changed is touched): a waypoint whose node
+  // succeeded is reached (filled), the one whose node runs is the current
+  // one (ringed in amber, with a line from the vehicle to it). SVG, so that
+  // every shape is an element with data attributes (what a test or an
+  // inspector reads).
   const svg = $('map-plan');
   const SVGNS = 'http://www.w3.org/2000/svg';
-  const P = { key: '', marks: [], path: null, done: null, cur: null, leg: null };
+  // built: the mission and frame the elements were made for; placed: the
+  // view they were placed in; place: how to place each element (px from
+  // world); marks: the waypoints' markers.
+  const P = { built: null, placed: '', place: [], marks: [], path: null, done: null, cur: null, leg: null, doneTo: -2 };
 
   function el(tag, attrs, parent, title) {
     const e = document.createElementNS(SVGNS, tag);
@@ -355,54 +359,68 @@
     return e;
   }
 
-  // llPx is a [lat, lon] in canvas pixels (the global frame).
-  const llPx = (c) => toPx(...project('global', c[1], c[0]));
+  // ll is a plan's [lat, lon] in canvas pixels (the global frame).
+  const ll = (c) => toPx(...project('global', c[1], c[0]));
   const fmt = (v) => Math.round(v * 10) / 10;
   const ptsAttr = (pts) => pts.map(([x, y]) => fmt(x) + ',' + fmt(y)).join(' ');
+  const setXY = (e, ax, ay, [x, y], dx = 0, dy = 0) => { e.setAttribute(ax, fmt(x + dx)); e.setAttribute(ay, fmt(y + dy)); };
 
-  function buildPlan(W, H) {
+  function buildPlan() {
     svg.replaceChildren();
-    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    P.marks = []; P.path = P.done = P.cur = P.leg = null;
-    const g = M.plan;
+    P.place = []; P.marks = []; P.path = P.done = P.cur = P.leg = null; P.doneTo = -2;
+    const g = M.plan, put = (f) => P.place.push(f);
     if (g && M.frame === 'global') {
       const zones = el('g', { id: 'map-plan-zones' }, svg);
-      g.polygons.forEach((p, i) => el('polygon', { class: 'zone ' + (p.inclusion ? 'incl' : 'excl'), 'data-kind': 'polygon', 'data-index': i,
-        'data-inclusion': p.inclusion, 'data-zone': p.name, points: ptsAttr(p.points.map(llPx)) }, zones, p.name));
+      g.polygons.forEach((p, i) => {
+        const e = el('polygon', { class: 'zone ' + (p.inclusion ? 'incl' : 'excl'), 'data-kind': 'polygon', 'data-index': i,
+          'data-inclusion': p.inclusion, 'data-zone': p.name }, zones, p.name);
+        put(() => e.setAttribute('points', ptsAttr(p.points.map(ll))));
+      });
       g.circles.forEach((c, i) => {
-        const [cx, cy] = llPx(c.center);
-        el('circle', { class: 'zone ' + (c.inclusion ? 'incl' : 'excl'), 'data-kind': 'circle', 'data-index': i, 'data-inclusion': c.inclusion,
-          'data-zone': c.name, cx: fmt(cx), cy: fmt(cy), r: fmt(Math.max(1, c.radius / M_PER_DEG * M.scale)) }, zones, `${c.name}: ${c.radius} m`);
+        const e = el('circle', { class: 'zone ' + (c.inclusion ? 'incl' : 'excl'), 'data-kind': 'circle', 'data-index': i,
+          'data-inclusion': c.inclusion, 'data-zone': c.name }, zones, `${c.name}: ${c.radius} m`);
+        put(() => { setXY(e, 'cx', 'cy', ll(c.center)); e.setAttribute('r', fmt(Math.max(1, c.radius / M_PER_DEG * M.scale))); });
       });
     }
     const wps = M.waypoints.filter((w) => w.frame === M.frame);
     if (wps.length) {
-      const px = wps.map((w) => toPx(...project(M.frame, ...wpXY(w))));
+      const wpx = (p) => toPx(...project(M.frame, ...wpXY(p)));
       P.done = el('polyline', { class: 'path done', points: '' }, svg);
-      P.path = el('polyline', { id: 'map-plan-path', class: 'path', 'data-points': px.length, points: ptsAttr(px) }, svg);
+      P.path = el('polyline', { id: 'map-plan-path', class: 'path', 'data-points': wps.length }, svg);
       P.leg = el('line', { id: 'map-plan-leg', class: 'leg', visibility: 'hidden' }, svg);
       const marks = el('g', { id: 'map-plan-waypoints' }, svg);
       const label = wps.length <= 300; // beyond, numbers would cover the map
-      wps.forEach((w, i) => {
-        const [x, y] = px[i];
-        const m = el('rect', { class: 'wp', 'data-n': i + 1, 'data-node': w.node, x: fmt(x - 3.5), y: fmt(y - 3.5), width: 7, height: 7 }, marks, `${i + 1}: ${w.name}`);
-        if (label) el('text', { class: 'wp-n', x: fmt(x + 5), y: fmt(y - 5) }, marks).textContent = String(i + 1);
-        P.marks.push({ el: m, w, x, y, n: i + 1 });
+      wps.forEach((p, i) => {
+        const m = { w: p, n: i + 1, s: '', x: 0, y: 0 };
+        m.el = el('rect', { class: 'wp', 'data-n': i + 1, 'data-node': p.node, 'data-status': 'I', width: 7, height: 7 }, marks, `${i + 1}: ${p.name}`);
+        if (label) { m.label = el('text', { class: 'wp-n' }, marks); m.label.textContent = String(i + 1); }
+        P.marks.push(m);
+      });
+      put(() => {
+        for (const m of P.marks) {
+          [m.x, m.y] = wpx(m.w);
+          setXY(m.el, 'x', 'y', [m.x, m.y], -3.5, -3.5);
+          if (m.label) setXY(m.label, 'x', 'y', [m.x, m.y], 5, -5);
+        }
+        P.path.setAttribute('points', ptsAttr(P.marks.map((m) => [m.x, m.y])));
+        P.doneTo = -2;
       });
       P.cur = el('circle', { id: 'map-plan-current', class: 'current', r: 8, visibility: 'hidden' }, svg);
     }
     if (g && M.frame === 'global') {
       const pins = el('g', { id: 'map-plan-rally' }, svg);
       g.rally.forEach((r, i) => {
-        const [x, y] = llPx(r);
         const t = `rally point ${i + 1}` + (typeof r[2] === 'number' ? `: ${r[2]} m above home` : '');
-        el('polygon', { class: 'rally', 'data-index': i, points: ptsAttr([[x, y - 7], [x + 7, y], [x, y + 7], [x - 7, y]]) }, pins, t);
-        el('text', { class: 'mark', x: fmt(x), y: fmt(y) }, pins).textContent = 'R';
+        const e = el('polygon', { class: 'rally', 'data-index': i }, pins, t);
+        const label = el('text', { class: 'mark' }, pins);
+        label.textContent = 'R';
+        put(() => { const [x, y] = ll(r); e.setAttribute('points', ptsAttr([[x, y - 7], [x + 7, y], [x, y + 7], [x - 7, y]])); setXY(label, 'x', 'y', [x, y]); });
       });
       if (g.home) {
-        const [x, y] = llPx(g.home);
-        el('circle', { id: 'map-plan-home', class: 'home', cx: fmt(x), cy: fmt(y), r: 7 }, svg, 'the plan\'s home');
-        el('text', { class: 'mark', x: fmt(x), y: fmt(y) }, svg).textContent = 'H';
+        const e = el('circle', { id: 'map-plan-home', class: 'home', r: 7 }, svg, 'the plan\'s home');
+        const label = el('text', { class: 'mark' }, svg);
+        label.textContent = 'H';
+        put(() => { setXY(e, 'cx', 'cy', ll(g.home)); setXY(label, 'x', 'y', ll(g.home)); });
       }
     }
   }
@@ -410,30 +428,43 @@
   // drawPlan brings the layer up to date; vehicle is the open robot's
   // position in canvas pixels (null when not drawn in this frame).
   function drawPlan(W, H, vehicle) {
-    const key = [W, H, M.frame, M.scale, M.ox, M.oy, cosLat].join(',');
-    if (key !== P.key) { buildPlan(W, H); P.key = key; }
+    const t0 = performance.now();
+    const built = [M.tree, M.frame];
+    if (!P.built || built.some((v, i) => v !== P.built[i])) { buildPlan(); P.built = built; P.placed = ''; }
+    const view = [W, H, M.scale, M.ox, M.oy, cosLat, M.goalsNED].join(',');
+    if (view !== P.placed) {
+      svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+      for (const f of P.place) f();
+      P.placed = view;
+    }
     // The progress: reached, failed, current.
     let cur = null, reached = 0, last = -1;
     P.marks.forEach((m, i) => {
-      const s = M.statusOf ? M.statusOf(m.w.node) : '';
-      m.el.classList.toggle('reached', s === 'S');
-      m.el.classList.toggle('failed', s === 'F' || s === 'E');
-      m.el.setAttribute('data-status', s || 'I');
+      const s = (M.statusOf && M.statusOf(m.w.node)) || 'I';
+      if (s !== m.s) {
+        m.el.classList.toggle('reached', s === 'S');
+        m.el.classList.toggle('failed', s === 'F' || s === 'E');
+        m.el.setAttribute('data-status', s);
+        m.s = s;
+      }
       if (s === 'S') { reached++; last = i; }
       if (s === 'R' && !cur) cur = m;
     });
-    if (P.done) P.done.setAttribute('points', last >= 0 ? ptsAttr(P.marks.slice(0, last + 1).map((m) => [m.x, m.y])) : '');
+    if (P.done && last !== P.doneTo) {
+      P.done.setAttribute('points', last >= 0 ? ptsAttr(P.marks.slice(0, last + 1).map((m) => [m.x, m.y])) : '');
+      P.doneTo = last;
+    }
     if (P.cur) {
       P.cur.setAttribute('visibility', cur ? 'visible' : 'hidden');
       if (cur) {
-        P.cur.setAttribute('cx', fmt(cur.x)); P.cur.setAttribute('cy', fmt(cur.y));
+        setXY(P.cur, 'cx', 'cy', [cur.x, cur.y]);
         P.cur.setAttribute('data-n', cur.n); P.cur.setAttribute('data-node', cur.w.node); P.cur.setAttribute('data-name', cur.w.name);
       } else for (const a of ['data-n', 'data-node', 'data-name']) P.cur.removeAttribute(a);
     }
     if (P.leg) {
       const on = !!(cur && vehicle);
       P.leg.setAttribute('visibility', on ? 'visible' : 'hidden');
-      if (on) for (const [k, v] of [['x1', vehicle[0]], ['y1', vehicle[1]], ['x2', cur.x], ['y2', cur.y]]) P.leg.setAttribute(k, fmt(v));
+      if (on) { setXY(P.leg, 'x1', 'y1', vehicle); setXY(P.leg, 'x2', 'y2', [cur.x, cur.y]); }
     }
     svg.dataset.reached = String(reached);
     // The line under the map.
@@ -447,7 +478,10 @@
       if (M.frame !== 'global') parts.push('drawn in lat/lon');
     }
     if (P.marks.length) parts.push(`${reached}/${P.marks.length} waypoints reached` + (cur ? ` · now ${cur.n}: ${cur.w.name}` : ''));
-    $('map-plan-info').textContent = parts.join(' · ');
+    const info = parts.join(' · ');
+    if ($('map-plan-info').textContent !== info) $('map-plan-info').textContent = info;
+    M.planMs = performance.now() - t0;
+    M.maxPlanMs = Math.max(M.maxPlanMs || 0, M.planMs);
   }
 
   // ---- interaction ----
@@ -500,13 +534,14 @@
       try { draw(); } catch (e) { console.error(e); }
       M.drawMs = performance.now() - t0;
       M.maxDrawMs = Math.max(M.maxDrawMs || 0, M.drawMs);
+      M.draws = (M.draws || 0) + 1;
     });
   }
 
   if (fleet()) fleet().onChange(schedule);
   window.addEventListener('resize', schedule);
   window.addEventListener('botd:tree', (ev) => setTree(ev.detail));
-  window.addEventListener('botd:select', () => { M.waypoints = []; M.plan = null; M.statusOf = null; P.key = ''; M.world = null; M.goalsNED = false; schedule(); });
+  window.addEventListener('botd:select', () => { M.waypoints = []; M.plan = null; M.tree = null; M.statusOf = null; M.world = null; M.goalsNED = false; schedule(); });
   window.addEventListener('botd:status', (ev) => { M.statusOf = ev.detail && ev.detail.statusOf; schedule(); });
   window.addEventListener('botd:factsheet', (ev) => {
     const d = ev.detail || {};
@@ -521,6 +556,6 @@
   window.BotdMap = { drawn: () => M.drawn.slice(), frame: () => M.frame, redraw: schedule,
     waypoints: () => M.waypoints.map((w) => { const [x, y] = wpXY(w); return { frame: w.frame, x, y, name: w.name }; }),
     world: () => (M.world && M.frame === 'local' ? M.world : null), toPx: (x, y) => toPx(...project(M.frame, x, y)),
-    stats: () => ({ drawMs: M.drawMs, maxDrawMs: M.maxDrawMs }) };
+    stats: () => ({ drawMs: M.drawMs, maxDrawMs: M.maxDrawMs, draws: M.draws, planMs: M.planMs, maxPlanMs: M.maxPlanMs }) };
   schedule();
 })();
