@@ -10,7 +10,7 @@ import (
 )
 
 // worldStepper steps the simulated worlds of a fleet's robots every
-// worldStep from a few goroutines (one for every worldsPerShard worlds), instead of a
+// fleetWorldStep from a few goroutines (one for every worldsPerShard worlds), instead of a
 // goroutine and a ticker for each robot: a thousand robots would wake
 // 50,000 times a second for it. Each world is stepped by the time passed
 // since its own last step, as stepWorld does.
@@ -23,8 +23,8 @@ type worldStepper struct {
 }
 
 const (
-	// worldStep is the period the daemon steps its world at (stepWorld).
-	worldStep = 20 * time.Millisecond
+	// fleetWorldStep is the period the daemon steps its world at (stepWorld).
+	fleetWorldStep = 20 * time.Millisecond
 	// worldsPerShard is how many worlds one goroutine steps.
 	worldsPerShard = 250
 )
@@ -75,7 +75,7 @@ func (ws *worldStepper) shardFor() *worldShard {
 // run steps the shard's worlds until ctx is done; with none it sleeps
 // until one comes.
 func (sh *worldShard) run(ctx context.Context) {
-	t := time.NewTicker(worldStep)
+	t := time.NewTicker(fleetWorldStep)
 	defer t.Stop()
 	var due []*sim.World
 	var dts []time.Duration
@@ -89,7 +89,7 @@ func (sh *worldShard) run(ctx context.Context) {
 				return
 			case <-sh.wake:
 			}
-			t.Reset(worldStep)
+			t.Reset(fleetWorldStep)
 			continue
 		}
 		var now time.Time

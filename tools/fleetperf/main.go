@@ -8,6 +8,9 @@
 //
 //	botd fleet -n 300 -broker tcp://127.0.0.1:21883 &
 //	go run ./tools/fleetperf -broker tcp://127.0.0.1:21883 -robots 300 -broker-pid $(pidof mosquitto) -gen-pid $!
+//
+// tools/fleetperf/table.sh runs the broker, the fleet, this and an e-stop
+// of the whole fleet for each fleet size.
 package main
 
 import (
@@ -37,10 +40,27 @@ func main() {
 	duration := flag.Duration("duration", 30*time.Second, "measurement length")
 	warmup := flag.Duration("warmup", 5*time.Second, "following every robot this long before measuring (retained messages, keyframes)")
 	brokerPID := flag.Int("broker-pid", 0, "the broker's pid: its CPU and RSS from /proc")
-	genPID := flag.Int("gen-pid", 0, "the fleet generator's pid: its CPU from /proc")
+	genPIDs := flag.String("gen-pid", "", "the fleet generator's pid, or several comma-separated (a fleet in several processes): their CPU from /proc")
 	wildcard := flag.Bool("wildcard", false, "follow the robots through one wildcard subscription (ground.WatchAll) instead of a Watch each")
 	cpuProfile := flag.String("cpuprofile", "", "write the ground client's CPU profile over the measurement to this file")
 	flag.Parse()
+	var gens []int
+	for _, f := range strings.Split(*genPIDs, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 0 {
+			log.Fatalf("-gen-pid: %q is not a pid", f)
+		}
+		gens = append(gens, pid)
+	}
+	genCPU := func() (s float64) {
+		for _, pid := range gens {
+			s += cpuSeconds(pid)
+		}
+		return s
+	}
 
 	var (
 		measuring atomic.Bool
@@ -126,7 +146,7 @@ func main() {
 	load0 := loadavg()
 	selfCPU0 := cpuSeconds(os.Getpid())
 	brokerCPU0 := cpuSeconds(*brokerPID)
-	genCPU0 := cpuSeconds(*genPID)
+	genCPU0 := genCPU()
 	dropped0 := g.Dropped()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -147,7 +167,7 @@ func main() {
 	wall := time.Since(start).Seconds()
 	selfCPU := cpuSeconds(os.Getpid()) - selfCPU0
 	brokerCPU := cpuSeconds(*brokerPID) - brokerCPU0
-	genCPU := cpuSeconds(*genPID) - genCPU0
+	genSecs := genCPU() - genCPU0
 	dropped := g.Dropped() - dropped0
 
 	mu.Lock()
@@ -171,12 +191,17 @@ func main() {
 	}
 	fmt.Printf("fleetperf %s: %d robots online, %d %s in %s; measured %.0f s (after %s warm-up); load average %s at start, %s at end; %d CPUs\n",
 		time.Now().UTC().Format(time.RFC3339), len(online), len(online), mode, subscribed.Round(time.Millisecond), wall, *warmup, load0, loadavg(), runtime.NumCPU())
-	fmt.Println("| robots | messages/s | bytes/s | status latency p50 | p99 | max | broker CPU | broker RSS (peak) | ground client CPU | CPU per message | robots per client core | dropped | generator CPU |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	fmt.Printf("| %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s |\n",
+	genPct, genPerRobot := "-", "-"
+	if len(gens) > 0 && len(online) > 0 {
+		genPct = fmt.Sprintf("%.0f %%", 100*genSecs/wall)
+		genPerRobot = fmt.Sprintf("%.3f %%", 100*genSecs/wall/float64(len(online)))
+	}
+	fmt.Println("| robots | messages/s | bytes/s | status latency p50 | p99 | max | broker CPU | broker RSS (peak) | ground client CPU | CPU per message | robots per client core | dropped | generator CPU | generator CPU a robot |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("| %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s |\n",
 		len(online), float64(n)/wall, human(float64(bytes.Load())/wall), ms(p50), ms(p99), ms(pmax),
 		pct(brokerCPU, wall, *brokerPID), rss(*brokerPID), pct(selfCPU, wall, os.Getpid()), perMsg.Round(100*time.Nanosecond),
-		follow, dropped, pct(genCPU, wall, *genPID))
+		follow, dropped, genPct, genPerRobot)
 	fmt.Printf("(%d status messages timed)\n", statuses.Load())
 }
 
