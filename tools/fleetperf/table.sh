@@ -14,11 +14,14 @@
 #             embedded broker (PROCS must be 1; its CPU is the generator's)
 #   DURATION  measurement length (default 30s)
 #   WILDCARD  1: fleetperf follows the fleet through one wildcard
-#             subscription (ground.WatchAll) instead of a Watch per robot
+#             subscription (ground.WatchAll) instead of a Watch per robot;
+#             both: one measurement each way, back to back on the same fleet
 #   PROCS     fleet processes (default 1)
-#   PROFILE   a directory: CPU profiles of the fleet (fleet-N.prof, over its
-#             whole run) and of the ground client (ground-N.prof, over the
-#             measurement) are kept there, with the binaries
+#   FLEET_GOMAXPROCS  GOMAXPROCS of each fleet process (default: Go's, the
+#             number of CPUs)
+#   PROFILE   a directory: CPU profiles of the fleet (fleet-N-P.prof, over its
+#             whole run) and of the ground client (ground-N-MODE.prof, over
+#             the measurement) are kept there, with the binaries
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 broker=${BROKER:-mosquitto}
@@ -51,8 +54,12 @@ persistence false
 set_tcp_nodelay true
 max_connections -1
 CONF
-wildcard=()
-[ "${WILDCARD:-0}" = 1 ] && wildcard=(-wildcard)
+case "${WILDCARD:-0}" in
+  0) modes=(watch) ;;
+  1) modes=(wildcard) ;;
+  both) modes=(watch wildcard) ;;
+  *) echo "WILDCARD=$WILDCARD: want 0, 1 or both" >&2; exit 2 ;;
+esac
 for n in "$@"; do
   pids=()
   mosq=0
@@ -71,15 +78,19 @@ for n in "$@"; do
     [ "$broker" = embedded ] && where=(-listen "127.0.0.1:$port")
     prof=()
     [ -n "${PROFILE:-}" ] && prof=(-cpuprofile "$PROFILE/fleet-$n-$p.prof")
-    "$tmp/botd" fleet -n "$k" -first "$first" "${where[@]}" -state-dir "$tmp/state-$n-$p" -report 10s "${prof[@]}" >"$tmp/fleet-$n-$p.log" 2>&1 &
+    GOMAXPROCS=${FLEET_GOMAXPROCS:-$(nproc)} "$tmp/botd" fleet -n "$k" -first "$first" "${where[@]}" -state-dir "$tmp/state-$n-$p" -report 10s "${prof[@]}" >"$tmp/fleet-$n-$p.log" 2>&1 &
     gens+=($!)
     pids+=($!)
     first=$(( first + k ))
   done
-  gprof=()
-  [ -n "${PROFILE:-}" ] && gprof=(-cpuprofile "$PROFILE/ground-$n.prof")
-  echo "== $n robots: $broker broker, $procs fleet process(es), fleetperf ${wildcard[*]:-(a Watch each)}"
-  "$tmp/fleetperf" -broker "$url" -robots "$n" -duration "${DURATION:-30s}" -broker-pid "$mosq" -gen-pid "$(IFS=,; echo "${gens[*]}")" "${wildcard[@]}" "${gprof[@]}" || true
+  for mode in "${modes[@]}"; do
+    wildcard=()
+    [ "$mode" = wildcard ] && wildcard=(-wildcard)
+    gprof=()
+    [ -n "${PROFILE:-}" ] && gprof=(-cpuprofile "$PROFILE/ground-$n-$mode.prof")
+    echo "== $n robots: $broker broker, $procs fleet process(es), fleetperf: $mode"
+    "$tmp/fleetperf" -broker "$url" -robots "$n" -duration "${DURATION:-30s}" -broker-pid "$mosq" -gen-pid "$(IFS=,; echo "${gens[*]}")" "${wildcard[@]}" "${gprof[@]}" || true
+  done
   # E-stop the whole fleet; each robot's reply time from the botctl's
   # publish of all of them.
   "$tmp/botctl" estop --all --broker "$url" --timeout 30s --json >"$tmp/estop-$n.json" 2>"$tmp/estop-$n.err" || true
