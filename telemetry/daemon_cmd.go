@@ -229,7 +229,8 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	// its outcome whenever it comes: a command still queued for the tick
 	// when this delivery stops waiting may be carried out later, and a
 	// retry under its id must get that outcome, never run it twice.
-	d.doing.Go(func() { d.replies.finish(e, boundReply(d.do(ctx, c), d.cfg.MaxPublish)) })
+	cache := d.replies
+	d.doing.Go(func() { cache.finish(e, boundReply(d.do(ctx, c), d.cfg.MaxPublish)) })
 	return d.await(ctx, c, e, "no reply from the robot within %s; the command may still be carried out: a retry with the same id gets its outcome")
 }
 

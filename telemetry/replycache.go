@@ -40,11 +40,10 @@ import (
 // retry), so when every entry is one, a new command is answered BUSY.
 // Replies are kept as they are published (boundReply).
 type replyCache struct {
-	mu      sync.Mutex
-	max     int
-	byKey   map[cacheKey]*list.Element // of *cacheEntry
-	order   *list.List                 // newest first
-	running int                        // entries not finished
+	mu    sync.Mutex
+	max   int
+	byKey map[cacheKey]*list.Element // of *cacheEntry
+	order *list.List                 // newest first
 }
 
 // cacheKey names a command: its sender and its id.
@@ -88,7 +87,6 @@ func (c *replyCache) claim(k cacheKey, hash [32]byte) (e *cacheEntry, first, ok 
 	}
 	e = &cacheEntry{key: k, hash: hash, done: make(chan struct{})}
 	c.byKey[k] = c.order.PushFront(e)
-	c.running++
 	return e, true, true
 }
 
@@ -103,7 +101,6 @@ func (c *replyCache) finish(e *cacheEntry, r protocol.Reply) {
 	e.finished = true
 	e.reply = r
 	close(e.done)
-	c.running--
 	if r.Transient() {
 		if el, found := c.byKey[e.key]; found && el.Value.(*cacheEntry) == e {
 			c.order.Remove(el)
