@@ -22,6 +22,7 @@ import (
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/packets"
 
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/broker"
 	"github.com/botd-project/botd/telemetry/transport"
 )
@@ -74,17 +75,11 @@ func CheckGoroutines(markers ...string) error {
 	}
 }
 
-// Eventually waits until cond holds, polling; it fails the test after
-// WaitLong.
+// Eventually is testutil.Eventually bounded by WaitLong, the MQTT tests'
+// bound.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(WaitLong)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, WaitLong, what, cond)
 }
 
 // StartBroker starts the embedded broker on addr ("" picks a free
