@@ -73,6 +73,13 @@ func (b *Builder) Sensor(s SampleConfig, read func(now time.Time, vals []float64
 	b.d.sens = newSensor(b.d, s, read)
 }
 
+// QuickSensor is Sensor for a read that does not wait (a pin, a register, memory): the sensor
+// may share its board's sampling goroutine and timer with the board's other quick sensors.
+func (b *Builder) QuickSensor(s SampleConfig, read func(now time.Time, vals []float64) error) {
+	b.d.sens = newSensor(b.d, s, read)
+	b.d.sens.quick = true
+}
+
 // TimedSensor is Sensor for values measured at a time of their own (a timestamped pose from
 // outside the robot): read returns that time, or the zero time for now.
 func (b *Builder) TimedSensor(s SampleConfig, read func(now time.Time, vals []float64) (time.Time, error)) {

@@ -12,7 +12,8 @@
 // Build makes a Robot from a Config; Start connects the boards, starts the drivers and puts every
 // actuator in its safe state before anything else happens; Close makes everything safe again,
 // halts the drivers and releases the boards. Sensors are sampled by goroutines the Robot owns
-// (or, for virtual time, by the caller through Sample); a tick copies the latest samples, each
+// (one per board for its quick sensors, one per sensor whose read waits; see sampler) or, for
+// virtual time, by the caller through Sample; a tick copies the latest samples, each
 // with its own timestamp, into the agent's blackboard through a Binding.
 //
 // Leaves (Register) resolve their device when a mission is compiled, so a mission naming a

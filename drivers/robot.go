@@ -24,9 +24,14 @@ type Options struct {
 	// virtual time it returns the virtual time.
 	Now func() time.Time
 	// Sync: sensors are sampled by the caller through Robot.Sample, and the Robot starts no
-	// goroutine of its own (for virtual time). Otherwise each sensor has a goroutine reading
-	// it at its rate from Start to Close.
+	// goroutine of its own (for virtual time). Otherwise sampling goroutines read the sensors
+	// at their rates from Start to Close: one per board for its quick sensors, one for each
+	// sensor whose read may wait.
 	Sync bool
+	// WorldStep, if set (and not Sync), makes the robot step World on the real clock from
+	// Start to Close: on the goroutine that samples its sim board, before each of its reads
+	// and at least every WorldStep. Otherwise the caller steps the world.
+	WorldStep time.Duration
 	// Logger receives device events (default slog.Default()).
 	Logger *slog.Logger
 	// Events, if set, receives the devices' events (an external pose refused). It is called
@@ -228,7 +233,7 @@ func (r *Robot) SimRobot() *sim.Robot { return r.sim }
 
 // Start connects the boards, starts every actuator's drivers and puts the actuator in its safe
 // state at once, then starts the sensors and, unless Options.Sync, their sampling goroutines
-// (which end at Close or when ctx ends). After an error only Close is left to do. An error
+// (which end at Close or when ctx ends; see Options.WorldStep). After an error only Close is left to do. An error
 // names the board (adaptors.<name>) or device (devices[i]) of the configuration that failed.
 func (r *Robot) Start(ctx context.Context) error {
 	_, err := r.start(ctx, false)
@@ -349,14 +354,11 @@ func (r *Robot) start(ctx context.Context, tolerant bool) (map[*device]error, er
 				}()
 			}
 		}
-		for _, s := range r.sensors {
-			if s.left {
-				continue
-			}
+		for _, p := range r.samplers() {
 			r.wg.Add(1)
 			go func() {
 				defer r.wg.Done()
-				s.run(ctx, r.stop, &r.table, r.now, r.log)
+				p.run(ctx, r.stop, &r.table, r.now, r.log)
 			}()
 		}
 	}

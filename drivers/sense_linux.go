@@ -81,6 +81,8 @@ func buildBattery(d *device, c *BatteryConfig) error {
 		vals[1] = math.Min(math.Max((v-c.EmptyVoltage)/span*100, 0), 100)
 		return nil
 	})
+	// An analog pin reads at once; an ADS1x15 waits for its conversion.
+	d.sens.quick = c.ADC == nil
 	return nil
 }
 
@@ -116,6 +118,7 @@ func buildIMU(d *device, c *IMUConfig) error {
 		vals[7] = m.Temperature
 		return nil
 	})
+	d.sens.quick = true // register reads
 	return nil
 }
 
@@ -136,6 +139,7 @@ func buildBump(d *device, c *BumpConfig) error {
 		}
 		return nil
 	})
+	d.sens.quick = true
 	return nil
 }
 
@@ -148,6 +152,7 @@ func (r *Robot) buildPose(d *device, c *PoseConfig) error {
 		vals[0], vals[1], vals[2] = robot.Pose()
 		return nil
 	})
+	d.sens.quick = true
 	return nil
 }
 

@@ -251,7 +251,14 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 	}
 	events := &eventForwarder{}
 	s.emit = events.emit
-	s.robot, err = drivers.Build(s.hw, drivers.Options{World: s.world, Name: cfg.Robot, Logger: log,
+	// The robot steps its world from the goroutine that samples the sim
+	// board's sensors (one timer for both), unless the world is stepped
+	// for it (botd fleet).
+	step := worldStep
+	if cfg.stepWorld != nil {
+		step = 0
+	}
+	s.robot, err = drivers.Build(s.hw, drivers.Options{World: s.world, WorldStep: step, Name: cfg.Robot, Logger: log,
 		Events: events.device, MQTT: mqttDialer(cfg, func() string { return s.url }, log)})
 	if err != nil {
 		return nil, fmt.Errorf("hardware (%s): %w", hwName, err)
@@ -451,13 +458,9 @@ func (s *system) run(ctx context.Context, stdout io.Writer, notify bool) error {
 		}
 	}()
 	s.startVDA5050(teleCtx, &wg, errs)
-	if s.world != nil {
+	if s.world != nil && cfg.stepWorld != nil {
 		wg.Add(1)
-		step := stepWorld
-		if cfg.stepWorld != nil {
-			step = cfg.stepWorld
-		}
-		go func() { defer wg.Done(); step(ctx, s.world) }()
+		go func() { defer wg.Done(); cfg.stepWorld(ctx, s.world) }()
 	}
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- s.runner.Run(ctx) }()
@@ -536,9 +539,10 @@ func (s *system) close() {
 	}
 }
 
-// stepWorld advances the simulated world on the real clock.
+// stepWorld advances the simulated world on the real clock (the hardware
+// test, whose robot does not step it).
 func stepWorld(ctx context.Context, w *sim.World) {
-	t := time.NewTicker(20 * time.Millisecond)
+	t := time.NewTicker(worldStep)
 	defer t.Stop()
 	last := time.Now()
 	for {

@@ -41,7 +41,7 @@ func build(b *drivers.Builder) error {
 	}
 	b.Detail(o.detail)
 	b.Link(func() error { return o.link(b) })
-	b.Sensor(c.SampleConfig, o.read)
+	b.QuickSensor(c.SampleConfig, o.read) // counts, duties and the IMU's yaw from memory
 	return nil
 }
 
