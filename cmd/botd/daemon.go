@@ -539,6 +539,10 @@ func (s *system) close() {
 	}
 }
 
+// worldStep is how often the daemon's simulated world advances on the
+// real clock.
+const worldStep = 20 * time.Millisecond
+
 // stepWorld advances the simulated world on the real clock (the hardware
 // test, whose robot does not step it).
 func stepWorld(ctx context.Context, w *sim.World) {
