@@ -225,3 +225,35 @@ func TestUploadPlanAgainstNodeMAVLink(t *testing.T) {
 		}
 	}
 }
+
+// An e-stop while the autopilot flies the plan wins: the vehicle lands (estop: land) and
+// RunMission fails.
+func TestAutopilotPlanEStopLands(t *testing.T) {
+	sim, g := simCopterRig(t, multicopter.Config{Listen: "127.0.0.1:0", TimeScale: 4, RTLAlt: 15})
+	_, root := autopilotPlan(t)
+	tree := compileTree(t, g.robot.Config(), root)
+	a := bt.NewAgent(tree, 0, time.Now().UnixNano())
+	s := &sink{}
+	a.Env, a.Sink = g.robot, s
+	bind := g.robot.Bind(tree)
+	st := bt.Running
+	tick := func() {
+		bind.Snapshot(&a.BB)
+		st = a.Tick(time.Now().UnixNano())
+		_ = g.robot.Apply()
+		time.Sleep(20 * time.Millisecond)
+	}
+	g.waitFor("the mission flown past its take-off", func() bool {
+		tick()
+		if st != bt.Running {
+			t.Fatalf("the plan ended %s before the e-stop\n%s", st, s)
+		}
+		ss := sim.State()
+		return ss.Mode == "AUTO.MISSION" && ss.MissionCur >= 1
+	})
+	_ = g.robot.EStop("test")
+	g.waitFor("the landing and the tree's end", func() bool { tick(); return sim.State().Mode == "AUTO.LAND" && st != bt.Running })
+	if st != bt.Failure {
+		t.Fatalf("the plan during an e-stop: %s\n%s", st, s)
+	}
+}

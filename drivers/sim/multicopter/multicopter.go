@@ -2,7 +2,8 @@
 // SITL does, so botd's mavlink_vehicle device (and any ground station) flies it over a real
 // socket: heartbeats with PX4's custom modes, arming checks, take-off, position targets
 // (offboard), hold, return to launch, landing, the mission protocol and missions flown in
-// AUTO.MISSION, a keep-in fence, a battery that drains, and the telemetry a ground station reads.
+// AUTO.MISSION, fences (inclusion and exclusion polygons and circles) and rally points, a
+// battery that drains, and the telemetry a ground station reads.
 //
 // The vehicle is a point mass with speed and acceleration limits and a constant wind that its
 // position controller fights; no attitude dynamics, no sensors noise, no RC. Time moves only in
