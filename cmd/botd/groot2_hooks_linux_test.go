@@ -14,6 +14,7 @@ import (
 	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry/groot2"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -102,13 +103,11 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 	deadline := time.Now().Add(15 * time.Second)
 	waitUntil := func(what string, ok func() bool) {
 		t.Helper()
-		for !ok() {
-			if time.Now().After(deadline) {
-				events.mu.Lock()
-				t.Fatalf("waiting for %s: state %+v, events %+v", what, r.State().Mission, events.ev)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		testutil.Eventually(t, time.Until(deadline), what, ok, func() string {
+			events.mu.Lock()
+			defer events.mu.Unlock()
+			return fmt.Sprintf("state %+v, events %+v", r.State().Mission, events.ev)
+		})
 	}
 	var reqID uint32
 	ask := func(typ byte, body string) [][]byte {

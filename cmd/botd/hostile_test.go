@@ -322,24 +322,21 @@ func TestHostileRetainedCommandAtBoot(t *testing.T) {
 			}
 		}
 		g.mu.Unlock()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		waitUntil(t, fmt.Sprintf("boot %d: the RETAINED reply to the left-behind command", boot), func() bool {
 			mu.Lock()
+			defer mu.Unlock()
 			n := 0
 			for _, r := range replies {
 				if strings.Contains(r, `"left-1"`) && strings.Contains(r, protocol.ErrRetained) {
 					n++
 				}
 			}
-			mu.Unlock()
-			if n >= boot {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("boot %d: no RETAINED reply to the left-behind command; replies %q", boot, replies)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return n >= boot
+		}, func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			return fmt.Sprintf("replies %q", replies)
+		})
 		if boot == 1 {
 			p.cmd.Process.Kill() // a crash: the next boot meets the command again
 			p.cmd.Wait()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -43,15 +44,10 @@ func TestNotifierFeedsTheWatchdogOnlyWhileTicking(t *testing.T) {
 		}
 		return c
 	}
-	waitUntil := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s (sent %v)", what, sent)
-			}
-			time.Sleep(time.Millisecond)
-		}
+	sentSoFar := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return fmt.Sprintf("sent %v", sent)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -65,12 +61,12 @@ func TestNotifierFeedsTheWatchdogOnlyWhileTicking(t *testing.T) {
 		t.Fatal("READY before the broker connection")
 	}
 	broker.Store(true)
-	waitUntil("READY", func() bool { return count("READY=1") == 1 })
+	waitUntil(t, "READY", func() bool { return count("READY=1") == 1 }, sentSoFar)
 	// The tick loop advances: a ping follows each advance.
 	for range 3 {
 		pings := count("WATCHDOG=1")
 		ticks.Add(1)
-		waitUntil("a watchdog ping after a tick", func() bool { return count("WATCHDOG=1") > pings })
+		waitUntil(t, "a watchdog ping after a tick", func() bool { return count("WATCHDOG=1") > pings }, sentSoFar)
 	}
 	// Then it hangs: no tick since the last ping, so no ping at all for
 	// several watchdog intervals (systemd would kill and restart botd).
@@ -82,7 +78,7 @@ func TestNotifierFeedsTheWatchdogOnlyWhileTicking(t *testing.T) {
 		t.Fatalf("%d pings while the tick loop was hung", c-hungAt)
 	}
 	ticks.Add(1)
-	waitUntil("pings again once it ticks", func() bool { return count("WATCHDOG=1") > hungAt })
+	waitUntil(t, "pings again once it ticks", func() bool { return count("WATCHDOG=1") > hungAt }, sentSoFar)
 	cancel()
 	<-done
 	if count("STOPPING=1") != 1 {
