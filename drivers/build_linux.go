@@ -153,20 +153,11 @@ func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 
 // builtinBuild builds the kinds this package still holds.
 var builtinBuild = map[string]func(*Builder) error{
-	KindDiffDrive:  func(b *Builder) error { return buildDiffDrive(b, b.Spec().(*DiffDriveConfig)) },
-	KindServo:      func(b *Builder) error { return buildServo(b, b.Spec().(*ServoConfig)) },
-	KindLED:        buildOutputKind,
-	KindRelay:      buildOutputKind,
-	KindBuzzer:     buildOutputKind,
-	KindDigitalOut: buildOutputKind,
-	KindPWMOut:     func(b *Builder) error { return buildPWMOut(b, b.Spec().(*PWMOutConfig)) },
-	KindRange:      func(b *Builder) error { return buildRange(b.d, b.Spec().(*RangeConfig)) },
-	KindBattery:    func(b *Builder) error { return buildBattery(b.d, b.Spec().(*BatteryConfig)) },
-	KindIMU:        func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
-	KindBump:       func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
-	KindPose:       func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
+	KindRange:   func(b *Builder) error { return buildRange(b.d, b.Spec().(*RangeConfig)) },
+	KindBattery: func(b *Builder) error { return buildBattery(b.d, b.Spec().(*BatteryConfig)) },
+	KindIMU:     func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
+	KindBump:    func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
+	KindPose:    func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
 }
-
-func buildOutputKind(b *Builder) error { return buildOutput(b, b.Spec().(*OutputConfig)) }
 
 var _ gobot.Adaptor = (*sim.Adaptor)(nil)

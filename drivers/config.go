@@ -17,9 +17,7 @@ import (
 //	adaptors:
 //	  board: {kind: sim}                 # sim | raspi (pwm: pi-blaster|sysfs) | firmata (port: /dev/ttyACM0; needs -tags firmata)
 //	devices:
-//	  - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"},
-//	     wheel_base: 0.2, max_linear: 0.4, max_angular: 2, max_wheel_speed: 0.5}
-//	  - {name: front, kind: range, trig: "18", echo: "22", key: range.front, rate_hz: 10}
+//	  - {name: NAME, kind: KIND, adaptor: board, ...}   # the rest is the kind's own section (its Spec)
 type Config struct {
 	Adaptors map[string]*AdaptorConfig
 	Devices  []*DeviceConfig

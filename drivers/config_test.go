@@ -20,7 +20,7 @@ func TestExampleConfigsLoad(t *testing.T) {
 			for _, d := range cfg.Devices {
 				kinds[d.Kind] = true
 			}
-			for _, k := range []string{KindDiffDrive, KindRange, KindBattery, KindIMU, KindBump, KindLED, KindServo} {
+			for _, k := range []string{"diff_drive", KindRange, KindBattery, KindIMU, KindBump, "led", "servo"} {
 				if !kinds[k] {
 					t.Errorf("no %s device", k)
 				}
@@ -38,8 +38,8 @@ func TestSimConfigKeys(t *testing.T) {
 	if got := cfg.SensorKeys(); !slices.Equal(got, want) {
 		t.Errorf("sensor keys\n got %v\nwant %v", got, want)
 	}
-	base := cfg.DevicesOfKind(KindDiffDrive)[0].Spec.(*DiffDriveConfig)
-	if base.MaxLinear != 0.4 || base.Left.Speed != "11" {
+	base, _ := TestDriveWiring(cfg.DevicesOfKind("diff_drive")[0].Spec)
+	if base.MaxLinear != 0.4 || base.Motors[0].Speed != "11" {
 		t.Errorf("base: %+v", base)
 	}
 	imu := cfg.DevicesOfKind(KindIMU)[0].Spec.(*IMUConfig)
@@ -60,10 +60,6 @@ devices:
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := cfg.Devices[0].Spec.(*ServoConfig)
-	if s.MinAngle != 0 || s.MaxAngle != 180 || *s.SafeAngle != 90 {
-		t.Errorf("servo defaults: %+v safe %v", s, *s.SafeAngle)
-	}
 	r := cfg.Devices[1].Spec.(*RangeConfig)
 	if r.RateHz != 10 || r.StaleAfterMs != 500 || r.MaxRange != 4 || cfg.Devices[1].Adaptor != "b" {
 		t.Errorf("range defaults: %+v", r)
@@ -71,9 +67,6 @@ devices:
 	b := cfg.Devices[2].Spec.(*BatteryConfig)
 	if b.Cells != 3 || b.EmptyVoltage != 10.5 || math.Abs(b.FullVoltage-12.6) > 1e-9 || b.Scale.RawMax != 4095 || b.Key != "battery" {
 		t.Errorf("battery defaults: %+v", b)
-	}
-	if p := cfg.Devices[3].Spec.(*PWMOutConfig); p.MaxDuty != 1 {
-		t.Errorf("pwm defaults: %+v", p)
 	}
 	if got := cfg.SensorKeys(); !slices.Equal(got, []string{"battery.percent", "battery.voltage", "range.r"}) {
 		t.Errorf("keys %v", got)
@@ -177,7 +170,7 @@ func TestConfigErrors(t *testing.T) {
 func TestConfigBuiltInCode(t *testing.T) {
 	cfg := &Config{
 		Adaptors: map[string]*AdaptorConfig{"b": {Kind: BoardSim}},
-		Devices:  []*DeviceConfig{{Name: "l", Kind: KindLED, Spec: &OutputConfig{kind: KindLED, Pin: "7"}}, {Name: "p", Kind: KindPose}},
+		Devices:  []*DeviceConfig{{Name: "l", Kind: KindBump, Spec: &BumpConfig{Pin: "7"}}, {Name: "p", Kind: KindPose}},
 	}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "no kinds") {
 		t.Errorf("a config without its kinds: %v", err)
@@ -189,8 +182,8 @@ func TestConfigBuiltInCode(t *testing.T) {
 	if cfg.Devices[0].Adaptor != "b" || cfg.Devices[1].Spec.(*PoseConfig).RateHz != 20 {
 		t.Errorf("defaults not filled: %+v %+v", cfg.Devices[0], cfg.Devices[1].Spec)
 	}
-	cfg.Devices[0].Spec = &ServoConfig{Pin: "12"}
-	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "devices[0].kind: kind \"led\" does not match its section (servo)") {
+	cfg.Devices[0].Spec = &RangeConfig{Trig: "18", Echo: "22"}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "devices[0].kind: kind \"bump\" does not match its section (range)") {
 		t.Errorf("mismatched section: %v", err)
 	}
 }

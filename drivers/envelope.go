@@ -132,19 +132,6 @@ func (x *Actuator[C]) Command(o Owner, c C, owned bool) error {
 	return nil
 }
 
-// commandOf sets act's wanted command, of its family's command type C (see Command).
-func commandOf[C any](act *actuator, o Owner, c C, owned bool) error {
-	x, ok := act.slot.(*Actuator[C])
-	if !ok {
-		return errWrongCommand
-	}
-	return x.Command(o, c, owned)
-}
-
-// errWrongCommand: a leaf commanded an actuator with another family's command type (a
-// programming error: a leaf resolves only devices of its own kind).
-var errWrongCommand = errors.New("drivers: the actuator takes another command type")
-
 // Wanted returns the wanted command.
 func (x *Actuator[C]) Wanted() C {
 	e := x.act.env

@@ -3,6 +3,7 @@ package drivers
 import (
 	"errors"
 	"log/slog"
+	"math"
 	"testing"
 	"time"
 
@@ -20,6 +21,14 @@ type fakeAxes struct {
 }
 
 func (f *fakeAxes) Safe() twoAxes { return twoAxes{} }
+
+// clampAbs brings v within ±limit (0 for NaN).
+func clampAbs(v, limit float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return math.Min(math.Max(v, -limit), limit)
+}
 func (f *fakeAxes) Clamp(c twoAxes) twoAxes {
 	return twoAxes{clampAbs(c.x, 1), clampAbs(c.y, 1)}
 }

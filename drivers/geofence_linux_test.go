@@ -19,7 +19,7 @@ func TestFenceStopsTheSimRover(t *testing.T) {
 	if len(acts) != 1 {
 		t.Fatalf("fence actions of the rover: %v", acts)
 	}
-	if err := commandOf(g.robot.byName["base"].act, owner{}, DriveCommand{Linear: 0.4}, false); err != nil {
+	if err := TestDrive(g.robot, "base", owner{}, 0.4, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	g.apply()

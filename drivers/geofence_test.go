@@ -340,7 +340,7 @@ func FuzzGeofence(f *testing.F) {
 // A device kind gives FenceActions to its actuator's implementation (or its driver, or the
 // device): the robot finds it there.
 type vehicleImpl struct {
-	ActuatorImpl[DriveCommand]
+	ActuatorImpl[twoAxes]
 	calls []string
 }
 
@@ -350,13 +350,13 @@ func (v *vehicleImpl) Land() error       { v.calls = append(v.calls, "land"); re
 
 func TestFenceActionsFound(t *testing.T) {
 	v := &vehicleImpl{}
-	d := &device{name: "uav", kind: "vehicle", act: &actuator{slot: &Actuator[DriveCommand]{i: v}}}
-	r := &Robot{devices: []*device{d, {name: "led", kind: KindLED}}}
+	d := &device{name: "uav", kind: "vehicle", act: &actuator{slot: &Actuator[twoAxes]{i: v}}}
+	r := &Robot{devices: []*device{d, {name: "led", kind: "led"}}}
 	fa := r.FenceActions()
 	if len(fa) != 1 || fa[0].ReturnHome() != nil || len(v.calls) != 1 || v.calls[0] != "home" {
 		t.Fatalf("fence actions %v, calls %v", fa, v.calls)
 	}
-	if fa := (&Robot{devices: []*device{{name: "led", kind: KindLED}}}).FenceActions(); len(fa) != 0 {
+	if fa := (&Robot{devices: []*device{{name: "led", kind: "led"}}}).FenceActions(); len(fa) != 0 {
 		t.Fatalf("a robot that moves nothing: %v", fa)
 	}
 }

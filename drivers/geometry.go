@@ -13,9 +13,3 @@ func WrapAngle(a float64) float64 {
 	}
 	return a
 }
-
-// LED blink rates the envelope allows, Hz.
-const (
-	minBlinkHz = 0.1
-	maxBlinkHz = 50
-)

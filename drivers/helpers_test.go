@@ -24,7 +24,23 @@ var (
 	AddTestFamilies func(*Registry)
 	// TestOdometry reads an odometry family's section, for the mock Pi's rig.
 	TestOdometry func(Spec) (TestOdometrySection, bool)
+	// TestDrive sets a drive's command (linear m/s, angular rad/s) as a leaf would.
+	TestDrive func(r *Robot, device string, o Owner, linear, angular float64, owned bool) error
+	// TestDriveWiring reads a drive's section, for the mock Pi's rig.
+	TestDriveWiring func(Spec) (TestDriveSection, bool)
 )
+
+// TestDriveSection is what the core's tests see of a differential drive's section.
+type TestDriveSection struct {
+	Motors                              [2]TestMotorPins // left, right
+	WheelBase, MaxWheelSpeed, MaxLinear float64
+}
+
+// TestMotorPins wire one motor of a drive.
+type TestMotorPins struct {
+	Speed, Dir, Forward, Backward string
+	Reverse                       bool
+}
 
 // TestOdometrySection is what the core's tests see of an odometry section.
 type TestOdometrySection struct {

@@ -20,7 +20,7 @@ import (
 
 // KindInfo describes a device kind.
 type KindInfo struct {
-	// Name is the kind's name in the configuration ("diff_drive", "gps").
+	// Name is the kind's name in the configuration ("winch").
 	Name string
 	// Doc is one line saying what the kind is, for catalogs.
 	Doc string
@@ -92,7 +92,7 @@ func (r *Registry) Names() []string {
 
 // Spec is a device kind's own section of the configuration.
 type Spec interface {
-	// Kind is the kind's name in the configuration ("diff_drive", "servo", ...).
+	// Kind is the kind's name in the configuration (KindInfo.Name).
 	Kind() string
 	// Defaults fills in the zero fields for a board of the given kind ("" for none).
 	Defaults(board string)

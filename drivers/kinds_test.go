@@ -57,7 +57,7 @@ func TestRegisterAddsEveryKindsLeaves(t *testing.T) {
 			}
 		}
 	}
-	if len(kinds.Leaves(KindDiffDrive)) != 4 || len(kinds.Leaves(KindServo)) != 1 {
-		t.Errorf("diff_drive leaves %v, servo leaves %v", kinds.Leaves(KindDiffDrive), kinds.Leaves(KindServo))
+	if len(kinds.Leaves("diff_drive")) != 4 || len(kinds.Leaves("servo")) != 1 {
+		t.Errorf("diff_drive leaves %v, servo leaves %v", kinds.Leaves("diff_drive"), kinds.Leaves("servo"))
 	}
 }

@@ -41,6 +41,13 @@ func (m *LeafMem) SetReady(ok bool) { m.m.ready = ok }
 // Ready reports what SetReady last recorded.
 func (m *LeafMem) Ready() bool { return m.m.ready }
 
+// SetHolding records whether the leaf has stopped its actuator to wait for a fresh sample
+// (so that it says so once per hold).
+func (m *LeafMem) SetHolding(h bool) { m.m.holding = h }
+
+// Holding reports what SetHolding last recorded.
+func (m *LeafMem) Holding() bool { return m.m.holding }
+
 // Use returns the leaf's actuator on the agent's robot, as the family's command type C; nil
 // when there is none (said once per agent and node).
 func Use[C any](r *ActuatorRef, a *bt.Agent, n *bt.Node, m *LeafMem) *Actuator[C] {

@@ -11,11 +11,10 @@ import (
 	"github.com/botd-project/botd/bt"
 )
 
-// Register adds to reg the leaves of every kind in kinds (MISSIONS.md section 7), whether or
-// not cfg has a device of the kind: the drive's Drive, Stop, Turn and MoveTo, Servo, Led, Relay,
-// Buzzer, DigitalWrite and Pwm, a vehicle's, a drone's. Their parameter limits come from
-// cfg (the drive's max_linear and max_angular, the servos' angles, the PWM outputs' max_duty),
-// so a mission asking more is refused with LIMIT_EXCEEDED when it is validated. Each leaf
+// Register adds to reg the leaves of every kind in kinds (KindInfo.Leaves; MISSIONS.md section
+// 7), whether or not cfg has a device of the kind. A kind's leaves may take their parameter
+// limits from cfg (the limits its devices are configured with), so a mission asking more is
+// refused with LIMIT_EXCEEDED when it is validated. Each leaf
 // resolves its device when the mission is compiled: the device parameter may only name a
 // configured device of the leaf's kind, and may be left out when there is one device of the
 // kind; a mission naming a device the config lacks, or one of another kind, is refused then,
@@ -89,63 +88,6 @@ func (k *LeafKit) Config() *Config { return k.cfg }
 // PoseKey is the key prefix of the robot's pose: "pose" when a pose source writes there (or
 // there is none), else the first source's key.
 func (k *LeafKit) PoseKey() string { return k.poseKey }
-
-// limits are what the drive and output leaves read from the config.
-type limits struct {
-	*LeafKit
-	maxLinear, maxAngular float64 // +Inf without a drive
-	servoMin, servoMax    float64
-	maxDuty               float64
-	imuKey                string // key prefix of the IMU
-}
-
-func newLimits(k *LeafKit) *limits {
-	l := &limits{LeafKit: k, maxLinear: math.Inf(1), maxAngular: math.Inf(1), servoMin: 0, servoMax: 180, maxDuty: 1, imuKey: "imu"}
-	cfg := k.cfg
-	if cfg == nil {
-		return l
-	}
-	for i, d := range cfg.DevicesOfKind(KindDiffDrive) {
-		if s, ok := d.Spec.(*DiffDriveConfig); ok {
-			if i == 0 || s.MaxLinear > l.maxLinear {
-				l.maxLinear = s.MaxLinear
-			}
-			if i == 0 || s.MaxAngular > l.maxAngular {
-				l.maxAngular = s.MaxAngular
-			}
-		}
-	}
-	for _, d := range cfg.DevicesOfKind(KindIMU) {
-		if s, ok := d.Spec.(*IMUConfig); ok {
-			l.imuKey = s.Key
-		}
-	}
-	if servos := cfg.DevicesOfKind(KindServo); len(servos) > 0 {
-		l.servoMin, l.servoMax = 180, 0
-		for _, d := range servos {
-			if s, ok := d.Spec.(*ServoConfig); ok {
-				l.servoMin, l.servoMax = math.Min(l.servoMin, s.MinAngle), math.Max(l.servoMax, s.MaxAngle)
-			}
-		}
-	}
-	if pwms := cfg.DevicesOfKind(KindPWMOut); len(pwms) > 0 {
-		l.maxDuty = 0
-		for _, d := range pwms {
-			if s, ok := d.Spec.(*PWMOutConfig); ok {
-				l.maxDuty = math.Max(l.maxDuty, s.MaxDuty)
-			}
-		}
-	}
-	return l
-}
-
-// bound returns a pointer for Param.Min/Max, nil for an infinite limit.
-func bound(v float64) *float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return bt.Float(v)
-}
 
 func (l *LeafKit) names(kind string) []string {
 	if l.cfg == nil {
@@ -232,4 +174,41 @@ func readNum(a *bt.Agent, n *bt.Node, name string, p bt.Num) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// freshNumber reads a numeric slot written within maxAgeMs of the tick.
+func freshNumber(a *bt.Agent, s bt.Slot, maxAgeMs float64) (float64, bool) {
+	v, ok := a.BB.Number(s)
+	if !ok {
+		return 0, false
+	}
+	ts, _ := a.BB.Stamp(s)
+	return v, float64(a.Now()-ts) <= maxAgeMs*1e6
+}
+
+// leafMem is what every device leaf's per-agent memory starts with.
+type leafMem struct {
+	ready    bool // Open found the actuator and read every parameter (leaves that open)
+	reported bool // why the agent has no actuator for the leaf was said (actuatorRef.use)
+	holding  bool // stopped for a fresh sample (holdStale); said once per hold
+}
+
+// startTick is the common start of a long leaf's tick: the robot and the
+// actuator it drives and its owner token; ok is false (the leaf returns
+// ERROR) when its Open failed (and said why), when the agent has no robot
+// with the actuator (said once), or when a driver write of this leaf
+// failed.
+func startTick(a *bt.Agent, n *bt.Node, ref *actuatorRef, m *leafMem) (r *Robot, act *actuator, o owner, ok bool) {
+	if !m.ready {
+		return nil, nil, owner{}, false
+	}
+	r, act = ref.use(a, n, &m.reported)
+	if act == nil {
+		return nil, nil, owner{}, false
+	}
+	o = owner{a, n.Index}
+	if driverError(a, n, r, act, o) {
+		return nil, nil, owner{}, false
+	}
+	return r, act, o, true
 }

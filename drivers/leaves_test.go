@@ -177,7 +177,7 @@ func TestDriverErrorIsLeafError(t *testing.T) {
 	if err := g.board.Finalize(); err != nil { // the board goes away
 		t.Fatal(err)
 	}
-	_ = commandOf(g.act(t, "base"), owner{ar.agent, 0}, DriveCommand{Linear: 0.1}, true)
+	_ = TestDrive(g.robot, "base", owner{ar.agent, 0}, 0.1, 0, true)
 	if err := g.robot.Apply(); err == nil || !errors.Is(err, sim.ErrNotConnected) {
 		t.Fatalf("Apply: %v", err)
 	}

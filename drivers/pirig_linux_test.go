@@ -27,7 +27,7 @@ type piRig struct {
 	robot    *Robot
 	clock    *clock
 	imu      *mpuModel
-	drive    *DiffDriveConfig
+	drive    *TestDriveSection
 	encoders *TestEncoderWiring // the odometry's wheel encoders
 
 	elapsed       time.Duration
@@ -140,8 +140,6 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 	g := &piRig{t: t, pi: newMockPi(raspiPWMOptions(cfg, "pi")...), clock: newClock()}
 	for _, d := range cfg.Devices {
 		switch s := d.Spec.(type) {
-		case *DiffDriveConfig:
-			g.drive = s
 		case *IMUConfig:
 			g.imu = newMPU()
 			g.pi.bus.set(s.Address, g.imu)
@@ -169,6 +167,9 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 			if o, ok := TestOdometry(s); ok {
 				g.encoders = o.Encoders
 			}
+			if dd, ok := TestDriveWiring(s); ok {
+				g.drive = &dd
+			}
 		}
 	}
 	r, err := Build(cfg, Options{Name: "pi-rover", Sync: true, Logger: quiet, Now: g.clock.Now,
@@ -183,7 +184,7 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 
 // duty is the duty cycle the bridge of a wheel gets, signed by its direction pins.
 func (g *piRig) duty(side int) float64 {
-	m := [2]MotorPins{g.drive.Left, g.drive.Right}[side]
+	m := g.drive.Motors[side]
 	d := g.pi.duty(g.t, m.Speed)
 	var sign float64
 	if m.Dir != "" {
@@ -203,7 +204,7 @@ func (g *piRig) duty(side int) float64 {
 // command sets the drive's command as a leaf would and applies it.
 func (g *piRig) command(linear, angular float64) {
 	g.t.Helper()
-	if err := commandOf(g.robot.byName["base"].act, owner{}, DriveCommand{Linear: linear, Angular: angular}, false); err != nil {
+	if err := TestDrive(g.robot, "base", owner{}, linear, angular, false); err != nil {
 		g.t.Fatal(err)
 	}
 	if err := g.robot.Apply(); err != nil {

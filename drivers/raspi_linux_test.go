@@ -192,8 +192,7 @@ func TestRaspiWiring(t *testing.T) {
 	want("LED", float64(pi.level("7")), 0)
 	want("servo", pi.duty(t, "12"), 0.15)
 
-	act := r.byName["base"].act
-	if err := commandOf(act, owner{}, DriveCommand{Linear: 0.3}, false); err != nil {
+	if err := TestDrive(r, "base", owner{}, 0.3, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Apply(); err != nil {

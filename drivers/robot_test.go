@@ -49,8 +49,8 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("duplicate robot: %v", err)
 	}
 	bad := parse(t, allKinds)
-	bad.Devices[0].Spec.(*DiffDriveConfig).MaxLinear = -1
-	if _, err := Build(bad, Options{World: w, Logger: quiet}); err == nil || !strings.Contains(err.Error(), "devices[0].max_linear: must be > 0") {
+	bad.Adaptors["board"].PWM = "sysfs" // only raspi boards take one
+	if _, err := Build(bad, Options{World: w, Logger: quiet}); err == nil || !strings.Contains(err.Error(), "adaptors.board.pwm: only raspi boards take a pwm mode") {
 		t.Errorf("invalid config: %v", err)
 	}
 	if _, err := Build(nil, Options{}); err == nil {

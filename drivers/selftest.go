@@ -3,8 +3,6 @@ package drivers
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 	"time"
 )
@@ -179,131 +177,58 @@ func fmtValue(v float64, boolean bool) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
-// exercise moves one actuator briefly and says what happened.
-func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (status, msg string) {
-	hold := func(set func() error, dur time.Duration) error {
-		if err := set(); err != nil {
-			return err
-		}
-		if err := r.Apply(); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(dur):
-		}
-		return nil
-	}
-	switch c := d.cfg.Spec.(type) {
-	case *DiffDriveConfig:
-		return r.exerciseDrive(d, c, st, func(cmd DriveCommand, dur time.Duration) error { return hold(latched(d, cmd), dur) })
-	case *ServoConfig:
-		for _, a := range []float64{c.MinAngle, c.MaxAngle, *c.SafeAngle} {
-			if err := hold(latched(d, AngleCommand{Degrees: a}), st.Pulse); err != nil {
-				return TestFailed, err.Error()
-			}
-		}
-		return TestOK, fmt.Sprintf("moved to %v°, %v° and back to %v°", c.MinAngle, c.MaxAngle, *c.SafeAngle)
-	case *OutputConfig:
-		var set func() error
-		on := true
-		if x, ok := d.act.slot.(*Actuator[LEDCommand]); ok {
-			cmd := LEDCommand{Mode: LEDOn}
-			if x.i.Safe().Mode == LEDOn {
-				cmd, on = LEDCommand{Mode: LEDOff}, false
-			}
-			set = latched(d, cmd)
-		} else if x, ok := d.act.slot.(*Actuator[LevelCommand]); ok {
-			cmd := LevelCommand{Level: 1}
-			if x.i.Safe().Level == 1 {
-				cmd, on = LevelCommand{}, false
-			}
-			set = latched(d, cmd)
-		} else {
-			break
-		}
-		if err := hold(set, st.Pulse); err != nil {
-			return TestFailed, err.Error()
-		}
-		return TestOK, fmt.Sprintf("switched %s for %v, then back to its safe level", map[bool]string{true: "on", false: "off"}[on], st.Pulse)
-	case *PWMOutConfig:
-		if err := hold(latched(d, DutyCommand{Duty: c.MaxDuty / 2}), st.Pulse); err != nil {
-			return TestFailed, err.Error()
-		}
-		return TestOK, fmt.Sprintf("duty %.2f for %v, then back to %v", c.MaxDuty/2, st.Pulse, c.Safe)
-	}
-	return TestSkipped, "no exercise for this kind"
+// Exerciser is an actuator implementation the self-test can move (SelfTestOptions.Move):
+// Exercise moves it briefly through x and says what happened (status TestOK, TestFailed or
+// TestSkipped). The self-test writes the safe states after each.
+type Exerciser interface {
+	Exercise(x *Exercise) (status, msg string)
 }
 
-// latched returns what sets the device's command c, latched (owned by no action).
-func latched[C any](d *device, c C) func() error {
-	return func() error { return commandOf(d.act, owner{}, c, false) }
+// Exercise is what an Exerciser moves its actuator with.
+type Exercise struct {
+	ctx  context.Context
+	r    *Robot
+	d    *device
+	opts SelfTestOptions
 }
 
-// sideNames name the wheels by index.
-var sideNames = [2]string{"left", "right"}
+// Options are the self-test's options (defaults filled in).
+func (x *Exercise) Options() SelfTestOptions { return x.opts }
 
-func countProblems(pulse string, want [2]float64, delta [2]int64, quad [2]bool) []string {
-	var out []string
-	for i, n := range delta {
-		switch {
-		case n == 0:
-			out = append(out, fmt.Sprintf("the %s encoder counted nothing %s (its wiring or power, or the wheel did not turn)", sideNames[i], pulse))
-		case quad[i] && math.Copysign(1, float64(n)) != want[i]:
-			out = append(out, fmt.Sprintf("the %s encoder counted %+d %s: swap its a and b pins (or set reverse: true), unless the motor itself is wired backward", sideNames[i], n, pulse))
+// Hold sets the actuator's command with set (latched, as a leaf would), applies it and waits
+// dur, or until the self-test's context ends.
+func (x *Exercise) Hold(set func() error, dur time.Duration) error {
+	if err := set(); err != nil {
+		return err
+	}
+	if err := x.r.Apply(); err != nil {
+		return err
+	}
+	select {
+	case <-x.ctx.Done():
+		return x.ctx.Err()
+	case <-time.After(dur):
+	}
+	return nil
+}
+
+// WheelCounter is the started device counting the wheels of the exercised device (a drive),
+// nil when there is none.
+func (x *Exercise) WheelCounter() WheelCounter {
+	var out WheelCounter
+	for _, o := range x.r.devices {
+		if wc, ok := abilityOf[WheelCounter](o); ok && wc.CountedDrive() == x.d.name && o.sens != nil && !o.sens.left {
+			out = wc
 		}
 	}
 	return out
 }
 
-// exerciseDrive pulses the base forward, backward and turning left, and checks every wheel
-// encoder counted each pulse in the right direction.
-func (r *Robot) exerciseDrive(d *device, c *DiffDriveConfig, st SelfTestOptions, hold func(DriveCommand, time.Duration) error) (status, msg string) {
-	var odo WheelCounter
-	for _, o := range r.devices {
-		if wc, ok := abilityOf[WheelCounter](o); ok && wc.CountedDrive() == d.name && o.sens != nil && !o.sens.left {
-			odo = wc
-		}
+// exercise moves one actuator briefly and says what happened.
+func (r *Robot) exercise(ctx context.Context, d *device, st SelfTestOptions) (status, msg string) {
+	e, ok := abilityOf[Exerciser](d)
+	if !ok {
+		return TestSkipped, "no exercise for this kind"
 	}
-	pulses := []struct {
-		name string
-		c    DriveCommand
-		want [2]float64 // the sign each wheel should count
-	}{
-		{"forward", DriveCommand{Linear: st.Speed * c.MaxLinear}, [2]float64{1, 1}},
-		{"backward", DriveCommand{Linear: -st.Speed * c.MaxLinear}, [2]float64{-1, -1}},
-		// turning with the wheels as fast as going forward
-		{"left", DriveCommand{Angular: math.Min(st.Speed*c.MaxLinear*2/c.WheelBase, c.MaxAngular)}, [2]float64{-1, 1}},
-	}
-	var notes, problems []string
-	for _, p := range pulses {
-		var before [2]int64
-		if odo != nil {
-			before = odo.Counts()
-		}
-		if err := hold(p.c, st.Pulse); err != nil {
-			return TestFailed, fmt.Sprintf("pulse %s: %v", p.name, err)
-		}
-		if err := hold(DriveCommand{}, 200*time.Millisecond); err != nil { // stop, let the wheels settle
-			return TestFailed, fmt.Sprintf("stop: %v", err)
-		}
-		note := fmt.Sprintf("%s %v", p.name, st.Pulse)
-		if odo != nil {
-			after := odo.Counts()
-			delta := [2]int64{after[0] - before[0], after[1] - before[1]}
-			problems = append(problems, countProblems(p.name, p.want, delta, odo.Quadrature())...)
-			note += fmt.Sprintf(" (left %+d, right %+d counts)", delta[0], delta[1])
-		}
-		notes = append(notes, note)
-	}
-	msg = "pulsed " + strings.Join(notes, "; ")
-	if odo == nil {
-		msg += "; no encoders to check: watch the wheels"
-	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return TestFailed, strings.Join(problems, "; ") + "; " + msg
-	}
-	return TestOK, msg
+	return e.Exercise(&Exercise{ctx: ctx, r: r, d: d, opts: st})
 }

@@ -19,9 +19,8 @@ func TestOdometryOnTheSim(t *testing.T) {
 	cfg := loadSimConfig(t)
 	cfg.Adaptors["board"].Noise = &sim.NoiseConfig{Encoder: 0.02, SlipLeft: 0.01, SlipRight: 0.04, GyroBias: 0.005, Seed: 2}
 	g := newRig(t, cfg)
-	act := g.robot.byName["base"].act
 	drive := func(lin, ang float64, d time.Duration) {
-		if err := commandOf(act, owner{}, DriveCommand{Linear: lin, Angular: ang}, false); err != nil {
+		if err := TestDrive(g.robot, "base", owner{}, lin, ang, false); err != nil {
 			t.Fatal(err)
 		}
 		g.apply()

@@ -5,24 +5,6 @@ import "github.com/botd-project/botd/drivers/sim"
 // The simulated robot's parts and the boards' limits, per kind (SimPart, BoardLimited).
 
 // WireSim implements SimPart.
-func (s *DiffDriveConfig) WireSim(rc *sim.RobotConfig) {
-	p := &rc.Pins
-	rc.WheelBase, rc.MaxWheelSpeed = s.WheelBase, s.MaxWheelSpeed
-	p.LeftSpeed, p.LeftDir, p.LeftForward, p.LeftBackward = s.Left.Speed, s.Left.Dir, s.Left.Forward, s.Left.Backward
-	p.RightSpeed, p.RightDir, p.RightForward, p.RightBackward = s.Right.Speed, s.Right.Dir, s.Right.Forward, s.Right.Backward
-}
-
-// CheckSim implements SimPart.
-func (s *DiffDriveConfig) CheckSim(v *Validator, path string, seen map[string]string) {
-	if !SimOnce(v, seen, KindDiffDrive, path, ".kind", KindDiffDrive) {
-		return
-	}
-	if s.Left.Reverse || s.Right.Reverse {
-		v.Errorf(path+".left", "the simulated motors are not mirrored: reverse is for real wiring")
-	}
-}
-
-// WireSim implements SimPart.
 func (s *RangeConfig) WireSim(rc *sim.RobotConfig) {
 	rc.Pins.SonarTrigger, rc.Pins.SonarEcho = s.Trig, s.Echo
 	rc.Sonar.MaxRange = s.MaxRange

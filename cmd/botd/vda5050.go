@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/gpio"
 	"github.com/botd-project/botd/telemetry/transport"
 	"github.com/botd-project/botd/telemetry/vda5050"
 )
@@ -46,7 +47,7 @@ func (s *system) buildVDA5050(stateDir string) error {
 	}
 	fi := vda5050.FactsheetInfo{SeriesName: "botd " + version, SeriesDescription: "a botd robot (" + cfg.Robot + ")"}
 	for _, d := range s.hw.Devices {
-		if dd, ok := d.Spec.(*drivers.DiffDriveConfig); ok {
+		if dd, ok := d.Spec.(*gpio.DiffDriveConfig); ok {
 			fi.SpeedMax = max(fi.SpeedMax, dd.MaxLinear)
 			fi.Width = max(fi.Width, dd.WheelBase)
 		}

@@ -8,12 +8,26 @@ import (
 	"github.com/botd-project/botd/drivers/drivertest"
 )
 
-// kinds are the kinds an odometry's tests configure: the drivers core's and odometry.
+// kinds are the kinds an odometry's tests configure: the drivers core's, odometry and a
+// stand-in drive (wheels), so that the tests need no other family.
 func kinds() *drivers.Registry {
 	r := drivers.Builtin()
 	Register(r)
+	r.Add(drivers.KindInfo{Name: "wheels", Actuator: true, New: func() drivers.Spec { return &wheels{} }})
 	return r
 }
+
+// wheels is a drive as odometry sees its section: a drivers.Track.
+type wheels struct {
+	WheelBase float64 `yaml:"wheel_base"`
+}
+
+func (*wheels) Kind() string                        { return "wheels" }
+func (*wheels) Defaults(string)                     {}
+func (*wheels) Validate(*drivers.Validator, string) {}
+func (*wheels) Pins() []drivers.Pin                 { return nil }
+func (*wheels) Keys(string) []drivers.Key           { return nil }
+func (w *wheels) Track() float64                    { return w.WheelBase }
 
 func parse(t testing.TB, y string) *drivers.Config { return drivertest.Parse(t, kinds(), y) }
 
@@ -22,8 +36,7 @@ func TestOdometryConfig(t *testing.T) {
 	const base = `
 adaptors: {pi: {kind: raspi}}
 devices:
-  - {name: base, kind: diff_drive, left: {speed: "32", dir: "29"}, right: {speed: "33", dir: "31"},
-     wheel_base: 0.16, max_wheel_speed: 0.6, max_linear: 0.4, max_angular: 2}
+  - {name: base, kind: wheels, wheel_base: 0.16}
 `
 	cfg := parse(t, base+"  - {name: odom, kind: odometry, encoders: {left: {a: \"13\", b: \"15\"}, right: {a: \"38\"}, ticks_per_rev: 20}, wheel_radius: 0.03}\n")
 	o := cfg.Devices[1].Spec.(*Config)
@@ -37,7 +50,7 @@ devices:
 		{`{name: o, kind: odometry, encoders: {left: {a: "2"}, right: {a: "15"}, ticks_per_rev: 20}, wheel_radius: 0.03}`, `devices[1].encoders.left.a: "2" is not a GPIO pin`},
 		{`{name: o, kind: odometry, wheel_radius: 0.03}`, "devices[1].wheel_radius: only used with encoders"},
 		{`{name: o, kind: odometry, drive: nope}`, `devices[1].drive: no device "nope"`},
-		{`{name: o, kind: odometry, imu: base}`, `devices[1].imu: "base" is of kind diff_drive, not imu`},
+		{`{name: o, kind: odometry, imu: base}`, `devices[1].imu: "base" is of kind wheels, not imu`},
 		{`{name: o, kind: odometry, gyro_weight: 1.5}`, "devices[1].gyro_weight: must be within [0, 1]"},
 	} {
 		_, err := kinds().ParseConfig([]byte(base + "  - " + tc.dev + "\n"))

@@ -4,6 +4,7 @@ package standard
 
 import (
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/gpio"
 	"github.com/botd-project/botd/drivers/gps"
 	"github.com/botd-project/botd/drivers/mavlink"
 	"github.com/botd-project/botd/drivers/mqttpose"
@@ -15,6 +16,7 @@ import (
 func Kinds() *drivers.Registry {
 	r := drivers.NewRegistry()
 	drivers.AddBuiltin(r) // the kinds still kept in the drivers package
+	gpio.Register(r)
 	gps.Register(r)
 	mavlink.Register(r)
 	mqttpose.Register(r)

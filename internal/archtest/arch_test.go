@@ -145,8 +145,9 @@ func allowedList(r rule) string {
 
 // familyWords is the word that marks a family in the core's source where its package name is
 // a word the core uses of other things: "GPS" is also a MAVLink vehicle's fix and a pose
-// source in the docs, while NMEA is the gps family's alone.
-var familyWords = map[string]string{"drivers/gps": "nmea"}
+// source in the docs, while NMEA is the gps family's alone; "gpio" is also Gobot's package of
+// pin drivers, which the boards use, while diff_drive is the gpio family's kind alone.
+var familyWords = map[string]string{"drivers/gps": "nmea", "drivers/gpio": "diff_drive"}
 
 // TestDeviceFamilies: the device families are the packages drivers/standard
 // lists; the drivers core imports none of them (not even through another

@@ -1,10 +1,11 @@
-package drivers
+package gpio
 
 import (
 	"fmt"
 	"math"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
 )
 
 // Controller gains of Turn and MoveTo.
@@ -21,24 +22,24 @@ const (
 func driveType(l *limits) bt.NodeType {
 	return bt.NodeType{
 		Name: "Drive", Kind: bt.Leaf, Category: "action",
-		Doc: leafDoc("Drives the base at `linear` m/s and `angular` rad/s: RUNNING until `ms` has passed, then SUCCESS " +
+		Doc: drivers.LeafDoc("Drives the base at `linear` m/s and `angular` rad/s: RUNNING until `ms` has passed, then SUCCESS " +
 			"(without `ms`, RUNNING until halted). It owns the drive while it runs: halting it stops the base unless " +
 			"another action has taken the drive over."),
 		Params: []bt.Param{
 			{Name: "linear", Type: bt.TNumber, Default: 0.0, Min: bound(-l.maxLinear), Max: bound(l.maxLinear), Unit: "m/s", Doc: "forward speed (negative: backward)"},
 			{Name: "angular", Type: bt.TNumber, Default: 0.0, Min: bound(-l.maxAngular), Max: bound(l.maxAngular), Unit: "rad/s", Doc: "turn rate, counter-clockwise positive"},
 			{Name: "ms", Type: bt.TNumber, Min: bt.Float(0), Unit: "ms", Doc: "how long to drive (optional)"},
-			l.deviceParam(KindDiffDrive),
+			l.DeviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &drive{act: l.device(b, KindDiffDrive), linear: b.Number("linear"), angular: b.Number("angular"),
+			return &drive{act: l.Device(b, KindDiffDrive), linear: b.Number("linear"), angular: b.Number("angular"),
 				ms: b.Number("ms"), timed: b.Has("ms"), mem: bt.Reserve[driveMem](b)}
 		},
 	}
 }
 
 type drive struct {
-	act                 actuatorRef
+	act                 drivers.ActuatorRef
 	linear, angular, ms bt.Num
 	timed               bool
 	mem                 bt.Mem[driveMem]
@@ -51,19 +52,19 @@ var (
 
 // driveMem is a Drive's per-agent memory, set when it opens.
 type driveMem struct {
-	leafMem
+	drivers.LeafMem
 	start, dur      int64 // clock ns
 	linear, angular float64
 }
 
 func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 	m := d.mem.Of(a, n)
-	m.ready = false
-	if _, act := d.act.use(a, n, &m.reported); act == nil {
+	m.SetReady(false)
+	if drivers.Use[DriveCommand](&d.act, a, n, &m.LeafMem) == nil {
 		return
 	}
-	lin, ok1 := readNum(a, n, "linear", d.linear)
-	ang, ok2 := readNum(a, n, "angular", d.angular)
+	lin, ok1 := drivers.ReadNum(a, n, "linear", d.linear)
+	ang, ok2 := drivers.ReadNum(a, n, "angular", d.angular)
 	var dur int64
 	ok3 := true
 	if d.timed {
@@ -73,49 +74,49 @@ func (d *drive) Open(a *bt.Agent, n *bt.Node) {
 		return
 	}
 	m.start, m.dur, m.linear, m.angular = a.Now(), dur, lin, ang
-	m.ready = true
+	m.SetReady(true)
 }
 
 func (d *drive) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := d.mem.Of(a, n)
-	_, act, o, ok := startTick(a, n, &d.act, &m.leafMem)
+	x, o, ok := drivers.StartTick[DriveCommand](&d.act, a, n, &m.LeafMem)
 	if !ok {
 		return bt.Error
 	}
 	if d.timed && a.Now()-m.start >= m.dur {
 		return bt.Success // Close stops the base
 	}
-	err := commandOf(act, o, DriveCommand{Linear: m.linear, Angular: m.angular}, true)
-	return commandStatus(a, n, err, bt.Running)
+	err := x.Command(o, DriveCommand{Linear: m.linear, Angular: m.angular}, true)
+	return drivers.CommandStatus(a, n, err, bt.Running)
 }
 
 // Close stops the base if the Drive still owns it (a halt too: no Halt method).
-func (d *drive) Close(a *bt.Agent, n *bt.Node) { d.act.release(a, owner{a, n.Index}) }
+func (d *drive) Close(a *bt.Agent, n *bt.Node) { d.act.Release(a, drivers.OwnerOf(a, n)) }
 
 func stopType(l *limits) bt.NodeType {
 	return bt.NodeType{
 		Name: "Stop", Kind: bt.Leaf, Category: "action",
 		Doc: "Stops the base and returns SUCCESS (also during an e-stop, when the base is stopped anyway). " +
 			"An action that was driving loses the drive.",
-		Params: []bt.Param{l.deviceParam(KindDiffDrive)},
+		Params: []bt.Param{l.DeviceParam(KindDiffDrive)},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &stop{act: l.device(b, KindDiffDrive), mem: bt.Reserve[leafMem](b)}
+			return &stop{act: l.Device(b, KindDiffDrive), mem: bt.Reserve[drivers.LeafMem](b)}
 		},
 	}
 }
 
 type stop struct {
-	act actuatorRef
-	mem bt.Mem[leafMem]
+	act drivers.ActuatorRef
+	mem bt.Mem[drivers.LeafMem]
 }
 
 func (s *stop) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	_, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
-	if act == nil {
+	x := drivers.Use[DriveCommand](&s.act, a, n, s.mem.Of(a, n))
+	if x == nil {
 		return bt.Error
 	}
-	if err := commandOf(act, owner{}, DriveCommand{}, false); err != nil && err != ErrEStopped {
-		return commandStatus(a, n, err, bt.Success)
+	if err := x.Command(drivers.Owner{}, DriveCommand{}, false); err != nil && err != drivers.ErrEStopped {
+		return drivers.CommandStatus(a, n, err, bt.Success)
 	}
 	return bt.Success
 }
@@ -123,29 +124,29 @@ func (s *stop) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 func turnType(l *limits) bt.NodeType {
 	return bt.NodeType{
 		Name: "Turn", Kind: bt.Leaf, Category: "action",
-		Doc: leafDoc(fmt.Sprintf("Turns in place by `angle_deg` (counter-clockwise positive) from the heading it opened with, "+
-			"reading the heading from %s.heading, or %s.yaw when there is no fresh pose: RUNNING until within `tolerance_deg`, "+
+		Doc: drivers.LeafDoc(fmt.Sprintf("Turns in place by `angle_deg` (counter-clockwise positive) from the heading it opened with, "+
+			"reading the heading from %s.heading, or %s when there is no fresh pose: RUNNING until within `tolerance_deg`, "+
 			"then SUCCESS. A heading that goes stale while turning stops the base and waits up to `stale_grace_ms` for a fresh one; "+
-			"a missing heading, or one still stale after that, is ERROR.", l.poseKey, l.imuKey)),
+			"a missing heading, or one still stale after that, is ERROR.", l.PoseKey(), l.imuYaw)),
 		Params: []bt.Param{
 			{Name: "angle_deg", Type: bt.TNumber, Required: true, Min: bt.Float(-180), Max: bt.Float(180), Unit: "deg", Doc: "how far to turn"},
 			{Name: "speed", Type: bt.TNumber, Default: math.Min(1, l.maxAngular), Min: bt.Float(0.05), Max: bound(l.maxAngular), Unit: "rad/s", Doc: "top turn rate"},
 			{Name: "tolerance_deg", Type: bt.TNumber, Default: 1.0, Min: bt.Float(0.1), Max: bt.Float(45), Unit: "deg", Doc: "done when this close"},
 			{Name: "max_age_ms", Type: bt.TNumber, Default: 500.0, Min: bt.Float(1), Unit: "ms", Doc: "an older heading is stale"},
 			graceParam,
-			l.deviceParam(KindDiffDrive),
+			l.DeviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &turn{act: l.device(b, KindDiffDrive), angle: b.Number("angle_deg"), speed: b.Number("speed"),
+			return &turn{act: l.Device(b, KindDiffDrive), angle: b.Number("angle_deg"), speed: b.Number("speed"),
 				tol: b.Number("tolerance_deg"), maxAge: b.Number("max_age_ms"), grace: b.Number("stale_grace_ms"),
-				heading: [2]bt.Slot{b.Key(l.poseKey + ".heading"), b.Key(l.imuKey + ".yaw")},
+				heading: [2]bt.Slot{b.Key(l.PoseKey() + ".heading"), b.Key(l.imuYaw)},
 				mem:     bt.Reserve[turnMem](b)}
 		},
 	}
 }
 
 type turn struct {
-	act                              actuatorRef
+	act                              drivers.ActuatorRef
 	angle, speed, tol, maxAge, grace bt.Num
 	heading                          [2]bt.Slot // the pose's heading, the IMU's yaw
 	mem                              bt.Mem[turnMem]
@@ -158,7 +159,7 @@ var (
 
 // turnMem is a Turn's per-agent memory, set when it opens.
 type turnMem struct {
-	leafMem
+	drivers.LeafMem
 	source int     // the heading it reads: index in turn.heading
 	target float64 // heading, rad
 	rate   float64 // top turn rate, rad/s
@@ -167,20 +168,21 @@ type turnMem struct {
 
 func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 	m := t.mem.Of(a, n)
-	m.ready, m.holding = false, false
-	if _, act := t.act.use(a, n, &m.reported); act == nil {
+	m.SetReady(false)
+	m.SetHolding(false)
+	if drivers.Use[DriveCommand](&t.act, a, n, &m.LeafMem) == nil {
 		return
 	}
-	angle, ok1 := readNum(a, n, "angle_deg", t.angle)
-	speed, ok2 := readNum(a, n, "speed", t.speed)
-	tol, ok3 := readNum(a, n, "tolerance_deg", t.tol)
-	maxAge, ok4 := readNum(a, n, "max_age_ms", t.maxAge)
+	angle, ok1 := drivers.ReadNum(a, n, "angle_deg", t.angle)
+	speed, ok2 := drivers.ReadNum(a, n, "speed", t.speed)
+	tol, ok3 := drivers.ReadNum(a, n, "tolerance_deg", t.tol)
+	maxAge, ok4 := drivers.ReadNum(a, n, "max_age_ms", t.maxAge)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return
 	}
 	src, h, ok := -1, 0.0, false
 	for i, s := range t.heading {
-		if h, ok = freshNumber(a, s, maxAge); ok {
+		if h, ok = drivers.FreshNumber(a, s, maxAge); ok {
 			src = i
 			break
 		}
@@ -190,47 +192,37 @@ func (t *turn) Open(a *bt.Agent, n *bt.Node) {
 			a.BB.Key(t.heading[0]).Name, a.BB.Key(t.heading[1]).Name, maxAge))
 		return
 	}
-	m.target, m.source, m.rate, m.tol = WrapAngle(h+angle*math.Pi/180), src, math.Max(speed, minTurnRate), tol*math.Pi/180
-	m.ready = true
+	m.target, m.source, m.rate, m.tol = drivers.WrapAngle(h+angle*math.Pi/180), src, math.Max(speed, minTurnRate), tol*math.Pi/180
+	m.SetReady(true)
 }
 
 func (t *turn) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := t.mem.Of(a, n)
-	_, act, o, ok := startTick(a, n, &t.act, &m.leafMem)
+	x, o, ok := drivers.StartTick[DriveCommand](&t.act, a, n, &m.LeafMem)
 	if !ok {
 		return bt.Error
 	}
-	maxAge, ok := readNum(a, n, "max_age_ms", t.maxAge)
+	maxAge, ok := drivers.ReadNum(a, n, "max_age_ms", t.maxAge)
 	if !ok {
 		return bt.Error
 	}
 	s := t.heading[m.source]
-	h, ok := freshNumber(a, s, maxAge)
+	h, ok := drivers.FreshNumber(a, s, maxAge)
 	if !ok {
-		return holdStale(a, n, act, o, &m.leafMem, "Turn", s, maxAge, t.grace)
+		return holdStale(a, n, x, o, &m.LeafMem, "Turn", s, maxAge, t.grace)
 	}
-	m.holding = false
-	e := WrapAngle(m.target - h)
+	m.SetHolding(false)
+	e := drivers.WrapAngle(m.target - h)
 	if math.Abs(e) <= m.tol {
 		return bt.Success // Close stops the base
 	}
 	w := math.Copysign(math.Min(math.Max(headingGain*math.Abs(e), minTurnRate), m.rate), e)
-	err := commandOf(act, o, DriveCommand{Angular: w}, true)
-	return commandStatus(a, n, err, bt.Running)
+	err := x.Command(o, DriveCommand{Angular: w}, true)
+	return drivers.CommandStatus(a, n, err, bt.Running)
 }
 
 // Close stops the base if the Turn still owns it (a halt too).
-func (t *turn) Close(a *bt.Agent, n *bt.Node) { t.act.release(a, owner{a, n.Index}) }
-
-// freshNumber reads a numeric slot written within maxAgeMs of the tick.
-func freshNumber(a *bt.Agent, s bt.Slot, maxAgeMs float64) (float64, bool) {
-	v, ok := a.BB.Number(s)
-	if !ok {
-		return 0, false
-	}
-	ts, _ := a.BB.Stamp(s)
-	return v, float64(a.Now()-ts) <= maxAgeMs*1e6
-}
+func (t *turn) Close(a *bt.Agent, n *bt.Node) { t.act.Release(a, drivers.OwnerOf(a, n)) }
 
 // graceParam is how long a motion leaf holds, stopped, for a fresh sample
 // before a stale one fails it.
@@ -242,13 +234,13 @@ var graceParam = bt.Param{Name: "stale_grace_ms", Type: bt.TNumber, Default: 100
 // base stops and the leaf stays RUNNING while the sample is at most
 // max_age_ms + stale_grace_ms old; past that, or with no sample at all,
 // it fails with ERROR naming the sensor and its age.
-func holdStale(a *bt.Agent, n *bt.Node, act *actuator, o owner, m *leafMem, leaf string, s bt.Slot, maxAgeMs float64, graceNum bt.Num) bt.Status {
+func holdStale(a *bt.Agent, n *bt.Node, x *drivers.Actuator[DriveCommand], o drivers.Owner, m *drivers.LeafMem, leaf string, s bt.Slot, maxAgeMs float64, graceNum bt.Num) bt.Status {
 	name := a.BB.Key(s).Name
 	if _, ok := a.BB.Number(s); !ok {
 		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s is missing (is a pose or IMU sensor configured?)", leaf, name))
 		return bt.Error
 	}
-	grace, ok := readNum(a, n, "stale_grace_ms", graceNum)
+	grace, ok := drivers.ReadNum(a, n, "stale_grace_ms", graceNum)
 	if !ok {
 		return bt.Error
 	}
@@ -258,20 +250,20 @@ func holdStale(a *bt.Agent, n *bt.Node, act *actuator, o owner, m *leafMem, leaf
 		a.Emit(n.Index, "error", fmt.Sprintf("%s: %s is stale (%.0f ms old; max_age_ms %v, and no fresh sample within stale_grace_ms %v)", leaf, name, ageMs, maxAgeMs, grace))
 		return bt.Error
 	}
-	if !m.holding {
-		m.holding = true
+	if !m.Holding() {
+		m.SetHolding(true)
 		a.Emit(n.Index, "warning", fmt.Sprintf("%s: %s is %.0f ms old (max_age_ms %v): stopped, waiting up to %v ms for a fresh sample", leaf, name, ageMs, maxAgeMs, grace))
 	}
-	err := commandOf(act, o, DriveCommand{}, true)
-	return commandStatus(a, n, err, bt.Running)
+	err := x.Command(o, DriveCommand{}, true)
+	return drivers.CommandStatus(a, n, err, bt.Running)
 }
 
 func moveToType(l *limits) bt.NodeType {
 	return bt.NodeType{
 		Name: "MoveTo", Kind: bt.Leaf, Category: "action",
-		Doc: leafDoc(fmt.Sprintf("Drives to (`x`, `y`) reading the pose from %[1]s.x, %[1]s.y and %[1]s.heading: turns in place toward the goal, "+
+		Doc: drivers.LeafDoc(fmt.Sprintf("Drives to (`x`, `y`) reading the pose from %[1]s.x, %[1]s.y and %[1]s.heading: turns in place toward the goal, "+
 			"then drives with a proportional heading correction; SUCCESS within `tolerance` metres. A pose older than `max_age_ms` stops the base and waits up to `stale_grace_ms` for a fresh one; "+
-			"a missing pose, or one still stale after that, is ERROR naming the key and its age.", l.poseKey)),
+			"a missing pose, or one still stale after that, is ERROR naming the key and its age.", l.PoseKey())),
 		Params: []bt.Param{
 			{Name: "x", Type: bt.TNumber, Required: true, Unit: "m", Doc: "goal x"},
 			{Name: "y", Type: bt.TNumber, Required: true, Unit: "m", Doc: "goal y"},
@@ -279,19 +271,19 @@ func moveToType(l *limits) bt.NodeType {
 			{Name: "speed", Type: bt.TNumber, Default: math.Min(0.3, l.maxLinear), Min: bt.Float(0.01), Max: bound(l.maxLinear), Unit: "m/s", Doc: "top speed"},
 			{Name: "max_age_ms", Type: bt.TNumber, Default: 500.0, Min: bt.Float(1), Unit: "ms", Doc: "an older pose is stale"},
 			graceParam,
-			l.deviceParam(KindDiffDrive),
+			l.DeviceParam(KindDiffDrive),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &moveTo{act: l.device(b, KindDiffDrive), x: b.Number("x"), y: b.Number("y"), tol: b.Number("tolerance"),
+			return &moveTo{act: l.Device(b, KindDiffDrive), x: b.Number("x"), y: b.Number("y"), tol: b.Number("tolerance"),
 				speed: b.Number("speed"), maxAge: b.Number("max_age_ms"), grace: b.Number("stale_grace_ms"),
-				pose:       [3]bt.Slot{b.Key(l.poseKey + ".x"), b.Key(l.poseKey + ".y"), b.Key(l.poseKey + ".heading")},
+				pose:       [3]bt.Slot{b.Key(l.PoseKey() + ".x"), b.Key(l.PoseKey() + ".y"), b.Key(l.PoseKey() + ".heading")},
 				maxAngular: l.maxAngular, mem: bt.Reserve[moveToMem](b)}
 		},
 	}
 }
 
 type moveTo struct {
-	act                             actuatorRef
+	act                             drivers.ActuatorRef
 	x, y, tol, speed, maxAge, grace bt.Num
 	pose                            [3]bt.Slot
 	maxAngular                      float64
@@ -305,7 +297,7 @@ var (
 
 // moveToMem is a MoveTo's per-agent memory, set when it opens.
 type moveToMem struct {
-	leafMem
+	drivers.LeafMem
 	x, y       float64 // the goal, m
 	speed, tol float64 // m/s, m
 	driving    bool    // driving toward the goal rather than turning in place
@@ -313,44 +305,45 @@ type moveToMem struct {
 
 func (mv *moveTo) Open(a *bt.Agent, n *bt.Node) {
 	m := mv.mem.Of(a, n)
-	m.ready, m.holding = false, false
-	if _, act := mv.act.use(a, n, &m.reported); act == nil {
+	m.SetReady(false)
+	m.SetHolding(false)
+	if drivers.Use[DriveCommand](&mv.act, a, n, &m.LeafMem) == nil {
 		return
 	}
-	x, ok1 := readNum(a, n, "x", mv.x)
-	y, ok2 := readNum(a, n, "y", mv.y)
-	speed, ok3 := readNum(a, n, "speed", mv.speed)
-	tol, ok4 := readNum(a, n, "tolerance", mv.tol)
+	x, ok1 := drivers.ReadNum(a, n, "x", mv.x)
+	y, ok2 := drivers.ReadNum(a, n, "y", mv.y)
+	speed, ok3 := drivers.ReadNum(a, n, "speed", mv.speed)
+	tol, ok4 := drivers.ReadNum(a, n, "tolerance", mv.tol)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return
 	}
 	m.x, m.y, m.speed, m.tol, m.driving = x, y, speed, tol, false
-	m.ready = true
+	m.SetReady(true)
 }
 
 func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := mv.mem.Of(a, n)
-	_, act, o, ok := startTick(a, n, &mv.act, &m.leafMem)
+	x, o, ok := drivers.StartTick[DriveCommand](&mv.act, a, n, &m.LeafMem)
 	if !ok {
 		return bt.Error
 	}
-	maxAge, ok := readNum(a, n, "max_age_ms", mv.maxAge)
+	maxAge, ok := drivers.ReadNum(a, n, "max_age_ms", mv.maxAge)
 	if !ok {
 		return bt.Error
 	}
 	var p [3]float64
 	for i, s := range mv.pose {
-		if p[i], ok = freshNumber(a, s, maxAge); !ok {
-			return holdStale(a, n, act, o, &m.leafMem, "MoveTo", s, maxAge, mv.grace)
+		if p[i], ok = drivers.FreshNumber(a, s, maxAge); !ok {
+			return holdStale(a, n, x, o, &m.LeafMem, "MoveTo", s, maxAge, mv.grace)
 		}
 	}
-	m.holding = false
+	m.SetHolding(false)
 	dx, dy := m.x-p[0], m.y-p[1]
 	dist := math.Hypot(dx, dy)
 	if dist <= m.tol {
 		return bt.Success // Close stops the base
 	}
-	e := WrapAngle(math.Atan2(dy, dx) - p[2])
+	e := drivers.WrapAngle(math.Atan2(dy, dx) - p[2])
 	switch {
 	case !m.driving && math.Abs(e) < startDriving:
 		m.driving = true
@@ -364,36 +357,9 @@ func (mv *moveTo) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		c.Linear = math.Max(math.Min(m.speed, driveGain*dist), minDriveSpeed) * math.Max(0, math.Cos(e))
 		c.Angular = math.Max(-turnCap, math.Min(turnCap, headingGain*e))
 	}
-	err := commandOf(act, o, c, true)
-	return commandStatus(a, n, err, bt.Running)
+	err := x.Command(o, c, true)
+	return drivers.CommandStatus(a, n, err, bt.Running)
 }
 
 // Close stops the base if the MoveTo still owns it (a halt too).
-func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { mv.act.release(a, owner{a, n.Index}) }
-
-// leafMem is what every device leaf's per-agent memory starts with.
-type leafMem struct {
-	ready    bool // Open found the actuator and read every parameter (leaves that open)
-	reported bool // why the agent has no actuator for the leaf was said (actuatorRef.use)
-	holding  bool // stopped for a fresh sample (holdStale); said once per hold
-}
-
-// startTick is the common start of a long leaf's tick: the robot and the
-// actuator it drives and its owner token; ok is false (the leaf returns
-// ERROR) when its Open failed (and said why), when the agent has no robot
-// with the actuator (said once), or when a driver write of this leaf
-// failed.
-func startTick(a *bt.Agent, n *bt.Node, ref *actuatorRef, m *leafMem) (r *Robot, act *actuator, o owner, ok bool) {
-	if !m.ready {
-		return nil, nil, owner{}, false
-	}
-	r, act = ref.use(a, n, &m.reported)
-	if act == nil {
-		return nil, nil, owner{}, false
-	}
-	o = owner{a, n.Index}
-	if driverError(a, n, r, act, o) {
-		return nil, nil, owner{}, false
-	}
-	return r, act, o, true
-}
+func (mv *moveTo) Close(a *bt.Agent, n *bt.Node) { mv.act.Release(a, drivers.OwnerOf(a, n)) }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package drivers
+package gpio
 
 import (
 	"errors"
@@ -11,19 +11,20 @@ import (
 
 	"gobot.io/x/gobot/v2"
 	"gobot.io/x/gobot/v2/drivers/gpio"
+
+	"github.com/botd-project/botd/drivers"
 )
 
 // This file builds the actuator kinds on Gobot's gpio drivers and says how each writes a
 // command. Every write method writes only what differs from its last successful write unless
 // forced, and forgets what it wrote when a write fails, so the next Apply retries.
 
-func buildDiffDrive(b *Builder, c *DiffDriveConfig) error {
-	d := b.d
-	dw, err := need[gpio.DigitalWriter](d.board, "do digital writes (gpio.DigitalWriter) for the motors")
+func buildDiffDrive(b *drivers.Builder, c *DiffDriveConfig) error {
+	dw, err := drivers.Need[gpio.DigitalWriter](b, "do digital writes (gpio.DigitalWriter) for the motors")
 	if err != nil {
 		return err
 	}
-	if _, err := need[gpio.PwmWriter](d.board, "do PWM (gpio.PwmWriter) for the motor speed"); err != nil {
+	if _, err := drivers.Need[gpio.PwmWriter](b, "do PWM (gpio.PwmWriter) for the motor speed"); err != nil {
 		return err
 	}
 	impl := &driveImpl{cfg: c}
@@ -31,7 +32,7 @@ func buildDiffDrive(b *Builder, c *DiffDriveConfig) error {
 		side string
 		p    MotorPins
 	}{{"left", c.Left}, {"right", c.Right}} {
-		opts := []interface{}{gpio.WithName(d.name + "." + m.side)}
+		opts := []interface{}{gpio.WithName(b.Name() + "." + m.side)}
 		if m.p.Dir != "" {
 			opts = append(opts, gpio.WithMotorDirectionPin(m.p.Dir))
 		} else {
@@ -39,22 +40,23 @@ func buildDiffDrive(b *Builder, c *DiffDriveConfig) error {
 		}
 		drv := gpio.NewMotorDriver(dw, m.p.Speed, opts...)
 		impl.m[i] = &motor{drv: drv, paired: m.p.Dir == "", reverse: m.p.Reverse, pwm: -1, out: &impl.out[i]}
-		d.addDriver(drv, true)
+		b.AddDriver(drv, true)
 	}
-	NewActuator[DriveCommand](b, impl)
+	impl.act = drivers.NewActuator[DriveCommand](b, impl)
 	return nil
 }
 
 type driveImpl struct {
+	act *drivers.Actuator[DriveCommand]
 	cfg *DiffDriveConfig
 	m   [2]*motor
 	// out is each wheel's duty as last written to its bridge (math.Float64bits of -1..1,
-	// positive forward): what a pose filter reads (WheelDrive) for dead reckoning, for the direction of
+	// positive forward): what a pose filter reads (drivers.WheelDrive) for dead reckoning, for the direction of
 	// single-channel encoders and for the stall check, from its own goroutine.
 	out [2]atomic.Uint64
 }
 
-// Duties implements WheelDrive: the duties last written to the left and right bridges.
+// Duties implements drivers.WheelDrive: the duties last written to the left and right bridges.
 func (d *driveImpl) Duties() (l, r float64) {
 	return math.Float64frombits(d.out[0].Load()), math.Float64frombits(d.out[1].Load())
 }
@@ -70,10 +72,10 @@ type motor struct {
 
 func (*driveImpl) Safe() DriveCommand { return DriveCommand{} }
 
-// MaxWheelSpeed implements WheelDrive.
+// MaxWheelSpeed implements drivers.WheelDrive.
 func (d *driveImpl) MaxWheelSpeed() float64 { return d.cfg.MaxWheelSpeed }
 
-// Drives implements Drive.
+// Drives implements drivers.Drive.
 func (*driveImpl) Drives() {}
 
 func (d *driveImpl) Clamp(c DriveCommand) DriveCommand {
@@ -137,19 +139,20 @@ func (m *motor) set(duty float64, force bool) error {
 	return nil
 }
 
-func buildServo(b *Builder, c *ServoConfig) error {
-	d := b.d
-	sw, err := need[gpio.ServoWriter](d.board, "drive servos (gpio.ServoWriter)")
+func buildServo(b *drivers.Builder, c *ServoConfig) error {
+	sw, err := drivers.Need[gpio.ServoWriter](b, "drive servos (gpio.ServoWriter)")
 	if err != nil {
 		return err
 	}
-	drv := gpio.NewServoDriver(sw, c.Pin, gpio.WithName(d.name))
-	d.addDriver(drv, true)
-	NewActuator[AngleCommand](b, &servoImpl{drv: drv, cfg: c, last: -1})
+	drv := gpio.NewServoDriver(sw, c.Pin, gpio.WithName(b.Name()))
+	b.AddDriver(drv, true)
+	s := &servoImpl{drv: drv, cfg: c, last: -1}
+	s.act = drivers.NewActuator[AngleCommand](b, s)
 	return nil
 }
 
 type servoImpl struct {
+	act  *drivers.Actuator[AngleCommand]
 	drv  *gpio.ServoDriver
 	cfg  *ServoConfig
 	last int
@@ -177,9 +180,8 @@ func (s *servoImpl) Write(c AngleCommand, _ time.Time, force bool) error {
 	return nil
 }
 
-func buildOutput(b *Builder, c *OutputConfig) error {
-	d := b.d
-	dw, err := need[gpio.DigitalWriter](d.board, "do digital writes (gpio.DigitalWriter)")
+func buildOutput(b *drivers.Builder, c *OutputConfig) error {
+	dw, err := drivers.Need[gpio.DigitalWriter](b, "do digital writes (gpio.DigitalWriter)")
 	if err != nil {
 		return err
 	}
@@ -196,10 +198,10 @@ func buildOutput(b *Builder, c *OutputConfig) error {
 	var drv gobot.Driver
 	switch c.kind {
 	case KindLED:
-		led := gpio.NewLedDriver(dw, c.Pin, gpio.WithName(d.name))
+		led := gpio.NewLedDriver(dw, c.Pin, gpio.WithName(b.Name()))
 		out.set, drv = physical(led.On, led.Off), led
 	case KindRelay:
-		opts := []interface{}{gpio.WithName(d.name)}
+		opts := []interface{}{gpio.WithName(b.Name())}
 		if c.ActiveLow {
 			opts = append(opts, gpio.WithRelayInverted())
 		}
@@ -212,19 +214,21 @@ func buildOutput(b *Builder, c *OutputConfig) error {
 		}
 		drv = relay
 	case KindBuzzer:
-		bz := gpio.NewBuzzerDriver(dw, c.Pin, gpio.WithName(d.name))
+		bz := gpio.NewBuzzerDriver(dw, c.Pin, gpio.WithName(b.Name()))
 		out.set, drv = physical(bz.On, bz.Off), bz
 	case KindDigitalOut:
-		pin := gpio.NewDirectPinDriver(d.board.adaptor, c.Pin, gpio.WithName(d.name))
+		pin := gpio.NewDirectPinDriver(b.Board(), c.Pin, gpio.WithName(b.Name()))
 		out.set, drv = physical(pin.On, pin.Off), pin
 	default:
 		return fmt.Errorf("unknown output kind %q", c.kind)
 	}
-	d.addDriver(drv, true)
+	b.AddDriver(drv, true)
 	if c.kind == KindLED {
-		NewActuator[LEDCommand](b, &ledImpl{output: out, safeMode: uint8(c.Safe)}) // LEDOff or LEDOn
+		l := &ledImpl{output: out, safeMode: uint8(c.Safe)} // LEDOff or LEDOn
+		l.act = drivers.NewActuator[LEDCommand](b, l)
 	} else {
-		NewActuator[LevelCommand](b, &levelImpl{output: out, safeLevel: float64(c.Safe)})
+		l := &levelImpl{output: out, safeLevel: float64(c.Safe)}
+		l.act = drivers.NewActuator[LevelCommand](b, l)
 	}
 	return nil
 }
@@ -251,6 +255,7 @@ func (o *output) write(lv int, force bool) error {
 // levelImpl is an on/off output: a relay, a buzzer, a plain digital output.
 type levelImpl struct {
 	*output
+	act       *drivers.Actuator[LevelCommand]
 	safeLevel float64
 }
 
@@ -270,6 +275,7 @@ func (l *levelImpl) Write(c LevelCommand, _ time.Time, force bool) error {
 // ledImpl is an LED: on, off or blinking.
 type ledImpl struct {
 	*output
+	act      *drivers.Actuator[LEDCommand]
 	safeMode uint8
 }
 
@@ -305,18 +311,19 @@ func (l *ledImpl) Write(c LEDCommand, now time.Time, force bool) error {
 	return l.write(l.level(c, now), force)
 }
 
-func buildPWMOut(b *Builder, c *PWMOutConfig) error {
-	d := b.d
-	if _, err := need[gpio.PwmWriter](d.board, "do PWM (gpio.PwmWriter)"); err != nil {
+func buildPWMOut(b *drivers.Builder, c *PWMOutConfig) error {
+	if _, err := drivers.Need[gpio.PwmWriter](b, "do PWM (gpio.PwmWriter)"); err != nil {
 		return err
 	}
-	drv := gpio.NewDirectPinDriver(d.board.adaptor, c.Pin, gpio.WithName(d.name))
-	d.addDriver(drv, true)
-	NewActuator[DutyCommand](b, &pwmImpl{drv: drv, cfg: c, last: -1})
+	drv := gpio.NewDirectPinDriver(b.Board(), c.Pin, gpio.WithName(b.Name()))
+	b.AddDriver(drv, true)
+	p := &pwmImpl{drv: drv, cfg: c, last: -1}
+	p.act = drivers.NewActuator[DutyCommand](b, p)
 	return nil
 }
 
 type pwmImpl struct {
+	act  *drivers.Actuator[DutyCommand]
 	drv  *gpio.DirectPinDriver
 	cfg  *PWMOutConfig
 	last int
@@ -350,3 +357,16 @@ func clampAbs(v, limit float64) float64 {
 	}
 	return math.Min(math.Max(v, -limit), limit)
 }
+
+// builds builds the family's kinds.
+var builds = map[string]func(*drivers.Builder) error{
+	KindDiffDrive:  func(b *drivers.Builder) error { return buildDiffDrive(b, b.Spec().(*DiffDriveConfig)) },
+	KindServo:      func(b *drivers.Builder) error { return buildServo(b, b.Spec().(*ServoConfig)) },
+	KindLED:        buildOutputKind,
+	KindRelay:      buildOutputKind,
+	KindBuzzer:     buildOutputKind,
+	KindDigitalOut: buildOutputKind,
+	KindPWMOut:     func(b *drivers.Builder) error { return buildPWMOut(b, b.Spec().(*PWMOutConfig)) },
+}
+
+func buildOutputKind(b *drivers.Builder) error { return buildOutput(b, b.Spec().(*OutputConfig)) }

@@ -1,6 +1,10 @@
-package drivers
+package gpio
 
-import "math"
+import (
+	"math"
+
+	"github.com/botd-project/botd/drivers"
+)
 
 // MotorPins wires one motor of a differential drive: a speed pin (PWM) and either a direction
 // pin (high = forward) or a forward/backward pair.
@@ -58,12 +62,12 @@ type DiffDriveConfig struct {
 	MaxWheelSpeed float64 `yaml:"max_wheel_speed"`
 }
 
-// Kind implements Spec.
+// Kind implements drivers.Spec.
 func (*DiffDriveConfig) Kind() string { return KindDiffDrive }
 
 func (*DiffDriveConfig) Defaults(string) {}
 
-func (c *DiffDriveConfig) Validate(v *Validator, path string) {
+func (c *DiffDriveConfig) Validate(v *drivers.Validator, path string) {
 	for _, m := range []struct {
 		side string
 		p    MotorPins
@@ -90,25 +94,25 @@ func (c *DiffDriveConfig) Validate(v *Validator, path string) {
 	}
 }
 
-func (c *DiffDriveConfig) Pins() []Pin {
-	var out []Pin
+func (c *DiffDriveConfig) Pins() []drivers.Pin {
+	var out []drivers.Pin
 	for _, m := range []struct {
 		side string
 		p    MotorPins
 	}{{"left", c.Left}, {"right", c.Right}} {
-		out = append(out, Pin{Field: m.side + ".speed", Pin: m.p.Speed, Mode: PinPWM})
+		out = append(out, drivers.Pin{Field: m.side + ".speed", Pin: m.p.Speed, Mode: drivers.PinPWM})
 		for _, d := range []struct{ field, pin string }{{"dir", m.p.Dir}, {"forward", m.p.Forward}, {"backward", m.p.Backward}} {
 			if d.pin != "" {
-				out = append(out, Pin{Field: m.side + "." + d.field, Pin: d.pin, Mode: PinOut})
+				out = append(out, drivers.Pin{Field: m.side + "." + d.field, Pin: d.pin, Mode: drivers.PinOut})
 			}
 		}
 	}
 	return out
 }
 
-func (*DiffDriveConfig) Keys(string) []Key { return nil }
+func (*DiffDriveConfig) Keys(string) []drivers.Key { return nil }
 
-// Track implements Track: the wheel base.
+// Track implements drivers.Track: the wheel base.
 func (c *DiffDriveConfig) Track() float64 { return c.WheelBase }
 
 // ServoConfig is a hobby servo on a gpio.ServoDriver.
@@ -122,7 +126,7 @@ type ServoConfig struct {
 	SafeAngle *float64 `yaml:"safe_angle,omitempty"`
 }
 
-// Kind implements Spec.
+// Kind implements drivers.Spec.
 func (*ServoConfig) Kind() string { return KindServo }
 
 func (c *ServoConfig) Defaults(string) {
@@ -135,7 +139,7 @@ func (c *ServoConfig) Defaults(string) {
 	}
 }
 
-func (c *ServoConfig) Validate(v *Validator, path string) {
+func (c *ServoConfig) Validate(v *drivers.Validator, path string) {
 	okMin := v.Within(path+".min_angle", c.MinAngle, 0, 180)
 	okMax := v.Within(path+".max_angle", c.MaxAngle, 0, 180)
 	if okMin && okMax && c.MinAngle >= c.MaxAngle {
@@ -147,11 +151,11 @@ func (c *ServoConfig) Validate(v *Validator, path string) {
 	}
 }
 
-func (c *ServoConfig) Pins() []Pin {
-	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinServo}}
+func (c *ServoConfig) Pins() []drivers.Pin {
+	return []drivers.Pin{{Field: "pin", Pin: c.Pin, Mode: drivers.PinServo}}
 }
 
-func (*ServoConfig) Keys(string) []Key { return nil }
+func (*ServoConfig) Keys(string) []drivers.Key { return nil }
 
 // OutputConfig is a digital output: an LED (gpio.LedDriver), a relay (gpio.RelayDriver), a
 // buzzer (gpio.BuzzerDriver) or a plain pin (digital_out, gpio.DirectPinDriver).
@@ -164,22 +168,22 @@ type OutputConfig struct {
 	ActiveLow bool `yaml:"active_low,omitempty"`
 }
 
-// Kind implements Spec.
+// Kind implements drivers.Spec.
 func (c *OutputConfig) Kind() string { return c.kind }
 
 func (*OutputConfig) Defaults(string) {}
 
-func (c *OutputConfig) Validate(v *Validator, path string) {
+func (c *OutputConfig) Validate(v *drivers.Validator, path string) {
 	if c.Safe != 0 && c.Safe != 1 {
 		v.Errorf(path+".safe", "must be 0 or 1 (got %d)", c.Safe)
 	}
 }
 
-func (c *OutputConfig) Pins() []Pin {
-	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinOut}}
+func (c *OutputConfig) Pins() []drivers.Pin {
+	return []drivers.Pin{{Field: "pin", Pin: c.Pin, Mode: drivers.PinOut}}
 }
 
-func (*OutputConfig) Keys(string) []Key { return nil }
+func (*OutputConfig) Keys(string) []drivers.Key { return nil }
 
 // PWMOutConfig is a PWM output (gpio.DirectPinDriver.PwmWrite): a fan, a lamp, a pump.
 type PWMOutConfig struct {
@@ -190,7 +194,7 @@ type PWMOutConfig struct {
 	Safe float64 `yaml:"safe,omitempty"`
 }
 
-// Kind implements Spec.
+// Kind implements drivers.Spec.
 func (*PWMOutConfig) Kind() string { return KindPWMOut }
 
 func (c *PWMOutConfig) Defaults(string) {
@@ -199,7 +203,7 @@ func (c *PWMOutConfig) Defaults(string) {
 	}
 }
 
-func (c *PWMOutConfig) Validate(v *Validator, path string) {
+func (c *PWMOutConfig) Validate(v *drivers.Validator, path string) {
 	if v.Positive(path+".max_duty", c.MaxDuty) && c.MaxDuty > 1 {
 		v.Errorf(path+".max_duty", "must be at most 1 (got %v)", c.MaxDuty)
 		return
@@ -207,8 +211,8 @@ func (c *PWMOutConfig) Validate(v *Validator, path string) {
 	v.Within(path+".safe", c.Safe, 0, c.MaxDuty)
 }
 
-func (c *PWMOutConfig) Pins() []Pin {
-	return []Pin{{Field: "pin", Pin: c.Pin, Mode: PinPWM}}
+func (c *PWMOutConfig) Pins() []drivers.Pin {
+	return []drivers.Pin{{Field: "pin", Pin: c.Pin, Mode: drivers.PinPWM}}
 }
 
-func (*PWMOutConfig) Keys(string) []Key { return nil }
+func (*PWMOutConfig) Keys(string) []drivers.Key { return nil }

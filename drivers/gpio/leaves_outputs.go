@@ -1,9 +1,10 @@
-package drivers
+package gpio
 
 import (
 	"fmt"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
 )
 
 // The output leaves set a state and return SUCCESS at once. The state is latched, owned by no
@@ -17,13 +18,13 @@ func servoType(l *limits) bt.NodeType {
 			"Angles outside the servo's configured range are refused at validation and clamped at run time. During an e-stop it returns FAILURE.",
 		Params: []bt.Param{
 			{Name: "angle", Type: bt.TNumber, Required: true, Min: bt.Float(l.servoMin), Max: bt.Float(l.servoMax), Unit: "deg", Doc: "target angle"},
-			l.deviceParam(KindServo),
+			l.DeviceParam(KindServo),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			act := l.device(b, KindServo)
-			checkServoRange(b, l, act.name)
-			return &setter{act: act, value: b.Number("angle"), param: "angle", set: latch(func(v float64) AngleCommand { return AngleCommand{Degrees: v} }),
-				mem: bt.Reserve[leafMem](b)}
+			act := l.Device(b, KindServo)
+			checkServoRange(b, l, act.Name())
+			return &setter[AngleCommand]{act: act, value: b.Number("angle"), param: "angle", mk: func(v float64) AngleCommand { return AngleCommand{Degrees: v} },
+				mem: bt.Reserve[drivers.LeafMem](b)}
 		},
 	}
 }
@@ -31,7 +32,7 @@ func servoType(l *limits) bt.NodeType {
 // checkServoRange refuses a constant angle outside the named servo's own range (the declared
 // limits are the union of all servos').
 func checkServoRange(b *bt.Builder, l *limits, dev string) {
-	if l.cfg == nil {
+	if l.Config() == nil {
 		return
 	}
 	raw, _ := b.Raw("angle")
@@ -39,7 +40,7 @@ func checkServoRange(b *bt.Builder, l *limits, dev string) {
 	if !ok {
 		return
 	}
-	for _, d := range l.cfg.DevicesOfKind(KindServo) {
+	for _, d := range l.Config().DevicesOfKind(KindServo) {
 		s, isServo := d.Spec.(*ServoConfig)
 		if isServo && (d.Name == dev || dev == "") && (angle < s.MinAngle || angle > s.MaxAngle) {
 			b.Errorf("angle", "%v is outside servo %q's range [%v, %v]", angle, d.Name, s.MinAngle, s.MaxAngle)
@@ -49,27 +50,22 @@ func checkServoRange(b *bt.Builder, l *limits, dev string) {
 
 // setter is a one-shot leaf that latches one number on an actuator (servo angle, relay level,
 // digital level, PWM duty).
-type setter struct {
-	act    actuatorRef
+type setter[C any] struct {
+	act    drivers.ActuatorRef
 	param  string
 	value  bt.Num
 	flag   bt.Flag // relay: the on parameter instead of value
 	isFlag bool
-	set    func(act *actuator, v float64) error // latches v as the actuator's command
-	mem    bt.Mem[leafMem]
-}
-
-// latch is a setter's set for an actuator of command type C, made from the number by mk.
-func latch[C any](mk func(v float64) C) func(*actuator, float64) error {
-	return func(act *actuator, v float64) error { return commandOf(act, owner{}, mk(v), false) }
+	mk     func(v float64) C // the command latching v
+	mem    bt.Mem[drivers.LeafMem]
 }
 
 // level makes a level command.
 func level(v float64) LevelCommand { return LevelCommand{Level: v} }
 
-func (s *setter) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	_, act := s.act.use(a, n, &s.mem.Of(a, n).reported)
-	if act == nil {
+func (s *setter[C]) Tick(a *bt.Agent, n *bt.Node) bt.Status {
+	x := drivers.Use[C](&s.act, a, n, s.mem.Of(a, n))
+	if x == nil {
 		return bt.Error
 	}
 	var v float64
@@ -84,11 +80,11 @@ func (s *setter) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		}
 	} else {
 		var ok bool
-		if v, ok = readNum(a, n, s.param, s.value); !ok {
+		if v, ok = drivers.ReadNum(a, n, s.param, s.value); !ok {
 			return bt.Error
 		}
 	}
-	return commandStatus(a, n, s.set(act, v), bt.Success)
+	return drivers.CommandStatus(a, n, x.Command(drivers.Owner{}, s.mk(v), false), bt.Success)
 }
 
 func ledType(l *limits) bt.NodeType {
@@ -98,31 +94,27 @@ func ledType(l *limits) bt.NodeType {
 		Params: []bt.Param{
 			{Name: "mode", Type: bt.TEnum, Enum: []string{"on", "off", "toggle", "blink"}, Default: "on", Doc: "what to do"},
 			{Name: "hz", Type: bt.TNumber, Default: 2.0, Min: bt.Float(minBlinkHz), Max: bt.Float(maxBlinkHz), Unit: "Hz", Doc: "blink rate"},
-			l.deviceParam(KindLED),
+			l.DeviceParam(KindLED),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
 			raw, _ := b.Raw("mode")
 			mode, _ := raw.(string)
-			return &led{act: l.device(b, KindLED), mode: mode, hz: b.Number("hz"), mem: bt.Reserve[leafMem](b)}
+			return &led{act: l.Device(b, KindLED), mode: mode, hz: b.Number("hz"), mem: bt.Reserve[drivers.LeafMem](b)}
 		},
 	}
 }
 
 type led struct {
-	act  actuatorRef
+	act  drivers.ActuatorRef
 	mode string
 	hz   bt.Num
-	mem  bt.Mem[leafMem]
+	mem  bt.Mem[drivers.LeafMem]
 }
 
 func (l *led) Tick(a *bt.Agent, n *bt.Node) bt.Status {
-	_, act := l.act.use(a, n, &l.mem.Of(a, n).reported)
-	if act == nil {
+	x := drivers.Use[LEDCommand](&l.act, a, n, l.mem.Of(a, n))
+	if x == nil {
 		return bt.Error
-	}
-	x, ok := act.slot.(*Actuator[LEDCommand])
-	if !ok {
-		return commandStatus(a, n, errWrongCommand, bt.Success)
 	}
 	var c LEDCommand
 	switch l.mode {
@@ -133,7 +125,7 @@ func (l *led) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 			c.Mode = LEDOn
 		}
 	case "blink":
-		hz, ok := readNum(a, n, "hz", l.hz)
+		hz, ok := drivers.ReadNum(a, n, "hz", l.hz)
 		if !ok {
 			return bt.Error
 		}
@@ -142,7 +134,7 @@ func (l *led) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 			c.T0 = cur.T0 // already blinking at this rate: keep the phase
 		}
 	}
-	return commandStatus(a, n, x.Command(owner{}, c, false), bt.Success)
+	return drivers.CommandStatus(a, n, x.Command(drivers.Owner{}, c, false), bt.Success)
 }
 
 func relayType(l *limits) bt.NodeType {
@@ -151,11 +143,11 @@ func relayType(l *limits) bt.NodeType {
 		Doc: "Switches a relay on or off and returns SUCCESS (it stays so until changed). During an e-stop it returns FAILURE.",
 		Params: []bt.Param{
 			{Name: "on", Type: bt.TBool, Required: true, Doc: "true: energized"},
-			l.deviceParam(KindRelay),
+			l.DeviceParam(KindRelay),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &setter{act: l.device(b, KindRelay), param: "on", flag: b.Bool("on"), isFlag: true,
-				set: latch(level), mem: bt.Reserve[leafMem](b)}
+			return &setter[LevelCommand]{act: l.Device(b, KindRelay), param: "on", flag: b.Bool("on"), isFlag: true,
+				mk: level, mem: bt.Reserve[drivers.LeafMem](b)}
 		},
 	}
 }
@@ -166,7 +158,7 @@ func digitalWriteType(l *limits) bt.NodeType {
 		Doc: "Sets a digital output to `value` (0 or 1, the logical level: an active-low output is inverted) and returns SUCCESS. During an e-stop it returns FAILURE.",
 		Params: []bt.Param{
 			{Name: "value", Type: bt.TNumber, Required: true, Min: bt.Float(0), Max: bt.Float(1), Doc: "0 or 1"},
-			l.deviceParam(KindDigitalOut),
+			l.DeviceParam(KindDigitalOut),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
 			if raw, _ := b.Raw("value"); raw != nil {
@@ -174,8 +166,8 @@ func digitalWriteType(l *limits) bt.NodeType {
 					b.Errorf("value", "want 0 or 1, got %v", v)
 				}
 			}
-			return &setter{act: l.device(b, KindDigitalOut), param: "value", value: b.Number("value"),
-				set: latch(level), mem: bt.Reserve[leafMem](b)}
+			return &setter[LevelCommand]{act: l.Device(b, KindDigitalOut), param: "value", value: b.Number("value"),
+				mk: level, mem: bt.Reserve[drivers.LeafMem](b)}
 		},
 	}
 }
@@ -186,11 +178,11 @@ func pwmType(l *limits) bt.NodeType {
 		Doc: "Sets a PWM output's duty cycle (0..1, within the output's max_duty) and returns SUCCESS. During an e-stop it returns FAILURE.",
 		Params: []bt.Param{
 			{Name: "duty", Type: bt.TNumber, Required: true, Min: bt.Float(0), Max: bt.Float(l.maxDuty), Doc: "duty cycle"},
-			l.deviceParam(KindPWMOut),
+			l.DeviceParam(KindPWMOut),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
-			return &setter{act: l.device(b, KindPWMOut), param: "duty", value: b.Number("duty"),
-				set: latch(func(v float64) DutyCommand { return DutyCommand{Duty: v} }), mem: bt.Reserve[leafMem](b)}
+			return &setter[DutyCommand]{act: l.Device(b, KindPWMOut), param: "duty", value: b.Number("duty"),
+				mk: func(v float64) DutyCommand { return DutyCommand{Duty: v} }, mem: bt.Reserve[drivers.LeafMem](b)}
 		},
 	}
 }
@@ -198,25 +190,25 @@ func pwmType(l *limits) bt.NodeType {
 func buzzerType(l *limits) bt.NodeType {
 	return bt.NodeType{
 		Name: "Buzzer", Kind: bt.Leaf, Category: "action",
-		Doc: leafDoc("With `on`: switches the buzzer on or off and returns SUCCESS (latched). With `ms`: sounds it, RUNNING for `ms`, " +
+		Doc: drivers.LeafDoc("With `on`: switches the buzzer on or off and returns SUCCESS (latched). With `ms`: sounds it, RUNNING for `ms`, " +
 			"then silences it and returns SUCCESS; halted, it silences the buzzer unless another action took it over."),
 		Params: []bt.Param{
 			{Name: "on", Type: bt.TBool, Doc: "switch on (true) or off (false)"},
 			{Name: "ms", Type: bt.TNumber, Min: bt.Float(0), Unit: "ms", Doc: "sound for this long"},
-			l.deviceParam(KindBuzzer),
+			l.DeviceParam(KindBuzzer),
 		},
 		New: func(b *bt.Builder) bt.Behavior {
 			if b.Has("on") == b.Has("ms") {
 				b.Errorf("", "give either on or ms")
 			}
-			return &buzzer{act: l.device(b, KindBuzzer), on: b.Bool("on"), ms: b.Number("ms"), timed: b.Has("ms"),
+			return &buzzer{act: l.Device(b, KindBuzzer), on: b.Bool("on"), ms: b.Number("ms"), timed: b.Has("ms"),
 				mem: bt.Reserve[buzzerMem](b)}
 		},
 	}
 }
 
 type buzzer struct {
-	act   actuatorRef
+	act   drivers.ActuatorRef
 	on    bt.Flag
 	ms    bt.Num
 	timed bool
@@ -230,14 +222,14 @@ var (
 
 // buzzerMem is a Buzzer's per-agent memory, set when it opens.
 type buzzerMem struct {
-	leafMem
+	drivers.LeafMem
 	start, dur int64 // clock ns (with ms)
 }
 
 func (bz *buzzer) Open(a *bt.Agent, n *bt.Node) {
 	m := bz.mem.Of(a, n)
-	m.ready = false
-	if _, act := bz.act.use(a, n, &m.reported); act == nil {
+	m.SetReady(false)
+	if drivers.Use[LevelCommand](&bz.act, a, n, &m.LeafMem) == nil {
 		return
 	}
 	if bz.timed {
@@ -247,12 +239,12 @@ func (bz *buzzer) Open(a *bt.Agent, n *bt.Node) {
 		}
 		m.start, m.dur = a.Now(), d
 	}
-	m.ready = true
+	m.SetReady(true)
 }
 
 func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 	m := bz.mem.Of(a, n)
-	_, act, o, ok := startTick(a, n, &bz.act, &m.leafMem)
+	x, o, ok := drivers.StartTick[LevelCommand](&bz.act, a, n, &m.LeafMem)
 	if !ok {
 		return bt.Error
 	}
@@ -266,17 +258,17 @@ func (bz *buzzer) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		if on {
 			c.Level = 1
 		}
-		return commandStatus(a, n, commandOf(act, owner{}, c, false), bt.Success)
+		return drivers.CommandStatus(a, n, x.Command(drivers.Owner{}, c, false), bt.Success)
 	}
 	if a.Now()-m.start >= m.dur {
 		return bt.Success // Close silences it
 	}
-	return commandStatus(a, n, commandOf(act, o, LevelCommand{Level: 1}, true), bt.Running)
+	return drivers.CommandStatus(a, n, x.Command(o, LevelCommand{Level: 1}, true), bt.Running)
 }
 
 // Close silences a sounding Buzzer (with ms) if it still owns the buzzer (a halt too).
 func (bz *buzzer) Close(a *bt.Agent, n *bt.Node) {
 	if bz.timed {
-		bz.act.release(a, owner{a, n.Index})
+		bz.act.Release(a, drivers.OwnerOf(a, n))
 	}
 }
