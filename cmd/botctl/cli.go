@@ -81,7 +81,7 @@ func isGlobalFlag(name string) bool { return globalFlagNames[name] }
 // the command (signing key) and the TLS key is --tls-key only.
 func (c *cli) globalFlags(fs *flag.FlagSet, ownsKey bool) {
 	fs.StringVar(&c.broker, "broker", c.broker, "broker URL(s), comma-separated")
-	fs.StringVar(&c.brokerKind, "broker-kind", c.brokerKind, "the broker's product when it needs botctl to adapt: rabbitmq (subscribe at QoS 0, wait before a reconnect); mosquitto, aedes, emqx and vernemq need nothing")
+	fs.StringVar(&c.brokerKind, "broker-kind", c.brokerKind, "the broker's product when it needs botctl to adapt: rabbitmq (subscribe at QoS 0, wait before a reconnect, find robots by their live state); mosquitto, aedes, emqx and vernemq need nothing")
 	fs.StringVar(&c.username, "username", c.username, "broker user name")
 	fs.StringVar(&c.passwordFile, "password-file", c.passwordFile, "file holding the broker password (else $BOTCTL_MQTT_PASSWORD)")
 	fs.StringVar(&c.ca, "ca", c.ca, "CA certificate file (TLS)")
@@ -131,6 +131,11 @@ func (c *cli) gcsID() string {
 // a survivor sooner, a client can be handed its dead node's queue and lose
 // its subscription with it.
 const rabbitmqReconnectDelay = 3 * time.Second
+
+// rabbitmqLiveWait is how long botctl listens on RabbitMQ before it takes
+// the robots it heard as all there are: a robot publishes its state at
+// least once a second (what it is heard by there), and a margin.
+const rabbitmqLiveWait = 1500 * time.Millisecond
 
 // brokerKinds are what --broker-kind takes (botd's broker.kind).
 var brokerKinds = []string{"mosquitto", "aedes", "emqx", "vernemq", "rabbitmq"}
@@ -305,6 +310,13 @@ func brokerAddr(b string) (string, error) {
 // done returns true, or the robot list stayed the same for a moment.
 func (c *cli) settle(g *ground.Client, done func([]ground.RobotInfo) bool) []ground.RobotInfo {
 	const quiet, most = 300 * time.Millisecond, 5 * time.Second
+	// RabbitMQ (3.10) does not deliver retained messages to a wildcard
+	// subscription: what botctl hears of a robot there is its live state,
+	// published at least once a second. Wait for one before settling.
+	var atLeast time.Duration
+	if c.brokerKind == "rabbitmq" {
+		atLeast = rabbitmqLiveWait
+	}
 	start := time.Now()
 	last, changed := int64(-1), start
 	t := time.NewTicker(20 * time.Millisecond)
@@ -328,7 +340,7 @@ func (c *cli) settle(g *ground.Client, done func([]ground.RobotInfo) bool) []gro
 		if heard != last {
 			last, changed = heard, time.Now()
 		}
-		if time.Since(changed) >= quiet || time.Since(start) >= min(most, c.timeout) {
+		if time.Since(changed) >= quiet && time.Since(start) >= atLeast || time.Since(start) >= min(most, c.timeout) {
 			return rs
 		}
 		select {
@@ -457,6 +469,11 @@ func (c *cli) offlineError(g *ground.Client, robot string, r ground.RobotInfo, k
 			c.topics(robot).Connection(), c.heardList(g))
 	}
 	if r.Connection == protocol.ConnOnline {
+		return nil
+	}
+	if r.Connection == "" && !r.Stale(c.now(), ground.DefaultStaleAfter) {
+		// No connection message (RabbitMQ keeps retained messages from
+		// wildcard subscriptions), but its telemetry is fresh: it is up.
 		return nil
 	}
 	state := r.Connection

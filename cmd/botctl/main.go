@@ -221,8 +221,9 @@ Commands:
 	fmt.Fprint(w, `
 Flags (anywhere on the line):
   --broker URL          broker URL(s), comma-separated (default tcp://127.0.0.1:1883, a local botd)
-  --broker-kind KIND    rabbitmq: subscribe at QoS 0 and wait 3 s before a reconnect, so
-                        botctl gets back on a cluster whose node died (docs/FLEET.md)
+  --broker-kind KIND    rabbitmq: subscribe at QoS 0 and wait 3 s before a reconnect (back
+                        on a cluster whose node died), and find robots by their live
+                        state, which takes 1.5 s (docs/FLEET.md)
   --username NAME       broker user name
   --password-file FILE  broker password (first line); else $BOTCTL_MQTT_PASSWORD
   --ca FILE             CA certificate for TLS (ssl://, wss://)
