@@ -150,6 +150,9 @@ type TelemetryConfig struct {
 	CommandRate   float64       `yaml:"command_rate"`
 	CommandBurst  int           `yaml:"command_burst"`
 	StaleAfter    time.Duration `yaml:"stale_after"`
+	// ReplyCache is how many commands' replies are kept by sender and id,
+	// so that a repeat gets its reply and does nothing twice [256].
+	ReplyCache int `yaml:"reply_cache"`
 	// Telemetry by exception (see telemetry.DaemonConfig).
 	StatusMaxHz         float64            `yaml:"status_max_hz"`
 	BlackboardHz        float64            `yaml:"blackboard_hz"`
@@ -532,6 +535,7 @@ func (c *Config) validateCounts(bad func(field, format string, args ...any)) {
 		{"broker.embedded.max_packet_bytes", c.Broker.Embedded.MaxPacketBytes}, {"broker.embedded.max_clients", c.Broker.Embedded.MaxClients},
 		{"broker.embedded.max_queue_bytes", c.Broker.Embedded.MaxQueueBytes},
 		{"telemetry.max_payload", c.Telemetry.MaxPayload}, {"telemetry.command_burst", c.Telemetry.CommandBurst},
+		{"telemetry.reply_cache", c.Telemetry.ReplyCache},
 		{"limits.document_bytes", c.Limits.DocumentBytes}, {"limits.values", c.Limits.Values}, {"limits.alias_values", c.Limits.AliasValues},
 		{"limits.depth", c.Limits.Depth}, {"limits.string_bytes", c.Limits.StringBytes}, {"limits.nodes", c.Limits.Nodes},
 		{"limits.stored_missions", c.Limits.StoredMissions}, {"limits.stored_bytes", c.Limits.StoredBytes},

@@ -325,6 +325,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		StateDir:      stateDir, Source: s.runner, Commands: s.runner, Authorize: authorize, Factsheet: s.factsheet(),
 		TelemetryHz: cfg.Telemetry.StatusHz, KeyframeEvery: cfg.Telemetry.KeyframeEvery, MaxPayload: cfg.Telemetry.MaxPayload,
 		CommandRate: cfg.Telemetry.CommandRate, CommandBurst: cfg.Telemetry.CommandBurst, StaleAfter: cfg.Telemetry.StaleAfter,
+		ReplyCache:  cfg.Telemetry.ReplyCache,
 		StatusMaxHz: cfg.Telemetry.StatusMaxHz, BlackboardHz: cfg.Telemetry.BlackboardHz, BlackboardFullEvery: cfg.Telemetry.BlackboardFullEvery,
 		Deadbands: deadbands(cfg.Telemetry.Deadbands), MetricsEvery: cfg.Telemetry.MetricsEvery,
 		Link: s.runner.SetLink, Fault: s.runner.SetError, Logger: log.With("part", "telemetry"), Clock: s.clock,
