@@ -636,7 +636,7 @@ func treeInfo(m *missions.Mission) *protocol.TreeInfo {
 		ti.Nodes[i] = protocol.TreeNode{Index: n.Index, ID: n.ID, Type: typ, Name: n.Name, Parent: n.Parent, Path: n.Path,
 			Goal: nodeGoal(m.Doc, n.Path)}
 	}
-	ti.Plan = planGeometry(m.Doc.Blackboard)
+	ti.Plan = planGeometry(m.Doc, ti.Nodes)
 	return ti
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -19,14 +20,77 @@ const (
 // planGeometry is what the tree topic carries of a mission's flight plan
 // for a ground station's map: the home, zones and rally points the
 // document's initial blackboard holds (a QGroundControl plan's, or a
-// mission that kept them when it was sent on as botd JSON); nil when it
-// holds none. What is not a place on Earth is left out: the map draws, it
-// does not check (the plan's import and the fence do). The work is bounded
-// by the document's limits, the result by PlanGeometry.Bound.
-func planGeometry(bb map[string]any) *protocol.PlanGeometry {
-	if len(bb) == 0 {
+// mission that kept them when it was sent on as botd JSON), and the items
+// that fly to a place of the first of its nodes that hands a mission to
+// an autopilot; nil when there are none. What is not a place on Earth is
+// left out: the map draws, it does not check (the plan's import and the
+// fence do). The work is bounded by the document's limits, the result by
+// PlanGeometry.Bound.
+func planGeometry(doc *missions.Document, nodes []protocol.TreeNode) *protocol.PlanGeometry {
+	g := planFromBlackboard(doc.Blackboard)
+	for _, n := range nodes {
+		def := missions.DefAt(doc, n.Path)
+		if def == nil {
+			continue
+		}
+		if items, ok := def.Params["mission"].([]any); ok {
+			g.Mission = autopilotItems(items)
+			if g.Mission != nil {
+				break
+			}
+		}
+	}
+	if g.Home == nil && len(g.Polygons) == 0 && len(g.Circles) == 0 && len(g.Rally) == 0 && len(g.Mission) == 0 {
 		return nil
 	}
+	g.Bound()
+	return g
+}
+
+// Mission items as a node's `mission` parameter holds them (MAVLink's
+// MISSION_ITEM_INT: command, frame, x and y in degrees x 1e7): the
+// commands that fly to a place, and the frame whose x and y are not one.
+var placeCommands = map[float64]bool{
+	16: true, // MAV_CMD_NAV_WAYPOINT
+	17: true, // MAV_CMD_NAV_LOITER_UNLIM
+	18: true, // MAV_CMD_NAV_LOITER_TURNS
+	19: true, // MAV_CMD_NAV_LOITER_TIME
+	21: true, // MAV_CMD_NAV_LAND (at a place when it gives one)
+	22: true, // MAV_CMD_NAV_TAKEOFF
+}
+
+const frameMission = 2 // MAV_FRAME_MISSION: x and y are not a place
+
+// autopilotItems are the items of a mission for an autopilot that fly to a
+// place, each with its number in the list; nil when the list is not one
+// of mission items.
+func autopilotItems(items []any) []protocol.PlanItem {
+	var out []protocol.PlanItem
+	for seq, raw := range items {
+		it, ok := raw.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cmd, okC := number(it["command"])
+		frame, okF := number(it["frame"])
+		x, okX := number(it["x"])
+		y, okY := number(it["y"])
+		if !okC || !okF || !okX || !okY {
+			return nil
+		}
+		if !placeCommands[cmd] || frame == frameMission || x == 0 && y == 0 || !onEarth(x/1e7, y/1e7) {
+			continue
+		}
+		out = append(out, protocol.PlanItem{Seq: seq, Lat: x / 1e7, Lon: y / 1e7})
+	}
+	if out == nil {
+		out = []protocol.PlanItem{}
+	}
+	return out
+}
+
+// planFromBlackboard reads the plan's home, zones and rally points.
+func planFromBlackboard(bb map[string]any) *protocol.PlanGeometry {
 	g := &protocol.PlanGeometry{}
 	if h, ok := bb[planHomeKey].([]any); ok && len(h) == 3 {
 		lat, okLat := number(h[0])
@@ -75,10 +139,6 @@ func planGeometry(bb map[string]any) *protocol.PlanGeometry {
 			}
 		}
 	}
-	if g.Home == nil && len(g.Polygons) == 0 && len(g.Circles) == 0 && len(g.Rally) == 0 {
-		return nil
-	}
-	g.Bound()
 	return g
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/botd-project/botd/missions"
@@ -59,12 +60,12 @@ func TestPlanGeometryOfAPlan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got := planGeometry(doc.Blackboard); !reflect.DeepEqual(got, want) {
+		if got := planGeometry(doc, nil); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: plan geometry\n%+v\nwant\n%+v", name, got, want)
 		}
 	}
 	// A mission without them has none.
-	if g := planGeometry(map[string]any{"speed": 2.0}); g != nil {
+	if g := planGeometry(&missions.Document{Blackboard: map[string]any{"speed": 2.0}}, nil); g != nil {
 		t.Errorf("a blackboard without a plan: %+v", g)
 	}
 }
@@ -99,7 +100,7 @@ func TestPlanGeometryIsBounded(t *testing.T) {
 		planFenceKey: map[string]any{"polygons": polys, "circles": circles},
 		planRallyKey: rally,
 	}
-	g := planGeometry(bb)
+	g := planGeometry(&missions.Document{Blackboard: bb}, nil)
 	corners := 0
 	for _, p := range g.Polygons {
 		corners += len(p.Points)
@@ -125,11 +126,64 @@ func TestPlanGeometryIsBounded(t *testing.T) {
 	// for one more: 2 of 3, the third left out whole.
 	polys = []any{map[string]any{"inclusion": true, "polygon": square(47, 1000)}, map[string]any{"inclusion": false, "polygon": square(47, 1000)},
 		map[string]any{"inclusion": false, "polygon": square(47, 5)}}
-	g = planGeometry(map[string]any{planFenceKey: map[string]any{"polygons": polys}})
+	g = planGeometry(&missions.Document{Blackboard: map[string]any{planFenceKey: map[string]any{"polygons": polys}}}, nil)
 	if len(g.Polygons) != 2 || g.LeftOut == nil || *g.LeftOut != (protocol.PlanLeftOut{Zones: 1, Corners: 5}) {
 		t.Errorf("%d polygons, left out %+v", len(g.Polygons), g.LeftOut)
 	}
 	if raw, _ := json.Marshal(g); len(raw) > 64<<10 {
 		t.Errorf("%d bytes of JSON", len(raw))
+	}
+}
+
+// A plan the autopilot flies has no waypoints in its nodes (UploadPlan
+// hands the items over, RunMission flies them): the items that fly to a
+// place are on the tree, each with its number in the mission the vehicle
+// gets, which its MISSION_CURRENT counts.
+func TestPlanGeometryOfAnAutopilotPlan(t *testing.T) {
+	data, err := os.ReadFile("../plan/testdata/fenced.plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	raw["fly"] = "autopilot"
+	// A mission item without a place between the waypoints: it keeps its number.
+	mission := raw["mission"].(map[string]any)
+	items := mission["items"].([]any)
+	speed := map[string]any{"type": "SimpleItem", "autoContinue": true, "command": 178.0, "doJumpId": 9.0, "frame": 2.0, "params": []any{1.0, 5.0, -1.0, 0.0, 0.0, 0.0, 0.0}}
+	mission["items"] = append([]any{items[0], items[1], speed}, items[2:]...)
+	data, _ = json.Marshal(raw)
+	doc, err := missions.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []protocol.TreeNode{{Path: "/trees/main"}}
+	for i := range doc.Trees["main"].Children {
+		nodes = append(nodes, protocol.TreeNode{Path: "/trees/main/children/" + strconv.Itoa(i)})
+	}
+	g := planGeometry(doc, nodes)
+	want := []protocol.PlanItem{{Seq: 0, Lat: 47.397742, Lon: 8.545594}, {Seq: 1, Lat: 47.3985, Lon: 8.546}, {Seq: 3, Lat: 47.398, Lon: 8.544}}
+	if g == nil || !reflect.DeepEqual(g.Mission, want) || len(g.Polygons) != 1 || len(g.Circles) != 1 || len(g.Rally) != 1 {
+		t.Fatalf("plan geometry %+v, want the mission %+v and the fence", g, want)
+	}
+	// Bounded: the first 1,000 items, the rest counted.
+	many := make([]any, 3000)
+	for i := range many {
+		many[i] = map[string]any{"command": 16.0, "frame": 3.0, "x": 473977420.0, "y": 85455940.0, "z": 10.0}
+	}
+	doc.Trees["main"].Children[1].Params["mission"] = many
+	g = planGeometry(doc, nodes)
+	if len(g.Mission) != protocol.MaxPlanMission || g.Mission[999].Seq != 999 || g.LeftOut == nil || g.LeftOut.Mission != 2000 {
+		t.Errorf("%d items, left out %+v", len(g.Mission), g.LeftOut)
+	}
+	if raw, _ := json.Marshal(g); len(raw) > 64<<10 {
+		t.Errorf("%d bytes of JSON", len(raw))
+	}
+	// A mission parameter that is not a list of mission items is no plan.
+	doc.Trees["main"].Children[1].Params["mission"] = []any{"patrol", 3.0}
+	if g = planGeometry(doc, nodes); g == nil || g.Mission != nil {
+		t.Errorf("plan geometry %+v", g)
 	}
 }

@@ -16,6 +16,13 @@ type PlanGeometry struct {
 	// Rally is the rally points: latitude, longitude (degrees) and
 	// altitude above home (m).
 	Rally [][3]float64 `json:"rally,omitempty"`
+	// Mission is the mission items that fly to a place, when the mission
+	// hands its items to an autopilot to fly (a node whose `mission`
+	// parameter is a list of MAVLink mission items, as a plan flown by
+	// the autopilot has): its nodes give no waypoints then, and the
+	// vehicle's MISSION_CURRENT (a vehicle's KEY.mission_item) counts
+	// these items' Seq.
+	Mission []PlanItem `json:"mission,omitempty"`
 	// LeftOut counts what the bounds left out; nil when nothing was.
 	LeftOut *PlanLeftOut `json:"left_out,omitempty"`
 }
@@ -41,25 +48,38 @@ type PlanCircle struct {
 	Radius float64    `json:"radius"`
 }
 
-// PlanLeftOut counts the zones, their corners and the rally points that
-// PlanGeometry.Bound left out.
+// PlanItem is a mission item that flies to a place.
+type PlanItem struct {
+	// Seq is the item's number in the mission the autopilot is given
+	// (from 0, every item counted, those without a place too).
+	Seq int `json:"seq"`
+	// Lat and Lon are where it flies to, in degrees.
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon"`
+}
+
+// PlanLeftOut counts the zones, their corners, the rally points and the
+// mission items that PlanGeometry.Bound left out.
 type PlanLeftOut struct {
 	Zones   int `json:"zones"`
 	Corners int `json:"corners"`
 	Rally   int `json:"rally"`
+	Mission int `json:"mission,omitempty"`
 }
 
-// Bounds of a PlanGeometry: at most about 60 KB of JSON, whatever the
-// mission's blackboard holds (a plan's own import allows 64 zones of up to
-// 4,000 corners together, and 100 rally points).
+// Bounds of a PlanGeometry: at most about 110 KB of JSON, whatever the
+// mission holds (a plan's own import allows 64 zones of up to 4,000
+// corners together, 100 rally points and 5,000 items).
 const (
 	MaxPlanZones   = 64
 	MaxPlanCorners = 2000
 	MaxPlanRally   = 100
+	MaxPlanMission = 1000
 )
 
 // Bound keeps g within MaxPlanZones zones (polygons first), MaxPlanCorners
-// corners in all polygons together and MaxPlanRally rally points. A
+// corners in all polygons together, MaxPlanRally rally points and the
+// first MaxPlanMission mission items. A
 // polygon that does not fit is left out whole (a cut polygon would draw
 // another zone than the robot keeps), and counted in LeftOut with its
 // corners.
@@ -89,11 +109,16 @@ func (g *PlanGeometry) Bound() {
 		out.Rally = len(g.Rally) - MaxPlanRally
 		g.Rally = g.Rally[:MaxPlanRally]
 	}
+	if len(g.Mission) > MaxPlanMission {
+		out.Mission = len(g.Mission) - MaxPlanMission
+		g.Mission = g.Mission[:MaxPlanMission]
+	}
 	if out != (PlanLeftOut{}) {
 		if g.LeftOut != nil { // left out by the robot already
 			out.Zones += g.LeftOut.Zones
 			out.Corners += g.LeftOut.Corners
 			out.Rally += g.LeftOut.Rally
+			out.Mission += g.LeftOut.Mission
 		}
 		g.LeftOut = &out
 	}

@@ -159,3 +159,45 @@ func TestBrowserPlanLayer(t *testing.T) {
 	t.Logf("5,000 waypoints with the plan: the draw that set the progress %s; one after a zoom %s (ms)", first, p.eval(`JSON.stringify(window.BotdMap.stats())`))
 	p.noProblems()
 }
+
+// A plan the autopilot flies: the tree's nodes give no waypoints (the
+// items are handed over), the plan's mission items do, and the current
+// marker follows the vehicle's MISSION_CURRENT on the blackboard
+// (uav.mission_item): items before it reached, items without a place
+// (a speed change) counted but not drawn.
+func TestBrowserPlanLayerAutopilot(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	f.live = true
+	p := fakePage(t, f)
+	h := f.h(t, "rover-1")
+	g := fencedPlan()
+	g.Mission = []protocol.PlanItem{{Seq: 0, Lat: 47.397742, Lon: 8.545594}, {Seq: 1, Lat: 47.3985, Lon: 8.546}, {Seq: 3, Lat: 47.398, Lon: 8.544}}
+	tree := protocol.TreeMsg{Header: hdr("rover-1", 1), TreeInfo: protocol.TreeInfo{Mission: "m-1", Plan: g, Nodes: []protocol.TreeNode{
+		{Index: 0, Type: "MemSequence", Name: "plan (flown by the autopilot)", Parent: -1},
+		{Index: 1, Type: "GpsFix", Name: "preflight: GPS fix"},
+		{Index: 2, Type: "UploadPlan", Name: "upload: 5 mission, 5 fence, 1 rally items"},
+		{Index: 3, Type: "Arm", Name: "preflight: arm"},
+		{Index: 4, Type: "RunMission", Name: "the autopilot flies the plan"},
+	}}}
+	h.Tree(tree)
+	h.Status(keyframe("rover-1", "m-1", 1, "RSSSR"))
+	item := func(seq uint64, n float64) {
+		h.Blackboard(protocol.BlackboardMsg{Header: hdr("rover-1", seq), Mission: "m-1", Full: true,
+			Values: []protocol.BlackboardValue{{Key: "uav.mission_item", Value: n}, {Key: "uav.alt", Value: 10.0}}})
+	}
+	const cur = `document.getElementById('map-plan-current')`
+	p.wait("the mission items on the map", `document.querySelectorAll('#map-plan-waypoints rect[data-seq]').length === 3 && document.querySelectorAll('#map-plan-zones > *').length === 2`)
+	if v := p.eval(cur + `.getAttribute('visibility')`); v != "hidden" {
+		t.Errorf("a current item before the vehicle says one: %s", v)
+	}
+	item(1, 1)
+	p.wait("item 1 current, item 0 reached", cur+`.getAttribute('visibility') === 'visible' && `+cur+`.dataset.seq === '1' && document.getElementById('map-plan').dataset.reached === '1'`)
+	item(2, 2) // the speed change: no place, nothing current, items 0 and 1 reached
+	p.wait("no place for item 2", cur+`.getAttribute('visibility') === 'hidden' && document.getElementById('map-plan').dataset.reached === '2'`)
+	item(3, 3)
+	p.wait("item 3 current", cur+`.dataset.seq === '3' && `+cur+`.dataset.n === '3'`)
+	if info := p.eval(`document.getElementById('map-plan-info').textContent`); !strings.Contains(info, "flown by the autopilot") || !strings.Contains(info, "2/3 waypoints reached · now 3: mission item 3") {
+		t.Errorf("info line %q", info)
+	}
+	p.noProblems()
+}

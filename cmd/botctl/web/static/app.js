@@ -149,7 +149,10 @@
       $('kf-state').dataset.known = d.known ? 'yes' : 'no';
       window.dispatchEvent(new CustomEvent('botd:status', { detail: { statusOf: (i) => tree.statusOf(i) } })); // the map's progress
     });
-    on('blackboard', (d) => { S.bb = d; S.bbAt = performance.now(); renderBB(); });
+    on('blackboard', (d) => {
+      S.bb = d; S.bbAt = performance.now(); renderBB();
+      window.dispatchEvent(new CustomEvent('botd:blackboard', { detail: d })); // the map's progress of an autopilot's mission
+    });
     on('events', (list) => { for (const e of (Array.isArray(list) ? list : [])) addEvent(e); });
     on('history', (h) => {
       const n = $('history-note');

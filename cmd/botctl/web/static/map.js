@@ -308,8 +308,14 @@
       const g = n && n.goal;
       if (g && typeof g.x === 'number' && typeof g.y === 'number') out.push({ frame: g.frame || 'local', x: g.x, y: g.y, name: n.name || n.type, node: n.index });
     }
-    M.waypoints = out;
     M.plan = readPlan(d && d.plan);
+    // A plan the autopilot flies: its nodes give no waypoints, the plan's
+    // mission items do, and the vehicle's MISSION_CURRENT (KEY.mission_item)
+    // says which one it flies.
+    if (M.plan && M.plan.mission.length && !out.some((w) => w.frame === 'global')) {
+      for (const it of M.plan.mission) out.push({ frame: 'global', x: it.lon, y: it.lat, name: `mission item ${it.seq}`, seq: it.seq });
+    }
+    M.waypoints = out;
     schedule();
   }
 
@@ -329,9 +335,10 @@
         .filter((c) => c && ll(c.center, 2) && num(c.radius) && c.radius > 0)
         .map((c) => ({ name: str(c.name), inclusion: c.inclusion === true, center: c.center, radius: c.radius })),
       rally: (Array.isArray(g.rally) ? g.rally : []).filter((r) => ll(r, 2)),
+      mission: (Array.isArray(g.mission) ? g.mission : []).filter((it) => it && Number.isInteger(it.seq) && num(it.lat) && num(it.lon)),
       leftOut: g.left_out && typeof g.left_out === 'object' ? g.left_out : null,
     };
-    return out.home || out.polygons.length || out.circles.length || out.rally.length ? out : null;
+    return out.home || out.polygons.length || out.circles.length || out.rally.length || out.mission.length ? out : null;
   }
 
   // ---- the plan layer: the open robot's mission as SVG over the canvas ----
@@ -392,7 +399,8 @@
       const label = wps.length <= 300; // beyond, numbers would cover the map
       wps.forEach((p, i) => {
         const m = { w: p, n: i + 1, s: '', x: 0, y: 0 };
-        m.el = el('rect', { class: 'wp', 'data-n': i + 1, 'data-node': p.node, 'data-status': 'I', width: 7, height: 7 }, marks, `${i + 1}: ${p.name}`);
+        const by = p.seq === undefined ? { 'data-node': p.node } : { 'data-seq': p.seq };
+        m.el = el('rect', { class: 'wp', 'data-n': i + 1, ...by, 'data-status': 'I', width: 7, height: 7 }, marks, `${i + 1}: ${p.name}`);
         if (label) { m.label = el('text', { class: 'wp-n' }, marks); m.label.textContent = String(i + 1); }
         P.marks.push(m);
       });
@@ -425,6 +433,24 @@
     }
   }
 
+  // statusOf is a waypoint's progress as a status letter: its node's, or
+  // for a mission item the autopilot flies, from the item it flies now
+  // (before it: reached, S; it: current, R).
+  function statusOf(w) {
+    if (w.seq === undefined) return (M.statusOf && typeof w.node === 'number' && M.statusOf(w.node)) || 'I';
+    if (typeof M.missionItem !== 'number') return 'I';
+    return w.seq < M.missionItem ? 'S' : w.seq === M.missionItem ? 'R' : 'I';
+  }
+
+  // missionItem is the item a vehicle's autopilot flies (MISSION_CURRENT):
+  // the first KEY.mission_item of the blackboard, or undefined.
+  function missionItem(bb) {
+    for (const x of bb && Array.isArray(bb.values) ? bb.values : []) {
+      if (x && typeof x.key === 'string' && x.key.endsWith('.mission_item') && Number.isInteger(x.value)) return x.value;
+    }
+    return undefined;
+  }
+
   // drawPlan brings the layer up to date; vehicle is the open robot's
   // position in canvas pixels (null when not drawn in this frame).
   function drawPlan(W, H, vehicle) {
@@ -440,7 +466,7 @@
     // The progress: reached, failed, current.
     let cur = null, reached = 0, last = -1;
     P.marks.forEach((m, i) => {
-      const s = (M.statusOf && M.statusOf(m.w.node)) || 'I';
+      const s = statusOf(m.w);
       if (s !== m.s) {
         m.el.classList.toggle('reached', s === 'S');
         m.el.classList.toggle('failed', s === 'F' || s === 'E');
@@ -458,8 +484,9 @@
       P.cur.setAttribute('visibility', cur ? 'visible' : 'hidden');
       if (cur) {
         setXY(P.cur, 'cx', 'cy', [cur.x, cur.y]);
-        P.cur.setAttribute('data-n', cur.n); P.cur.setAttribute('data-node', cur.w.node); P.cur.setAttribute('data-name', cur.w.name);
-      } else for (const a of ['data-n', 'data-node', 'data-name']) P.cur.removeAttribute(a);
+        P.cur.setAttribute('data-n', cur.n); P.cur.setAttribute('data-name', cur.w.name);
+        if (cur.w.seq === undefined) P.cur.setAttribute('data-node', cur.w.node); else P.cur.setAttribute('data-seq', cur.w.seq);
+      } else for (const a of ['data-n', 'data-node', 'data-seq', 'data-name']) P.cur.removeAttribute(a);
     }
     if (P.leg) {
       const on = !!(cur && vehicle);
@@ -475,6 +502,8 @@
       parts.push(`plan: ${z} zone${z === 1 ? '' : 's'}, ${g.rally.length} rally point${g.rally.length === 1 ? '' : 's'}`);
       const lo = g.leftOut;
       if (lo && (lo.zones || lo.rally)) parts.push(`${lo.zones || 0} zones (${lo.corners || 0} corners) and ${lo.rally || 0} rally points not shown (bounded)`);
+      if (lo && lo.mission) parts.push(`the last ${lo.mission} mission items not shown (bounded)`);
+      if (g.mission.length && P.marks.some((m) => m.w.seq !== undefined)) parts.push('flown by the autopilot');
       if (M.frame !== 'global') parts.push('drawn in lat/lon');
     }
     if (P.marks.length) parts.push(`${reached}/${P.marks.length} waypoints reached` + (cur ? ` · now ${cur.n}: ${cur.w.name}` : ''));
@@ -541,8 +570,12 @@
   if (fleet()) fleet().onChange(schedule);
   window.addEventListener('resize', schedule);
   window.addEventListener('botd:tree', (ev) => setTree(ev.detail));
-  window.addEventListener('botd:select', () => { M.waypoints = []; M.plan = null; M.tree = null; M.statusOf = null; M.world = null; M.goalsNED = false; schedule(); });
+  window.addEventListener('botd:select', () => { M.waypoints = []; M.plan = null; M.tree = null; M.statusOf = null; M.missionItem = undefined; M.world = null; M.goalsNED = false; schedule(); });
   window.addEventListener('botd:status', (ev) => { M.statusOf = ev.detail && ev.detail.statusOf; schedule(); });
+  window.addEventListener('botd:blackboard', (ev) => {
+    const k = missionItem(ev.detail);
+    if (k !== M.missionItem) { M.missionItem = k; schedule(); }
+  });
   window.addEventListener('botd:factsheet', (ev) => {
     const d = ev.detail || {};
     M.world = d.world && d.world.bounds ? d.world : null;
