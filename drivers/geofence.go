@@ -383,6 +383,11 @@ type FenceCheck struct {
 	Speed float64
 	// Age is how old the position is (FenceNoPose: since the last one, or -1 for none).
 	Age time.Duration
+	// Receding: the clearance grew over the last speed window (the robot moves away from
+	// the edges it is nearest to). The verdict does not use it (a breach is predicted as if
+	// the robot moved straight at the nearest edge); botd's own return home does, so that a
+	// robot leaving a zone's margin on its way is not stopped by it.
+	Receding bool
 	// Zone is the zone with the least clearance, the one breached or nearest to be: -1 for
 	// the config's keep-in, else the index of a zone SetZones gave (FenceMonitor.ZoneName).
 	Zone int
@@ -401,6 +406,10 @@ type FenceMonitor struct {
 	lastAt     int64
 	lx, ly, la float64
 	speed      float64
+	// lc is the clearance at the last position the speed was measured from; receding: it
+	// grew over the last speed window
+	lc       float64
+	receding bool
 	// a mission's zones (SetZones), placed around zoneOrigin
 	zones      geofence.Zones
 	zoneOrigin GeoPoint
@@ -460,9 +469,14 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 	// apart (a busy machine delivers a vehicle's position messages in bursts, and the
 	// reading's time is when it was read, not when the vehicle was there) would give a
 	// speed many times the real one, and a geofence breach predicted from it.
+	c.Clearance = f.Clearance(x, y, alt)
+	if !m.checkZones(&c, x, y, alt, now) {
+		c.State = FenceNoPose
+		return c
+	}
 	ts := at.UnixNano()
 	if m.lastAt == 0 {
-		m.lastAt, m.lx, m.ly, m.la = ts, x, y, alt
+		m.lastAt, m.lx, m.ly, m.la, m.lc = ts, x, y, alt, c.Clearance
 	} else if ts-m.lastAt >= f.speedWindowNs {
 		dt := float64(ts-m.lastAt) / 1e9
 		dz := 0.0
@@ -470,14 +484,10 @@ func (m *FenceMonitor) Check(now time.Time) FenceCheck {
 			dz = alt - m.la
 		}
 		m.speed = math.Sqrt((x-m.lx)*(x-m.lx)+(y-m.ly)*(y-m.ly)+dz*dz) / dt
-		m.lastAt, m.lx, m.ly, m.la = ts, x, y, alt
+		m.receding = c.Clearance > m.lc
+		m.lastAt, m.lx, m.ly, m.la, m.lc = ts, x, y, alt, c.Clearance
 	}
-	c.Speed = m.speed
-	c.Clearance = f.Clearance(x, y, alt)
-	if !m.checkZones(&c, x, y, alt, now) {
-		c.State = FenceNoPose
-		return c
-	}
+	c.Speed, c.Receding = m.speed, m.receding
 	c.State = geofence.Judge(c.Clearance, m.speed, f.reactionNs/1e9, f.margin)
 	return c
 }

@@ -112,3 +112,35 @@ func (m *FenceMonitor) checkZones(c *FenceCheck, x, y, alt float64, now time.Tim
 	}
 	return true
 }
+
+// OnVehicle reports whether the fence watches a vehicle's position (a VehicleFrame's key).
+func (f *Fence) OnVehicle() bool { return f.vehicle }
+
+// PlaceLatLon places a latitude and longitude in the plane of the config's fence (m east and
+// north, where Clearance and the monitor's X, Y are): around the fence's origin; for a
+// vehicle's local fence (metres from its home), from where the vehicle is now (its latitude
+// and longitude, and its position from home), which needs a fresh position. ok is false when
+// it cannot be placed.
+func (f *Fence) PlaceLatLon(read func(key string) (float64, time.Time, bool), lat, lon float64, now time.Time) (x, y float64, ok bool) {
+	if !f.vehicle || f.cfg.Frame == "global" {
+		if f.origin == nil {
+			return 0, 0, false
+		}
+		x, y = f.origin.ToLocal(lat, lon)
+		return x, y, true
+	}
+	here := GeoPoint{}
+	var north, east float64
+	for _, k := range []struct {
+		key string
+		v   *float64
+	}{{f.poseKey + ".lat", &here.Lat}, {f.poseKey + ".lon", &here.Lon}, {f.poseKey + ".x", &north}, {f.poseKey + ".y", &east}} {
+		v, at, fresh := read(k.key)
+		if !fresh || math.IsNaN(v) || now.Sub(at).Nanoseconds() > f.staleNs {
+			return 0, 0, false
+		}
+		*k.v = v
+	}
+	dx, dy := here.ToLocal(lat, lon)
+	return east + dx, north + dy, true
+}

@@ -87,7 +87,7 @@ func newFenceGuard(f *drivers.Fence, hw *drivers.Config, r *drivers.Robot, now f
 func (g *fenceGuard) Check(now time.Time) runner.FenceStatus {
 	c := g.mon.Check(now)
 	st := runner.FenceStatus{X: c.X, Y: c.Y, Alt: c.Alt, Clearance: c.Clearance, Speed: c.Speed, Action: g.action,
-		Outside: c.State == drivers.FenceOutside, NoPose: c.State == drivers.FenceNoPose}
+		Outside: c.State == drivers.FenceOutside, NoPose: c.State == drivers.FenceNoPose, Receding: c.Receding}
 	if !st.NoPose {
 		st.Zone = g.mon.ZoneName(c.Zone)
 	}
@@ -143,6 +143,7 @@ func withFence(c runner.Config, f *drivers.Fence, hw *drivers.Config, r *drivers
 	g := newFenceGuard(f, hw, r, now)
 	if g != nil {
 		c.Geofence = g
+		c.ReturnHome = g.returnTree // returnhome.go
 	}
 	c.CheckMission = missionCheck(f, g)
 	return c

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,71 @@ func TestPlanChecksAgainstAVehicleLocalFence(t *testing.T) {
 	}
 	if code, out, _ := runCmd(t, "check", "-config", "../../configs/uav-sim.yaml", far); code != 1 || !strings.Contains(out, "outside the geofence") {
 		t.Errorf("a GoTo 100 m north against uav-sim.yaml: exit %d\n%s", code, out)
+	}
+}
+
+// The geofence's return_home on the simulated rover with a plan's rally points: the breach of
+// an exclusion circle on its path sends it, by botd's own return, to the rally point nearest
+// to where it stopped (not the farther one, not home), where it stops; the mission then waits
+// paused.
+func TestDaemonReturnsToTheNearestRallyPoint(t *testing.T) {
+	addr := freeAddr(t)
+	fence := strings.Replace(zonesFence(), "action: hold", "action: return_home", 1)
+	startDaemonProc(t, "-config", fenceConfig(t, fence), "-listen", addr, "-state-dir", t.TempDir())
+	waitBroker(t, addr)
+	r := newGround(t, "tcp://"+addr, "fence-1")
+	r.waitFor(t, "idle, with a position", func(r *groundRec) bool {
+		s := r.lastState()
+		return s.Mode == protocol.ModeIdle && len(s.Errors) == 0
+	})
+	// the rover trips about 1.1 m ahead: rally point 1 (0.5 m ahead, 1.2 m to the right) is
+	// nearer than rally point 0 (1.5 m behind, 1.5 m to the left); home (0, 0) is nearer still
+	// (the yard's walls are 2 m behind and to either side)
+	const nearX, nearY = 0.5, -1.2
+	far, near := latLonAt(-1.5, 1.5), latLonAt(nearX, nearY)
+	rally := fmt.Sprintf(`[[%.9f,%.9f,0],[%.9f,%.9f,0]]`, far[0], far[1], near[0], near[1])
+	m := json.RawMessage(fmt.Sprintf(`{"format":"botd/mission@1","id":"b03c6e7d-5f4b-4c8d-ae9f-a0b1c2d3e4f5","name":"rally","main":"main",
+		"blackboard":{"plan.fence":{"circles":[%s]},"plan.rally":%s},"trees":{"main":{"type":"Drive","params":{"linear":0.3}}}}`,
+		circleZone(false, 2.5, 0, 1), rally))
+	if rep := r.send(t, "fence-1", protocol.Command{Op: protocol.OpMissionLoad, Mission: m, Start: true}); !rep.OK {
+		t.Fatalf("rally: %+v", rep.Error)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			r.mu.Lock()
+			for _, e := range r.events {
+				t.Logf("event %s: %s %v", e.Kind, e.Message, e.Data)
+			}
+			t.Logf("state %+v", r.lastState())
+			r.mu.Unlock()
+		}
+	})
+	r.waitFor(t, "the return's end", func(r *groundRec) bool { return r.hasEvent("failsafe.returned") })
+	r.mu.Lock()
+	var start, end protocol.EventMsg
+	for _, e := range r.events {
+		switch e.Kind {
+		case "failsafe.return_home":
+			start = e
+		case "failsafe.returned":
+			end = e
+		}
+	}
+	r.mu.Unlock()
+	target, _ := start.Data["target"].(string)
+	x, _ := end.Data["x"].(float64)
+	y, _ := end.Data["y"].(float64)
+	const tolerance = 0.1 // MoveTo's default
+	if start.Data["reason"] != "geofence" || !strings.HasPrefix(target, "rally point 1 ") ||
+		math.Hypot(x-nearX, y-nearY) > tolerance+0.05 {
+		t.Fatalf("return %+v, ended %+v", start, end)
+	}
+	t.Logf("%s: stopped at (%.3f, %.3f)", start.Message, x, y)
+	r.waitFor(t, "the mission paused at the rally point", func(r *groundRec) bool {
+		s := r.lastState()
+		return s.Mode == protocol.ModePaused && !s.Failsafe.Active
+	})
+	if rep := r.send(t, "fence-1", protocol.Command{Op: protocol.OpMissionAbort}); !rep.OK {
+		t.Fatalf("abort: %+v", rep.Error)
 	}
 }

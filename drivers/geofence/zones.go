@@ -166,3 +166,27 @@ func Nearest(x, y float64, xs, ys []float64) int {
 	}
 	return at
 }
+
+// ReturnPoint is where a return home from (x, y) goes: the index of the nearest rally point
+// (xs[i], ys[i]; nearest horizontally) at which every zone leaves at least margin of clearance
+// at altitude alt, or -1 for home (no
+// rally point, or none the zones allow). A point with a NaN coordinate is skipped (a caller
+// marks so one it refuses for reasons of its own). The zones of an empty set allow every
+// point. O(points x corners), no allocation.
+func (zs Zones) ReturnPoint(x, y float64, xs, ys []float64, alt, margin float64) int {
+	best, at := math.Inf(1), -1
+	for i := range xs {
+		if math.IsNaN(xs[i]) || math.IsNaN(ys[i]) {
+			continue
+		}
+		d := (xs[i]-x)*(xs[i]-x) + (ys[i]-y)*(ys[i]-y)
+		if d >= best {
+			continue
+		}
+		if c, _ := zs.Clearance(xs[i], ys[i], alt); c < margin {
+			continue
+		}
+		best, at = d, i
+	}
+	return at
+}

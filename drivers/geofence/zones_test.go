@@ -222,3 +222,36 @@ func TestNearest(t *testing.T) {
 		t.Errorf("Nearest allocates %v times", n)
 	}
 }
+
+// ReturnPoint: the nearest rally point the zones allow with the margin to spare, else home.
+func TestReturnPoint(t *testing.T) {
+	inf := math.Inf(1)
+	zs := Zones{
+		{Name: "keep", Polygon: Polygon{Xs: []float64{-50, 50, 50, -50}, Ys: []float64{-50, -50, 50, 50}}, MinAlt: -inf, MaxAlt: inf},
+		{Name: "hole", Exclusion: true, CX: 10, CY: 0, Radius: 5, MinAlt: -inf, MaxAlt: inf},
+	}
+	xs, ys := []float64{12, 20, -30, 49.5, math.NaN()}, []float64{0, 0, 0, 0, 0}
+	for _, c := range []struct {
+		x, y   float64
+		margin float64
+		want   int
+	}{
+		{14, 0, 1, 1},   // 12 is in the hole: 20 is the nearest allowed
+		{48, 0, 1, 1},   // 49.5 is within the margin of the keep-in's edge
+		{48, 0, 0.5, 3}, // not with a smaller margin
+		{-20, 0, 1, 2},
+	} {
+		if got := zs.ReturnPoint(c.x, c.y, xs, ys, 0, c.margin); got != c.want {
+			t.Errorf("ReturnPoint(%v, %v, margin %v) = %d, want %d", c.x, c.y, c.margin, got, c.want)
+		}
+	}
+	if got := zs.ReturnPoint(0, 0, []float64{12}, []float64{0}, 0, 1); got != -1 {
+		t.Errorf("the only rally point in the hole: %d, want -1 (home)", got)
+	}
+	if got := (Zones{}).ReturnPoint(0, 0, xs, ys, 0, 1); got != 0 {
+		t.Errorf("no zones: %d, want the nearest, 0", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { zs.ReturnPoint(1, 2, xs, ys, 0, 1) }); n != 0 {
+		t.Errorf("ReturnPoint allocates %v times", n)
+	}
+}

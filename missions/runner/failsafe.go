@@ -210,6 +210,7 @@ func (r *Runner) supervise(now time.Time) {
 		errs = append(errs, protocol.StateError{Code: "TICK_OVERRUNS", Level: "ERROR", Message: fmt.Sprintf("%d tick deadlines missed in a row", n)})
 	}
 
+	reason, action, errs = r.returnLatch(reason, action, errs)
 	was := r.fs
 	r.fs.active, r.fs.reason, r.fs.action = reason != "", reason, action
 	if was.active && !r.fs.active {
@@ -319,6 +320,10 @@ func isVehicleAction(a string) bool { return a == ActionLand || a == ActionRetur
 // vehicleAction starts a vehicle failsafe action; without a vehicle the
 // robot holds, and says so.
 func (r *Runner) vehicleAction(action string) {
+	if action == ActionReturnHome && r.startReturn(r.fs.reason) {
+		return // botd's own (returnhome.go)
+	}
+	r.stopReturn() // a landing wins over botd's own return
 	v, ok := r.cfg.Hardware.(Vehicles)
 	handled := false
 	var err error

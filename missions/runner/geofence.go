@@ -38,6 +38,10 @@ type FenceStatus struct {
 	// position is lost): the config's fence or one of the mission's
 	// zones.
 	Zone string
+	// Receding: the robot moves away from the zones' edges it is nearest
+	// to (its clearance grows). botd's own return home is not stopped by
+	// a predicted breach (Trip while inside) while it recedes.
+	Receding bool
 }
 
 // MissionFence is a Geofence that also enforces the zones the running
@@ -67,6 +71,10 @@ func (r *Runner) superviseFence(now time.Time, trip func(why, act string)) (prot
 		return protocol.StateError{}, false
 	}
 	st := g.Check(now)
+	if run := r.run; run != nil && run.returning != "" && st.Trip && !st.Outside && !st.NoPose && st.Receding {
+		// botd's own return leaves the margin it tripped in: not a new breach
+		st.Trip = false
+	}
 	r.fence = st
 	if !st.Trip {
 		r.fs.fenceTripped, r.fs.fenceActPending = false, false
@@ -177,6 +185,9 @@ func (r *Runner) fenceAct(action string) {
 		return
 	}
 	r.fs.fenceActPending = false
+	if action == ActionReturnHome && r.startReturn(fenceReason) {
+		return // botd's own (returnhome.go)
+	}
 	if err := r.cfg.Geofence.Breach(action); err != nil {
 		r.emit(protocol.Event{Kind: "failsafe.error", Level: "error", Message: fmt.Sprintf("geofence action %s: %v; the robot is held in its safe state", action, err)})
 	}

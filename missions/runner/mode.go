@@ -123,6 +123,7 @@ func (r *Runner) exitFailsafe(_ *fsm.Memory) {
 	if run := r.run; run != nil && run.fsAgent != nil {
 		run.fsAgent.HaltAll()
 		run.fsAgent = nil
+		run.returning = "" // botd's own return is stopped too
 		r.safe()
 	}
 }

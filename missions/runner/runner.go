@@ -104,8 +104,11 @@ type Config struct {
 	// tree (its targets against the geofence) when it is loaded; the
 	// problems (bt.Problems) refuse it.
 	CheckMission func(*missions.Mission) error
-	Events       func(protocol.Event)
-	Logger       *slog.Logger
+	// ReturnHome, when set, is botd's own return home: the tree a
+	// return_home action runs for the running mission (returnhome.go).
+	ReturnHome ReturnHomeFunc
+	Events     func(protocol.Event)
+	Logger     *slog.Logger
 	// Clock is the one clock of the tick loop, the failsafes and the
 	// journal [the real clock]; tests give a fake one.
 	Clock clockwork.Clock
@@ -247,6 +250,10 @@ type activeRun struct {
 	fsAgent   *bt.Agent
 	fsBinding Binding
 	fsTree    string
+	// returning is the target of botd's own return while its tree runs
+	// as the failsafe tree ("" otherwise), returnWhy the failsafe it
+	// serves (returnhome.go).
+	returning, returnWhy string
 	// lastErr is the latest node error of this run; end is why the run
 	// ended (nil: it succeeded or still runs).
 	lastErr *protocol.Failure
