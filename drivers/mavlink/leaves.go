@@ -128,7 +128,8 @@ func uavTypes(l *drivers.LeafKit) []bt.NodeType {
 			bt.Param{Name: "rtl", Type: bt.TBool, Default: true, Doc: "return home and land at the end"}),
 		mk("RunMission", "Flies the mission UploadMission gave the autopilot (PX4 Mission, ArduPilot Auto; ArduPilot also gets "+
 			"MAV_CMD_MISSION_START): RUNNING until the vehicle reports the last item reached, or is back on the ground and "+
-			"disarmed, then SUCCESS. The vehicle must be armed. Halted, the vehicle holds where it is. The item flown "+
+			"disarmed, then SUCCESS; FAILURE when something else takes the vehicle out of mission mode (its fence's hold, another "+
+			"ground station) other than to return or land. The vehicle must be armed. Halted, the vehicle holds where it is. The item flown "+
 			"(MISSION_CURRENT) is KEY.mission_item; each item reached (MISSION_ITEM_REACHED) is a uav.mission_item_reached event.", uavRunMission),
 		uploadPlanType(l, mk),
 		uavCondition(l, "Armed", "SUCCESS while the vehicle's motors are armed, FAILURE otherwise (or without a link).", condArmed),
@@ -161,6 +162,7 @@ type uavMem struct {
 	alt, tol float64
 	flag     bool
 	fenced   bool // the target lies outside the geofence: nothing was sent
+	auto     bool // RunMission: the vehicle was seen in mission mode
 }
 
 var (
@@ -350,7 +352,7 @@ func (u *uavAction) Open(a *bt.Agent, n *bt.Node) {
 	case uavUploadPlan:
 		op = v.uploadPlanOp(u.plan)
 	case uavRunMission:
-		m.flag = false // flown: set once the vehicle was in the air during the run
+		m.flag, m.auto = false, false // flown: set once the vehicle was in the air during the run
 		op = v.runMissionOp()
 	case uavYaw:
 		h, ok1 := drivers.ReadNum(a, n, "heading_deg", u.heading)
@@ -454,7 +456,24 @@ func (u *uavAction) Tick(a *bt.Agent, n *bt.Node) bt.Status {
 		if st.inAir() {
 			m.flag = true
 		}
-		return doneIf((count > 0 && reached >= count-1) || (m.flag && !st.inAir() && !st.armed))
+		if (count > 0 && reached >= count-1) || (m.flag && !st.inAir() && !st.armed) {
+			return bt.Success
+		}
+		switch st.mode {
+		case modeMission:
+			m.auto = true
+		case modeReturn, modeLand:
+			// the autopilot's own failsafe (or a return item): done once down and disarmed
+		default:
+			if m.auto {
+				// Something else took the vehicle out of its mission (its fence's hold, another
+				// ground station, the pilot): the mission is not flying any more.
+				a.Emit(n.Index, "error", fmt.Sprintf("%s: %s %q left mission mode (now %s) before the last item (reached %d of %d)",
+					n.Type.Name, Kind, v.name, st.mode, reached+1, count))
+				return bt.Failure
+			}
+		}
+		return bt.Running
 	case uavYaw:
 		return doneIf(!st.haveAttitude || math.Abs(drivers.WrapAngle(st.yaw-m.alt)) <= 5*math.Pi/180)
 	}

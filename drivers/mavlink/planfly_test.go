@@ -257,3 +257,38 @@ func TestAutopilotPlanEStopLands(t *testing.T) {
 		t.Fatalf("the plan during an e-stop: %s\n%s", st, s)
 	}
 }
+
+// Something else taking the vehicle out of its mission (here a hold from outside the tree, as
+// the autopilot's own fence or another ground station would) fails RunMission instead of
+// leaving it RUNNING over a vehicle that no longer flies the plan.
+func TestAutopilotPlanLeftMissionModeFails(t *testing.T) {
+	sim, g := simCopterRig(t, multicopter.Config{Listen: "127.0.0.1:0", TimeScale: 4, RTLAlt: 15})
+	_, root := autopilotPlan(t)
+	tree := compileTree(t, g.robot.Config(), root)
+	a := bt.NewAgent(tree, 0, time.Now().UnixNano())
+	s := &sink{}
+	a.Env, a.Sink = g.robot, s
+	bind := g.robot.Bind(tree)
+	st := bt.Running
+	tick := func() {
+		bind.Snapshot(&a.BB)
+		st = a.Tick(time.Now().UnixNano())
+		_ = g.robot.Apply()
+		time.Sleep(20 * time.Millisecond)
+	}
+	g.waitFor("the mission flown past its take-off", func() bool {
+		tick()
+		if st != bt.Running {
+			t.Fatalf("the plan ended %s first\n%s", st, s)
+		}
+		ss := sim.State()
+		return ss.Mode == "AUTO.MISSION" && ss.MissionCur >= 1 && g.state().mode == modeMission
+	})
+	if err := g.v.Hold(); err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor("the tree's end", func() bool { tick(); return st != bt.Running })
+	if st != bt.Failure || !strings.Contains(s.String(), "left mission mode (now hold)") {
+		t.Fatalf("after a hold from outside: %s\n%s", st, s)
+	}
+}
