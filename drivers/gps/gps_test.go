@@ -9,11 +9,13 @@ import (
 
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/drivertest"
+	"github.com/botd-project/botd/drivers/gpio"
 )
 
-// kinds are the core's kinds and gps.
+// kinds are the core's kinds, the gpio family's (a rover to carry the receiver) and gps.
 func kinds() *drivers.Registry {
 	r := drivers.Builtin()
+	gpio.Register(r)
 	Register(r)
 	return r
 }

@@ -12,11 +12,13 @@ import (
 
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/drivertest"
+	"github.com/botd-project/botd/drivers/gpio"
 )
 
-// kinds are the sim board's kinds and mqtt_pose.
+// kinds are the core's kinds, the gpio family's (a rover to carry the tracked body) and mqtt_pose.
 func kinds() *drivers.Registry {
 	r := drivers.Builtin()
+	gpio.Register(r)
 	Register(r)
 	return r
 }
