@@ -290,6 +290,10 @@ func TestRunnerPanicInApplyIsAnswered(t *testing.T) {
 func TestRunnerBadInputChangesNothing(t *testing.T) {
 	tr := startRunner(t, "", nil)
 	tr.mustOK(protocol.Command{Op: protocol.OpMissionLoad, Mission: mission(0, waitLong), Start: true})
+	// The reply comes from the tick's command drain; the state it changed
+	// is published at the end of that tick, which the commands below (some
+	// answered without a tick, the rest drained in the same one) can beat.
+	tr.waitMode(protocol.ModeRunning)
 	bad := []struct {
 		c    protocol.Command
 		code string

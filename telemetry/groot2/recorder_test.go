@@ -89,7 +89,10 @@ func TestRecorderWritesEachRunBounded(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		// One run at a time: the next load waits for this run's file.
+		// One run at a time: the next load waits until this run's file
+		// is written to its end (its writer goroutine is done; a file that
+		// exists may still lack its transitions).
+		rec.Wait()
 		waitRecordings(t, rec, min(i+1, 2))
 		time.Sleep(2 * time.Millisecond) // distinct start times in the names
 	}
