@@ -159,6 +159,10 @@ broker: {embedded: {listen: '%s'}}
 		t.Fatal(err)
 	}
 	defer spy.Close()
+	// Subscribed once connected, SUBACK and all (before that, Subscribe
+	// only notes the subscription for the connection to make, and what is
+	// sent meanwhile goes uncaptured).
+	waitUntil(t, "the spy connected", spy.IsUp)
 	topics, _ := protocol.NewTopics("", "rover-1")
 	if err := spy.Subscribe(topics.Cmd(), 1, func(_ string, p []byte) {
 		capMu.Lock()
