@@ -71,7 +71,7 @@ func runFleet(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&f.pattern, "robot", "rover-%04d", "robot id pattern: one integer verb, numbered from -first")
 	fs.IntVar(&f.first, "first", 1, "the first robot's number (several fleet processes on one broker: -n 500 -first 1, -n 500 -first 501)")
 	fs.StringVar(&f.listen, "listen", "", "the embedded broker's address (host:port) when no broker is given (default: the config's broker.embedded.listen)")
-	fs.StringVar(&f.stateDir, "state-dir", "", "state directories go in DIR/ROBOT (default: a temporary directory, removed at exit)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directories go in DIR/ROBOT (default: a temporary directory in memory, /dev/shm, where there is one, else in $TMPDIR; removed at exit)")
 	fs.StringVar(&f.mission, "mission", "", "mission file every robot loads and starts, overriding the config")
 	fs.StringVar(&f.labels, "labels", "", "labels added to every robot's: KEY=VALUE,... (the robot's index is label fleet.index)")
 	fs.DurationVar(&f.every, "report", 5*time.Second, "report interval")
@@ -214,6 +214,23 @@ func (f *fleetFlags) validate() error {
 	return nil
 }
 
+// memTempDir is /dev/shm when it is a directory this process may write
+// (a tmpfs on Linux), else "" (os.TempDir).
+func memTempDir() string {
+	const shm = "/dev/shm"
+	if fi, err := os.Stat(shm); err != nil || !fi.IsDir() {
+		return ""
+	}
+	f, err := os.CreateTemp(shm, "botd-fleet-probe-")
+	if err != nil {
+		return ""
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return shm
+}
+
 // fleetRobot is one robot of the fleet.
 type fleetRobot struct {
 	id    string
@@ -295,7 +312,10 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 	}
 	stateBase := f.stateDir
 	if stateBase == "" {
-		if stateBase, err = os.MkdirTemp("", "botd-fleet-"); err != nil {
+		// In memory where possible: a thousand robots' journals and
+		// outboxes synced to one disk would measure that disk (and load
+		// it for everyone else), where each real robot has its own.
+		if stateBase, err = os.MkdirTemp(memTempDir(), "botd-fleet-"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(stateBase)

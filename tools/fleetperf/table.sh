@@ -7,7 +7,8 @@
 # For each size: a broker, `botd fleet -n N` against it (in PROCS
 # processes, the robots numbered on from one to the next), fleetperf as the
 # ground station following every robot, then `botctl estop --all` timed by
-# each robot's reply. Each process is stopped by its pid at the end.
+# each robot's reply. Each process is stopped by its pid at the end. The
+# robots' state directories are botd fleet's default (in memory, /dev/shm).
 #
 #   BROKER    mosquitto (default): Debian's, fresh on a free loopback port
 #             (temporary config, no persistence); embedded: the fleet's own
@@ -78,7 +79,7 @@ for n in "$@"; do
     [ "$broker" = embedded ] && where=(-listen "127.0.0.1:$port")
     prof=()
     [ -n "${PROFILE:-}" ] && prof=(-cpuprofile "$PROFILE/fleet-$n-$p.prof")
-    GOMAXPROCS=${FLEET_GOMAXPROCS:-$(nproc)} "$tmp/botd" fleet -n "$k" -first "$first" "${where[@]}" -state-dir "$tmp/state-$n-$p" -report 10s "${prof[@]}" >"$tmp/fleet-$n-$p.log" 2>&1 &
+    GOMAXPROCS=${FLEET_GOMAXPROCS:-$(nproc)} "$tmp/botd" fleet -n "$k" -first "$first" "${where[@]}" -report 10s "${prof[@]}" >"$tmp/fleet-$n-$p.log" 2>&1 &
     gens+=($!)
     pids+=($!)
     first=$(( first + k ))
