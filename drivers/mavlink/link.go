@@ -500,7 +500,7 @@ func (w *linkWorker) frame(e *gomavlib.EventFrame) {
 			mAck = m
 		}
 	case *mav.MessageMissionItemReached:
-		if int(m.Seq) != v.missionReached {
+		if int(m.Seq) != v.missionReached && v.eventBudget() {
 			say("uav.mission_item_reached", "info", fmt.Sprintf("%s: mission item %d reached", v.name, m.Seq))
 		}
 		v.missionReached = int(m.Seq)
@@ -530,13 +530,7 @@ func (w *linkWorker) frame(e *gomavlib.EventFrame) {
 	case *mav.MessageGpsRawInt:
 		s.gpsFix, s.sats, s.haveGPS = float64(m.FixType), float64(m.SatellitesVisible), true
 	case *mav.MessageStatustext:
-		now := v.now()
-		if now.Sub(v.textsAt) >= time.Second {
-			v.texts, v.textsAt = 0, now
-		}
-		v.texts++
-		if v.texts > statusTextsPerSecond {
-			v.textsLost++
+		if !v.eventBudget() {
 			break
 		}
 		level := "info"
@@ -563,8 +557,24 @@ func (w *linkWorker) frame(e *gomavlib.EventFrame) {
 	}
 }
 
-// statusTextsPerSecond bounds the STATUSTEXT events a chatty autopilot can make.
+// statusTextsPerSecond bounds the events a chatty autopilot can make (STATUSTEXT, mission
+// items reached).
 const statusTextsPerSecond = 10
+
+// eventBudget reports whether one more message of the vehicle may become an event this second;
+// the rest are counted (mu held).
+func (v *Vehicle) eventBudget() bool {
+	now := v.now()
+	if now.Sub(v.textsAt) >= time.Second {
+		v.texts, v.textsAt = 0, now
+	}
+	v.texts++
+	if v.texts > statusTextsPerSecond {
+		v.textsLost++
+		return false
+	}
+	return true
+}
 
 // isAutopilot: a heartbeat from a flight controller (not a ground station, camera or gimbal).
 func isAutopilot(hb *mav.MessageHeartbeat) bool {

@@ -301,3 +301,32 @@ func TestAutopilotPlanLeftMissionModeFails(t *testing.T) {
 		t.Fatalf("after a hold from outside: %s\n%s", st, s)
 	}
 }
+
+// An autopilot that reports items reached in a flood (here 0, 1, 0, 1, ...) makes at most
+// statusTextsPerSecond events a second; the progress still follows it.
+func TestMissionItemReachedEventsAreBounded(t *testing.T) {
+	g := newUAVRig(t, "")
+	const n = 200
+	start := time.Now()
+	for i := range n {
+		g.ap.Send(&mav.MessageMissionItemReached{Seq: uint16(i % 2)})
+	}
+	// (the link may drop some of a flood: the last report is sent until it arrives)
+	g.waitFor("the last item reached", func() bool {
+		g.ap.Send(&mav.MessageMissionItemReached{Seq: 7})
+		time.Sleep(5 * time.Millisecond)
+		_, r := g.v.missionProgress()
+		return r == 7
+	})
+	elapsed := time.Since(start)
+	events := 0
+	for len(g.events) > 0 {
+		if e := <-g.events; e.Kind == "uav.mission_item_reached" {
+			events++
+		}
+	}
+	// one budget per second begun while the flood arrived
+	if bound := statusTextsPerSecond * (int(elapsed/time.Second) + 2); events == 0 || events > bound {
+		t.Fatalf("%d uav.mission_item_reached events for %d reports in %v, want 1 to %d", events, n+1, elapsed, bound)
+	}
+}

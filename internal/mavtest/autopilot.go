@@ -15,6 +15,7 @@ import (
 	"github.com/bluenviron/gomavlib/v3"
 	"github.com/bluenviron/gomavlib/v3/pkg/dialects/ardupilotmega"
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
+	"github.com/bluenviron/gomavlib/v3/pkg/message"
 )
 
 // Autopilot is a scripted PX4 autopilot (system 1, component 1).
@@ -346,6 +347,9 @@ func (f *Autopilot) step(dt float64) {
 	_ = f.node.WriteMessageAll(&mav.MessageSysStatus{BatteryRemaining: batt, VoltageBattery: 15800})
 	_ = f.node.WriteMessageAll(&mav.MessageGpsRawInt{FixType: mav.GPS_FIX_TYPE(fix), SatellitesVisible: 12})
 }
+
+// Send sends any message, as the autopilot (a test's scripted telemetry).
+func (f *Autopilot) Send(m message.Message) { _ = f.node.WriteMessageAll(m) }
 
 // StatusText sends a STATUSTEXT.
 func (f *Autopilot) StatusText(sev mav.MAV_SEVERITY, text string) {
