@@ -32,7 +32,8 @@ func rulesFor(a *AdaptorConfig) boardRules {
 	return simRules{}
 }
 
-func defaultBus(board string) int {
+// DefaultBus is the i2c bus a device on a board of the kind uses unless its section names one.
+func DefaultBus(board string) int {
 	if board == BoardFirmata {
 		return 0
 	}

@@ -151,13 +151,4 @@ func (r *Robot) buildDevice(dc *DeviceConfig, path string) (*device, error) {
 	return d, nil
 }
 
-// builtinBuild builds the kinds this package still holds.
-var builtinBuild = map[string]func(*Builder) error{
-	KindRange:   func(b *Builder) error { return buildRange(b.d, b.Spec().(*RangeConfig)) },
-	KindBattery: func(b *Builder) error { return buildBattery(b.d, b.Spec().(*BatteryConfig)) },
-	KindIMU:     func(b *Builder) error { return buildIMU(b.d, b.Spec().(*IMUConfig)) },
-	KindBump:    func(b *Builder) error { return buildBump(b.d, b.Spec().(*BumpConfig)) },
-	KindPose:    func(b *Builder) error { return b.r.buildPose(b.d, b.Spec().(*PoseConfig)) },
-}
-
 var _ gobot.Adaptor = (*sim.Adaptor)(nil)

@@ -6,6 +6,3 @@ package drivers
 func Build(cfg *Config, opts Options) (*Robot, error) {
 	return nil, ErrUnsupported
 }
-
-// builtinBuild is empty: no kind is built here.
-var builtinBuild map[string]func(*Builder) error

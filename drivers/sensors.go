@@ -154,7 +154,7 @@ func (s *sensor) slack(wake time.Duration) time.Duration {
 // and at least every stepEvery, before its reads, so they see the world as it is now.
 //
 // Grouping saves the wake-ups of one timer per sensor: on the default simulated rover (IMU and
-// odometry at 50 Hz, pose and bump switch at 20 Hz, battery at 2 Hz, the world stepped every
+// wheel pose at 50 Hz, pose and bump switch at 20 Hz, battery at 2 Hz, the world stepped every
 // 20 ms) its sim board's sampler wakes 50 times a second, where six timers woke 192 times.
 type sampler struct {
 	sensors   []*sensor

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/gpio"
 	"github.com/botd-project/botd/drivers/gps"
 )
 
@@ -127,9 +128,9 @@ func needsOf(hwYAML []byte) hwNeeds {
 			}
 		}
 		switch d.Kind {
-		case drivers.KindIMU:
+		case gpio.KindIMU:
 			bus(d.Bus)
-		case drivers.KindBattery:
+		case gpio.KindBattery:
 			if d.ADC != nil {
 				bus(d.ADC.Bus)
 			}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/gpio"
 	"github.com/botd-project/botd/telemetry/transport"
 	"github.com/botd-project/botd/telemetry/vda5050"
@@ -88,7 +87,7 @@ func (s *system) vdaSetPose(poseKey string) func(x, y, theta float64) error {
 		return nil
 	}
 	for _, d := range s.hw.Devices {
-		if p, ok := d.Spec.(*drivers.PoseConfig); ok && p.PoseKey() == poseKey {
+		if p, ok := d.Spec.(*gpio.PoseConfig); ok && p.PoseKey() == poseKey {
 			return func(x, y, theta float64) error { sr.SetPose(x, y, theta); return nil }
 		}
 	}

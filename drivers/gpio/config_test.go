@@ -7,9 +7,9 @@ import (
 	"github.com/botd-project/botd/drivers/drivertest"
 )
 
-// kinds are the kinds the family's tests configure: the drivers core's and the family's.
+// kinds are the family's kinds.
 func kinds() *drivers.Registry {
-	r := drivers.Builtin()
+	r := drivers.NewRegistry()
 	Register(r)
 	return r
 }

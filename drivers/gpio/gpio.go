@@ -1,8 +1,10 @@
 // Package gpio is the device family of parts wired to a board's pins and i2c buses and driven
-// by Gobot's gpio drivers: a differential drive on two H-bridges, a hobby servo, on/off outputs
-// (LED, relay, buzzer, plain pin) and a PWM output, each with its typed command and its leaves
-// (Drive, Stop, Turn, MoveTo, Servo, Led, Relay, Buzzer, DigitalWrite, Pwm). Add it to a
-// drivers.Registry with Register.
+// by Gobot's gpio, aio and i2c drivers: a differential drive on two H-bridges, a hobby servo,
+// on/off outputs (LED, relay, buzzer, plain pin) and a PWM output, each with its typed command
+// and its leaves (Drive, Stop, Turn, MoveTo, Servo, Led, Relay, Buzzer, DigitalWrite, Pwm); and
+// the sensors an HC-SR04 range finder, a battery monitor (analog pin or ADS1x15), an MPU6050
+// IMU, a bump switch and the simulator's ground-truth pose. Add it to a drivers.Registry with
+// Register.
 package gpio
 
 import (
@@ -22,6 +24,11 @@ const (
 	KindBuzzer     = "buzzer"
 	KindDigitalOut = "digital_out"
 	KindPWMOut     = "pwm_out"
+	KindRange      = "range"
+	KindBattery    = "battery"
+	KindIMU        = "imu"
+	KindBump       = "bump"
+	KindPose       = "pose"
 )
 
 // Register adds the family's kinds to r.
@@ -47,6 +54,16 @@ func Register(r *drivers.Registry) {
 		{Name: KindPWMOut, Doc: "a plain PWM output", Actuator: true, New: func() drivers.Spec { return &PWMOutConfig{} }, Leaves: one(pwmType)},
 	} {
 		k.Build = builds[k.Name]
+		r.Add(k)
+	}
+	for _, k := range []drivers.KindInfo{
+		{Name: KindRange, Doc: "an HC-SR04 ultrasonic range finder", New: func() drivers.Spec { return &RangeConfig{} }},
+		{Name: KindBattery, Doc: "a battery monitor (analog pin or ADS1115)", New: func() drivers.Spec { return &BatteryConfig{} }},
+		{Name: KindIMU, Doc: "an MPU6050 IMU", New: func() drivers.Spec { return &IMUConfig{} }},
+		{Name: KindBump, Doc: "a bump switch", New: func() drivers.Spec { return &BumpConfig{} }},
+		{Name: KindPose, Doc: "the simulator's ground-truth pose", New: func() drivers.Spec { return &PoseConfig{} }},
+	} {
+		k.Build = sensorBuilds[k.Name]
 		r.Add(k)
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/botd-project/botd/drivers/drivertest"
 )
 
-// kinds are the kinds an odometry's tests configure: the drivers core's, odometry and a
+// kinds are the kinds an odometry's tests configure: odometry and a
 // stand-in drive (wheels), so that the tests need no other family.
 func kinds() *drivers.Registry {
-	r := drivers.Builtin()
+	r := drivers.NewRegistry()
 	Register(r)
 	r.Add(drivers.KindInfo{Name: "wheels", Actuator: true, New: func() drivers.Spec { return &wheels{} }})
 	return r

@@ -15,7 +15,6 @@ import (
 // Kinds returns a registry of every device kind botd knows.
 func Kinds() *drivers.Registry {
 	r := drivers.NewRegistry()
-	drivers.AddBuiltin(r) // the kinds still kept in the drivers package
 	gpio.Register(r)
 	gps.Register(r)
 	mavlink.Register(r)

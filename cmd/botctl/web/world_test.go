@@ -3,7 +3,7 @@ package web
 import (
 	"testing"
 
-	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/gpio"
 	"github.com/botd-project/botd/drivers/mavlink"
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -22,8 +22,8 @@ func TestSimYardIsTheDrivers(t *testing.T) {
 			t.Errorf("box %d: %+v, drivers/sim %+v", i, simYard.Boxes[i], x)
 		}
 	}
-	if kindSimPose != drivers.KindPose || kindMAVLinkVehicle != mavlink.Kind {
-		t.Errorf("kinds %q %q, drivers %q %q", kindSimPose, kindMAVLinkVehicle, drivers.KindPose, mavlink.Kind)
+	if kindSimPose != gpio.KindPose || kindMAVLinkVehicle != mavlink.Kind {
+		t.Errorf("kinds %q %q, drivers %q %q", kindSimPose, kindMAVLinkVehicle, gpio.KindPose, mavlink.Kind)
 	}
 	w, ned := mapFacts([]protocol.Device{{Name: "pose", Kind: "pose"}, {Name: "drive", Kind: "diff_drive"}})
 	if w != &simYard || ned {
