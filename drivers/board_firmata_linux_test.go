@@ -38,7 +38,7 @@ func TestFirmataBuilds(t *testing.T) {
 	if f, ok := a.(*firmata.Adaptor); !ok || f.Port() != "/dev/botd-test-no-such-port" {
 		t.Fatalf("board %T", a)
 	}
-	if imu := r.cfg.Devices[8].Spec.(*IMUConfig); *imu.Bus != 0 {
+	if imu := sectionOf(t, r.cfg.Devices[8].Spec); imu.Bus == nil || *imu.Bus != 0 {
 		t.Errorf("imu on bus %d, want firmata's bus 0", *imu.Bus)
 	}
 	if err := r.Start(context.Background()); err == nil {

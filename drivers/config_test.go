@@ -2,7 +2,6 @@ package drivers
 
 import (
 	"errors"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,7 +19,7 @@ func TestExampleConfigsLoad(t *testing.T) {
 			for _, d := range cfg.Devices {
 				kinds[d.Kind] = true
 			}
-			for _, k := range []string{"diff_drive", KindRange, KindBattery, KindIMU, KindBump, "led", "servo"} {
+			for _, k := range []string{"diff_drive", "range", "battery", "imu", "bump", "led", "servo"} {
 				if !kinds[k] {
 					t.Errorf("no %s device", k)
 				}
@@ -42,8 +41,8 @@ func TestSimConfigKeys(t *testing.T) {
 	if base.MaxLinear != 0.4 || base.Motors[0].Speed != "11" {
 		t.Errorf("base: %+v", base)
 	}
-	imu := cfg.DevicesOfKind(KindIMU)[0].Spec.(*IMUConfig)
-	if imu.Address != 0x68 || *imu.Bus != 1 || imu.RateHz != 50 {
+	imu := sectionOf(t, cfg.DevicesOfKind("imu")[0].Spec)
+	if imu.Address != 0x68 || imu.Bus == nil || *imu.Bus != 1 || imu.RateHz != 50 {
 		t.Errorf("imu: %+v", imu)
 	}
 }
@@ -60,13 +59,8 @@ devices:
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := cfg.Devices[1].Spec.(*RangeConfig)
-	if r.RateHz != 10 || r.StaleAfterMs != 500 || r.MaxRange != 4 || cfg.Devices[1].Adaptor != "b" {
-		t.Errorf("range defaults: %+v", r)
-	}
-	b := cfg.Devices[2].Spec.(*BatteryConfig)
-	if b.Cells != 3 || b.EmptyVoltage != 10.5 || math.Abs(b.FullVoltage-12.6) > 1e-9 || b.Scale.RawMax != 4095 || b.Key != "battery" {
-		t.Errorf("battery defaults: %+v", b)
+	if cfg.Devices[1].Adaptor != "b" {
+		t.Errorf("the only board is not the default: %+v", cfg.Devices[1])
 	}
 	if got := cfg.SensorKeys(); !slices.Equal(got, []string{"battery.percent", "battery.voltage", "range.r"}) {
 		t.Errorf("keys %v", got)
@@ -170,19 +164,19 @@ func TestConfigErrors(t *testing.T) {
 func TestConfigBuiltInCode(t *testing.T) {
 	cfg := &Config{
 		Adaptors: map[string]*AdaptorConfig{"b": {Kind: BoardSim}},
-		Devices:  []*DeviceConfig{{Name: "l", Kind: KindBump, Spec: &BumpConfig{Pin: "7"}}, {Name: "p", Kind: KindPose}},
+		Devices:  []*DeviceConfig{{Name: "l", Kind: "bump", Spec: &fakeSpec{kind: "bump", Pin: "7"}}, {Name: "p", Kind: "pose"}},
 	}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "no kinds") {
 		t.Errorf("a config without its kinds: %v", err)
 	}
-	cfg.Kinds = testKinds()
+	cfg.Kinds = NewRegistry(fakeKind("bump"), fakeKind("pose"), fakeKind("range"))
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Devices[0].Adaptor != "b" || cfg.Devices[1].Spec.(*PoseConfig).RateHz != 20 {
+	if cfg.Devices[0].Adaptor != "b" || cfg.Devices[1].Spec.(*fakeSpec).RateHz != 20 {
 		t.Errorf("defaults not filled: %+v %+v", cfg.Devices[0], cfg.Devices[1].Spec)
 	}
-	cfg.Devices[0].Spec = &RangeConfig{Trig: "18", Echo: "22"}
+	cfg.Devices[0].Spec = &fakeSpec{kind: "range", Pin: "18"}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "devices[0].kind: kind \"bump\" does not match its section (range)") {
 		t.Errorf("mismatched section: %v", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers/sim"
@@ -55,12 +57,67 @@ type TestEncoderWiring struct {
 	TicksPerRev, WheelRadius float64
 }
 
-// testKinds is the kinds the core holds plus the families' (AddTestFamilies).
+// testKinds is the families' kinds (AddTestFamilies): the core holds none.
 func testKinds() *Registry {
-	r := Builtin()
+	r := NewRegistry()
 	AddTestFamilies(r)
 	return r
 }
+
+// testSection is what the core's tests read of a sensor section of a family's kind: the
+// section marshalled to YAML and decoded here, by the config's own field names.
+type testSection struct {
+	Address   int     `yaml:"address"`
+	Bus       *int    `yaml:"bus"`
+	Pin       string  `yaml:"pin"`
+	ActiveLow bool    `yaml:"active_low"`
+	Trig      string  `yaml:"trig"`
+	Echo      string  `yaml:"echo"`
+	RateHz    float64 `yaml:"rate_hz"`
+	ADC       *struct {
+		Address int `yaml:"address"`
+	} `yaml:"adc"`
+	Scale struct {
+		RawMax   int     `yaml:"raw_max"`
+		VoltsMax float64 `yaml:"volts_max"`
+	} `yaml:"scale"`
+}
+
+// sectionOf reads a device's section (see testSection).
+func sectionOf(t testing.TB, s Spec) testSection {
+	t.Helper()
+	data, err := yaml.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out testSection
+	if err := yaml.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// fakeSpec is a kind of the core's own tests: a device on one digital input, writing one key.
+type fakeSpec struct {
+	kind         string
+	Pin          string `yaml:"pin"`
+	SampleConfig `yaml:",inline"`
+}
+
+func fakeKind(name string) KindInfo {
+	return KindInfo{Name: name, New: func() Spec { return &fakeSpec{kind: name} }}
+}
+
+func (f *fakeSpec) Kind() string                       { return f.kind }
+func (f *fakeSpec) Defaults(string)                    { f.SampleConfig.SetDefaults("", 20) }
+func (f *fakeSpec) Validate(v *Validator, path string) { f.SampleConfig.Check(v, path) }
+func (f *fakeSpec) Pins() []Pin {
+	if f.Pin == "" {
+		return nil
+	}
+	return []Pin{{Field: "pin", Pin: f.Pin, Mode: PinIn}}
+}
+func (f *fakeSpec) Keys(name string) []Key { return []Key{{Name: f.kind + "." + name}} }
 
 // quiet drops the robots' logs in tests.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -6,7 +6,7 @@ import (
 )
 
 func TestRegistryRefusesDuplicates(t *testing.T) {
-	r := NewRegistry(KindInfo{Name: "b", New: func() Spec { return &PoseConfig{} }}, KindInfo{Name: "a", New: func() Spec { return &PoseConfig{} }})
+	r := NewRegistry(fakeKind("b"), fakeKind("a"))
 	if got := strings.Join(r.Names(), ","); got != "a,b" {
 		t.Errorf("names %q, want a,b (sorted)", got)
 	}
@@ -14,8 +14,8 @@ func TestRegistryRefusesDuplicates(t *testing.T) {
 		k    KindInfo
 		want string
 	}{
-		{KindInfo{Name: "a", New: func() Spec { return &PoseConfig{} }}, "registered twice"},
-		{KindInfo{New: func() Spec { return &PoseConfig{} }}, "without a name"},
+		{fakeKind("a"), "registered twice"},
+		{KindInfo{New: func() Spec { return &fakeSpec{} }}, "without a name"},
 		{KindInfo{Name: "c"}, "has no New"},
 	} {
 		func() {
@@ -34,7 +34,7 @@ func TestRegistryRefusesDuplicates(t *testing.T) {
 
 // A config may use only the kinds of its registry: a kind another registry has is unknown.
 func TestConfigUsesItsRegistry(t *testing.T) {
-	r := NewRegistry(KindInfo{Name: KindPose, New: func() Spec { return &PoseConfig{} }})
+	r := NewRegistry(fakeKind("pose"))
 	if _, err := r.ParseConfig([]byte("adaptors: {b: {kind: sim}}\ndevices:\n  - {name: p, kind: pose}\n")); err != nil {
 		t.Fatal(err)
 	}

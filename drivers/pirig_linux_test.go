@@ -59,7 +59,8 @@ func newPiRig(t testing.TB, cfg *Config) *piRig {
 		t.Fatal(err)
 	}
 	for _, d := range cfg.Devices {
-		if s, ok := d.Spec.(*RangeConfig); ok {
+		if d.Kind == "range" {
+			s := sectionOf(t, d.Spec)
 			g.world, g.bodyRadius = sim.DefaultWorld(), 0.1
 			trig, err := g.pi.tap(s.Trig)
 			if err != nil {
@@ -139,11 +140,12 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 	t.Helper()
 	g := &piRig{t: t, pi: newMockPi(raspiPWMOptions(cfg, "pi")...), clock: newClock()}
 	for _, d := range cfg.Devices {
-		switch s := d.Spec.(type) {
-		case *IMUConfig:
+		s := sectionOf(t, d.Spec)
+		switch d.Kind {
+		case "imu":
 			g.imu = newMPU()
 			g.pi.bus.set(s.Address, g.imu)
-		case *BatteryConfig:
+		case "battery":
 			if s.ADC != nil {
 				g.ads = &adsModel{}
 				g.adsChan = int(s.Pin[0] - '0')
@@ -152,7 +154,7 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 				g.setBattery(11.8)
 				g.pi.bus.set(s.ADC.Address, g.ads)
 			}
-		case *BumpConfig:
+		case "bump":
 			// released: gobot's mock pin reads these levels one after another
 			released := 0
 			if s.ActiveLow {
@@ -164,10 +166,10 @@ func buildPiRig(t testing.TB, cfg *Config) *piRig {
 			}
 			g.pi.pins.UseValues("gpiochip0", fmt.Sprint(piHeader[s.Pin]), levels)
 		default:
-			if o, ok := TestOdometry(s); ok {
+			if o, ok := TestOdometry(d.Spec); ok {
 				g.encoders = o.Encoders
 			}
-			if dd, ok := TestDriveWiring(s); ok {
+			if dd, ok := TestDriveWiring(d.Spec); ok {
 				g.drive = &dd
 			}
 		}

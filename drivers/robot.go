@@ -151,7 +151,7 @@ func (d *device) Keys() []string {
 }
 
 // addDriver appends a Gobot driver to start with the device. halt false skips its Halt on
-// Close (see the HC-SR04 in build_linux.go).
+// Close (a driver whose Halt would fail on a board already released).
 func (d *device) addDriver(drv gobot.Driver, halt bool) {
 	d.drivers = append(d.drivers, drv)
 	d.started = append(d.started, false)

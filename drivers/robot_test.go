@@ -18,7 +18,7 @@ func TestBuildDevices(t *testing.T) {
 	}
 	d, ok := r.Device("imu")
 	// The identity check starts before gobot's MPU6050 driver writes anything.
-	if !ok || d.Kind() != KindIMU || len(d.Keys()) != 8 || d.Keys()[0] != "imu.roll" || len(d.Drivers()) != 2 ||
+	if !ok || d.Kind() != "imu" || len(d.Keys()) != 8 || d.Keys()[0] != "imu.roll" || len(d.Drivers()) != 2 ||
 		d.Drivers()[0].Name() != "imu.whoami" || d.Drivers()[1].Name() != "imu" {
 		t.Fatalf("imu device: %v %v %v", ok, d.Kind(), d.Keys())
 	}

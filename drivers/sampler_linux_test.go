@@ -39,10 +39,10 @@ func TestDefaultRobotSamplers(t *testing.T) {
 	waits, sensors := 0, 0
 	for _, d := range cfg.Devices {
 		switch d.Kind {
-		case KindRange:
+		case "range":
 			waits++
 			sensors++
-		case KindBattery, KindIMU, KindBump, KindPose, "odometry":
+		case "battery", "imu", "bump", "pose", "odometry":
 			sensors++
 		}
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/botd-project/botd/drivers/gpio"
 )
 
-// kinds are the core's kinds, the gpio family's (a rover to carry the tracked body) and mqtt_pose.
+// kinds are the gpio family's kinds (a rover to carry the tracked body) and mqtt_pose.
 func kinds() *drivers.Registry {
-	r := drivers.Builtin()
+	r := drivers.NewRegistry()
 	gpio.Register(r)
 	Register(r)
 	return r
