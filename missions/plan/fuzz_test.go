@@ -10,7 +10,8 @@ import (
 
 // FuzzPlan feeds arbitrary bytes through the import: it never panics, a
 // plan it imports has a tree, and the tree exports to a plan that imports
-// again with as many items of each command.
+// again with as many items of each command; the autopilot's tree of it
+// exports to the same items.
 func FuzzPlan(f *testing.F) {
 	for _, pattern := range []string{"testdata/*.plan", "testdata/mavsdk/*"} {
 		files, _ := filepath.Glob(pattern)
@@ -53,6 +54,27 @@ func FuzzPlan(f *testing.F) {
 		for c, n := range a {
 			if c != CmdDoChangeSpeed && b[c] != n {
 				t.Fatalf("%d items of MAV_CMD %d, exported %d\n%s", n, c, b[c], out)
+			}
+		}
+		// The autopilot's tree of the same plan exports to its items, every one.
+		root, ps = p.AutopilotTree(lim)
+		if ps != nil {
+			t.Fatalf("botd flies the plan and the autopilot does not: %v", ps)
+		}
+		out, err = Export(map[string]*bt.NodeDef{"main": root}, "main", p.Blackboard(), ExportOptions{})
+		if err != nil {
+			t.Fatalf("the autopilot's tree does not export: %v", err)
+		}
+		back, ps = Parse(out, Limits{})
+		if ps != nil {
+			t.Fatalf("the autopilot's export does not import: %v\n%s", ps, out)
+		}
+		if back.Fly != FlyAutopilot || len(back.Items) != len(p.Items) {
+			t.Fatalf("%d items, the autopilot's export %d (fly %q)\n%s", len(p.Items), len(back.Items), back.Fly, out)
+		}
+		for i, it := range p.Items {
+			if g := back.Items[i]; g.Command != it.Command || g.Frame != it.Frame || g.X() != it.X() || g.Y() != it.Y() {
+				t.Fatalf("item %d: %+v, the autopilot's export %+v\n%s", i, it, g, out)
 			}
 		}
 	})
