@@ -11,7 +11,12 @@
 // UAV leaves (Takeoff, GoTo, Wait, Land, ReturnHome, ...): botd flies the
 // plan, one leaf per item (or a few), each named after its item ("item 3:
 // NAV_WAYPOINT (16)"), so the geofence and the failsafes act between items
-// and Export can write the items back as they were. The plan's geoFence
+// and Export can write the items back as they were. A .plan whose
+// optional top-level "fly" member is "autopilot" gets AutopilotTree
+// instead (Generate picks): GpsFix, UploadPlan carrying the mission, fence
+// and rally items as MISSION_ITEM_INT would (AutopilotItems), Arm and
+// RunMission, so the vehicle's autopilot flies the same checked plan in its
+// mission mode. The plan's geoFence
 // (inclusion and exclusion polygons and circles, each named) and rally
 // points are checked (fence.go: NaN, too few corners, a polygon crossing
 // itself, a radius of 0, a zone that leaves the home outside, bounded
