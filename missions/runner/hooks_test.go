@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -34,18 +36,17 @@ func (tr *testRunner) mustHook(op HookOp) []bt.HookState {
 // is not "") is want.
 func (tr *testRunner) waitHookEvent(kind, reason string) protocol.Event {
 	tr.t.Helper()
-	deadline := time.Now().Add(waitEvent)
-	for {
+	var found protocol.Event
+	testutil.Eventually(tr.t, waitEvent, fmt.Sprintf("a %s event (reason %q)", kind, reason), func() bool {
 		for _, e := range tr.events.snapshot() {
 			if e.Kind == kind && (reason == "" || e.Data["reason"] == reason) {
-				return e
+				found = e
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			tr.t.Fatalf("no %s event (reason %q); events %v", kind, reason, tr.events.kinds())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		return false
+	}, func() string { return fmt.Sprintf("events %v", tr.events.kinds()) })
+	return found
 }
 
 func (tr *testRunner) logged(msg string) bool {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/configs"
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -118,17 +118,10 @@ func patrolMission(t *testing.T) json.RawMessage {
 
 func (tr *testRunner) waitLegs(l *legs, what string, cond func(opened []string, halts int) bool) {
 	tr.t.Helper()
-	deadline := time.Now().Add(waitEvent)
-	for {
+	testutil.Eventually(tr.t, waitEvent, what, func() bool { return cond(l.snapshot()) }, func() string {
 		opened, halts := l.snapshot()
-		if cond(opened, halts) {
-			return
-		}
-		if time.Now().After(deadline) {
-			tr.t.Fatalf("timed out waiting for %s: legs %v, %d halts; events %v", what, opened, halts, tr.events.kinds())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		return fmt.Sprintf("legs %v, %d halts; events %v", opened, halts, tr.events.kinds())
+	})
 }
 
 // statusOf returns the letter the status board shows for the node named

@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -42,13 +44,9 @@ func startUAV(t *testing.T, mod func(*Config)) (*testRunner, *fakeUAV) {
 
 func (tr *testRunner) waitActions(uav *fakeUAV, want ...string) {
 	tr.t.Helper()
-	deadline := time.Now().Add(waitEvent)
-	for !slices.Equal(uav.got(), want) {
-		if time.Now().After(deadline) {
-			tr.t.Fatalf("vehicle actions %v, want %v (events %v)", uav.got(), want, tr.events.kinds())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(tr.t, waitEvent, fmt.Sprintf("vehicle actions %v", want), func() bool { return slices.Equal(uav.got(), want) }, func() string {
+		return fmt.Sprintf("actions %v (events %v)", uav.got(), tr.events.kinds())
+	})
 }
 
 func TestRunnerUAVBatteryLowReturnsHomeCriticalLands(t *testing.T) {
