@@ -20,7 +20,7 @@ import (
 
 // KindInfo describes a device kind.
 type KindInfo struct {
-	// Name is the kind's name in the configuration ("winch").
+	// Name is the kind's name in the configuration (a device section's kind field).
 	Name string
 	// Doc is one line saying what the kind is, for catalogs.
 	Doc string
