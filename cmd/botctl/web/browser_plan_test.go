@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botd-project/botd/telemetry/protocol"
 )
@@ -106,6 +107,21 @@ func TestBrowserPlanLayer(t *testing.T) {
 		t.Errorf("the current marker stayed at %s", x1)
 	}
 	if info := p.eval(`document.getElementById('map-plan-info').textContent`); !strings.Contains(info, "plan: 2 zones, 1 rally point") || !strings.Contains(info, "1/2 waypoints reached · now 2: item 2: NAV_WAYPOINT (16)") {
+		t.Errorf("info line %q", info)
+	}
+	// A breach naming a zone of this mission marks it; one of another
+	// mission does not.
+	breach := func(seq uint64, mission, zone string) {
+		h.Event(protocol.EventMsg{Header: hdr("rover-1", seq), ID: fmt.Sprint("b", seq), Event: protocol.Event{Time: time.Now().UTC(), Kind: "geofence.breach", Level: "error",
+			Mission: mission, Message: "about to breach zone " + zone, Data: map[string]any{"zone": zone, "action": "return_home"}}})
+	}
+	breach(1, "m-0", "geoFence polygon 0 (inclusion)")
+	breach(2, "m-1", "geoFence circle 0 (exclusion)")
+	p.wait("the breached circle marked", `document.querySelector('#map-plan-zones circle').dataset.breached === 'true'`)
+	if b := p.eval(`document.querySelector('#map-plan-zones polygon').classList.contains('breached') + ' ' + document.querySelector('#map-plan-zones circle').querySelector('title').textContent`); b != "false geoFence circle 0 (exclusion): 30 m\nbreached: about to breach zone geoFence circle 0 (exclusion)" {
+		t.Errorf("breach marks: %q", b)
+	}
+	if info := p.eval(`document.getElementById('map-plan-info').textContent`); !strings.HasSuffix(info, " · breached: geoFence circle 0 (exclusion)") {
 		t.Errorf("info line %q", info)
 	}
 	p.shot("dashboard-plan.png")

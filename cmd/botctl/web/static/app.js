@@ -464,6 +464,7 @@
     if (!e || typeof e !== 'object') { problem('event that is not an object: ' + JSON.stringify(e)); return; }
     if (e.id) { if (S.eventIDs.has(e.id)) return; S.eventIDs.add(e.id); }
     addLog({ time: e.time || e.ts, level: str(e.level || 'info').toLowerCase(), kind: str(e.kind), message: str(e.message), node: e.node, data: e.data });
+    if (e.kind === 'geofence.breach') window.dispatchEvent(new CustomEvent('botd:breach', { detail: e })); // the map marks the zone
   }
 
   function addLog(x) {

@@ -30,6 +30,7 @@
     drawn: [],           // [{id, x, y}] canvas px of the robots drawn (also the click targets)
     waypoints: [],       // [{frame, x, y, name, node}] of the selected robot's mission, as the tree gives them
     plan: null,          // the selected robot's flight plan (tree.plan): {home, polygons, circles, rally, left_out}
+    breaches: new Map(), // mission id → zone name → the latest breach of it (the selected robot's; the history may come before the tree)
     statusOf: null,      // a node's status letter, from the tree view (botd:status)
     tree: null,
     world: null,         // the selected robot's yard (a simulated rover): {bounds, boxes}
@@ -356,7 +357,7 @@
   // built: the mission and frame the elements were made for; placed: the
   // view they were placed in; place: how to place each element (px from
   // world); marks: the waypoints' markers.
-  const P = { built: null, placed: '', place: [], marks: [], path: null, done: null, cur: null, leg: null, doneTo: -2 };
+  const P = { built: null, placed: '', place: [], marks: [], zones: [], path: null, done: null, cur: null, leg: null, doneTo: -2 };
 
   function el(tag, attrs, parent, title) {
     const e = document.createElementNS(SVGNS, tag);
@@ -374,18 +375,20 @@
 
   function buildPlan() {
     svg.replaceChildren();
-    P.place = []; P.marks = []; P.path = P.done = P.cur = P.leg = null; P.doneTo = -2;
+    P.place = []; P.marks = []; P.zones = []; P.path = P.done = P.cur = P.leg = null; P.doneTo = -2;
     const g = M.plan, put = (f) => P.place.push(f);
     if (g && M.frame === 'global') {
       const zones = el('g', { id: 'map-plan-zones' }, svg);
       g.polygons.forEach((p, i) => {
         const e = el('polygon', { class: 'zone ' + (p.inclusion ? 'incl' : 'excl'), 'data-kind': 'polygon', 'data-index': i,
           'data-inclusion': p.inclusion, 'data-zone': p.name }, zones, p.name);
+        P.zones.push({ el: e, name: p.name, title: p.name, b: null });
         put(() => e.setAttribute('points', ptsAttr(p.points.map(ll))));
       });
       g.circles.forEach((c, i) => {
         const e = el('circle', { class: 'zone ' + (c.inclusion ? 'incl' : 'excl'), 'data-kind': 'circle', 'data-index': i,
           'data-inclusion': c.inclusion, 'data-zone': c.name }, zones, `${c.name}: ${c.radius} m`);
+        P.zones.push({ el: e, name: c.name, title: `${c.name}: ${c.radius} m`, b: null });
         put(() => { setXY(e, 'cx', 'cy', ll(c.center)); e.setAttribute('r', fmt(Math.max(1, c.radius / M_PER_DEG * M.scale))); });
       });
     }
@@ -494,6 +497,17 @@
       if (on) { setXY(P.leg, 'x1', 'y1', vehicle); setXY(P.leg, 'x2', 'y2', [cur.x, cur.y]); }
     }
     svg.dataset.reached = String(reached);
+    // A zone the mission breached (a geofence.breach naming it) is marked,
+    // with the robot's message on hover.
+    const breached = (M.tree && M.breaches.get(M.tree.mission)) || new Map();
+    for (const z of P.zones) {
+      const b = breached.get(z.name) || null;
+      if (b === z.b) continue;
+      z.b = b;
+      z.el.classList.toggle('breached', !!b);
+      z.el.setAttribute('data-breached', b ? 'true' : 'false');
+      z.el.querySelector('title').textContent = b ? `${z.title}\nbreached: ${b.message || ''}` : z.title;
+    }
     // The line under the map.
     const parts = [];
     const g = M.plan;
@@ -507,6 +521,7 @@
       if (M.frame !== 'global') parts.push('drawn in lat/lon');
     }
     if (P.marks.length) parts.push(`${reached}/${P.marks.length} waypoints reached` + (cur ? ` · now ${cur.n}: ${cur.w.name}` : ''));
+    if (breached.size) parts.push('breached: ' + [...breached.keys()].join(', '));
     const info = parts.join(' · ');
     if ($('map-plan-info').textContent !== info) $('map-plan-info').textContent = info;
     M.planMs = performance.now() - t0;
@@ -570,8 +585,23 @@
   if (fleet()) fleet().onChange(schedule);
   window.addEventListener('resize', schedule);
   window.addEventListener('botd:tree', (ev) => setTree(ev.detail));
-  window.addEventListener('botd:select', () => { M.waypoints = []; M.plan = null; M.tree = null; M.statusOf = null; M.missionItem = undefined; M.world = null; M.goalsNED = false; schedule(); });
+  window.addEventListener('botd:select', () => { M.waypoints = []; M.plan = null; M.tree = null; M.breaches.clear(); M.statusOf = null; M.missionItem = undefined; M.world = null; M.goalsNED = false; schedule(); });
   window.addEventListener('botd:status', (ev) => { M.statusOf = ev.detail && ev.detail.statusOf; schedule(); });
+  // A breach of a zone in one of the open robot's missions (bounded: the
+  // last 8 missions, 64 zones each).
+  window.addEventListener('botd:breach', (ev) => {
+    const e = ev.detail || {};
+    const zone = e.data && typeof e.data.zone === 'string' ? e.data.zone : '';
+    if (!zone || typeof e.mission !== 'string' || !e.mission) return;
+    let m = M.breaches.get(e.mission);
+    if (!m) {
+      if (M.breaches.size >= 8) M.breaches.delete(M.breaches.keys().next().value);
+      M.breaches.set(e.mission, (m = new Map()));
+    }
+    if (m.size >= 64 && !m.has(zone)) return;
+    m.set(zone, { message: typeof e.message === 'string' ? e.message.slice(0, 300) : '' });
+    schedule();
+  });
   window.addEventListener('botd:blackboard', (ev) => {
     const k = missionItem(ev.detail);
     if (k !== M.missionItem) { M.missionItem = k; schedule(); }
