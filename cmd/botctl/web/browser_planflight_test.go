@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"encoding/json"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
 // flightPlan is a QGroundControl plan around the simulated multicopter's
@@ -122,8 +126,23 @@ func flyPlanOnTheMap(t *testing.T, fly string) {
 	    if (leg && leg.getAttribute('visibility') === 'visible') window.__leg = true; };
 	  new MutationObserver(note).observe(document.getElementById('map-plan'), { attributes: true, childList: true, subtree: true });
 	  return 'ok'; })()`)
+	// The plan's zones hold a vehicle whose position is not known yet (a
+	// geofence failsafe, which leaves the mission paused): a mission that
+	// waits comes first, and the plan replaces it once the map has the
+	// vehicle's position (the robot publishes its blackboard while a
+	// mission runs).
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if rep, err := g.Send(sctx, "uav-1", protocol.Command{Op: protocol.OpMissionLoad, Start: true,
+		Mission: json.RawMessage(`{"format": "botd/mission@1", "id": "5a3c0b1e-6c1a-4a55-9d0e-1b3f1c8f5a10", "name": "wait", "main": "main", "trees": {"main": {"type": "Running"}}}`)}); err != nil || !rep.OK {
+		t.Fatalf("loading the waiting mission: %+v %v", rep.Error, err)
+	}
+	wait("the vehicle's latitude and longitude", `window.BotdFleet.view().some((r) => r.id === 'uav-1' && r.pose && r.pose.f === 'global')`, 60*time.Second)
 	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{planFile})); err != nil {
 		t.Fatalf("choosing the plan: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("upload-replace"))); err != nil {
+		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("btn-upload"))); err != nil {
 		t.Fatal(err)
