@@ -56,7 +56,11 @@ func (g *fenceGuard) returnTree(m *missions.Mission) (*bt.NodeDef, string) {
 		if a, _, ok := read(f.PoseKey() + ".alt"); ok && a > alt {
 			alt = a
 		}
+		// The Hold first: the failsafe's safe state has just sent one, and a GoTo opened
+		// before the vehicle reports it holding would take the guided mode it flew the
+		// mission in for granted.
 		return &bt.NodeDef{Type: "MemSequence", Name: name, Children: []*bt.NodeDef{
+			{Type: "Hold", Name: name + ": hold"},
 			{Type: "GoTo", Name: name + ": fly there", Params: map[string]any{"lat": p[0], "lon": p[1], "alt": alt}},
 			{Type: "Land", Name: name + ": land"},
 		}}, target
