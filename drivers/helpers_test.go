@@ -240,14 +240,6 @@ func (g *simRig) pin(p string) int {
 	return v
 }
 
-func (g *simRig) servo(p string) int {
-	v, ok := g.board.ServoAngle(p)
-	if !ok {
-		return -1
-	}
-	return int(v)
-}
-
 // registry returns the built-ins plus the device leaves for cfg.
 func registry(cfg *Config) *bt.Registry {
 	r := catalog.NewRegistry()
@@ -319,18 +311,6 @@ func (g *agentRig) tick() bt.Status {
 	st := g.agent.Tick(now.UnixNano())
 	g.apply()
 	return st
-}
-
-// run ticks until the root completes or limit ticks passed; it returns the status and the
-// ticks taken.
-func (g *agentRig) run(limit int) (bt.Status, int) {
-	g.t.Helper()
-	for k := 1; k <= limit; k++ {
-		if st := g.tick(); st != bt.Running {
-			return st, k
-		}
-	}
-	return bt.Running, limit
 }
 
 // snapshot copies the latest samples into a fresh blackboard of a tree that has every sensor

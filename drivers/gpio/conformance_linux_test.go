@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/botd-project/botd/bt"
@@ -15,83 +13,6 @@ import (
 	"github.com/botd-project/botd/drivers/drivertest"
 	"github.com/botd-project/botd/drivers/sim"
 )
-
-// allKinds is a sim config with a device of every gpio kind and the sensors of the core.
-const allKinds = `
-adaptors:
-  board: {kind: sim}
-devices:
-  - {name: base, kind: diff_drive, left: {speed: "11", dir: "13"}, right: {speed: "15", dir: "16"},
-     wheel_base: 0.2, max_wheel_speed: 0.5, max_linear: 0.4, max_angular: 2}
-  - {name: camera, kind: servo, pin: "12", min_angle: 30, max_angle: 150, safe_angle: 90}
-  - {name: status, kind: led, pin: "7"}
-  - {name: pump, kind: relay, pin: "36"}
-  - {name: horn, kind: buzzer, pin: "38"}
-  - {name: flag, kind: digital_out, pin: "40", safe: 1, active_low: true}
-  - {name: fan, kind: pwm_out, pin: "32", max_duty: 0.8, safe: 0.1}
-  - {name: front, kind: range, trig: "18", echo: "22", key: range.front}
-  - {name: battery, kind: battery, pin: A0}
-  - {name: imu, kind: imu}
-  - {name: bumper, kind: bump, pin: "29"}
-  - {name: pose, kind: pose}
-`
-
-// simRig is one robot on the sim board, in sync mode on a virtual clock.
-type simRig struct {
-	t     testing.TB
-	robot *drivers.Robot
-	board *sim.Adaptor
-	sim   *sim.Robot
-}
-
-// buildRig builds cfg's robot without starting it; the test's cleanup closes it.
-func buildRig(t testing.TB, cfg *drivers.Config) *simRig {
-	t.Helper()
-	drivertest.SkipOffLinux(t)
-	c := drivertest.NewClock()
-	r, err := drivers.Build(cfg, drivers.Options{World: sim.DefaultWorld(), Name: "rover", Now: c.Now, Sync: true,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Close() })
-	a, _ := r.Adaptor("board")
-	return &simRig{t: t, robot: r, board: a.(*sim.Adaptor), sim: r.SimRobot()}
-}
-
-// newRig builds and starts cfg's robot.
-func newRig(t testing.TB, cfg *drivers.Config) *simRig {
-	t.Helper()
-	g := buildRig(t, cfg)
-	if err := g.robot.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func (g *simRig) apply() {
-	g.t.Helper()
-	if err := g.robot.Apply(); err != nil {
-		g.t.Fatalf("apply: %v", err)
-	}
-}
-
-// pin reads a pin's last written value (-1 if never written).
-func (g *simRig) pin(p string) int {
-	v, ok := g.board.PinValue(p)
-	if !ok {
-		return -1
-	}
-	return v
-}
-
-func (g *simRig) servo(p string) int {
-	v, ok := g.board.ServoAngle(p)
-	if !ok {
-		return -1
-	}
-	return int(v)
-}
 
 // actuatorCase is one actuator kind of the conformance suite (STYLE.md habit 7): a command that
 // moves it out of its safe state, how to read its state back from the simulated board, and what

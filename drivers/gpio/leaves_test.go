@@ -1,13 +1,14 @@
-package drivers
+package gpio
 
 import (
 	"errors"
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/drivers"
+	"github.com/botd-project/botd/drivers/drivertest"
 	"github.com/botd-project/botd/drivers/sim"
 )
 
@@ -22,7 +23,7 @@ devices:
 `)
 	for _, tc := range []struct {
 		name     string
-		cfg      *Config
+		cfg      *drivers.Config
 		node     *bt.NodeDef
 		path     string
 		code     string
@@ -177,17 +178,19 @@ func TestDriverErrorIsLeafError(t *testing.T) {
 	if err := g.board.Finalize(); err != nil { // the board goes away
 		t.Fatal(err)
 	}
-	_ = TestDrive(g.robot, "base", owner{ar.agent, 0}, 0.1, 0, true)
+	if x, err := drivers.ActuatorOf[DriveCommand](g.robot, "base"); err == nil {
+		_ = x.Command(drivers.OwnerOf(ar.agent, &bt.Node{Index: 0}), DriveCommand{Linear: 0.1}, true)
+	}
 	if err := g.robot.Apply(); err == nil || !errors.Is(err, sim.ErrNotConnected) {
 		t.Fatalf("Apply: %v", err)
 	}
-	var fault *Fault
+	var fault *drivers.Fault
 	for _, f := range g.robot.Faults() {
 		if f.Device == "base" {
 			fault = &f
 		}
 	}
-	if fault == nil || fault.Code != FaultDriverError {
+	if fault == nil || fault.Code != drivers.FaultDriverError {
 		t.Fatalf("faults %+v", g.robot.Faults())
 	}
 	st := ar.agent.Tick(g.advance(50 * 1e6).UnixNano())
@@ -222,7 +225,7 @@ func TestTurn(t *testing.T) {
 			ar := newAgentRig(t, g, compileTree(t, c, nd("Turn", "", kv{"angle_deg": tc.angle})), 20)
 			st, ticks := ar.run(400)
 			_, _, h := g.sim.Pose()
-			got := WrapAngle(h-0.3) * 180 / math.Pi
+			got := drivers.WrapAngle(h-0.3) * 180 / math.Pi
 			t.Logf("%v after %d ticks, turned %.2f°", st, ticks, got)
 			if st != bt.Success || math.Abs(got-tc.angle) > 1 && math.Abs(math.Abs(got)-180) > 1 {
 				t.Errorf("%v, turned %.2f° (want %v ± 1)", st, got, tc.angle)
@@ -254,7 +257,10 @@ func TestMoveToNeedsAFreshPose(t *testing.T) {
 		t.Errorf("no pose: %v %q", st, ar.sink)
 	}
 
-	cfg := parse(t, allKinds)
+	lost := false
+	kinds := kinds()
+	addLostPose(kinds, &lost)
+	cfg := drivertest.Parse(t, kinds, strings.Replace(allKinds, "{name: pose, kind: pose}", "{name: pose, kind: lost_pose}", 1))
 	g = newRig(t, cfg)
 	ar = newAgentRig(t, g, compileTree(t, cfg, nd("MoveTo", "", kv{"x": 3, "y": 3, "max_age_ms": 200})), 20)
 	if st := ar.tick(); st != bt.Running {
@@ -262,9 +268,7 @@ func TestMoveToNeedsAFreshPose(t *testing.T) {
 	}
 	// A pose a little late: the base stops and the leaf waits for a fresh
 	// one (stale_grace_ms, 1 s by default), then drives on.
-	sens := g.robot.byName["pose"].sens
-	read := sens.read
-	sens.read = func(_ time.Time, _ []float64) error { return errors.New("lost") }
+	lost = true
 	var st bt.Status
 	for range 8 { // 400 ms: past max_age_ms, within the grace
 		st = ar.tick()
@@ -272,7 +276,7 @@ func TestMoveToNeedsAFreshPose(t *testing.T) {
 	if l, r := g.sim.Wheels(); st != bt.Running || l != 0 || r != 0 || !strings.Contains(ar.sink.String(), "stopped, waiting up to 1000 ms for a fresh sample") {
 		t.Fatalf("late pose: %v, wheels %v %v, %q", st, l, r, ar.sink)
 	}
-	sens.read = read
+	lost = false
 	for range 3 {
 		st = ar.tick()
 	}
@@ -282,7 +286,7 @@ func TestMoveToNeedsAFreshPose(t *testing.T) {
 
 	// A pose lost for good: ERROR once it is older than max_age_ms plus
 	// the grace, naming the sensor and its age.
-	sens.read = func(_ time.Time, _ []float64) error { return errors.New("lost") }
+	lost = true
 	for range 30 { // 1.5 s
 		if st = ar.tick(); st != bt.Running {
 			break
