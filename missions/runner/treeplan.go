@@ -34,8 +34,11 @@ func planGeometry(doc *missions.Document, nodes []protocol.TreeNode) *protocol.P
 			continue
 		}
 		if items, ok := def.Params["mission"].([]any); ok {
-			g.Mission = autopilotItems(items)
-			if g.Mission != nil {
+			var more int
+			if g.Mission, more = autopilotItems(items); g.Mission != nil {
+				if more > 0 {
+					g.LeftOut = &protocol.PlanLeftOut{Mission: more}
+				}
 				break
 			}
 		}
@@ -61,32 +64,36 @@ var placeCommands = map[float64]bool{
 
 const frameMission = 2 // MAV_FRAME_MISSION: x and y are not a place
 
-// autopilotItems are the items of a mission for an autopilot that fly to a
-// place, each with its number in the list; nil when the list is not one
-// of mission items.
-func autopilotItems(items []any) []protocol.PlanItem {
+// autopilotItems are the first MaxPlanMission items of a mission for an
+// autopilot that fly to a place, each with its number in the list, and how
+// many more there are; nil when the list is not one of mission items.
+func autopilotItems(items []any) ([]protocol.PlanItem, int) {
 	var out []protocol.PlanItem
+	more := 0
 	for seq, raw := range items {
 		it, ok := raw.(map[string]any)
 		if !ok {
-			return nil
+			return nil, 0
 		}
 		cmd, okC := number(it["command"])
 		frame, okF := number(it["frame"])
 		x, okX := number(it["x"])
 		y, okY := number(it["y"])
 		if !okC || !okF || !okX || !okY {
-			return nil
+			return nil, 0
 		}
-		if !placeCommands[cmd] || frame == frameMission || x == 0 && y == 0 || !onEarth(x/1e7, y/1e7) {
-			continue
+		switch {
+		case !placeCommands[cmd] || frame == frameMission || x == 0 && y == 0 || !onEarth(x/1e7, y/1e7):
+		case len(out) >= protocol.MaxPlanMission:
+			more++
+		default:
+			out = append(out, protocol.PlanItem{Seq: seq, Lat: x / 1e7, Lon: y / 1e7})
 		}
-		out = append(out, protocol.PlanItem{Seq: seq, Lat: x / 1e7, Lon: y / 1e7})
 	}
 	if out == nil {
 		out = []protocol.PlanItem{}
 	}
-	return out
+	return out, more
 }
 
 // planFromBlackboard reads the plan's home, zones and rally points.
