@@ -175,4 +175,9 @@ func flyPlanOnTheMap(t *testing.T, fly string) {
 	if evalString(t, ctx, `String(window.__leg)`) != "true" {
 		t.Error("no line from the vehicle to the current waypoint")
 	}
+	// The header's E-STOP still stops the robot with the plan drawn.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("btn-estop"))); err != nil {
+		t.Fatal(err)
+	}
+	wait("the e-stop", `document.getElementById('mode').dataset.mode === 'ESTOP'`, 30*time.Second)
 }
