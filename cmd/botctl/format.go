@@ -198,3 +198,20 @@ func eventLine(e protocol.EventMsg, loc *time.Location) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// fenceNote names, after the failsafe, the geofence zone breached and
+// where botd's own return home goes (the refs of the daemon's
+// GEOFENCE_BREACH and RETURNING_HOME state errors); "" for neither.
+func fenceNote(errs []protocol.StateError) string {
+	out := ""
+	for _, e := range errs {
+		switch {
+		case e.Ref == "":
+		case e.Code == "GEOFENCE_BREACH":
+			out += ", zone " + e.Ref
+		case e.Code == "RETURNING_HOME":
+			out += ", returning to " + e.Ref
+		}
+	}
+	return out
+}

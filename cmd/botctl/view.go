@@ -172,7 +172,7 @@ func (m *watchModel) header(now time.Time) []string {
 		}
 		fs := "failsafe none"
 		if s.Failsafe.Active {
-			fs = st.bad.Render("FAILSAFE " + failsafeText(s.Failsafe))
+			fs = st.bad.Render("FAILSAFE " + failsafeText(s.Failsafe) + fenceNote(s.Errors))
 		}
 		line += "   " + estop + "   " + fs
 		if since := now.Sub(m.stateAt); since > staleState {

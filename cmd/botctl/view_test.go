@@ -285,3 +285,19 @@ func isQuit(cmd tea.Cmd) bool {
 	_, ok := cmd().(tea.QuitMsg)
 	return ok
 }
+
+// A geofence failsafe names the zone breached and where botd's own return home goes.
+func TestWatchViewNamesTheBreachedZone(t *testing.T) {
+	m := fixedWatch(t, termenv.Ascii)
+	m.width = 250 // the line is cut at the terminal's width
+	m.state.Mode = "FAILSAFE"
+	m.state.Failsafe = protocol.FailsafeState{Active: true, Reason: "geofence", Action: "hold"}
+	m.state.Errors = []protocol.StateError{
+		{Code: "GEOFENCE_BREACH", Level: "ERROR", Ref: "geoFence circle 0 (exclusion)", Message: "about to breach zone geoFence circle 0 (exclusion)"},
+		{Code: "RETURNING_HOME", Level: "WARNING", Ref: "rally point 1 (47.3976892, 8.5456066), 1.3 m away"},
+	}
+	want := "FAILSAFE ACTIVE: geofence → hold, zone geoFence circle 0 (exclusion), returning to rally point 1 (47.3976892, 8.5456066), 1.3 m away"
+	if view := m.View(); !strings.Contains(view, want) {
+		t.Fatalf("no %q in\n%s", want, view)
+	}
+}
