@@ -224,8 +224,11 @@ func (p *sampler) run(ctx context.Context, stop <-chan struct{}, t *sampleTable,
 
 // samplers groups the robot's started sensors for async sampling (see sampler): one sampler
 // for each board's quick sensors, one for each other sensor. With Options.WorldStep the sim
-// board's sampler steps the world, with or without sensors of its own.
+// board's sampler steps the world, with or without sensors of its own. Every sensor's grid
+// starts now, so samplers whose periods divide each other wake at the same instants (the
+// runtime handles timers that expire together in one wake-up of a thread).
 func (r *Robot) samplers() []*sampler {
+	start := time.Now()
 	var out []*sampler
 	byBoard := map[*board]*sampler{}
 	shared := func(b *board) *sampler {
@@ -247,6 +250,7 @@ func (r *Robot) samplers() []*sampler {
 		}
 	}
 	for _, s := range r.sensors {
+		s.next = start
 		switch {
 		case s.left:
 		case s.quick && s.dev.board != nil:
