@@ -135,3 +135,19 @@ func TestSamplerLateWakeDoesNotDoubleUp(t *testing.T) {
 		t.Fatalf("next wake-up at %v, want %v (the grid)", next.Sub(SimEpoch), want.Sub(SimEpoch))
 	}
 }
+
+// BenchmarkSamplerWake is one wake-up of the default rover's sim board sampler (the world step
+// and the reads due), fake reads: the schedule's own cost. It allocates nothing.
+func BenchmarkSamplerWake(b *testing.B) {
+	g := newSchedRig(20*time.Millisecond, 50, 2, 50, 20, 20, 50)
+	for _, s := range g.p.sensors {
+		s.read = func(_ time.Time, vals []float64) error { vals[0] = 1; return nil }
+	}
+	g.p.stepWorld = func(time.Duration) {}
+	at := SimEpoch
+	now := func() time.Time { return at }
+	b.ReportAllocs()
+	for b.Loop() {
+		at = g.p.wake(at, &g.table, now, quiet)
+	}
+}
