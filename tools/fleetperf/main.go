@@ -43,6 +43,7 @@ func main() {
 	genPIDs := flag.String("gen-pid", "", "the fleet generator's pid, or several comma-separated (a fleet in several processes): their CPU from /proc")
 	wildcard := flag.Bool("wildcard", false, "follow the robots through one wildcard subscription (ground.WatchAll) instead of a Watch each")
 	cpuProfile := flag.String("cpuprofile", "", "write the ground client's CPU profile over the measurement to this file")
+	probeEvery := flag.Duration("probe", 20*time.Millisecond, "a probe client publishes a timestamped QoS 1 message this often to a second one through the broker, timing the broker's delivery under the fleet's load apart from the generator's (0: no probe)")
 	flag.Parse()
 	var gens []int
 	for _, f := range strings.Split(*genPIDs, ",") {
@@ -141,6 +142,13 @@ func main() {
 		}
 	}
 	subscribed := time.Since(watchStart)
+	var probe *probeLat
+	if *probeEvery > 0 {
+		if probe, err = startProbe(ctx, *url, *probeEvery, &measuring); err != nil {
+			log.Fatalf("probe: %v", err)
+		}
+		defer probe.close()
+	}
 	time.Sleep(*warmup)
 
 	load0 := loadavg()
@@ -203,6 +211,9 @@ func main() {
 		pct(brokerCPU, wall, *brokerPID), rss(*brokerPID), pct(selfCPU, wall, os.Getpid()), perMsg.Round(100*time.Nanosecond),
 		follow, dropped, genPct, genPerRobot)
 	fmt.Printf("(%d status messages timed)\n", statuses.Load())
+	if probe != nil {
+		fmt.Println(probe.summary())
+	}
 }
 
 // cpuSeconds is a process's user+system CPU time from /proc (0 for pid 0).
@@ -290,4 +301,94 @@ func (c *countingConn) Read(p []byte) (int, error) {
 		c.n.Add(uint64(n))
 	}
 	return n, err
+}
+
+// probeLat times the broker's delivery apart from the fleet generator: a
+// publisher and a subscriber of this process's own, a message every
+// interval (QoS 1, its send time in the payload), each timed from the
+// publish to its arrival.
+type probeLat struct {
+	pub, sub transport.Conn
+	cancel   context.CancelFunc
+	done     chan struct{}
+	mu       sync.Mutex
+	lat      []time.Duration
+	sent     atomic.Uint64
+	every    time.Duration
+}
+
+func startProbe(ctx context.Context, url string, every time.Duration, measuring *atomic.Bool) (*probeLat, error) {
+	topic := fmt.Sprintf("fleetperf/probe/%d", os.Getpid())
+	p := &probeLat{every: every, done: make(chan struct{})}
+	var err error
+	if p.sub, err = transport.Dial(transport.Options{Brokers: []string{url}, ClientID: fmt.Sprintf("fleetperf-probe-sub-%d", os.Getpid())}); err != nil {
+		return nil, err
+	}
+	if err := p.sub.Subscribe(topic, 1, func(_ string, payload []byte) {
+		now := time.Now()
+		ns, err := strconv.ParseInt(string(payload), 10, 64)
+		if err != nil || !measuring.Load() {
+			return
+		}
+		p.mu.Lock()
+		p.lat = append(p.lat, now.Sub(time.Unix(0, ns)))
+		p.mu.Unlock()
+	}); err != nil {
+		p.sub.Close()
+		return nil, err
+	}
+	if p.pub, err = transport.Dial(transport.Options{Brokers: []string{url}, ClientID: fmt.Sprintf("fleetperf-probe-pub-%d", os.Getpid())}); err != nil {
+		p.sub.Close()
+		return nil, err
+	}
+	for !p.sub.IsUp() || !p.pub.IsUp() {
+		select {
+		case <-ctx.Done():
+			p.sub.Close()
+			p.pub.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	pctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-t.C:
+				if measuring.Load() {
+					p.sent.Add(1)
+				}
+				_, _ = p.pub.PublishAsync(topic, 1, false, []byte(strconv.FormatInt(time.Now().UnixNano(), 10)))
+			}
+		}
+	}()
+	return p, nil
+}
+
+func (p *probeLat) close() {
+	p.cancel()
+	<-p.done
+	p.pub.Close()
+	p.sub.Close()
+}
+
+func (p *probeLat) summary() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lat := slices.Clone(p.lat)
+	slices.Sort(lat)
+	q := func(f float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(f*float64(len(lat))))]
+	}
+	return fmt.Sprintf("broker probe (a QoS 1 message every %s from a client of this process to another, through the broker): %d sent, %d timed; p50 %s, p99 %s, max %s",
+		p.every, p.sent.Load(), len(lat), ms(q(0.5)), ms(q(0.99)), ms(q(1)))
 }

@@ -14,6 +14,9 @@
 #             (temporary config, no persistence); embedded: the fleet's own
 #             embedded broker (PROCS must be 1; its CPU is the generator's)
 #   DURATION  measurement length (default 30s)
+#   WARMUP    how long fleetperf follows the fleet before it measures
+#             (default 10s: a wildcard subscription brings every robot's
+#             retained messages at once, about 30 kB a robot)
 #   WILDCARD  1: fleetperf follows the fleet through one wildcard
 #             subscription (ground.WatchAll) instead of a Watch per robot;
 #             both: one measurement each way, back to back on the same fleet
@@ -90,7 +93,7 @@ for n in "$@"; do
     gprof=()
     [ -n "${PROFILE:-}" ] && gprof=(-cpuprofile "$PROFILE/ground-$n-$mode.prof")
     echo "== $n robots: $broker broker, $procs fleet process(es), fleetperf: $mode"
-    "$tmp/fleetperf" -broker "$url" -robots "$n" -duration "${DURATION:-30s}" -broker-pid "$mosq" -gen-pid "$(IFS=,; echo "${gens[*]}")" "${wildcard[@]}" "${gprof[@]}" || true
+    "$tmp/fleetperf" -broker "$url" -robots "$n" -duration "${DURATION:-30s}" -warmup "${WARMUP:-10s}" -broker-pid "$mosq" -gen-pid "$(IFS=,; echo "${gens[*]}")" "${wildcard[@]}" "${gprof[@]}" || true
   done
   # E-stop the whole fleet; each robot's reply time from the botctl's
   # publish of all of them.
