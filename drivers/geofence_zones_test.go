@@ -102,3 +102,42 @@ func TestFenceMonitorZonesAllocs(t *testing.T) {
 		t.Errorf("%v allocations per check", n)
 	}
 }
+
+// The check with a plan's largest zones: the 64-corner keep-in of BenchmarkFenceCheck and 64
+// zones (a 16-corner inclusion polygon and 63 exclusion circles).
+func BenchmarkFenceCheckZones(b *testing.B) {
+	o := GeoPoint{Lat: 47, Lon: 8}
+	pts := make([][2]float64, 64)
+	for i := range pts {
+		a := float64(i) * 2 * math.Pi / 64
+		x, y := 100*math.Cos(a), 100*math.Sin(a)
+		pts[i] = [2]float64{o.Lat + y/111_200, o.Lon + x/(111_200*math.Cos(o.Lat*math.Pi/180))}
+	}
+	f, err := CompileFence(&GeofenceConfig{Frame: "global", Origin: &o, Points: pts}, nil, "geofence")
+	if err != nil {
+		b.Fatal(err)
+	}
+	inf := math.Inf(1)
+	zs := geofence.Zones{{Name: "in", MinAlt: -inf, MaxAlt: inf}}
+	for i := 0; i < 16; i++ {
+		a := float64(i) * 2 * math.Pi / 16
+		zs[0].Polygon.Xs = append(zs[0].Polygon.Xs, 90*math.Cos(a))
+		zs[0].Polygon.Ys = append(zs[0].Polygon.Ys, 90*math.Sin(a))
+	}
+	for i := 1; i < geofence.MaxZones; i++ {
+		zs = append(zs, geofence.Zone{Name: "out", Exclusion: true, CX: 60 * math.Cos(float64(i)), CY: 60 * math.Sin(float64(i)), Radius: 3, MinAlt: -inf, MaxAlt: inf})
+	}
+	vals := map[string]float64{"pose.x": 0, "pose.y": 0}
+	at := time.Unix(1000, 0)
+	m := NewFenceMonitor(f, func(k string) (float64, time.Time, bool) { v, ok := vals[k]; return v, at, ok })
+	m.SetZones(zs, o)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		at = at.Add(time.Millisecond)
+		vals["pose.x"] = float64(i%100) * 0.3
+		if c := m.Check(at); c.State == FenceNoPose {
+			b.Fatal("no pose")
+		}
+	}
+}

@@ -101,7 +101,7 @@ func (g *fenceGuard) SetMission(m *missions.Mission) {
 	var zs geofence.Zones
 	o := geofence.LatLon{}
 	if m != nil {
-		if mz, err := zonesOf(m); err == nil && len(mz.zones) > 0 {
+		if mz, err := zonesOf(m); err == nil && len(mz.zones) > 0 && g.fence.CanPlaceZones() {
 			o = g.fence.ZoneOrigin(mz.origin)
 			zs = plan.LocalZones(mz.zones, o)
 		}
@@ -198,7 +198,8 @@ func zonesOf(m *missions.Mission) (missionZones, error) {
 
 // missionCheck refuses a mission whose targets leave the config's fence
 // (f), whose zones do not parse, that carries zones the robot cannot
-// enforce (g nil: no position on the map), or whose zones leave the
+// enforce (no guard, or a fence in a frame with no place on the map: a
+// local fence on odometry), or whose zones leave the
 // robot's position, when it has a fresh one, outside: each located at the
 // zone.
 func missionCheck(f *drivers.Fence, g *fenceGuard) func(*missions.Mission) error {
@@ -213,7 +214,7 @@ func missionCheck(f *drivers.Fence, g *fenceGuard) func(*missions.Mission) error
 		if err != nil || len(mz.zones) == 0 {
 			return err
 		}
-		if g == nil {
+		if g == nil || !g.fence.CanPlaceZones() {
 			return bt.Problems{{Path: "/blackboard/" + plan.FenceKey, Code: bt.CodeValidation,
 				Message: "the mission's zones cannot be enforced: " + drivers.ErrNoMapPosition.Error()}}
 		}

@@ -25,6 +25,9 @@ func (g *fenceGuard) returnTree(m *missions.Mission) (*bt.NodeDef, string) {
 		return nil, ""
 	}
 	f, read, now := g.fence, g.robot.Reading, g.now()
+	if !f.CanPlaceZones() {
+		return nil, ""
+	}
 	vehicle := f.OnVehicle()
 	if !vehicle && len(drivers.Abilities[drivers.Drive](g.robot)) == 0 {
 		return nil, ""

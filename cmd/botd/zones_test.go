@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/geofence"
+	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -219,5 +222,28 @@ func TestDaemonReturnsToTheNearestRallyPoint(t *testing.T) {
 	})
 	if rep := r.send(t, "fence-1", protocol.Command{Op: protocol.OpMissionAbort}); !rep.OK {
 		t.Fatalf("abort: %+v", rep.Error)
+	}
+}
+
+// A mission carrying zones is refused at load, located, where the robot's fence has no place
+// on the map (a local fence on a pose of unknown origin), and where the robot has no fence
+// at all to enforce them with.
+func TestMissionZonesNeedAPositionOnTheMap(t *testing.T) {
+	m, err := missions.Load(planMission("c14d7e8f-6a5b-4c9d-8eaf-b0c1d2e3f4a5", "zones", `{"circles":[`+circleZone(false, 2.5, 0, 1)+`]}`),
+		missions.Options{Keys: []string{"pose.x", "pose.y"}, Substitute: map[string]string{"Drive": "Succeed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	margin := 0.3
+	local, err := drivers.CompileFence(&drivers.GeofenceConfig{Frame: "local", Margin: &margin, Points: [][2]float64{{-1, -1}, {1.5, -1}, {1.5, 1}, {-1, 1}}}, nil, "geofence")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range map[string]*fenceGuard{"no fence": nil, "a local fence": {fence: local}} {
+		err := missionCheck(nil, g)(m)
+		var ps bt.Problems
+		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Path != "/blackboard/plan.fence" || !strings.Contains(ps[0].Message, "no position on the map") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
