@@ -210,8 +210,11 @@ func (p *sampler) run(ctx context.Context, stop <-chan struct{}, t *sampleTable,
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		next := p.wake(time.Now(), t, now, log)
-		timer.Reset(time.Until(next))
+		wait := time.Hour // a sampler with nothing to do (samplers makes none) waits for stop
+		if next := p.wake(time.Now(), t, now, log); !next.IsZero() {
+			wait = time.Until(next)
+		}
+		timer.Reset(wait)
 		select {
 		case <-stop:
 			return
