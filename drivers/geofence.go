@@ -556,7 +556,8 @@ func (f roverFence) Hold() error {
 }
 
 // ReturnHome holds: a rover stops where the fence tripped (driving home needs a planner that
-// keeps inside the fence, which botd does not have).
+// keeps inside the fence, which botd does not have; to a running mission's rally point the
+// daemon drives it itself, in a straight line: cmd/botd returnhome.go).
 func (f roverFence) ReturnHome() error { return f.Hold() }
 
 // Land holds: a rover is on the ground.
