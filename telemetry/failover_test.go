@@ -2,11 +2,13 @@ package telemetry
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/botd-project/botd/internal/mqtttest"
+	"github.com/botd-project/botd/internal/testutil"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -45,14 +47,21 @@ func TestFailoverLinkURLEventAndRebirth(t *testing.T) {
 	})
 	// What a subscriber that comes now finds there.
 	late := mqtttest.NewRecorder(t, second.URL(), "botd/v1/rover-1/#")
-	mqtttest.Eventually(t, "the retained topics on the second broker", func() bool {
+	retained := func() map[string]bool {
 		got := map[string]bool{}
 		for _, m := range late.All() {
 			if m.Retained {
 				got[m.Topic[strings.LastIndex(m.Topic, "/")+1:]] = true
 			}
 		}
+		return got
+	}
+	testutil.Eventually(t, mqtttest.WaitLong, "the retained topics on the second broker", func() bool {
+		got := retained()
 		return got[protocol.LeafConnection] && got[protocol.LeafFactsheet] && got[protocol.LeafState] && got[protocol.LeafTree]
+	}, func() string {
+		l, _ := h.links.last()
+		return fmt.Sprintf("retained there: %v; the link: %+v; %d messages from the robot there since the switch", retained(), l, len(rec.All()))
 	})
 	for _, m := range late.On("botd/v1/rover-1/connection") {
 		if c, err := protocol.DecodeConnection(m.Payload); err != nil || c.State != protocol.ConnOnline {
