@@ -269,6 +269,10 @@ func (w *linkWorker) next() {
 			continue
 		}
 		w.v.mu.Lock()
+		if op.guided != nil && !(w.v.target.active && w.v.st.mode == modeGuided) {
+			op.steps = append(op.steps, *op.guided)
+		}
+		op.guided = nil
 		switch {
 		case op.target != nil:
 			w.v.target = *op.target

@@ -76,6 +76,11 @@ type vehicleOp struct {
 	keep    bool      // keep the streamed target (otherwise it stops when the op starts)
 	preempt bool      // jump the queue and abort the command in flight (e-stop)
 	upload  *upload   // a mission or fence transfer instead of commands
+	// guided: the mode switch a GoTo needs unless, when it starts, the
+	// previous op was a GoTo too and the vehicle flies guided (decided then,
+	// in queue order: a Hold queued before it has switched the mode away,
+	// whatever the vehicle reported when the GoTo was made).
+	guided *mavCmd
 	// waitLink: without a link, the op waits for the vehicle's heartbeat (a failsafe action;
 	// the latest one waiting wins) instead of failing.
 	waitLink bool
@@ -349,16 +354,13 @@ func (v *Vehicle) gotoOp(t setpoint, speed float64) *vehicleOp {
 	if speed > 0 && !sameSpeed {
 		steps = append(steps, mavCmd{cmd: mav.MAV_CMD_DO_CHANGE_SPEED, p: [7]float32{1, float32(speed), -1}})
 	}
-	if st.mode != modeGuided {
-		c, err := setModeCmd(st.autopilot, modeGuided)
-		if err != nil {
-			return failedOp(what, err)
-		}
-		steps = append(steps, c)
+	c, err := setModeCmd(st.autopilot, modeGuided)
+	if err != nil {
+		return failedOp(what, err)
 	}
 	op := newOp(what, steps...)
 	t.active = true
-	op.target, op.keep = &t, true
+	op.target, op.keep, op.guided = &t, true, &c
 	return op
 }
 

@@ -636,3 +636,27 @@ func TestVehicleTargetOutsideTheFenceIsNotSent(t *testing.T) {
 		t.Fatalf("a GoTo inside the fence: %s\n%s", st, s)
 	}
 }
+
+// A GoTo made right after the safe state's hold was queued, while the
+// vehicle still reports guided flight, switches back to guided when it
+// starts: the hold ran before it (a return to a rally point after a fence
+// hold never flew when the GoTo decided on the mode it was made in).
+func TestVehicleGoToAfterAQueuedHoldFlies(t *testing.T) {
+	g := newUAVRig(t, "")
+	g.takeoff(5)
+	if err := g.v.wait(g.v.submit(g.v.gotoOp(setpoint{x: 30, z: -5, yaw: math.NaN()}, 0))); err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor("guided flight", func() bool { return g.state().mode == modeGuided && g.state().x > 1 })
+	g.v.safeStop() // queues the hold; the vehicle still reports guided
+	if m := g.state().mode; m != modeGuided {
+		t.Skipf("the hold took effect before the GoTo was made (mode %v): nothing to check this run", m)
+	}
+	if err := g.v.wait(g.v.submit(g.v.gotoOp(setpoint{x: 0, y: 10, z: -5, yaw: math.NaN()}, 0))); err != nil {
+		t.Fatal(err)
+	}
+	g.waitFor("the hold, then guided flight to the new target", func() bool {
+		s := g.state()
+		return s.mode == modeGuided && s.y > 5
+	})
+}
