@@ -19,6 +19,7 @@ import (
 	"github.com/botd-project/botd/bt/catalog"
 	"github.com/botd-project/botd/drivers"
 	"github.com/botd-project/botd/drivers/sim"
+	"github.com/botd-project/botd/internal/testutil"
 )
 
 // Parse parses a config of kinds, failing the test on an error.
@@ -74,16 +75,11 @@ func (s *Sink) String() string {
 	return strings.Join(s.msgs, "\n")
 }
 
-// WaitUntil polls cond until it holds, failing the test after 15 s.
+// WaitUntil waits until cond holds (testutil.Eventually), failing the
+// test after 15 s.
 func WaitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 15*time.Second, what, cond)
 }
 
 // FreeUDPPort returns a UDP port on 127.0.0.1 free a moment ago.
