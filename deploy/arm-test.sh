@@ -45,22 +45,12 @@ declare -A skip
 # emulated, the daemon's ticks overrun (jitter up to 0.4 s measured) and
 # the late position trips the geofence failsafe now and then; the flight
 # logic it drives runs in the drivers/sim/multicopter and UAV tests.
-# TestDaemonGeofenceStopsTheRover, for the same reason, failed once in
-# three emulated runs: the fence's speed estimate (distance between the
-# last two positions over their stamps) read 1.5 m/s for a rover at
-# 0.3 m/s, and the fence held it at once. On a loaded Pi that is an
-# early, safe-side hold; it is to be looked at in drivers/geofence.go.
-# TestBreakpointHeldWhileTheRoverDrives holds a Groot2 breakpoint across
-# 40 real ticks of the simulated rover at 20 Hz: emulated (armv7), the
-# mission ended (FAILURE) before its e-stop step once, so the hooks were
-# released by the mission's end instead of the e-stop the test waits for.
-# The hook logic runs in bt, missions/runner and telemetry/groot2 there.
 # TestCluster*: a fleet of 30 robots on three broker nodes (the brokers
 # are the machine's own amd64 ones); emulated, the fleet would measure
 # qemu, and the failover logic is architecture-independent Go.
 # TestMetricsExposition compares process_start_time_seconds with the test's
 # own start: qemu-user fakes /proc/self/stat's start time (70 s off here).
-skip[./cmd/botd]='^(TestDaemonUAVSimSurvey|TestDaemonGeofenceStopsTheRover|TestBreakpointHeldWhileTheRoverDrives|TestCluster.*|TestMetricsExposition)$'
+skip[./cmd/botd]='^(TestDaemonUAVSimSurvey|TestCluster.*|TestMetricsExposition)$'
 
 # Packages whose tests stay on the host: cmd/botctl/web's tests drive
 # the dashboard in a headless chromium (a host binary, so an ARM run
