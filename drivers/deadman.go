@@ -21,6 +21,12 @@ type deadman struct {
 	timeout atomic.Int64
 	// renewed is when Apply last ran (unix ns; 0: never, the deadman is not armed yet).
 	renewed atomic.Int64
+	// timer is the goroutine's alarm (nil without the goroutine: Options.Sync): every Apply sets
+	// it to the deadman time from now, so it fires only when the tick has stopped renewing.
+	// Set by Start before the robot is started; Apply reads it after.
+	timer *time.Timer
+	// alarms counts the alarm's wakes (a test's: Apply keeps the goroutine asleep).
+	alarms atomic.Uint64
 	// tripped is guarded by envelope.mu (apply reads it with the wanted commands).
 	tripped bool
 	since   time.Time
@@ -31,7 +37,11 @@ type deadman struct {
 // for d (0 turns it off). The runner sets a few tick periods, and again when a mission changes
 // the rate. The deadman runs only when the robot runs goroutines of its own (not Options.Sync).
 func (r *Robot) SetDeadman(d time.Duration) {
+	// Under writeMu, so that an Apply on another goroutine cannot set the alarm from the old time
+	// after the goroutine has set it from the new one.
+	r.env.writeMu.Lock()
 	r.env.dm.timeout.Store(int64(max(d, 0)))
+	r.env.writeMu.Unlock()
 	select {
 	case r.dmChanged <- struct{}{}:
 	default:
@@ -59,28 +69,55 @@ func (r *Robot) Rearm() {
 	}
 }
 
-// watchDeadman is the deadman's goroutine: it looks at the last renewal a few times per deadman
-// time and trips when it is older than that.
-func (r *Robot) watchDeadman(stop <-chan struct{}) {
+// renew is Apply's part (writeMu held, after renewed is stored): the alarm goes off the deadman
+// time from now. A Reset to a later time wakes no goroutine, and allocates nothing.
+func (e *envelope) renew() {
+	if t := e.dm.timer; t != nil {
+		if d := e.dm.timeout.Load(); d > 0 {
+			t.Reset(time.Duration(d))
+		}
+	}
+}
+
+// startDeadman starts the deadman's goroutine (Start, before the robot is started).
+func (r *Robot) startDeadman() {
+	alarm := time.NewTimer(time.Hour)
+	alarm.Stop()
+	r.env.dm.timer = alarm
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.watchDeadman(r.stop, alarm)
+	}()
+}
+
+// watchDeadman is the deadman's goroutine: it sleeps until its alarm, which Apply pushes back
+// on every renewal, so it wakes only when no Apply has come for the deadman time (or the time
+// changed). On a wake it checks the last renewal itself: it trips when that is a deadman time
+// old, and otherwise sleeps until it will be (a renewal that raced with the alarm, a clock of
+// its own in Options.Now).
+func (r *Robot) watchDeadman(stop <-chan struct{}, t *time.Timer) {
 	e := &r.env
-	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
-		wait := time.Hour
 		if d := time.Duration(e.dm.timeout.Load()); d > 0 {
-			wait = max(d/4, time.Millisecond)
 			if at := e.dm.renewed.Load(); at != 0 {
-				if age := r.now().Sub(time.Unix(0, at)); age > d {
+				if age := r.now().Sub(time.Unix(0, at)); age >= d {
+					// Tripped (or already): the next Apply rearms the alarm.
 					e.tripDeadman(age, d)
+				} else {
+					// At least a millisecond: a clock of Options.Now that stands still
+					// must not make this spin.
+					t.Reset(max(d-age, time.Millisecond))
 				}
 			}
 		}
-		t.Reset(wait)
 		select {
 		case <-stop:
 			return
 		case <-r.dmChanged:
 		case <-t.C:
+			e.dm.alarms.Add(1)
 		}
 	}
 }

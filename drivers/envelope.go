@@ -216,6 +216,7 @@ func (e *envelope) apply() error {
 	defer e.writeMu.Unlock()
 	now := e.now()
 	e.dm.renewed.Store(now.UnixNano())
+	e.renew()
 	e.mu.Lock()
 	for _, act := range e.acts {
 		safe := e.estop

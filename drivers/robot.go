@@ -340,11 +340,7 @@ func (r *Robot) start(ctx context.Context, tolerant bool) (map[*device]error, er
 	r.table.mu.Unlock()
 	if !r.opts.Sync {
 		r.stop = make(chan struct{})
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			r.watchDeadman(r.stop)
-		}()
+		r.startDeadman()
 		for _, d := range r.devices {
 			if d.run != nil && failed[d] == nil {
 				r.wg.Add(1)

@@ -90,30 +90,55 @@ func (r *Runner) stallError(now time.Time) (protocol.StateError, bool) {
 
 // watchTick is a goroutine that wakes telemetry when the tick gets stuck,
 // so the state with TICK_STALLED goes out without the tick's help. It
-// reads the wall clock (it only signals; what it reports comes from the
-// runner's clock in State). The returned func stops it and waits.
+// sleeps on an alarm that every tick sets to the deadman time from its
+// start (tickStarted), so it wakes only for a tick that has run that long
+// (or a rate whose period is longer than the deadman time). It reads the
+// wall clock (it only signals; what it reports comes from the runner's
+// clock in State). Start it before the first tick; the returned func
+// stops it and waits.
 func (r *Runner) watchTick() (stop func()) {
 	done, exited := make(chan struct{}), make(chan struct{})
+	alarm := time.NewTimer(time.Hour)
+	alarm.Stop()
+	r.tickAlarm = alarm
 	go func() {
 		defer close(exited)
+		defer alarm.Stop()
 		var seen int64 // the stuck tick already signalled
 		for {
-			wait := max(time.Duration(r.deadman.Load())/2, time.Millisecond)
-			t := time.NewTimer(wait)
 			select {
 			case <-done:
-				t.Stop()
 				return
-			case <-t.C:
+			case <-alarm.C:
 			}
-			if _, ok := r.stalled(r.cfg.Clock.Now()); ok {
-				if start := r.tickStart.Load(); start != seen {
-					seen = start
-					r.log.Error("the tick is stuck: actuators held safe by the deadman", "deadman", time.Duration(r.deadman.Load()))
-					r.signal()
-				}
+			start := r.tickStart.Load()
+			if start == 0 {
+				continue // between ticks: the next one sets the alarm
+			}
+			age, ok := r.stalled(r.cfg.Clock.Now())
+			if !ok {
+				// Not stuck yet by the runner's clock (a tick that started
+				// as the alarm went off, a fake clock): look again when it
+				// would be, at least a millisecond on (a clock that stands
+				// still must not make this spin).
+				alarm.Reset(max(time.Duration(r.deadman.Load())-age, time.Millisecond))
+				continue
+			}
+			if start != seen {
+				seen = start
+				r.log.Error("the tick is stuck: actuators held safe by the deadman", "deadman", time.Duration(r.deadman.Load()))
+				r.signal()
 			}
 		}
 	}()
 	return func() { close(done); <-exited }
+}
+
+// tickStarted sets the tick watch's alarm to the deadman time from now
+// (tick goroutine, after tickStart is stored). A Reset to a later time
+// wakes no goroutine and allocates nothing.
+func (r *Runner) tickStarted() {
+	if t := r.tickAlarm; t != nil {
+		t.Reset(time.Duration(r.deadman.Load()))
+	}
 }

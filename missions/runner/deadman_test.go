@@ -1,10 +1,14 @@
 package runner
 
 import (
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/bt/catalog"
@@ -133,4 +137,55 @@ func TestExprLimitsStayUnderTheDeadman(t *testing.T) {
 	if l := r.exprLimits(20); l.TickTime != bt.DefaultExprTickTime || l.Time != bt.DefaultExprTime {
 		t.Errorf("at 20 Hz (deadman 200 ms): %+v, want bt's defaults", l)
 	}
+}
+
+// TestTickWatchSignalsAtTheDeadmanTime checks the tick watch's bound on
+// synctest's virtual time, where timers fire exactly when due: ticks that
+// end in time are never signalled; a tick that runs on is signalled just
+// past the deadman time from its start (stalled means older than the
+// deadman time; the watch looks again a millisecond on), once.
+func TestTickWatchSignalsAtTheDeadmanTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const period, deadman = 50 * time.Millisecond, 200 * time.Millisecond
+		r := &Runner{cfg: Config{Clock: clockwork.NewRealClock()}, log: slog.New(slog.DiscardHandler), changed: make(chan struct{}, 1)}
+		r.deadman.Store(int64(deadman))
+		stop := r.watchTick()
+		defer stop()
+		signalled := func() bool {
+			synctest.Wait()
+			select {
+			case <-r.changed:
+				return true
+			default:
+				return false
+			}
+		}
+		tick := func(d time.Duration) {
+			r.tickStart.Store(time.Now().UnixNano())
+			r.tickStarted()
+			time.Sleep(d)
+		}
+		time.Sleep(10 * time.Millisecond) // not in step with anything the watch started with
+		for range 20 {
+			tick(period / 5)
+			r.tickStart.Store(0)
+			time.Sleep(period - period/5)
+		}
+		if signalled() {
+			t.Fatal("signalled while every tick ended in time")
+		}
+		tick(deadman)
+		if signalled() {
+			t.Fatal("signalled at the deadman time: stalled means older than that")
+		}
+		time.Sleep(time.Millisecond)
+		if !signalled() {
+			t.Fatal("a tick stuck a millisecond past the deadman time was not signalled")
+		}
+		time.Sleep(10 * deadman)
+		if signalled() {
+			t.Fatal("the same stuck tick was signalled twice")
+		}
+		r.tickStart.Store(0)
+	})
 }

@@ -220,6 +220,8 @@ type Runner struct {
 	tickStart atomic.Int64
 	// deadman is the deadman time for the current rate (ns).
 	deadman atomic.Int64
+	// tickAlarm wakes the tick watch (watchTick; nil when it does not run).
+	tickAlarm *time.Timer
 	// hooks are a debugger's breakpoints (hooks.go).
 	hooks hooksState
 }
@@ -371,6 +373,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 		start := r.cfg.Clock.Now()
 		r.tickStart.Store(start.UnixNano())
+		r.tickStarted()
 		r.safeTick(start)
 		r.tickStart.Store(0)
 		end := r.cfg.Clock.Now()
