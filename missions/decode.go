@@ -27,14 +27,16 @@ func DecodeWithLimits(data []byte, lim Limits) (*Document, error) {
 // decode returns the document it could build (nil when the input could
 // not be read at all) and every problem found.
 func decode(data []byte, lim Limits) (*Document, *problems) {
-	return decodeFile(data, "", nil, lim)
+	return decodeFile(data, "", nil, lim, ImportDefaults{})
 }
 
 // decodeFile decodes the contents of a file (file "" for bytes from
-// elsewhere); lib holds the trees a library provides.
-func decodeFile(data []byte, file string, lib *Library, lim Limits) (*Document, *problems) {
+// elsewhere); lib holds the trees a library provides, def the defaults
+// of imported formats.
+func decodeFile(data []byte, file string, lib *Library, lim Limits, def ImportDefaults) (*Document, *problems) {
 	src := NewSource(data, file, lim)
 	src.Library = lib
+	src.Defaults = def
 	ps := src.ps
 	if len(data) > ps.lim.DocumentBytes {
 		ps.add("", CodeTooLarge, "the document is %d bytes, above the limit of %d", len(data), ps.lim.DocumentBytes)

@@ -88,6 +88,9 @@ type Source struct {
 	File string
 	// Library holds the trees a library provides (nil: none).
 	Library *Library
+	// Defaults are the daemon's choices for what the file leaves out
+	// (Options.Imports; zero when decoding without options).
+	Defaults ImportDefaults
 
 	ps       *problems
 	json     any

@@ -102,7 +102,7 @@ func (o *object) Set(k string, v any) bool { return o.set(k, v) }
 // names are read relative to it); lib holds the trees a library
 // provides (nil: none). DecodeFile is DecodeAs on the file's contents.
 func DecodeAs(data []byte, path string, lim Limits, lib *Library) (*Document, error) {
-	d, ps := decodeFile(data, path, lib, lim)
+	d, ps := decodeFile(data, path, lib, lim, ImportDefaults{})
 	if err := ps.err(); err != nil {
 		return nil, err
 	}

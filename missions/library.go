@@ -176,7 +176,7 @@ func LoadFile(path string, opts Options) (*Mission, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, ps := decodeFile(data, path, opts.Library, opts.Limits)
+	d, ps := decodeFile(data, path, opts.Library, opts.Limits, opts.Imports)
 	if d == nil {
 		return nil, ps.err()
 	}

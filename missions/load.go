@@ -29,13 +29,26 @@ type Options struct {
 	// Limits bound the document and the compiled tree (zero fields: the
 	// defaults).
 	Limits Limits
+	// Imports are the daemon's defaults for what an imported file may
+	// choose itself (a plan's "fly"); the file's own choice wins.
+	Imports ImportDefaults
+}
+
+// ImportDefaults are defaults for the choices an imported format's file
+// may make itself and often leaves out (the daemon config's; zero: the
+// formats' own). A format's Import reads them from Source.Defaults.
+type ImportDefaults struct {
+	// PlanFly is who flies a QGroundControl plan or a Mission Planner
+	// waypoint file that does not say ("fly"): "botd" (also "") or
+	// "autopilot" (see missions/plan).
+	PlanFly string
 }
 
 // Load decodes, validates and compiles a mission. It reports every problem
 // found (as bt.Problems), the decoding ones and the compilation ones
 // together, and returns a mission only when there are none.
 func Load(data []byte, opts Options) (*Mission, error) {
-	d, ps := decode(data, opts.Limits)
+	d, ps := decodeFile(data, "", nil, opts.Limits, opts.Imports)
 	if d == nil {
 		return nil, ps.err()
 	}

@@ -52,7 +52,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "botd check: -hardware and -config both name the hardware: give one")
 		return 2
 	}
-	hw, fence, err := checkTarget(*hwFile, *cfgFile)
+	hw, fence, imports, err := checkTarget(*hwFile, *cfgFile)
 	if err != nil {
 		fmt.Fprintln(stderr, "botd check:", err)
 		return 2
@@ -74,7 +74,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	bad := false
 	for _, f := range files {
 		prefix := f + ": "
-		m, err := loadFile(f, reg, hw, subs, lib)
+		m, err := loadFileWith(f, reg, hw, subs, lib, imports)
 		if err == nil && fence != nil {
 			err = fenceMissionCheck(fence)(m)
 		}
@@ -116,26 +116,27 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 // checkTarget is the robot missions are checked for: a hardware file, or
-// a daemon config's hardware and geofence, or the simulated rover.
-func checkTarget(hwFile, cfgFile string) (*drivers.Config, *drivers.Fence, error) {
+// a daemon config's hardware, geofence and defaults for imported files
+// (who flies a plan), or the simulated rover.
+func checkTarget(hwFile, cfgFile string) (*drivers.Config, *drivers.Fence, missions.ImportDefaults, error) {
 	if cfgFile == "" {
 		hw, err := loadHardware(hwFile)
-		return hw, nil, err
+		return hw, nil, missions.ImportDefaults{}, err
 	}
 	cfg, err := loadConfig(cfgFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, missions.ImportDefaults{}, err
 	}
 	data, name, err := cfg.hardwareYAML()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: hardware: %w", cfg.source, err)
+		return nil, nil, missions.ImportDefaults{}, fmt.Errorf("%s: hardware: %w", cfg.source, err)
 	}
 	hw, err := deviceKinds.ParseConfig(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
+		return nil, nil, missions.ImportDefaults{}, fmt.Errorf("%s: hardware (%s): %w", cfg.source, name, err)
 	}
 	fence, err := compileFence(cfg, hw)
-	return hw, fence, err
+	return hw, fence, cfg.imports(), err
 }
 
 // printProblems prints one line per problem ("path: message").
@@ -154,11 +155,17 @@ func printProblems(w io.Writer, prefix string, err error, types []string) {
 // includes relative to it, lib's trees available to its SubTrees); the
 // sensor keys of hw exist on the blackboard.
 func loadFile(path string, reg *bt.Registry, hw *drivers.Config, subs missions.Substitutions, lib *missions.Library) (*missions.Mission, error) {
+	return loadFileWith(path, reg, hw, subs, lib, missions.ImportDefaults{})
+}
+
+// loadFileWith is loadFile with a daemon config's defaults for imported
+// files (botd check -config).
+func loadFileWith(path string, reg *bt.Registry, hw *drivers.Config, subs missions.Substitutions, lib *missions.Library, imports missions.ImportDefaults) (*missions.Mission, error) {
 	var keys []string
 	if hw != nil {
 		keys = hw.SensorKeys()
 	}
-	return missions.LoadFile(path, missions.Options{Registry: reg, Substitutions: subs, Keys: keys, Library: lib})
+	return missions.LoadFile(path, missions.Options{Registry: reg, Substitutions: subs, Keys: keys, Library: lib, Imports: imports})
 }
 
 // libUsage documents -lib.

@@ -22,6 +22,7 @@ import (
 	"github.com/botd-project/botd/drivers/sim"
 	"github.com/botd-project/botd/drivers/sim/multicopter"
 	"github.com/botd-project/botd/missions"
+	"github.com/botd-project/botd/missions/plan"
 	"github.com/botd-project/botd/missions/runner"
 	"github.com/botd-project/botd/telemetry/auth"
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -44,6 +45,7 @@ type Config struct {
 	Hardware  yaml.Node         `yaml:"hardware"`
 	World     string            `yaml:"world"`
 	Mission   string            `yaml:"mission"`
+	Plan      PlanConfig        `yaml:"plan"`
 	Writable  []string          `yaml:"writable"`
 	Failsafe  FailsafeSection   `yaml:"failsafe"`
 	Security  SecurityConfig    `yaml:"security"`
@@ -168,6 +170,22 @@ type LimitsConfig struct {
 	missions.Limits `yaml:",inline"`
 	StoredMissions  int `yaml:"stored_missions"`
 	StoredBytes     int `yaml:"stored_bytes"`
+}
+
+// PlanConfig holds the defaults of the QGroundControl plans (and Mission
+// Planner waypoint files) the daemon takes, however they arrive (mission,
+// -mission, mission.load, botd check -config): what a plan leaves out.
+type PlanConfig struct {
+	// Fly is who flies a plan without a "fly" member of its own: botd
+	// (the default; one leaf per item) or autopilot (uploaded, flown in
+	// the autopilot's mission mode). A plan's own "fly" wins.
+	Fly string `yaml:"fly"`
+}
+
+// imports are the defaults of imported mission files (missions.Options,
+// runner.Config).
+func (c *Config) imports() missions.ImportDefaults {
+	return missions.ImportDefaults{PlanFly: c.Plan.Fly}
 }
 
 // FailsafeSection is runner.FailsafeConfig plus the e-stop button.
@@ -397,6 +415,9 @@ func (c *Config) validate() error {
 	}
 	if levels := []string{"debug", "info", "warn", "error"}; !slices.Contains(levels, c.Log.Level) {
 		bad("log.level", "%q is not debug, info, warn or error%s", c.Log.Level, didYouMeanWord(c.Log.Level, levels))
+	}
+	if flyers := []string{plan.FlyBotd, plan.FlyAutopilot}; c.Plan.Fly != "" && !slices.Contains(flyers, c.Plan.Fly) {
+		bad("plan.fly", "%q is not botd or autopilot (who flies a plan that does not say)%s", c.Plan.Fly, didYouMeanWord(c.Plan.Fly, flyers))
 	}
 	if formats := []string{"text", "json"}; !slices.Contains(formats, c.Log.Format) {
 		bad("log.format", "%q is not text or json%s", c.Log.Format, didYouMeanWord(c.Log.Format, formats))

@@ -297,7 +297,7 @@ func build(cfg *Config, log *slog.Logger) (_ *system, err error) {
 		StateDir: filepath.Join(stateDir, "missions"), Failsafe: cfg.Failsafe.FailsafeConfig,
 		Limits: cfg.Limits.Limits, MaxStored: cfg.Limits.StoredMissions, MaxStoredBytes: cfg.Limits.StoredBytes,
 		Events: events.emit, Logger: log, Clock: s.clock, Substitutions: subs,
-		Recorder: rec,
+		Recorder: rec, Imports: cfg.imports(),
 	}, s.fence, s.hw, s.robot))
 	if err != nil {
 		return nil, err
@@ -570,7 +570,7 @@ func configuredMission(cfg *Config, reg *bt.Registry, keys []string, fence *driv
 	}
 	subs, _ := cfg.substitutions() // validated with the config
 	opts := missions.Options{Registry: reg, Keys: keys, MinTickHz: cfg.Tick.MinHz, MaxTickHz: cfg.Tick.MaxHz,
-		Limits: cfg.Limits.Limits, Substitutions: subs}
+		Limits: cfg.Limits.Limits, Substitutions: subs, Imports: cfg.imports()}
 	m, err := missions.Load(data, opts)
 	if err == nil && fence != nil {
 		err = fenceMissionCheck(fence)(m)

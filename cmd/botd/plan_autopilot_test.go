@@ -133,3 +133,54 @@ func TestCheckAndExportAutopilotPlan(t *testing.T) {
 		t.Errorf("a take-off to 50 m: exit %d\n%s", code, out)
 	}
 }
+
+// A daemon config's plan.fly is who flies a plan that does not say: with
+// "autopilot", the configured mission (mission:, -mission) and `botd
+// check -config` generate the autopilot's tree (UploadPlan, RunMission)
+// from short.plan, which has no "fly"; a plan's own "fly": "botd" wins.
+func TestConfigPlanFlyAutopilot(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := globalFenceConfig(t, dir, "", mustAbs(t, shortPlan))
+	text, err := os.ReadFile(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgFile, append(text, "\nplan:\n  fly: autopilot\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := cfg.hardwareYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, err := deviceKinds.ParseConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _, err := configuredMission(cfg, newRegistry(hw), hw.SensorKeys(), nil)
+	if err != nil || !strings.Contains(string(js), `"UploadPlan"`) || !strings.Contains(string(js), `"RunMission"`) || strings.Contains(string(js), `"Takeoff"`) {
+		t.Fatalf("the configured plan: %v\n%s", err, js)
+	}
+	if code, out, errOut := runCmd(t, "check-config", cfgFile); code != 0 {
+		t.Errorf("check-config: exit %d\n%s%s", code, out, errOut)
+	}
+	// botd check -config: the autopilot's tree is 5 nodes (a MemSequence
+	// of GpsFix, UploadPlan, Arm, RunMission); botd's flight of
+	// short.plan is more.
+	code, out, errOut := runCmd(t, "check", "-config", cfgFile, shortPlan)
+	if code != 0 || !strings.Contains(out, "short.plan: ok (5 nodes)") {
+		t.Errorf("check -config: exit %d\n%s%s", code, out, errOut)
+	}
+	plain, _ := os.ReadFile(shortPlan)
+	said := filepath.Join(dir, "said.plan")
+	if err := os.WriteFile(said, []byte(strings.Replace(string(plain), "{", `{"fly": "botd",`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCmd(t, "check", "-config", cfgFile, said)
+	if code != 0 || !strings.Contains(out, "said.plan: ok (") || strings.Contains(out, "(5 nodes)") {
+		t.Errorf(`check -config of a plan with "fly": "botd": exit %d\n%s%s`, code, out, errOut)
+	}
+}

@@ -13,7 +13,8 @@
 // NAV_WAYPOINT (16)"), so the geofence and the failsafes act between items
 // and Export can write the items back as they were. A .plan whose
 // optional top-level "fly" member is "autopilot" gets AutopilotTree
-// instead (Generate picks): GpsFix, UploadPlan carrying the mission, fence
+// instead (Generate picks; a plan without "fly" takes the loader's
+// default, missions.Options.Imports, the daemon config's plan.fly): GpsFix, UploadPlan carrying the mission, fence
 // and rally items as MISSION_ITEM_INT would (AutopilotItems), Arm and
 // RunMission, so the vehicle's autopilot flies the same checked plan in its
 // mission mode. The plan's geoFence

@@ -23,7 +23,9 @@ func init() {
 			o := s.Object()
 			return o != nil && IsPlanObject(o.Value("fileType"))
 		},
-		Import: func(s *missions.Source) *missions.Document { return decodeMission(s.Data, s.File, s.Problems()) },
+		Import: func(s *missions.Source) *missions.Document {
+			return decodeMission(s.Data, s.File, s.Defaults.PlanFly, s.Problems())
+		},
 		Export: func(d *missions.Document, o missions.ExportOptions) ([]byte, error) {
 			return Export(d.Trees, d.Main, d.Blackboard, ExportOptions{Home: o.Home})
 		}})
@@ -33,13 +35,22 @@ func init() {
 // file as a generated mission: one tree, "main", that flies
 // the plan's items with botd's UAV leaves. The plan's problems are located
 // in the plan file (JSON pointers, or "line N"). A .plan's optional "id"
-// and "revision" members are the mission's.
-func decodeMission(data []byte, file string, ps *missions.Problems) *missions.Document {
+// and "revision" members are the mission's. fly is who flies a plan that
+// does not say itself (a .plan without "fly", a waypoint file): the
+// daemon config's plan.fly, "" for botd.
+func decodeMission(data []byte, file, fly string, ps *missions.Problems) *missions.Document {
 	lim := Limits{Bytes: ps.Limits().DocumentBytes, Items: ps.Limits().Nodes}
+	if fly != "" && fly != FlyBotd && fly != FlyAutopilot {
+		ps.Invalid("", "the default of who flies a plan is %q: want %q or %q", fly, FlyBotd, FlyAutopilot)
+		return nil
+	}
 	p, probs := Parse(data, lim)
 	if probs != nil {
 		ps.Append(probs...)
 		return nil
+	}
+	if p.Fly == "" {
+		p.Fly = fly
 	}
 	root, probs := p.Generate(lim)
 	if probs != nil {

@@ -102,3 +102,43 @@ func TestPlanCompileProblemsNameTheItem(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Who flies a plan that does not say is the loader's default
+// (missions.Options.Imports, the daemon config's plan.fly); a plan's own
+// "fly" wins; a default that is neither botd nor autopilot is refused.
+func TestPlanFlyDefault(t *testing.T) {
+	data, err := os.ReadFile("testdata/fenced.plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := missions.ParseSubstitutions("*=Succeed") // the built-ins only: the UAV leaves stand in
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := func(doc string, fly string) (string, error) {
+		m, err := missions.Load([]byte(doc), missions.Options{Substitutions: subs, Imports: missions.ImportDefaults{PlanFly: fly}})
+		if err != nil {
+			return "", err
+		}
+		return m.Doc.Trees[m.Doc.Main].Children[1].Type, nil
+	}
+	said := strings.Replace(string(data), "{", `{"fly": "botd",`, 1)
+	for _, c := range []struct{ doc, fly, want string }{
+		{string(data), "", "Arm"},
+		{string(data), FlyBotd, "Arm"},
+		{string(data), FlyAutopilot, UploadPlanLeaf},
+		{said, FlyAutopilot, "Arm"},
+		{flyAutopilot(data), FlyBotd, UploadPlanLeaf},
+	} {
+		if got, err := first(c.doc, c.fly); err != nil || got != c.want {
+			t.Errorf("default %q, plan %.20q: %v %q, want %q", c.fly, c.doc, err, got, c.want)
+		}
+	}
+	if _, err := first(string(data), "pilot"); err == nil || !strings.Contains(err.Error(), `the default of who flies a plan is "pilot"`) {
+		t.Errorf("a default of pilot: %v", err)
+	}
+}
+
+func flyAutopilot(data []byte) string {
+	return strings.Replace(string(data), "{", `{"fly": "autopilot",`, 1)
+}

@@ -87,6 +87,9 @@ type Config struct {
 	// Limits bound every mission document and compiled tree (zero
 	// fields: missions.DefaultLimits).
 	Limits missions.Limits
+	// Imports are the defaults for what an imported mission file leaves
+	// out (who flies a plan without "fly"): the daemon config's.
+	Imports missions.ImportDefaults
 	// Substitutions stand scripted nodes in for others in every mission
 	// (a simulated robot's config; botd refuses them on real hardware).
 	Substitutions missions.Substitutions
@@ -313,7 +316,7 @@ func New(cfg Config) (*Runner, error) {
 
 func (r *Runner) loadOptions() missions.Options {
 	return missions.Options{Registry: r.cfg.Registry, Keys: r.keys(), MinTickHz: r.cfg.MinTickHz, MaxTickHz: r.cfg.MaxTickHz, Limits: r.cfg.Limits,
-		Substitutions: r.cfg.Substitutions}
+		Substitutions: r.cfg.Substitutions, Imports: r.cfg.Imports}
 }
 
 func (r *Runner) keys() []string {
