@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/telemetry/protocol"
 	"github.com/botd-project/botd/telemetry/transport"
@@ -19,7 +21,10 @@ const (
 
 // publisher is the publish loop's own state; only publishLoop touches it.
 type publisher struct {
-	lastState     time.Time
+	lastState time.Time
+	// stateBeat goes off stateMaxGap after the last state: the state goes
+	// out at least that often without a wake-up per check.
+	stateBeat     clockwork.Timer
 	treeMission   string
 	treeRevision  int64
 	treeNodes     int
@@ -39,23 +44,14 @@ type publisher struct {
 // publishLoop publishes everything but events and replies. It polls the
 // Source only while the link is up: while it is down the Source coalesces
 // node statuses, and a keyframe follows the reconnect.
+//
+// It wakes for what there is to publish: the Source's change signals, the
+// blackboard's period, the keyframe and metrics periods, and the state's
+// heartbeat when no state went out for stateMaxGap. Only a Source without
+// status notifications is polled at the telemetry rate.
 func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 	p := publisher{bbWasEmpty: true, bbFull: true,
 		status: newTokenBucket(d.cfg.StatusMaxHz, statusBurst, d.cfg.Clock.Now())}
-	telemetry := d.cfg.Clock.NewTicker(time.Duration(float64(time.Second) / d.cfg.TelemetryHz))
-	defer telemetry.Stop()
-	keyframes := d.cfg.Clock.NewTicker(d.cfg.KeyframeEvery)
-	defer keyframes.Stop()
-	metrics := d.cfg.Clock.NewTicker(d.cfg.MetricsEvery)
-	defer metrics.Stop()
-	heartbeat := d.cfg.Clock.NewTicker(stateMaxGap / 4)
-	defer heartbeat.Stop()
-	stateDue := d.cfg.Clock.NewTimer(time.Hour)
-	stateDue.Stop()
-	defer stateDue.Stop()
-	statePending := false
-	changed := d.src.Changed()
-	var snapshotOf uint64 // conn.Connects() of the last full snapshot
 	// Status changes go out at once (leading edge) while the token
 	// bucket (StatusMaxHz, a burst of statusBurst) allows; otherwise they
 	// wait for the next token, coalesced.
@@ -63,6 +59,27 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 	if n, ok := d.src.(StatusNotifier); ok {
 		statusCh = n.StatusChanged()
 	}
+	// The telemetry tick: the blackboard's period (never faster than the
+	// telemetry rate), or the telemetry rate where statuses are polled.
+	tickHz := min(d.cfg.BlackboardHz, d.cfg.TelemetryHz)
+	if statusCh == nil {
+		tickHz = d.cfg.TelemetryHz
+	}
+	telemetry := d.cfg.Clock.NewTicker(time.Duration(float64(time.Second) / tickHz))
+	defer telemetry.Stop()
+	keyframes := d.cfg.Clock.NewTicker(d.cfg.KeyframeEvery)
+	defer keyframes.Stop()
+	metrics := d.cfg.Clock.NewTicker(d.cfg.MetricsEvery)
+	defer metrics.Stop()
+	p.stateBeat = d.cfg.Clock.NewTimer(time.Hour)
+	p.stateBeat.Stop()
+	defer p.stateBeat.Stop()
+	stateDue := d.cfg.Clock.NewTimer(time.Hour)
+	stateDue.Stop()
+	defer stateDue.Stop()
+	statePending := false
+	changed := d.src.Changed()
+	var snapshotOf uint64 // conn.Connects() of the last full snapshot
 	period := time.Duration(float64(time.Second) / d.cfg.StatusMaxHz)
 	statusDue := d.cfg.Clock.NewTimer(time.Hour)
 	statusDue.Stop()
@@ -102,8 +119,10 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 			if up {
 				d.publishStateP(conn, &p)
 			}
-		case <-heartbeat.Chan():
-			if up && d.cfg.Clock.Since(p.lastState) >= stateMaxGap-stateMaxGap/8 {
+		case <-p.stateBeat.Chan():
+			// No state for stateMaxGap (every state resets the beat); while
+			// the link is down none is due: the reconnect's snapshot has one.
+			if up {
 				d.publishStateP(conn, &p)
 			}
 		case <-statusCh:
@@ -198,6 +217,9 @@ func (d *Daemon) publishState(conn transport.Conn) {
 
 func (d *Daemon) publishStateP(conn transport.Conn, p *publisher) {
 	p.lastState = d.cfg.Clock.Now()
+	if p.stateBeat != nil {
+		p.stateBeat.Reset(stateMaxGap)
+	}
 	d.publishState(conn)
 }
 
