@@ -147,6 +147,7 @@ type linkWorker struct {
 	queue    []*vehicleOp
 	deferred *vehicleOp // a failsafe action waiting for the link
 	cur      *vehicleOp
+	steps    []mavCmd // cur's steps, with the switch to guided flight when its GoTo needs it
 	step     int
 	tries    int
 	deadline time.Time
@@ -269,10 +270,12 @@ func (w *linkWorker) next() {
 			continue
 		}
 		w.v.mu.Lock()
+		// The op is shared with its waiter (Vehicle.wait reads its
+		// steps): the worker's own copy takes the mode switch.
+		steps := op.steps
 		if op.guided != nil && !(w.v.target.active && w.v.st.mode == modeGuided) {
-			op.steps = append(op.steps, *op.guided)
+			steps = append(steps[:len(steps):len(steps)], *op.guided)
 		}
-		op.guided = nil
 		switch {
 		case op.target != nil:
 			w.v.target = *op.target
@@ -283,12 +286,12 @@ func (w *linkWorker) next() {
 		if op.target != nil {
 			w.sendSetpoint(time.Now())
 		}
-		w.cur, w.step = op, 0
+		w.cur, w.steps, w.step = op, steps, 0
 		if op.upload != nil {
 			w.startUpload()
 			continue
 		}
-		if len(op.steps) == 0 {
+		if len(w.steps) == 0 {
 			w.finish(nil)
 			continue
 		}
@@ -298,7 +301,7 @@ func (w *linkWorker) next() {
 
 // send sends the current step (again: confirmation counts the tries).
 func (w *linkWorker) send() {
-	c := w.cur.steps[w.step]
+	c := w.steps[w.step]
 	st, _ := w.v.snapshot()
 	msg := &mav.MessageCommandLong{TargetSystem: st.sysID, TargetComponent: st.compID, Command: c.cmd,
 		Confirmation: uint8(min(w.tries, 255)),
@@ -313,7 +316,7 @@ func (w *linkWorker) send() {
 // finish ends the op in flight.
 func (w *linkWorker) finish(err error) {
 	op := w.cur
-	w.cur, w.tries = nil, 0
+	w.cur, w.steps, w.tries = nil, nil, 0
 	if err != nil {
 		op.err = fmt.Errorf("%s: %w", op.what, err)
 	}
@@ -341,7 +344,7 @@ func (e *CommandError) Error() string {
 }
 
 func (w *linkWorker) ack(a *mav.MessageCommandAck) {
-	if w.cur == nil || w.cur.upload != nil || a.Command != w.cur.steps[w.step].cmd {
+	if w.cur == nil || w.cur.upload != nil || a.Command != w.steps[w.step].cmd {
 		return
 	}
 	w.v.mu.Lock()
@@ -351,7 +354,7 @@ func (w *linkWorker) ack(a *mav.MessageCommandAck) {
 	case mav.MAV_RESULT_ACCEPTED:
 		w.step++
 		w.tries = 0
-		if w.step == len(w.cur.steps) {
+		if w.step == len(w.steps) {
 			w.finish(nil)
 			return
 		}
@@ -374,7 +377,7 @@ func (w *linkWorker) timers() {
 		w.uploadTimeout()
 	} else if w.cur != nil && now.After(w.deadline) {
 		if w.tries >= w.v.cfg.Retries {
-			w.finish(fmt.Errorf("%s: no COMMAND_ACK after %d tries of %v ms", w.cur.steps[w.step].cmd, w.tries+1, w.v.cfg.AckTimeoutMs))
+			w.finish(fmt.Errorf("%s: no COMMAND_ACK after %d tries of %v ms", w.steps[w.step].cmd, w.tries+1, w.v.cfg.AckTimeoutMs))
 		} else {
 			w.tries++
 			w.send()

@@ -253,7 +253,11 @@ func failedOp(what string, err error) *vehicleOp {
 // op may wait in the queue behind others.
 func (v *Vehicle) wait(op *vehicleOp) error {
 	per := time.Duration(v.cfg.AckTimeoutMs*float64(time.Millisecond)) * time.Duration(v.cfg.Retries+1)
-	bound := per*time.Duration(len(op.steps)+1)*time.Duration(cap(v.ops)/4+1) + v.hbTimeout()
+	steps := len(op.steps)
+	if op.guided != nil {
+		steps++ // the switch to guided flight the worker may add
+	}
+	bound := per*time.Duration(steps+1)*time.Duration(cap(v.ops)/4+1) + v.hbTimeout()
 	t := time.NewTimer(bound)
 	defer t.Stop()
 	select {
