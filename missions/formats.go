@@ -52,6 +52,11 @@ type Codec struct {
 	// files in a library folder that LoadLibrary reads as this format;
 	// nil: none (a library reads botd's .json, .yaml and .yml).
 	Exts []string
+	// Annotate rewrites the problems found loading any document, whatever
+	// format it arrived in, so that a mission this format generated names
+	// the format's own parts in them (a generated mission travels on as
+	// botd JSON too); it recognises its documents itself. nil: none.
+	Annotate func(d *Document, list bt.Problems)
 }
 
 // Origin is a format's hook into loading one document it imported: what

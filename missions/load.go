@@ -96,7 +96,11 @@ func (d *Document) compile(opts Options, ps *problems) (*Mission, error) {
 			}
 		}
 	}
-	annotatePlan(d, ps.list)
+	for _, name := range formatOrder {
+		if a := formats[name].Annotate; a != nil {
+			a(d, ps.list)
+		}
+	}
 	if d.Origin != nil {
 		d.Origin.Locate(ps.list)
 		d.Origin.Locate(notes)

@@ -16,6 +16,7 @@ import (
 // writes a UAV mission's flight.
 func init() {
 	missions.RegisterFormat(missions.Codec{Name: "plan", Doc: "a QGroundControl .plan of a UAV mission's flight",
+		Annotate: annotate,
 		Detect: func(s *missions.Source) bool {
 			if IsPlan(s.Body) {
 				return true

@@ -1,4 +1,4 @@
-package missions
+package plan
 
 import (
 	"regexp"
@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/botd-project/botd/bt"
+	"github.com/botd-project/botd/missions"
 )
 
-// annotatePlan puts the plan item in front of each problem found in a
-// tree generated from a plan ("item 1: NAV_TAKEOFF (22): 50 is above the
+// annotate (the format's Codec.Annotate) puts the plan item in front of
+// each problem found in a tree generated from a plan ("item 1: NAV_TAKEOFF (22): 50 is above the
 // limit 30"), so a problem the compilation finds (a vehicle limit, the
 // geofence, a leaf the hardware lacks) names the item too, as the
 // import's own do. It goes by the names the import gives its nodes, so it
 // works on the generated mission sent on as botd JSON too (botctl does).
-func annotatePlan(d *Document, list bt.Problems) {
+func annotate(d *missions.Document, list bt.Problems) {
 	for i, p := range list {
 		if name := planNodeName(d, p.Path); name != "" {
 			list[i].Message = name + ": " + p.Message
@@ -27,7 +28,7 @@ var planItemName = regexp.MustCompile(`^item [0-9]+: [A-Z_0-9]+ \([0-9]+\)|^take
 
 // planNodeName is the name of the deepest node on path that is named
 // after a plan item.
-func planNodeName(d *Document, path string) string {
+func planNodeName(d *missions.Document, path string) string {
 	tok := strings.Split(path, "/")
 	if len(tok) < 3 || tok[0] != "" || tok[1] != "trees" {
 		return ""
