@@ -19,8 +19,13 @@ import (
 type deadman struct {
 	// timeout is the current deadman time in ns (0: off), set by SetDeadman.
 	timeout atomic.Int64
-	// renewed is when Apply last ran (unix ns; 0: never, the deadman is not armed yet).
+	// renewed is when Apply last ran, in ns after base, plus one (0: never, the deadman is not
+	// armed yet). An offset from base, not a wall-clock instant: time.Time's Sub reads the
+	// monotonic clock, so a wall clock stepped back (NTP setting a Pi's clock after boot) cannot
+	// make the last renewal look recent and keep the deadman from tripping.
 	renewed atomic.Int64
+	// base is the instant renewals are counted from (set once, before any Apply).
+	base time.Time
 	// timer is the goroutine's alarm (nil without the goroutine: Options.Sync): every Apply sets
 	// it to the deadman time from now, so it fires only when the tick has stopped renewing.
 	// Set by Start before the robot is started; Apply reads it after.
@@ -81,6 +86,9 @@ func (e *envelope) renew() {
 
 // startDeadman starts the deadman's goroutine (Start, before the robot is started).
 func (r *Robot) startDeadman() {
+	if r.env.dm.base.IsZero() {
+		r.env.dm.base = r.now()
+	}
 	alarm := time.NewTimer(time.Hour)
 	alarm.Stop()
 	r.env.dm.timer = alarm
@@ -102,7 +110,7 @@ func (r *Robot) watchDeadman(stop <-chan struct{}, t *time.Timer) {
 	for {
 		if d := time.Duration(e.dm.timeout.Load()); d > 0 {
 			if at := e.dm.renewed.Load(); at != 0 {
-				if age := r.now().Sub(time.Unix(0, at)); age >= d {
+				if age := e.dm.age(r.now(), at); age >= d {
 					// Tripped (or already): the next Apply rearms the alarm.
 					e.tripDeadman(age, d)
 				} else {
@@ -145,4 +153,12 @@ func (e *envelope) tripDeadman(age, d time.Duration) {
 		err := act.writeSafe(now)
 		e.noteWrite(act, owner{}, err, now)
 	}
+}
+
+// mark is now as renewed stores it.
+func (dm *deadman) mark(now time.Time) int64 { return int64(now.Sub(dm.base)) + 1 }
+
+// age is how long before now the renewal at (a mark) was.
+func (dm *deadman) age(now time.Time, at int64) time.Duration {
+	return now.Sub(dm.base) - time.Duration(at-1)
 }

@@ -215,7 +215,7 @@ func (e *envelope) apply() error {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	now := e.now()
-	e.dm.renewed.Store(now.UnixNano())
+	e.dm.renewed.Store(e.dm.mark(now))
 	e.renew()
 	e.mu.Lock()
 	for _, act := range e.acts {

@@ -171,6 +171,7 @@ func newRobot(cfg *Config, opts Options) *Robot {
 	r := &Robot{name: opts.Name, cfg: cfg, opts: opts, now: opts.Now, byName: map[string]*device{}, dmChanged: make(chan struct{}, 1)}
 	r.log = opts.Logger.With("robot", opts.Name)
 	r.env.log, r.env.now = r.log, r.now
+	r.env.dm.base = r.now()
 	return r
 }
 

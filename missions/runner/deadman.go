@@ -65,6 +65,9 @@ func (r *Runner) rearmDeadman(now time.Time) {
 	dm.Rearm()
 }
 
+// markTickStart records that a tick started at t (tick goroutine).
+func (r *Runner) markTickStart(t time.Time) { r.tickStart.Store(int64(t.Sub(r.tickBase)) + 1) }
+
 // stalled reports how long the tick now running has run when that is
 // longer than the deadman time (any goroutine).
 func (r *Runner) stalled(now time.Time) (time.Duration, bool) {
@@ -72,7 +75,7 @@ func (r *Runner) stalled(now time.Time) (time.Duration, bool) {
 	if start == 0 {
 		return 0, false
 	}
-	age := now.Sub(time.Unix(0, start))
+	age := now.Sub(r.tickBase) - time.Duration(start-1)
 	return age, age > time.Duration(r.deadman.Load())
 }
 

@@ -147,7 +147,7 @@ func TestExprLimitsStayUnderTheDeadman(t *testing.T) {
 func TestTickWatchSignalsAtTheDeadmanTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const period, deadman = 50 * time.Millisecond, 200 * time.Millisecond
-		r := &Runner{cfg: Config{Clock: clockwork.NewRealClock()}, log: slog.New(slog.DiscardHandler), changed: make(chan struct{}, 1)}
+		r := &Runner{cfg: Config{Clock: clockwork.NewRealClock()}, log: slog.New(slog.DiscardHandler), changed: make(chan struct{}, 1), tickBase: time.Now()}
 		r.deadman.Store(int64(deadman))
 		stop := r.watchTick()
 		defer stop()
@@ -161,7 +161,7 @@ func TestTickWatchSignalsAtTheDeadmanTime(t *testing.T) {
 			}
 		}
 		tick := func(d time.Duration) {
-			r.tickStart.Store(time.Now().UnixNano())
+			r.markTickStart(time.Now())
 			r.tickStarted()
 			time.Sleep(d)
 		}

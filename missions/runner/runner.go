@@ -218,9 +218,12 @@ type Runner struct {
 	estopReq chan struct{}
 	// estopPending is an e-stop whose command found the queue full.
 	estopPending atomic.Bool
-	// tickStart is when the tick now running started (unix ns; 0 between
-	// ticks): State and the tick watch see a stuck tick by it.
+	// tickStart is when the tick now running started, in ns after
+	// tickBase, plus one (0 between ticks): State and the tick watch see a
+	// stuck tick by it. An offset read on the monotonic clock (time.Time's
+	// Sub), so a wall clock stepped back cannot hide a stuck tick.
 	tickStart atomic.Int64
+	tickBase  time.Time
 	// deadman is the deadman time for the current rate (ns).
 	deadman atomic.Int64
 	// tickAlarm wakes the tick watch (watchTick; nil when it does not run).
@@ -274,7 +277,8 @@ func New(cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("tick rate %v Hz is outside the allowed range [%v, %v]", cfg.TickHz, cfg.MinTickHz, cfg.MaxTickHz)
 	}
 	r := &Runner{
-		cfg: cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
+		tickBase: cfg.Clock.Now(),
+		cfg:      cfg, log: cfg.Logger, cmds: make(chan *pending, 64),
 		store: map[string]*stored{}, operator: map[string]bt.Value{}, lastFlt: map[string]bool{}, external: map[string]protocol.StateError{},
 		changed: make(chan struct{}, 1), statusCh: make(chan struct{}, 1), estopReq: make(chan struct{}, 1),
 		hz: cfg.TickHz, requested: protocol.ModeIdle,
@@ -375,7 +379,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			runtime.Gosched()
 		}
 		start := r.cfg.Clock.Now()
-		r.tickStart.Store(start.UnixNano())
+		r.markTickStart(start)
 		r.tickStarted()
 		r.safeTick(start)
 		r.tickStart.Store(0)
