@@ -301,6 +301,8 @@ func runFleetWith(ctx context.Context, f *fleetFlags, base *Config, stdout, stde
 		b, err := broker.Start(context.Background(), broker.Config{Addr: listen,
 			Credentials: base.Broker.Embedded.CredentialsFile, MaxPacketBytes: base.Broker.Embedded.MaxPacketBytes,
 			MaxClients: 2*f.n + 16, MaxQueueBytes: base.Broker.Embedded.MaxQueueBytes,
+			// A ground station gets every robot's retained topics at once.
+			MaxQueueMessages:   max(1024, 4*f.n),
 			MaxTotalQueueBytes: base.Broker.Embedded.MaxTotalQueueBytes, Identity: &broker.Identity{IDs: ids, Secret: secret},
 			Logger: slog.New(minLevel{log.Handler(), slog.LevelWarn}).With("part", "broker")})
 		if err != nil {

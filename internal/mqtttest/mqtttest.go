@@ -95,7 +95,9 @@ func StartBroker(t testing.TB, addr string, hooks ...mqtt.Hook) *broker.Broker {
 	// releasing it: retry until it is free, within WaitLong.
 	deadline := time.Now().Add(WaitLong)
 	for {
-		b, err = broker.Start(context.Background(), broker.Config{Addr: addr, Hooks: hooks})
+		// Room for a thousand robots' retained topics sent to one ground
+		// station at once (the fleet tests' botctl).
+		b, err = broker.Start(context.Background(), broker.Config{Addr: addr, Hooks: hooks, MaxQueueMessages: 8192})
 		if err == nil || time.Now().After(deadline) {
 			break
 		}

@@ -53,6 +53,12 @@ type Config struct {
 	// retained messages at once gets them all queued: 1,000 robots'
 	// factsheets are about 25 MB.
 	MaxQueueBytes int
+	// MaxQueueMessages bounds the number of messages waiting to be sent to
+	// one client [1,024]; past it the broker drops what does not fit for
+	// that client. A ground station that subscribes to a fleet's retained
+	// topics (connection, state and factsheet) is sent about three a
+	// robot at once: a fleet's broker needs more than a robot's.
+	MaxQueueMessages int
 	// MaxTotalQueueBytes bounds the same for all the clients together
 	// [64 MiB, and at least MaxQueueBytes]: past it the client with the
 	// most waiting is disconnected.
@@ -125,6 +131,10 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	if cfg.MaxQueueBytes <= 0 {
 		cfg.MaxQueueBytes = 32 << 20
 	}
+	if cfg.MaxQueueMessages <= 0 {
+		cfg.MaxQueueMessages = 1024
+	}
+	cfg.MaxQueueMessages = min(cfg.MaxQueueMessages, 1<<20)
 	cfg.MaxQueueBytes = max(cfg.MaxQueueBytes, cfg.MaxPacketBytes+64<<10)
 	if cfg.MaxTotalQueueBytes <= 0 {
 		cfg.MaxTotalQueueBytes = 64 << 20
@@ -154,11 +164,11 @@ func Start(ctx context.Context, cfg Config) (*Broker, error) {
 	caps.MaximumMessageExpiryInterval = 0       // retained connection/factsheet must never expire
 	// Bounded input: a packet over the limit is refused at its fixed
 	// header, before its body is buffered; a stalled subscriber holds at
-	// most 1024 queued messages; sessions of clients that left are kept
+	// most MaxQueueMessages queued messages; sessions of clients that left are kept
 	// an hour, not forever.
 	caps.MaximumPacketSize = uint32(cfg.MaxPacketBytes)
 	caps.MaximumClients = int64(cfg.MaxClients)
-	caps.MaximumClientWritesPending = 1024
+	caps.MaximumClientWritesPending = int32(cfg.MaxQueueMessages)
 	caps.MaximumSessionExpiryInterval = 3600
 	// Repeated lines are counted, not written (a stalled subscriber makes
 	// mochi warn once per message it cannot deliver).
