@@ -32,7 +32,18 @@ func TestRobotStaleFromTelemetryAge(t *testing.T) {
 	g := newClient(t, b.URL())
 	// Live: published after the station subscribed, with an old robot
 	// clock (the ground's own clock decides).
-	mqtttest.Eventually(t, "the retained robots listed", func() bool { return len(g.Robots()) == 3 })
+	// Listed by their connections, which may come before the states: wait
+	// for the retained states too (without one a robot is stale).
+	mqtttest.Eventually(t, "the retained robots and states listed", func() bool {
+		rs := g.Robots()
+		states := 0
+		for _, r := range rs {
+			if r.State != nil {
+				states++
+			}
+		}
+		return len(rs) == 3 && states == 2
+	})
 	pub.Publish("botd/v1/live/state", 1, false, stateJSON("live", now.Add(-time.Hour)))
 	mqtttest.Eventually(t, "live heard", func() bool {
 		for _, r := range g.Robots() {
