@@ -33,7 +33,7 @@ type publisher struct {
 	status        *tokenBucket
 	// The blackboard as last sent (telemetry by exception), and when the
 	// last message and the last full one went out.
-	bbSent     map[string]any
+	bbSent     map[string]sentValue
 	bbMission  string
 	bbLast     time.Time
 	bbLastFull time.Time
@@ -300,19 +300,26 @@ func (d *Daemon) publishBlackboard(conn transport.Conn, p *publisher) {
 	}
 	p.bbWasEmpty = len(vals) == 0
 	full := p.bbFull || p.bbSent == nil || p.bbMission != p.treeMission || now.Sub(p.bbLastFull) >= d.cfg.BlackboardFullEvery
+	prev := p.bbSent
 	if full {
-		p.bbSent = make(map[string]any, len(vals))
+		// Only the keys on the blackboard now are kept; their deadbands
+		// carry over.
+		p.bbSent = make(map[string]sentValue, len(vals))
 	}
 	out := vals[:0:0]
 	for _, v := range vals {
 		v.AgeMs = math.Round(v.AgeMs)
 		v.Value = boundValue(v.Value)
-		if !full {
-			if last, sent := p.bbSent[v.Key]; sent && !changed(last, v.Value, d.cfg.Deadbands.For(v.Key)) {
-				continue
-			}
+		last, sent := prev[v.Key]
+		if !sent {
+			// A key's deadband is looked up (pattern matching) once, when
+			// it is first sent, not in every message.
+			last.band = d.cfg.Deadbands.For(v.Key)
 		}
-		p.bbSent[v.Key] = v.Value
+		if !full && sent && !changed(last.value, v.Value, last.band) {
+			continue
+		}
+		p.bbSent[v.Key] = sentValue{value: v.Value, band: last.band}
 		out = append(out, v)
 	}
 	if !full && len(out) == 0 {
@@ -327,6 +334,12 @@ func (d *Daemon) publishBlackboard(conn transport.Conn, p *publisher) {
 	}
 	d.publishJSON(conn, d.topics.Blackboard(), protocol.QoSStream, false,
 		protocol.BlackboardMsg{Header: d.header(&d.seq.blackboard), Mission: p.treeMission, Full: full, Values: out})
+}
+
+// sentValue is a blackboard value as last sent, with its key's deadband.
+type sentValue struct {
+	value any
+	band  float64
 }
 
 // changed reports whether a value differs from the one last sent: a number
