@@ -412,7 +412,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 
 	up := conn.IsUp()
 	if up {
-		d.publishState(conn)
+		d.publishState(conn, nil)
 	}
 	closeErr := conn.Close() // OFFLINE (the goodbye), then a clean DISCONNECT: no will
 	// OFFLINE last: should the broker have taken the main connection's
@@ -640,16 +640,26 @@ func (d *Daemon) Metrics() protocol.MetricsMsg {
 	return m
 }
 
-func (d *Daemon) publishJSON(conn transport.Conn, topic string, qos byte, retain bool, v any) {
+// encode is v's JSON, unless it cannot be encoded or is larger than
+// MaxPublish (logged and counted, never sent).
+func (d *Daemon) encode(topic string, v any) ([]byte, bool) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		d.publishFailures.Add(1)
 		d.log.Error("encoding", "topic", topic, "err", err)
-		return
+		return nil, false
 	}
 	if len(b) > d.cfg.MaxPublish {
 		d.publishFailures.Add(1)
 		d.log.Error("message too large to publish; not sent", "topic", topic, "bytes", len(b), "max", d.cfg.MaxPublish)
+		return nil, false
+	}
+	return b, true
+}
+
+func (d *Daemon) publishJSON(conn transport.Conn, topic string, qos byte, retain bool, v any) {
+	b, ok := d.encode(topic, v)
+	if !ok {
 		return
 	}
 	if err := conn.Publish(topic, qos, retain, b); err != nil {

@@ -1,7 +1,9 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"time"
@@ -39,7 +41,17 @@ type publisher struct {
 	bbLastFull time.Time
 	bbFull     bool // the next blackboard message is a full one
 	bbWasEmpty bool
+	// inflight are the loop's publishes the client has not finished with
+	// (a QoS 1 message until the broker acknowledged it), oldest first.
+	inflight []transport.Delivery
 }
+
+// maxInflight bounds publisher.inflight: past it the loop waits for the
+// oldest publish, as long as the publish timeout, before it sends more.
+const maxInflight = 32
+
+// transportPublishTimeout is transport.Options.PublishTimeout's default.
+const transportPublishTimeout = 5 * time.Second
 
 // publishLoop publishes everything but events and replies. It polls the
 // Source only while the link is up: while it is down the Source coalesces
@@ -162,7 +174,7 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 			if up {
 				m := d.Metrics()
 				m.Header = d.header(&d.seq.metrics)
-				d.publishJSON(conn, d.topics.Metrics(), protocol.QoSStream, false, m)
+				d.send(conn, &p, d.topics.Metrics(), protocol.QoSStream, false, m)
 			}
 		}
 	}
@@ -172,7 +184,7 @@ func (d *Daemon) publishLoop(ctx context.Context, conn transport.Conn) {
 // every (re)connect and on state.request. (ONLINE is the Conn's birth
 // message, already out.)
 func (d *Daemon) snapshot(conn transport.Conn, p *publisher) {
-	d.publishFactsheet(conn)
+	d.publishFactsheet(conn, p)
 	d.publishStateP(conn, p)
 	d.publishTree(conn, p)
 	d.publishStatus(conn, p, true)
@@ -180,7 +192,7 @@ func (d *Daemon) snapshot(conn transport.Conn, p *publisher) {
 	d.publishBlackboard(conn, p)
 }
 
-func (d *Daemon) publishFactsheet(conn transport.Conn) {
+func (d *Daemon) publishFactsheet(conn transport.Conn, p *publisher) {
 	f := d.cfg.Factsheet
 	f.Header = d.header(&d.seq.factsheet)
 	l := &f.Limits
@@ -208,11 +220,13 @@ func (d *Daemon) publishFactsheet(conn transport.Conn) {
 	if f.Devices == nil {
 		f.Devices = []protocol.Device{}
 	}
-	d.publishJSON(conn, d.topics.Factsheet(), protocol.QoSRetained, true, f)
+	d.send(conn, p, d.topics.Factsheet(), protocol.QoSRetained, true, f)
 }
 
-func (d *Daemon) publishState(conn transport.Conn) {
-	d.publishJSON(conn, d.topics.State(), protocol.QoSRetained, true, protocol.StateMsg{Header: d.header(&d.seq.state), State: boundState(d.src.State())})
+// publishState publishes the state; p is the publish loop's, nil from
+// elsewhere (then it waits for the broker).
+func (d *Daemon) publishState(conn transport.Conn, p *publisher) {
+	d.send(conn, p, d.topics.State(), protocol.QoSRetained, true, protocol.StateMsg{Header: d.header(&d.seq.state), State: boundState(d.src.State())})
 }
 
 func (d *Daemon) publishStateP(conn transport.Conn, p *publisher) {
@@ -220,7 +234,7 @@ func (d *Daemon) publishStateP(conn transport.Conn, p *publisher) {
 	if p.stateBeat != nil {
 		p.stateBeat.Reset(stateMaxGap)
 	}
-	d.publishState(conn)
+	d.publishState(conn, p)
 }
 
 func (d *Daemon) publishTreeIfChanged(conn transport.Conn, p *publisher) {
@@ -254,7 +268,7 @@ func (d *Daemon) sendTree(conn transport.Conn, p *publisher, t protocol.TreeInfo
 	if err != nil {
 		d.log.Error("compressing the tree", "err", err)
 	}
-	d.publishJSON(conn, d.topics.Tree(), protocol.QoSRetained, true, m)
+	d.send(conn, p, d.topics.Tree(), protocol.QoSRetained, true, m)
 }
 
 // publishStatus sends the changes since the last call, or a keyframe when
@@ -285,7 +299,7 @@ func (d *Daemon) publishStatus(conn transport.Conn, p *publisher, keyframe bool)
 			}
 		}
 	}
-	d.publishJSON(conn, d.topics.Status(), protocol.QoSStream, false, m)
+	d.send(conn, p, d.topics.Status(), protocol.QoSStream, false, m)
 }
 
 // publishBlackboard sends the values that changed beyond their deadband
@@ -332,7 +346,7 @@ func (d *Daemon) publishBlackboard(conn transport.Conn, p *publisher) {
 	if full {
 		p.bbLastFull = now
 	}
-	d.publishJSON(conn, d.topics.Blackboard(), protocol.QoSStream, false,
+	d.send(conn, p, d.topics.Blackboard(), protocol.QoSStream, false,
 		protocol.BlackboardMsg{Header: d.header(&d.seq.blackboard), Mission: p.treeMission, Full: full, Values: out})
 }
 
@@ -351,4 +365,62 @@ func changed(last, now any, deadband float64) bool {
 		return math.Abs(b-a) > deadband || (math.IsNaN(a) != math.IsNaN(b))
 	}
 	return !reflect.DeepEqual(last, now)
+}
+
+// send publishes v for the publish loop without waiting for the broker: a
+// state's acknowledgement (QoS 1) used to hold the loop for a round trip
+// through the broker, and a status change that came meanwhile waited with
+// it (on a loaded broker or a busy robot, that wait was the status
+// latency). The loop's publishes stay in order (one client, one
+// connection); a publish the client finishes without the broker's
+// acknowledgement counts as failed (dropped.publish) when it is seen.
+// With p nil it publishes as publishJSON does, waiting.
+func (d *Daemon) send(conn transport.Conn, p *publisher, topic string, qos byte, retain bool, v any) {
+	if p == nil {
+		d.publishJSON(conn, topic, qos, retain, v)
+		return
+	}
+	b, ok := d.encode(topic, v)
+	if !ok {
+		return
+	}
+	p.reap(d)
+	if len(p.inflight) >= maxInflight {
+		t := time.NewTimer(cmp.Or(d.cfg.Conn.PublishTimeout, transportPublishTimeout))
+		select {
+		case <-p.inflight[0].Done():
+		case <-t.C:
+		}
+		t.Stop()
+		p.reap(d)
+		if len(p.inflight) >= maxInflight { // the oldest timed out: given up
+			d.publishFailures.Add(1)
+			p.inflight = append(p.inflight[:0], p.inflight[1:]...)
+		}
+	}
+	dl, err := conn.PublishAsync(topic, qos, retain, b)
+	if err != nil {
+		d.publishFailures.Add(1)
+		d.log.Debug("publish", "topic", topic, "err", fmt.Sprint(err))
+		return
+	}
+	p.inflight = append(p.inflight, dl)
+}
+
+// reap forgets the publishes the client is finished with, counting those
+// the broker did not acknowledge.
+func (p *publisher) reap(d *Daemon) {
+	kept := p.inflight[:0]
+	for _, dl := range p.inflight {
+		select {
+		case <-dl.Done():
+			if !dl.Acked() {
+				d.publishFailures.Add(1)
+			}
+		default:
+			kept = append(kept, dl)
+		}
+	}
+	clear(p.inflight[len(kept):])
+	p.inflight = kept
 }
