@@ -35,29 +35,32 @@ import (
 )
 
 func main() {
-	url := flag.String("broker", "tcp://127.0.0.1:1883", "broker URL")
+	brokerList := flag.String("broker", "tcp://127.0.0.1:1883", "broker URL, or a cluster's nodes comma-separated (the ground station is given them all; the probe publishes on the first and subscribes on the last)")
+	kind := flag.String("broker-kind", "", "rabbitmq: subscriptions at QoS 0, as botctl --broker-kind rabbitmq (a clean session's QoS 1 subscription lives in a durable queue on one node)")
 	robots := flag.Int("robots", 1, "wait until this many robots are online before measuring")
 	duration := flag.Duration("duration", 30*time.Second, "measurement length")
 	warmup := flag.Duration("warmup", 5*time.Second, "following every robot this long before measuring (retained messages, keyframes)")
-	brokerPID := flag.Int("broker-pid", 0, "the broker's pid: its CPU and RSS from /proc")
+	brokerPIDs := flag.String("broker-pid", "", "the broker's pid, or several comma-separated (a cluster's nodes, its redis): their CPU and RSS from /proc, summed")
 	genPIDs := flag.String("gen-pid", "", "the fleet generator's pid, or several comma-separated (a fleet in several processes): their CPU from /proc")
 	wildcard := flag.Bool("wildcard", false, "follow the robots through one wildcard subscription (ground.WatchAll) instead of a Watch each")
 	cpuProfile := flag.String("cpuprofile", "", "write the ground client's CPU profile over the measurement to this file")
 	probeEvery := flag.Duration("probe", 20*time.Millisecond, "a probe client publishes a timestamped QoS 1 message this often to a second one through the broker, timing the broker's delivery under the fleet's load apart from the generator's (0: no probe)")
 	flag.Parse()
-	var gens []int
-	for _, f := range strings.Split(*genPIDs, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		pid, err := strconv.Atoi(f)
-		if err != nil || pid <= 0 {
-			log.Fatalf("-gen-pid: %q is not a pid", f)
-		}
-		gens = append(gens, pid)
+	urls, err := transport.ParseBrokers(*brokerList)
+	if err != nil {
+		log.Fatalf("-broker: %v", err)
 	}
-	genCPU := func() (s float64) {
-		for _, pid := range gens {
+	atMostOnce := false
+	switch *kind {
+	case "", "mosquitto", "aedes", "embedded":
+	case "rabbitmq":
+		atMostOnce = true
+	default:
+		log.Fatalf("-broker-kind %q: want rabbitmq, or none", *kind)
+	}
+	gens, brokers := pids("-gen-pid", *genPIDs), pids("-broker-pid", *brokerPIDs)
+	sum := func(ps []int) (s float64) {
+		for _, pid := range ps {
 			s += cpuSeconds(pid)
 		}
 		return s
@@ -75,7 +78,7 @@ func main() {
 	wrap := func(c net.Conn) (net.Conn, error) {
 		return &countingConn{Conn: c, measuring: &measuring, n: &bytes}, nil
 	}
-	g, err := ground.New(ground.Config{GCS: "fleetperf", Conn: transport.Options{Brokers: []string{*url}, WrapConn: wrap}, Queue: 65536})
+	g, err := ground.New(ground.Config{GCS: "fleetperf", Conn: transport.Options{Brokers: urls, WrapConn: wrap, SubscribeAtMostOnce: atMostOnce}, Queue: 65536})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -89,7 +92,10 @@ func main() {
 	for {
 		online = online[:0]
 		for _, r := range g.Robots() {
-			if r.Connection == protocol.ConnOnline {
+			// Online by its retained connection, or (RabbitMQ delivers no
+			// retained message to a wildcard subscription) by live
+			// telemetry.
+			if r.Connection == protocol.ConnOnline || (r.Connection == "" && time.Since(r.LiveAt) < 5*time.Second) {
 				online = append(online, r.ID)
 			}
 		}
@@ -144,7 +150,7 @@ func main() {
 	subscribed := time.Since(watchStart)
 	var probe *probeLat
 	if *probeEvery > 0 {
-		if probe, err = startProbe(ctx, *url, *probeEvery, &measuring); err != nil {
+		if probe, err = startProbe(ctx, urls[0], urls[len(urls)-1], atMostOnce, *probeEvery, &measuring); err != nil {
 			log.Fatalf("probe: %v", err)
 		}
 		defer probe.close()
@@ -153,8 +159,8 @@ func main() {
 
 	load0 := loadavg()
 	selfCPU0 := cpuSeconds(os.Getpid())
-	brokerCPU0 := cpuSeconds(*brokerPID)
-	genCPU0 := genCPU()
+	brokerCPU0 := sum(brokers)
+	genCPU0 := sum(gens)
 	dropped0 := g.Dropped()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -174,8 +180,8 @@ func main() {
 	}
 	wall := time.Since(start).Seconds()
 	selfCPU := cpuSeconds(os.Getpid()) - selfCPU0
-	brokerCPU := cpuSeconds(*brokerPID) - brokerCPU0
-	genSecs := genCPU() - genCPU0
+	brokerCPU := sum(brokers) - brokerCPU0
+	genSecs := sum(gens) - genCPU0
 	dropped := g.Dropped() - dropped0
 
 	mu.Lock()
@@ -208,12 +214,28 @@ func main() {
 	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	fmt.Printf("| %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %d | %s | %s |\n",
 		len(online), float64(n)/wall, human(float64(bytes.Load())/wall), ms(p50), ms(p99), ms(pmax),
-		pct(brokerCPU, wall, *brokerPID), rss(*brokerPID), pct(selfCPU, wall, os.Getpid()), perMsg.Round(100*time.Nanosecond),
+		pct(brokerCPU, wall, len(brokers)), rss(brokers), pct(selfCPU, wall, 1), perMsg.Round(100*time.Nanosecond),
 		follow, dropped, genPct, genPerRobot)
 	fmt.Printf("(%d status messages timed)\n", statuses.Load())
 	if probe != nil {
 		fmt.Println(probe.summary())
 	}
+}
+
+// pids parses a flag's comma-separated pids.
+func pids(name, list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" || f == "0" {
+			continue
+		}
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 0 {
+			log.Fatalf("%s: %q is not a pid", name, f)
+		}
+		out = append(out, pid)
+	}
+	return out
 }
 
 // cpuSeconds is a process's user+system CPU time from /proc (0 for pid 0).
@@ -234,34 +256,38 @@ func cpuSeconds(pid int) float64 {
 	return (ut + st) / 100 // USER_HZ is 100 on Linux
 }
 
-// rss is a process's current and peak resident size.
-func rss(pid int) string {
-	if pid == 0 {
+// rss is the processes' current and peak resident size, summed.
+func rss(pids []int) string {
+	if len(pids) == 0 {
 		return "-"
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return "-"
-	}
-	var cur, peak string
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			cur = mb(v)
+	var cur, peak float64
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return "-"
 		}
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			peak = mb(v)
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+				cur += kb(v)
+			}
+			if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+				peak += kb(v)
+			}
 		}
 	}
-	return cur + " (" + peak + ")"
+	return fmt.Sprintf("%.1f MB (%.1f MB)", cur/1024, peak/1024)
 }
 
-func mb(kb string) string {
-	v, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 64)
-	return fmt.Sprintf("%.1f MB", v/1024)
+func kb(v string) float64 {
+	f, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+	return f
 }
 
-func pct(cpu, wall float64, pid int) string {
-	if pid == 0 {
+// pct is cpu seconds over wall as a percentage of a core ("-" with no
+// process to measure).
+func pct(cpu, wall float64, procs int) string {
+	if procs == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f %%", 100*cpu/wall)
@@ -317,11 +343,11 @@ type probeLat struct {
 	every    time.Duration
 }
 
-func startProbe(ctx context.Context, url string, every time.Duration, measuring *atomic.Bool) (*probeLat, error) {
+func startProbe(ctx context.Context, pubURL, subURL string, atMostOnce bool, every time.Duration, measuring *atomic.Bool) (*probeLat, error) {
 	topic := fmt.Sprintf("fleetperf/probe/%d", os.Getpid())
 	p := &probeLat{every: every, done: make(chan struct{})}
 	var err error
-	if p.sub, err = transport.Dial(transport.Options{Brokers: []string{url}, ClientID: fmt.Sprintf("fleetperf-probe-sub-%d", os.Getpid())}); err != nil {
+	if p.sub, err = transport.Dial(transport.Options{Brokers: []string{subURL}, ClientID: fmt.Sprintf("fleetperf-probe-sub-%d", os.Getpid()), SubscribeAtMostOnce: atMostOnce}); err != nil {
 		return nil, err
 	}
 	if err := p.sub.Subscribe(topic, 1, func(_ string, payload []byte) {
@@ -337,7 +363,7 @@ func startProbe(ctx context.Context, url string, every time.Duration, measuring 
 		p.sub.Close()
 		return nil, err
 	}
-	if p.pub, err = transport.Dial(transport.Options{Brokers: []string{url}, ClientID: fmt.Sprintf("fleetperf-probe-pub-%d", os.Getpid())}); err != nil {
+	if p.pub, err = transport.Dial(transport.Options{Brokers: []string{pubURL}, ClientID: fmt.Sprintf("fleetperf-probe-pub-%d", os.Getpid())}); err != nil {
 		p.sub.Close()
 		return nil, err
 	}
@@ -389,6 +415,6 @@ func (p *probeLat) summary() string {
 		}
 		return lat[min(len(lat)-1, int(f*float64(len(lat))))]
 	}
-	return fmt.Sprintf("broker probe (a QoS 1 message every %s from a client of this process to another, through the broker): %d sent, %d timed; p50 %s, p99 %s, max %s",
+	return fmt.Sprintf("broker probe (a QoS 1 message every %s from a client of this process to another, through the broker; on a cluster from its first node to its last): %d sent, %d timed; p50 %s, p99 %s, max %s",
 		p.every, p.sent.Load(), len(lat), ms(q(0.5)), ms(q(0.99)), ms(q(1)))
 }
