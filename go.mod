@@ -76,3 +76,5 @@ require (
 	periph.io/x/host/v3 v3.8.5 // indirect
 	tinygo.org/x/bluetooth v0.13.0 // indirect
 )
+
+replace github.com/mochi-mqtt/server/v2 => ./third_party/mochi-mqtt-server
