@@ -2,7 +2,6 @@ package runner
 
 import (
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +26,9 @@ type TickStats struct {
 	runMaxUs int64
 }
 
+// ringSize is how many recent ticks the percentiles are over.
+const ringSize = 1024
+
 // ring keeps the last len(buf) samples.
 type ring struct {
 	buf  []int64
@@ -36,7 +38,7 @@ type ring struct {
 
 func (r *ring) add(v int64) {
 	if r.buf == nil {
-		r.buf = make([]int64, 1024)
+		r.buf = make([]int64, ringSize)
 	}
 	r.buf[r.next] = v
 	if r.next++; r.next == len(r.buf) {
@@ -44,11 +46,12 @@ func (r *ring) add(v int64) {
 	}
 }
 
-func (r *ring) samples() []int64 {
+// copyTo copies the samples into dst (len ringSize) and returns them.
+func (r *ring) copyTo(dst []int64) []int64 {
 	if r.full {
-		return append([]int64(nil), r.buf...)
+		return dst[:copy(dst, r.buf)]
 	}
-	return append([]int64(nil), r.buf[:r.next]...)
+	return dst[:copy(dst, r.buf[:r.next])]
 }
 
 // record adds one tick: its lateness against the deadline, its duration,
@@ -114,30 +117,80 @@ func (s *TickStats) overrunsInARow() int {
 }
 
 // Summary returns the current figures (percentiles over recent ticks).
+// Telemetry reads it with every state it publishes (at least once a
+// second, up to ten times): the percentiles are selected, not sorted, from
+// copies on the stack (sorting two fresh 1,024-sample copies was most of
+// the cost of a state in botd fleet's profile).
 func (s *TickStats) Summary(hz float64) protocol.TickSummary {
+	var jb, db [ringSize]int64
 	s.mu.Lock()
-	j := s.jitter.samples()
-	d := s.durations.samples()
+	j := s.jitter.copyTo(jb[:])
+	d := s.durations.copyTo(db[:])
 	out := protocol.TickSummary{Hz: hz, Count: s.count, LastUs: s.lastUs, MaxUs: s.maxUs, Overruns: s.overruns, InARow: s.inARow}
 	s.mu.Unlock()
-	slices.Sort(j)
-	slices.Sort(d)
-	out.JitterP50Us = percentile(j, 50)
-	out.JitterP99Us = percentile(j, 99)
-	out.JitterMaxUs = percentile(j, 100)
-	out.DurP99Us = percentile(d, 99)
+	// p50 first: selecting it leaves every larger sample after it, where
+	// p99 and the maximum are.
+	k50 := rank(len(j), 50)
+	out.JitterP50Us = selectKth(j, k50)
+	out.JitterP99Us = selectKth(j[min(k50, len(j)):], rank(len(j), 99)-k50)
+	for _, v := range j[min(k50, len(j)):] {
+		out.JitterMaxUs = max(out.JitterMaxUs, v)
+	}
+	out.DurP99Us = selectKth(d, rank(len(d), 99))
 	return out
 }
 
-// percentile returns the p-th percentile (nearest rank) of v, which is
-// sorted.
-func percentile(v []int64, p float64) int64 {
+// rank is the index of the p-th percentile (nearest rank) among n sorted
+// samples.
+func rank(n int, p float64) int {
+	return max(int(math.Ceil(p/100*float64(n)))-1, 0)
+}
+
+// selectKth returns the k-th smallest of v (from 0), reordering v so that
+// v[:k] hold no larger and v[k+1:] no smaller samples (quickselect,
+// median-of-three pivots); 0 for no samples.
+func selectKth(v []int64, k int) int64 {
 	if len(v) == 0 {
 		return 0
 	}
-	k := int(math.Ceil(p/100*float64(len(v)))) - 1
-	if k < 0 {
-		k = 0
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		// Median of three to v[hi] as the pivot.
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[mid] < v[hi] {
+			v[mid], v[hi] = v[hi], v[mid]
+		}
+		pivot := v[hi]
+		// Three-way partition: < pivot, == pivot, > pivot (many equal
+		// samples, as ticks of one duration give, stay linear).
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch {
+			case v[i] < pivot:
+				v[lt], v[i] = v[i], v[lt]
+				lt++
+				i++
+			case v[i] > pivot:
+				v[i], v[gt] = v[gt], v[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return pivot
+		}
 	}
 	return v[k]
 }

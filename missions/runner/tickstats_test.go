@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -51,5 +53,50 @@ func TestTickStats(t *testing.T) {
 	s.record(0, 0, 0)
 	if s.Summary(100).InARow != 0 {
 		t.Fatal("in-a-row not reset by an on-time tick")
+	}
+}
+
+// Summary's selected percentiles are the nearest-rank ones of the sorted
+// samples, for any number of samples up to the ring's and past it, with
+// many equal ones or none.
+func TestTickStatsPercentilesAsSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, 7, 100, 1023, 1024, 1025, 3000} {
+		for _, spread := range []int64{1, 3, 1000, 1 << 40} {
+			var s TickStats
+			var late, took []int64
+			for range n {
+				l, d := rng.Int64N(spread), rng.Int64N(spread)
+				s.record(time.Duration(l)*time.Microsecond, time.Duration(d)*time.Microsecond, 0)
+				late, took = append(late, l), append(took, d)
+			}
+			late, took = late[max(0, n-ringSize):], took[max(0, n-ringSize):]
+			slices.Sort(late)
+			slices.Sort(took)
+			at := func(v []int64, p float64) int64 {
+				if len(v) == 0 {
+					return 0
+				}
+				return v[rank(len(v), p)]
+			}
+			got := s.Summary(20)
+			if got.JitterP50Us != at(late, 50) || got.JitterP99Us != at(late, 99) || got.JitterMaxUs != at(late, 100) || got.DurP99Us != at(took, 99) {
+				t.Fatalf("%d samples up to %d: jitter p50 %d p99 %d max %d, duration p99 %d; sorted: %d %d %d, %d", n, spread,
+					got.JitterP50Us, got.JitterP99Us, got.JitterMaxUs, got.DurP99Us, at(late, 50), at(late, 99), at(late, 100), at(took, 99))
+			}
+		}
+	}
+}
+
+// Telemetry reads the summary with every state it publishes.
+func BenchmarkTickStatsSummary(b *testing.B) {
+	var s TickStats
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2 * ringSize {
+		s.record(time.Duration(rng.Int64N(2000))*time.Microsecond, time.Duration(30+rng.Int64N(200))*time.Microsecond, 0)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Summary(20)
 	}
 }
