@@ -336,7 +336,12 @@ func (r *Robot) start(ctx context.Context, tolerant bool) (map[*device]error, er
 	for _, s := range r.sensors {
 		if !s.left {
 			s.started = now
+			s.counted = true
+			r.table.pending++
 		}
+	}
+	if r.table.pending == 0 {
+		close(r.table.firstCh())
 	}
 	r.table.mu.Unlock()
 	if !r.opts.Sync {

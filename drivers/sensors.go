@@ -39,6 +39,7 @@ type sensor struct {
 	lastOK   time.Time // the last good sample; zero: none yet
 	err      error     // the last read's error; nil after a good read
 	errSince time.Time
+	counted  bool // it is one of sampleTable.pending until its first reading
 }
 
 func newSensor(d *device, s SampleConfig, read func(time.Time, []float64) error) *sensor {
@@ -61,6 +62,19 @@ type sampleTable struct {
 	boolean []bool // immutable after Build
 	names   []string
 	index   map[string]int // key -> index, immutable after Build
+	// pending counts the started sensors without a first reading (a good read that gave at
+	// least one key a value); first is closed when it reaches zero (Robot.FirstReadings).
+	pending int
+	first   chan struct{}
+}
+
+// firstCh returns the channel closed once every started sensor has given its first reading;
+// the caller holds t.mu.
+func (t *sampleTable) firstCh() chan struct{} {
+	if t.first == nil {
+		t.first = make(chan struct{})
+	}
+	return t.first
 }
 
 func (t *sampleTable) add(s *sensor) {
@@ -109,13 +123,47 @@ func (s *sensor) sample(t *sampleTable, now time.Time, log *slog.Logger) {
 		at = s.at
 	}
 	ts := at.UnixNano()
+	wrote := false
 	for i, v := range s.buf {
 		if math.IsNaN(v) {
 			continue
 		}
 		t.vals[s.off+i], t.ts[s.off+i], t.have[s.off+i] = v, ts, true
+		wrote = true
 	}
 	s.lastOK = at
+	if wrote && s.counted {
+		s.counted = false
+		if t.pending--; t.pending == 0 {
+			close(t.firstCh())
+		}
+	}
+}
+
+// FirstReadings returns a channel that is closed once every sensor that started has given its
+// first reading: a good read that put a value in at least one of its keys, so the next
+// Snapshot gives the tree a value where it had none. A sensor whose device did not start (the
+// self-test's tolerant start) is not waited for; a robot without sensors closes it at Start.
+// The daemon holds its configured mission back until then (bounded): a mission's first Check
+// of a key no sensor has read yet finds it missing and fails.
+func (r *Robot) FirstReadings() <-chan struct{} {
+	r.table.mu.Lock()
+	defer r.table.mu.Unlock()
+	return r.table.firstCh()
+}
+
+// AwaitingFirstReading names the devices whose sensors started and have given no reading yet,
+// in configuration order (empty before Start too: nothing started).
+func (r *Robot) AwaitingFirstReading() []string {
+	r.table.mu.Lock()
+	defer r.table.mu.Unlock()
+	var out []string
+	for _, s := range r.sensors {
+		if s.counted {
+			out = append(out, s.dev.name)
+		}
+	}
+	return out
 }
 
 // due reports whether a sync-mode sensor should be read at now and schedules its next read on

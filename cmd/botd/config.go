@@ -194,6 +194,12 @@ type FailsafeSection struct {
 	// EStopButton is a digital input device (kind bump) that e-stops the
 	// robot while pressed.
 	EStopButton string `yaml:"estop_button"`
+	// SensorWait bounds how long the configured mission waits at start
+	// for every sensor's first reading [30s] (sensorwait.go).
+	SensorWait time.Duration `yaml:"sensor_wait"`
+	// SensorWaitAction is what happens when that wait ends first:
+	// refuse (load the mission, do not start it) or start [refuse].
+	SensorWaitAction string `yaml:"sensor_wait_action"`
 }
 
 // SecurityConfig holds command signing: with RequireSignedMissions every
@@ -371,6 +377,7 @@ func (c *Config) validate() error {
 		}
 	}
 	c.Failsafe.validate(c.Mission != "", bad)
+	c.Failsafe.validateSensorWait(bad)
 	if c.Geofence != nil {
 		if err := c.Geofence.Validate("geofence"); err != nil {
 			errs = append(errs, err)

@@ -612,15 +612,23 @@ func (s *system) startMission(ctx context.Context) {
 			Data: map[string]any{"interrupted": m.ID, "file": s.cfg.Mission}})
 		return
 	}
-	s.waitVehicles(ctx)
+	start := s.waitSensors(ctx) // sensorwait.go
+	if ctx.Err() != nil {
+		return
+	}
+	if start {
+		s.waitVehicles(ctx)
+	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rep := s.runner.Do(cctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: s.mission, Start: true, Replace: true})
+	rep := s.runner.Do(cctx, protocol.Command{ID: uuid.NewString(), Op: protocol.OpMissionLoad, Mission: s.mission, Start: start, Replace: true})
 	if !rep.OK {
 		s.log.Error("mission refused", "file", s.cfg.Mission, "code", rep.Error.Code, "err", rep.Error.Message)
 		return
 	}
-	s.log.Info("mission started", "file", s.cfg.Mission, "id", s.missionID)
+	if start {
+		s.log.Info("mission started", "file", s.cfg.Mission, "id", s.missionID)
+	}
 }
 
 // watchEStopButton e-stops the robot while the configured button reads
