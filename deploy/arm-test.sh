@@ -50,13 +50,7 @@ declare -A skip
 # qemu, and the failover logic is architecture-independent Go.
 # TestMetricsExposition compares process_start_time_seconds with the test's
 # own start: qemu-user fakes /proc/self/stat's start time (70 s off here).
-# TestDaemonEmbeddedBrokerEndToEnd starts the demo patrol on the default
-# simulated rover: emulated (arm64, once), the patrol's first Check ran
-# before the range sensor's first reading and the mission ended ERROR
-# ("range.front" is not set). On amd64 the first reading comes first; the
-# configured mission does not yet wait for the sensors' first readings as
-# it waits for a vehicle's, which a slow board would need too (open).
-skip[./cmd/botd]='^(TestDaemonUAVSimSurvey|TestDaemonEmbeddedBrokerEndToEnd|TestCluster.*|TestMetricsExposition)$'
+skip[./cmd/botd]='^(TestDaemonUAVSimSurvey|TestCluster.*|TestMetricsExposition)$'
 
 # Packages whose tests stay on the host: cmd/botctl/web's tests drive
 # the dashboard in a headless chromium (a host binary, so an ARM run
