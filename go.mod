@@ -78,3 +78,5 @@ require (
 )
 
 replace github.com/mochi-mqtt/server/v2 => ./third_party/mochi-mqtt-server
+
+replace github.com/go-zeromq/zmq4 => ./third_party/zmq4
