@@ -217,13 +217,13 @@ type Daemon struct {
 	src    Source
 	outbox *Outbox
 
-	events   chan protocol.Event
+	events   *queue[protocol.Event]
 	cmds     chan inboundCmd
 	cmdBytes atomic.Int64  // payload bytes in cmds
 	requests chan struct{} // state.request: republish everything
 
 	// Replies, published by the reply loop; e-stop replies go first.
-	replyQ       chan protocol.Reply
+	replyQ       *queue[protocol.Reply]
 	estopReplies chan protocol.Reply
 
 	// E-stops the MQTT callbacks received (daemon_estop.go).
@@ -292,10 +292,10 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 		log:          cfg.Logger.With("component", "telemetry", "robot", cfg.Robot),
 		src:          cfg.Source,
 		outbox:       ob,
-		events:       make(chan protocol.Event, cfg.EventQueue),
+		events:       newQueue[protocol.Event](cfg.EventQueue),
 		cmds:         make(chan inboundCmd, cfg.CommandQueue),
 		requests:     make(chan struct{}, 1),
-		replyQ:       make(chan protocol.Reply, cfg.ReplyQueue),
+		replyQ:       newQueue[protocol.Reply](cfg.ReplyQueue),
 		estopReplies: make(chan protocol.Reply, 64),
 		estopSig:     make(chan struct{}, 1),
 		limiter:      newTokenBucket(cfg.CommandRate, cfg.CommandBurst, cfg.Clock.Now()),
@@ -307,13 +307,13 @@ func NewDaemon(cfg DaemonConfig) (*Daemon, error) {
 	// a restart that found the outbox empty.
 	d.seq.events.Store(ob.LastSeq())
 	if n := ob.Corrupt(); n > 0 {
-		d.events <- protocol.Event{Kind: "events.corrupt", Level: "warning",
-			Message: fmt.Sprintf("%d damaged or oversized event files in the outbox were moved to %s and not published", n, filepath.Join(ocfg.Dir, corruptDir))}
+		d.events.offer(protocol.Event{Kind: "events.corrupt", Level: "warning",
+			Message: fmt.Sprintf("%d damaged or oversized event files in the outbox were moved to %s and not published", n, filepath.Join(ocfg.Dir, corruptDir))})
 	}
 	if why := ob.StateCorrupt(); why != "" {
-		d.events <- protocol.Event{Kind: "events.state_corrupt", Level: "warning", Data: map[string]any{"boot": ob.Boot()},
+		d.events.offer(protocol.Event{Kind: "events.state_corrupt", Level: "warning", Data: map[string]any{"boot": ob.Boot()},
 			Message: fmt.Sprintf("the outbox state (%s) was damaged (%s) and was moved to %s.corrupt; event numbering starts a new boot (%d)",
-				stateFile, protocol.Truncate(why, 200), stateFile, ob.Boot())}
+				stateFile, protocol.Truncate(why, 200), stateFile, ob.Boot())})
 	}
 	return d, nil
 }
@@ -331,9 +331,7 @@ func (d *Daemon) Topics() protocol.Topics { return d.topics }
 // counted (metrics dropped.events).
 func (d *Daemon) EventSink() EventSink {
 	return func(e protocol.Event) {
-		select {
-		case d.events <- e:
-		default:
+		if !d.events.offer(e) {
 			d.droppedEvents.Add(1)
 		}
 	}
@@ -456,20 +454,21 @@ func (d *Daemon) eventLoop(ctx context.Context) {
 	// drain takes what is queued behind the events in batch.
 	drain := func() {
 		for len(batch) < eventBatch {
-			select {
-			case e := <-d.events:
-				batch = append(batch, e)
-			default:
+			e, ok := d.events.take()
+			if !ok {
 				return
 			}
+			batch = append(batch, e)
 		}
 	}
 	for {
 		select {
-		case e := <-d.events:
-			batch = append(batch[:0], e)
+		case <-d.events.wait():
+			batch = batch[:0]
 			drain()
-			d.storeEvents(batch)
+			if len(batch) > 0 {
+				d.storeEvents(batch)
+			}
 		case <-ctx.Done():
 			for {
 				batch = batch[:0]
@@ -618,7 +617,7 @@ func (d *Daemon) Metrics() protocol.MetricsMsg {
 	m := protocol.MetricsMsg{
 		Tick: d.src.State().Tick,
 		Queues: protocol.QueueFigures{
-			Events:      len(d.events),
+			Events:      d.events.len(),
 			Outbox:      d.outbox.Len(),
 			OutboxBytes: d.outbox.Bytes(),
 			Commands:    len(d.cmds),

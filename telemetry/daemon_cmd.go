@@ -114,7 +114,7 @@ func (d *Daemon) intakeLoop(ctx context.Context, cmds <-chan inboundCmd) {
 			return
 		case in := <-cmds:
 			d.cmdBytes.Add(-int64(len(in.payload)))
-			d.queueReply(ctx, d.replyQ, d.handle(ctx, in))
+			d.queueReply(ctx, d.handle(ctx, in))
 		}
 	}
 }
@@ -343,9 +343,7 @@ func parseRefusal(id string, err error) protocol.Reply {
 // not wait: when even the reply queue is full the reply is dropped, and
 // counted with the commands left without a reply (dropped.commands).
 func (d *Daemon) offerReply(r protocol.Reply) {
-	select {
-	case d.replyQ <- r:
-	default:
+	if !d.replyQ.offer(r) {
 		d.droppedCommands.Add(1)
 		d.log.Warn("reply queue full: command left without a reply", "id", r.ID, "code", errCode(r))
 	}
@@ -353,9 +351,16 @@ func (d *Daemon) offerReply(r protocol.Reply) {
 
 // queueReply queues a reply from one of the daemon's own goroutines: it
 // waits for room (the reply loop drains the queue at publishing speed).
-func (d *Daemon) queueReply(ctx context.Context, q chan<- protocol.Reply, r protocol.Reply) {
+func (d *Daemon) queueReply(ctx context.Context, r protocol.Reply) {
+	if !d.replyQ.put(ctx, r) {
+		d.droppedCommands.Add(1)
+	}
+}
+
+// queueEStopReply queues an e-stop's reply, waiting for room as queueReply.
+func (d *Daemon) queueEStopReply(ctx context.Context, r protocol.Reply) {
 	select {
-	case q <- r:
+	case d.estopReplies <- r:
 	case <-ctx.Done():
 		d.droppedCommands.Add(1)
 	}
@@ -389,8 +394,12 @@ func (d *Daemon) replyLoop(ctx context.Context, conn transport.Conn) {
 			return
 		case r := <-d.estopReplies:
 			d.sendReply(conn, r)
-		case r := <-d.replyQ:
-			d.sendReply(conn, r)
+		case <-d.replyQ.wait():
+			// One reply a turn, so an e-stop's reply overtakes the rest
+			// (take signals again while more are queued).
+			if r, ok := d.replyQ.take(); ok {
+				d.sendReply(conn, r)
+			}
 		}
 	}
 }

@@ -132,7 +132,7 @@ func (d *Daemon) estopLoop(ctx context.Context) {
 		for _, o := range orders {
 			r := d.estopAnswer(rep, o)
 			if o.reply {
-				d.queueReply(ctx, d.estopReplies, r)
+				d.queueEStopReply(ctx, r)
 			}
 		}
 	}

@@ -265,10 +265,10 @@ func TestReplyQueueFullIsCounted(t *testing.T) {
 		d.onCommand("", fmt.Appendf(nil, `{"id":"c%d","op":"mission.pause"}`, i))
 	}
 	// One queued command, two BUSY replies queued, two dropped.
-	if len(d.cmds) != 1 || len(d.replyQ) != 2 || d.Metrics().Dropped.Commands != 2 {
-		t.Errorf("queued %d commands, %d replies; dropped %d", len(d.cmds), len(d.replyQ), d.Metrics().Dropped.Commands)
+	if len(d.cmds) != 1 || d.replyQ.len() != 2 || d.Metrics().Dropped.Commands != 2 {
+		t.Errorf("queued %d commands, %d replies; dropped %d", len(d.cmds), d.replyQ.len(), d.Metrics().Dropped.Commands)
 	}
-	if r := <-d.replyQ; r.ID != "c1" || r.Error == nil || r.Error.Code != protocol.ErrBusy {
+	if r, _ := d.replyQ.take(); r.ID != "c1" || r.Error == nil || r.Error.Code != protocol.ErrBusy {
 		t.Errorf("reply %+v", r)
 	}
 }
@@ -335,8 +335,8 @@ func TestCommandQueueBoundedInBytes(t *testing.T) {
 		t.Errorf("%d bytes of commands queued, bound %d", queued, 1<<20)
 	}
 	busy := 0
-	for range len(d.replyQ) {
-		if r := <-d.replyQ; r.Error != nil && r.Error.Code == protocol.ErrBusy && strings.HasPrefix(r.ID, "c") {
+	for range d.replyQ.len() {
+		if r, _ := d.replyQ.take(); r.Error != nil && r.Error.Code == protocol.ErrBusy && strings.HasPrefix(r.ID, "c") {
 			busy++
 		}
 	}

@@ -114,13 +114,10 @@ func TestDaemonStartsWithADamagedOutboxState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the daemon did not start: %v", err)
 	}
-	select {
-	case e := <-d.events:
-		if e.Kind != "events.state_corrupt" || e.Level != "warning" {
-			t.Fatalf("event %+v", e)
-		}
-	default:
+	if e, ok := d.events.take(); !ok {
 		t.Fatal("the damaged state was not reported")
+	} else if e.Kind != "events.state_corrupt" || e.Level != "warning" {
+		t.Fatalf("event %+v", e)
 	}
 }
 
