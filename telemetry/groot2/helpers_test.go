@@ -25,7 +25,7 @@ const waitFor = 20 * time.Second
 // startRunner runs a real runner (built-in nodes, no hardware).
 func startRunner(t *testing.T) *runner.Runner {
 	t.Helper()
-	cfg := runner.Config{Robot: "groot2-test", TickHz: 50}
+	cfg := runner.Config{Robot: "groot2-test", TickHz: 50, Writable: []string{"go"}} // "go": hookMission's gate
 	cfg.Failsafe.LinkLossTimeout = -1
 	r, err := runner.New(cfg)
 	if err != nil {

@@ -3,6 +3,7 @@ package groot2
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,19 +11,33 @@ import (
 	"time"
 
 	"github.com/botd-project/botd/missions/runner"
+	"github.com/botd-project/botd/telemetry/protocol"
 )
 
-// hookMission: a Sleep (long enough for the test to set its breakpoint), a Script that marks the blackboard, a long
-// Sleep. A breakpoint before "mark" holds the mission there.
+// hookMission: a gate that waits, RUNNING, until the test sets "go"
+// (after setting its breakpoint, however slow the machine), a Script that
+// marks the blackboard, a long Sleep. A breakpoint before "mark" holds the
+// mission there.
 const hookMission = `<root BTCPP_format="4">
   <BehaviorTree ID="Debugged">
     <Sequence name="seq">
-      <Sleep msec="500" name="first"/>
+      <Script code="go:=0" name="closed"/>
+      <Precondition if="go==1" else="RUNNING" name="first"><AlwaysSuccess/></Precondition>
       <Script code="reached:=1" name="mark"/>
       <Sleep msec="60000" name="hold"/>
     </Sequence>
   </BehaviorTree>
 </root>`
+
+// openGate lets hookMission go on past its gate.
+func openGate(t *testing.T, r *runner.Runner) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	if rep := r.Do(ctx, protocol.Command{ID: fmt.Sprintf("gate-%d", time.Now().UnixNano()), Op: protocol.OpBlackboardSet, Key: "go", Value: 1.0}); !rep.OK {
+		t.Fatalf("blackboard.set go: %+v", rep.Error)
+	}
+}
 
 // startDebugServer runs the endpoint with hooks allowed.
 func startDebugServer(t *testing.T, r *runner.Runner, silence time.Duration) *Server {
@@ -95,6 +110,7 @@ func TestLibzmqBreakpoint(t *testing.T) {
 	if ins["echo_ok"] != true || ins["nparts"].(float64) != 1 {
 		t.Fatalf("HOOK_INSERT: %v", ins)
 	}
+	openGate(t, r)
 	n := c.ask(map[string]any{"op": "notice"})
 	if n["type"] != "N" || n["proto"].(float64) != ProtocolID || int(n["uid"].(float64)) != mark || n["nparts"].(float64) != 2 {
 		t.Fatalf("BREAKPOINT_REACHED notice: %v", n)
@@ -189,6 +205,7 @@ func TestLibzmqSilentClientReleasesBreakpoint(t *testing.T) {
 	})
 	mark, hold := uidOf(t, tree["xml"].(string), "mark"), uidOf(t, tree["xml"].(string), "hold")
 	c.ask(map[string]any{"op": "hook", "type": "I", "body": breakpoint(mark)})
+	openGate(t, r)
 	c.until(map[string]any{"op": "status"}, "the breakpoint reached", func(m map[string]any) bool {
 		return codeOf(m, mark) == StatusRunning
 	})

@@ -121,6 +121,7 @@ func TestNpmZeromqClient(t *testing.T) {
 	if ins := c.ask(map[string]any{"op": "hook", "type": "I", "body": breakpoint(mark)}); ins["echo_ok"] != true {
 		t.Fatalf("HOOK_INSERT: %v", ins)
 	}
+	openGate(t, r)
 	n := c.ask(map[string]any{"op": "notice"})
 	if n["type"] != "N" || n["proto"].(float64) != ProtocolID || int(n["uid"].(float64)) != mark || n["nparts"].(float64) != 2 {
 		t.Fatalf("BREAKPOINT_REACHED notice: %v", n)
