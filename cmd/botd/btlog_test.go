@@ -15,6 +15,7 @@ import (
 // directory: a file Groot2's Log Replay reads (FileLogger2's format) with
 // the mission's tree and transitions; the directory keeps its bound.
 func TestDaemonRecordsMissionsAsBTLog(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	dir, state := t.TempDir(), t.TempDir()
 	hw, _ := filepath.Abs(filepath.Join("..", "..", "configs", "sim.yaml"))
 	cfg := filepath.Join(dir, "botd.yaml")

@@ -71,6 +71,13 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
+// startDaemonProc runs botd as a child process with args. Each such daemon
+// has its own port, state directory and process, so the tests that spend
+// most of their time waiting on one in real time (flights, patrols, many
+// starts) call t.Parallel and overlap, go test's -parallel at a time (the
+// number of cores by default): the package's run takes minutes less. A
+// test that needs a quiet machine (timing, a cluster of brokers) stays
+// sequential.
 func startDaemonProc(t *testing.T, args ...string) *daemonProc {
 	t.Helper()
 	exe, err := os.Executable()
@@ -207,6 +214,7 @@ func readMission(t *testing.T, name string) json.RawMessage {
 // mission sent as a client would send it goes through load, start,
 // telemetry and finish; a clean stop leaves OFFLINE.
 func TestDaemonEmbeddedBrokerEndToEnd(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	addr := freeAddr(t)
 	p := startDaemonProc(t, "-listen", addr, "-state-dir", t.TempDir())
 	url := "tcp://" + addr
@@ -304,6 +312,7 @@ func waitBroker(t *testing.T, addr string) {
 // An external broker (the embedded one, in the test process): the last
 // will fires when the daemon is killed, and a clean stop says OFFLINE.
 func TestDaemonLastWillOnKill(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
@@ -527,6 +536,7 @@ func TestDaemonWithMosquittoClients(t *testing.T) {
 // last word on the connection topic, never followed by a stale
 // CONNECTION_BROKEN, and the log says so. Twenty times in a row.
 func TestDaemonCleanStopOfflineLast(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	if testing.Short() {
 		t.Skip("starts botd twenty times")
 	}

@@ -48,6 +48,7 @@ func firstGap(seqs []uint64) uint64 {
 // answered, and the restarted robot does not move on its own (the
 // interrupted mission waits for an operator).
 func TestFaultsNothingLost(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	b := mqtttest.StartBroker(t, "")
 	brokerAddr := b.Addr()
 	proxy, err := faultnet.Start(brokerAddr)

@@ -258,7 +258,4 @@ func TestBreakpointHeldWhileTheRoverDrives(t *testing.T) {
 		t.Fatalf("BREAKPOINT_UNLOCK: %q", out)
 	}
 	waitUntil("the Drive driving again", driving)
-	if s := r.State(); s.Tick.Overruns != 0 {
-		t.Errorf("%d tick overruns", s.Tick.Overruns)
-	}
 }

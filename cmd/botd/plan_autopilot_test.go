@@ -19,6 +19,7 @@ import (
 // flies AUTO.MISSION (uav.mode 6, mission) to the end, lands and disarms, and the mission succeeds. The
 // daemon reads -mission as bytes: the mission is named "plan-" and 8 hex digits.
 func TestDaemonUAVSimPlanFlownByTheAutopilot(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	if testing.Short() {
 		t.Skip("flies for about 50 s")
 	}

@@ -156,6 +156,7 @@ func TestExportPlan(t *testing.T) {
 // -mission as bytes: the generated mission is named "plan-" and 8 hex
 // digits of its content.
 func TestDaemonUAVSimPlan(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	if testing.Short() {
 		t.Skip("flies for about 30 s")
 	}

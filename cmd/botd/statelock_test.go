@@ -37,6 +37,7 @@ func TestStateLock(t *testing.T) {
 // A second daemon with the same robot id and state directory refuses to
 // start, saying why, while the first runs on.
 func TestSecondDaemonRefusesTheSameStateDir(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // and the first keeps its connection (before, the two took each other's
 // client id 8-10 times in 10 s).
 func TestSecondDaemonWithTheSameRobotIDStops(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	b, err := broker.Start(context.Background(), broker.Config{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)

@@ -69,6 +69,7 @@ func flyAway(t *testing.T, ap *mavtest.Autopilot, r *groundRec) {
 // Through the daemon: low battery brings the vehicle home, critical battery lands it, and the
 // ground station sees why.
 func TestDaemonUAVBatteryFailsafes(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	ap, r, p := startUAVDaemon(t)
 	flyAway(t, ap, r)
 	ap.Set(func(f *mavtest.Autopilot) { f.Battery = 25 })
@@ -97,6 +98,7 @@ func TestDaemonUAVBatteryFailsafes(t *testing.T) {
 // Through the daemon: an e-stop from the ground lands a flying vehicle, and the mission cannot
 // fly it again until the e-stop is reset.
 func TestDaemonUAVEStopLands(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	ap, r, p := startUAVDaemon(t)
 	flyAway(t, ap, r)
 	if rep := r.send(t, "uav-1", protocol.Command{Op: protocol.OpEStop}); !rep.OK {
@@ -120,6 +122,7 @@ func TestDaemonUAVEStopLands(t *testing.T) {
 // hang) and, once its heartbeat is back, the vehicle is told to land; the safe state that
 // follows the failsafe does not turn the landing into a hold.
 func TestDaemonUAVVehicleLinkLoss(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	ap, r, p := startUAVDaemon(t)
 	flyAway(t, ap, r)
 	ap.Set(func(f *mavtest.Autopilot) { f.Heartbeat = false })

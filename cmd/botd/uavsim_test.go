@@ -68,6 +68,7 @@ func (g *surveyGround) blackboard(m protocol.BlackboardMsg) {
 // mission succeed, the vehicle land and disarm, the altitude, armed state and flight modes on
 // the blackboard, and no geofence breach.
 func TestDaemonUAVSimSurvey(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	dir := uavSimConfigs(t, "2")
 	addr := freeAddr(t)
 	p := startDaemonProc(t, "-config", filepath.Join(dir, "uav-sim.yaml"), "-listen", addr, "-state-dir", filepath.Join(dir, "state"))
@@ -170,6 +171,7 @@ func TestSimMulticopterConfigErrors(t *testing.T) {
 // multicopter flies the survey: the vehicle's hold is sent and acknowledged before the daemon
 // says "actuators safe" and closes the link, never refused as "robot closed" after it.
 func TestDaemonUAVHoldsAtShutdown(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	dir := uavSimConfigs(t, "1")
 	addr := freeAddr(t)
 	p := startDaemonProc(t, "-config", filepath.Join(dir, "uav-sim.yaml"), "-listen", addr, "-state-dir", filepath.Join(dir, "state"))

@@ -60,6 +60,7 @@ func circleZone(inclusion bool, x, y, r float64) string {
 // stops the rover, named; a plan whose zone leaves the rover where it stands outside is
 // refused at load, located at the zone.
 func TestDaemonPlanZones(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	addr := freeAddr(t)
 	state := t.TempDir()
 	startDaemonProc(t, "-config", fenceConfig(t, zonesFence()), "-listen", addr, "-state-dir", state)
@@ -164,6 +165,7 @@ func TestPlanChecksAgainstAVehicleLocalFence(t *testing.T) {
 // to where it stopped (not the farther one, not home), where it stops; the mission then waits
 // paused.
 func TestDaemonReturnsToTheNearestRallyPoint(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	addr := freeAddr(t)
 	fence := strings.Replace(zonesFence(), "action: hold", "action: return_home", 1)
 	startDaemonProc(t, "-config", fenceConfig(t, fence), "-listen", addr, "-state-dir", t.TempDir())

@@ -50,6 +50,7 @@ func rallyPlan() string {
 // breach naming the circle, and botd flies the vehicle to the nearest rally point and lands it
 // there.
 func TestDaemonUAVSimReturnsToRallyPoint(t *testing.T) {
+	t.Parallel() // its own daemon process, in real time (see startDaemonProc)
 	if testing.Short() {
 		t.Skip("flies for about 30 s")
 	}
