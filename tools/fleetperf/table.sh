@@ -180,6 +180,7 @@ case "${WILDCARD:-0}" in
   both) modes=(watch wildcard) ;;
   *) echo "WILDCARD=$WILDCARD: want 0, 1 or both" >&2; exit 2 ;;
 esac
+echo "== $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for n in "$@"; do
   pids=()
   mosq=0
