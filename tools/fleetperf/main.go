@@ -44,6 +44,7 @@ func main() {
 	genPIDs := flag.String("gen-pid", "", "the fleet generator's pid, or several comma-separated (a fleet in several processes): their CPU from /proc")
 	wildcard := flag.Bool("wildcard", false, "follow the robots through one wildcard subscription (ground.WatchAll) instead of a Watch each")
 	cpuProfile := flag.String("cpuprofile", "", "write the ground client's CPU profile over the measurement to this file")
+	wait := flag.Duration("wait", 2*time.Minute, "how long to wait for the broker and for every robot to be online before giving up")
 	probeEvery := flag.Duration("probe", 20*time.Millisecond, "a probe client publishes a timestamped QoS 1 message this often to a second one through the broker, timing the broker's delivery under the fleet's load apart from the generator's (0: no probe)")
 	flag.Parse()
 	urls, err := transport.ParseBrokers(*brokerList)
@@ -83,7 +84,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer g.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), *wait)
 	defer cancel()
 	if err := g.WaitUp(ctx); err != nil {
 		log.Fatal(err)

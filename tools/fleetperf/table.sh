@@ -27,6 +27,8 @@
 #   WARMUP    how long fleetperf follows the fleet before it measures
 #             (default 10s: a wildcard subscription brings every robot's
 #             retained messages at once, about 30 kB a robot)
+#   WAIT      how long fleetperf waits for every robot to be online
+#             (default 2m)
 #   WILDCARD  1: fleetperf follows the fleet through one wildcard
 #             subscription (ground.WatchAll) instead of a Watch per robot;
 #             both: one measurement each way, back to back on the same fleet
@@ -215,7 +217,7 @@ for n in "$@"; do
     case "$broker" in rabbitmq|aedes) bpids=$(cluster_pids) ;; esac
     kind=()
     [ "$broker" = rabbitmq ] && kind=(-broker-kind rabbitmq)
-    "$tmp/fleetperf" -broker "$url" "${kind[@]}" -robots "$n" -duration "${DURATION:-30s}" -warmup "${WARMUP:-10s}" -broker-pid "$bpids" -gen-pid "$(IFS=,; echo "${gens[*]}")" "${wildcard[@]}" "${gprof[@]}" || true
+    "$tmp/fleetperf" -broker "$url" "${kind[@]}" -robots "$n" -duration "${DURATION:-30s}" -warmup "${WARMUP:-10s}" -wait "${WAIT:-2m}" -broker-pid "$bpids" -gen-pid "$(IFS=,; echo "${gens[*]}")" "${wildcard[@]}" "${gprof[@]}" || true
   done
   # E-stop the whole fleet; each robot's reply time from the botctl's
   # publish of all of them.
