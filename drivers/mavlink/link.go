@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/bluenviron/gomavlib/v3"
-	"github.com/bluenviron/gomavlib/v3/pkg/dialects/ardupilotmega"
 	mav "github.com/bluenviron/gomavlib/v3/pkg/dialects/common"
 	"github.com/bluenviron/gomavlib/v3/pkg/message"
 	"github.com/botd-project/botd/drivers"
@@ -49,7 +48,7 @@ func (a *mavlinkAdaptor) Connect() error {
 	}
 	n := &gomavlib.Node{
 		Endpoints:           []gomavlib.EndpointConf{ep},
-		Dialect:             ardupilotmega.Dialect,
+		Dialect:             linkDialect,
 		OutVersion:          gomavlib.V2,
 		OutSystemID:         byte(a.cfg.GCSSystemID),
 		OutComponentID:      byte(mav.MAV_COMP_ID_MISSIONPLANNER),

@@ -179,7 +179,7 @@ func New(cfg Config) (*Vehicle, error) {
 	v.node = &gomavlib.Node{
 		Endpoints: []gomavlib.EndpointConf{gomavlib.EndpointCustomServer{
 			Listen: func() (net.Listener, error) { return ln, nil }, Label: "udp"}},
-		Dialect:          mav.Dialect,
+		Dialect:          simDialect,
 		OutVersion:       gomavlib.V2,
 		OutSystemID:      byte(cfg.SystemID),
 		OutComponentID:   1,
