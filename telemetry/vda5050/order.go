@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Error types botd reports (the VDA 5050 text names the first four).
@@ -48,7 +48,12 @@ type actionRef struct {
 	nodeID, edgeID string
 }
 
-var paramKey = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+// isParamKey: 1 to 64 of A-Z a-z 0-9 _.
+func isParamKey(s string) bool {
+	return len(s) >= 1 && len(s) <= 64 && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')
+	}) < 0
+}
 
 // orderRefs are the references every order error carries, so a master
 // control matches it to the order (vda-5050-lib looks for these three).
@@ -216,7 +221,7 @@ func (p *plan) planSteps(o *Order, cfg *Config) *Error {
 					ref, Reference{"actionType", a.Type()})
 			}
 			for _, kv := range a.ActionParameters {
-				if !paramKey.MatchString(kv.Key) || len(kv.Value) == 0 {
+				if !isParamKey(kv.Key) || len(kv.Value) == 0 {
 					return orderErr(o, ErrValidation, fmt.Sprintf("action %s: parameter %q: want a key of letters, digits and _ with a value", a.ActionID, kv.Key), ref)
 				}
 			}
