@@ -57,7 +57,9 @@ func atoiOr(s string, def int) int {
 	return n
 }
 
-func mod4(k float64) int { return int(math.Mod(math.Mod(k, 4)+4, 4)) }
+// gray is the Gray state of encoder position k (floored x4 counts): k mod 4, negative
+// positions included (two's complement makes & 3 the floored modulo).
+func gray(k int64) int { return int(k & 3) }
 
 // channelLevel is a channel's level in Gray state s.
 func channelLevel(s int, chB bool) int {
@@ -74,7 +76,10 @@ func channelLevel(s int, chB bool) int {
 }
 
 // turnEncoder turns wheel side's encoder by metres of rim travel during the dt that started at
-// t0, and queues the edges of its wired channels; the caller holds w.mu.
+// t0, and queues the edges of its wired channels; the caller holds w.mu. The count between
+// x4 positions k-1 and k toggles channel A when k-1 is even and B when it is odd; each edge is
+// stamped at the share of dt the wheel took to reach k. The positions are floored to integers
+// once, so an edge costs integer arithmetic and one append into a buffer reused every step.
 func (r *Robot) turnEncoder(side int, metres float64, t0, dt time.Duration) {
 	c := r.cfg.Encoders
 	from := r.enc.pos[side]
@@ -83,25 +88,58 @@ func (r *Robot) turnEncoder(side int, metres float64, t0, dt time.Duration) {
 	if f := r.faults[encoderSensor[side]]; f.silent || f.err != nil {
 		return // wires off: no edges
 	}
-	emit := func(k float64, chB bool, state int) {
-		role := r.enc.roles[side][btoi(chB)]
-		if role == roleNone {
-			return
+	fa, fb := math.Floor(from), math.Floor(to)
+	if fa == fb || !(math.Abs(fa) < maxEncoderPos && math.Abs(fb) < maxEncoderPos) {
+		return // no count crossed, or a position past exact integers (or not a number)
+	}
+	roles, lines := r.enc.roles[side], r.enc.lines[side]
+	wired := [2]bool{roles[0] != roleNone, roles[1] != roleNone}
+	if !wired[0] && !wired[1] {
+		return
+	}
+	span := math.Abs(to - from)
+	a, b := int64(fa), int64(fb)
+	step, state := int64(1), int64(0) // forward: from state k-1 into k
+	k, end := a+1, b+1
+	if b < a {
+		step, state = -1, -1 // backward: from state k into k-1
+		k, end = a, b
+	}
+	for ; k != end; k += step {
+		ch := int((k - 1) & 1) // A when k-1 is even
+		if !wired[ch] {
+			continue
 		}
 		if len(r.enc.pending) >= maxPendingEdges {
-			r.enc.dropped++
+			r.enc.dropped += uint64(wiredEdges(k, end, step, wired))
 			return
 		}
-		at := t0 + time.Duration(math.Abs(k-from)/math.Abs(to-from)*float64(dt))
-		r.enc.pending = append(r.enc.pending, encEdge{role: role, level: channelLevel(state, chB), at: at, line: r.enc.lines[side][btoi(chB)]})
+		at := t0 + time.Duration(math.Abs(float64(k)-from)/span*float64(dt))
+		r.enc.pending = append(r.enc.pending, encEdge{role: roles[ch], level: channelLevel(gray(k+state), ch == 1), at: at, line: lines[ch]})
 	}
-	a, b := math.Floor(from), math.Floor(to)
-	for k := a + 1; k <= b; k++ { // forward: from state k-1 into k
-		emit(k, mod4(k-1)%2 == 1, mod4(k))
+}
+
+// maxEncoderPos bounds the encoder positions turned into edges: below it a float64 holds
+// every integer exactly and int64 holds it.
+const maxEncoderPos = 1 << 53
+
+// wiredEdges counts the edges of wired channels from position k (included) to end (excluded)
+// in steps of step (±1): half of them are channel A's (k-1 even), half B's.
+func wiredEdges(k, end, step int64, wired [2]bool) int64 {
+	n := (end - k) * step // edges left
+	firstA := (k-1)&1 == 0
+	a := n / 2
+	if n%2 == 1 && firstA {
+		a++
 	}
-	for k := a; k > b; k-- { // backward: from state k into k-1
-		emit(k, mod4(k-1)%2 == 1, mod4(k-1))
+	var c int64
+	if wired[0] {
+		c += a
 	}
+	if wired[1] {
+		c += n - a
+	}
+	return c
 }
 
 func btoi(b bool) int {
@@ -121,7 +159,7 @@ func (r *Robot) encoderLevel(role pinRole) (int, error) {
 	case f.silent:
 		return 0, nil
 	}
-	return channelLevel(mod4(math.Floor(r.enc.pos[side])), chB), nil
+	return channelLevel(gray(int64(math.Floor(r.enc.pos[side]))), chB), nil
 }
 
 var encoderSensor = [2]string{SensorEncoderLeft, SensorEncoderRight}
