@@ -117,8 +117,12 @@ func TestOutboxSurvivesBrokerRestart(t *testing.T) {
 
 	hole.On.Store(true)
 	emit(sink, 21, 40)
-	mqtttest.Eventually(t, "21..40 in flight", func() bool { return h.d.outbox.Pending() == 20 })
+	// The broker goes while the outbox may still be publishing 21..40: a
+	// publish then waits for paho's writer across the reconnect, the case
+	// where paho used to send an old event ahead of the outbox's resend.
+	mqtttest.Eventually(t, "21..40 pending", func() bool { return h.d.outbox.Pending() == 20 })
 	b.Close()
+	swallowed := hole.Swallowed.Load()
 	mqtttest.Eventually(t, "link down", func() bool { return !h.d.currentConn().IsUp() })
 	emit(sink, 41, 60)
 	mqtttest.Eventually(t, "41..60 stored", func() bool { return h.d.outbox.Pending() == 40 })
@@ -135,7 +139,7 @@ func TestOutboxSurvivesBrokerRestart(t *testing.T) {
 	// paho's own resend of the in-flight events became empty messages on
 	// the discard topic; only the outbox resent them.
 	discards := sub.On(tp.Discard())
-	if len(discards) == 0 {
+	if len(discards) == 0 && swallowed > 0 {
 		t.Error("paho resent nothing after the reconnect: the filter was not exercised")
 	}
 	for _, m := range discards {

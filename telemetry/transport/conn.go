@@ -75,6 +75,7 @@ var (
 // pahoConn implements Conn over paho.mqtt.golang v1.5.1.
 type pahoConn struct {
 	opts   Options
+	store  *resendFilter
 	client paho.Client
 	log    *slog.Logger
 
@@ -134,11 +135,12 @@ func Dial(opts Options) (Conn, error) {
 		// Redelivered before a subscription was restored; acked and dropped.
 		c.log.Debug("mqtt message without a subscription", "topic", m.Topic())
 	})
-	po.SetStore(&resendFilter{
+	c.store = &resendFilter{
 		Store:    paho.NewOrderedMemoryStore(),
 		discard:  opts.Discard,
 		noResend: opts.NoResend,
-	})
+	}
+	po.SetStore(c.store)
 	c.client = paho.NewClient(po)
 	c.client.Connect() // ConnectRetry: completes on the first connection; not waited for
 	return c, nil
@@ -148,6 +150,7 @@ func Dial(opts Options) (Conn, error) {
 // resends anything on the new connection, is what lets Delivery.Acked
 // tell a real acknowledgement from a token completed by a reconnect.
 func (c *pahoConn) open(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
+	c.store.disarm()
 	c.dialGen.Add(1)
 	c.dialing.Store(u.Redacted())
 	conn, err := dialURL(u, o)
