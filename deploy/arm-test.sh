@@ -7,6 +7,8 @@
 #   deploy/arm-test.sh arm64              # one architecture, every package
 #   ARM_TEST_ARMV6=full deploy/arm-test.sh armv6   # armv6 with every package
 #   ARM_TEST_CORE="arm64 armv6" deploy/arm-test.sh # the core subset on these (default: armv6)
+#   ARM_TEST_PHASE=build deploy/arm-test.sh         # only build the test binaries (into ARM_TEST_OUT)
+#   ARM_TEST_PHASE=run deploy/arm-test.sh           # only run what a build phase left in ARM_TEST_OUT
 #
 # Each package's test binary is cross-compiled once (go test -c) and run
 # in its package directory under qemu-ARCH-static, with -test.short and
@@ -148,14 +150,10 @@ traces() {
   qemu=$(qemu_for "$arch")
   echo "-- $arch: botd sim traces against the host's"
   mkdir -p "$out/trace"
-  [ -x "$out/trace/botd-host" ] || CGO_ENABLED=0 go build -o "$out/trace/botd-host" ./cmd/botd
-  env $(goenv "$arch") CGO_ENABLED=0 go build -o "$out/trace/botd-$arch" ./cmd/botd
   for m in configs/missions/*; do
     local base; base=$(basename "$m")
     # shellcheck disable=SC2046
-    [ -f "$out/trace/host-$base" ] || "$out/trace/botd-host" sim $(sim_args "$m") -trace - "$m" > "$out/trace/host-$base" 2>&1 || true
-    # shellcheck disable=SC2046
-    $qemu "$out/trace/botd-$arch" sim $(sim_args "$m") -trace - "$m" > "$out/trace/$arch-$base" 2>&1 || true
+    $qemu "$out/bin/botd-$arch" sim $(sim_args "$m") -trace - "$m" > "$out/trace/$arch-$base" 2>&1 || true
     if ! cmp -s "$out/trace/host-$base" "$out/trace/$arch-$base"; then
       echo "FAIL $arch trace of $m differs from the host's:"
       diff "$out/trace/host-$base" "$out/trace/$arch-$base" | head -n 20 | cut -c1-300 | sed 's/^/    /'
@@ -168,6 +166,7 @@ traces() {
 }
 
 rm -rf "$out/trace"
+mkdir -p "$out/trace"
 failed=0
 for arch in "${archs[@]}"; do
   goenv "$arch" >/dev/null
@@ -175,13 +174,42 @@ for arch in "${archs[@]}"; do
     echo "arm-test.sh: $(qemu_for "$arch" | cut -d' ' -f1) missing (apt-get install qemu-user-static)" >&2; exit 1; }
 done
 t0=$SECONDS
+phase=${ARM_TEST_PHASE:-all}
+case $phase in all|build|run) ;; *) echo "arm-test.sh: ARM_TEST_PHASE is all, build or run, not $phase" >&2; exit 1 ;; esac
+if [ "$phase" != run ]; then
+  for arch in "${archs[@]}"; do
+    rm -f "$out/$arch/list"
+    build "$arch"
+  done
+  # The sim binaries of the traces, built here too.
+  mkdir -p "$out/bin"
+  CGO_ENABLED=0 go build -o "$out/bin/botd-host" ./cmd/botd
+  for arch in "${archs[@]}"; do
+    env $(goenv "$arch") CGO_ENABLED=0 go build -o "$out/bin/botd-$arch" ./cmd/botd
+  done
+fi
+if [ "$phase" = build ]; then
+  echo "== ${archs[*]}: built in $((SECONDS - t0)) s (ARM_TEST_PHASE=run runs them)"
+  exit 0
+fi
 for arch in "${archs[@]}"; do
-  rm -f "$out/$arch/list"
-  build "$arch"
+  [ -s "$out/$arch/list" ] && [ -x "$out/bin/botd-$arch" ] || { echo "arm-test.sh: nothing built for $arch in $out (run the build phase first)" >&2; exit 1; }
 done
 run "${archs[@]}"
+# The host's traces first, then the architectures' side by side (each is
+# one emulator at a time).
+for m in configs/missions/*; do
+  # shellcheck disable=SC2046
+  "$out/bin/botd-host" sim $(sim_args "$m") -trace - "$m" > "$out/trace/host-$(basename "$m")" 2>&1 || true
+done
 for arch in "${archs[@]}"; do
-  traces "$arch"
+  ( failed=0; traces "$arch" > "$out/trace-$arch.log" 2>&1; exit $failed ) &
+done
+for arch in "${archs[@]}"; do
+  wait -n || failed=1
+done
+for arch in "${archs[@]}"; do
+  cat "$out/trace-$arch.log"
 done
 echo "== ${archs[*]}: $((SECONDS - t0)) s in all"
 [ $failed = 0 ] || { echo "arm-test.sh: failures (logs in $out)"; exit 1; }
