@@ -235,6 +235,9 @@ func (h *hub) evictIdle() bool {
 
 // stopView ends the watch of a view already out of h.views.
 func (h *hub) stopView(v *view) {
+	v.mu.Lock()
+	v.stopped = true // no more keyframe requests
+	v.mu.Unlock()
 	v.hist.Close()
 	// Under watchMu: a new Watch of the same robot either happened
 	// before (and this stop does nothing, the Ground knows it is not

@@ -457,3 +457,37 @@ func TestHubHistoryAgainWhenTheRobotComes(t *testing.T) {
 		return f.count(protocol.OpEventsRequest) == 2 && strings.Contains(body, `"history":{"count":0,"last_seq":7,"boot":1}`)
 	})
 }
+
+// A gap found while the keyframe request for the new tree is still out
+// is asked for when that request ends: the robot sends no further status
+// (its tree stopped changing) that would ask for it.
+func TestStatusGapWhileAKeyframeRequestIsOut(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	release := make(chan struct{})
+	f.reply = func(_ string, c protocol.Command) (protocol.Reply, error) {
+		if c.Op == protocol.OpStateRequest {
+			<-release
+		}
+		return protocol.Reply{ID: c.ID, OK: true}, nil
+	}
+	s, ts := newTestServer(t, f, nil)
+	s.hub.retry.Store(int64(0))
+	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
+	st.next("telemetry")
+	h := f.h(t, "rover-1")
+
+	h.Tree(treeMsg("rover-1", "m1", 4))
+	eventually(t, "the keyframe request for the new tree, held", func() bool { return f.count(protocol.OpStateRequest) == 1 })
+	h.Status(keyframe("rover-1", "m1", 10, "RIII"))
+	h.Status(delta("rover-1", "m1", 11, protocol.NodeStatus{Node: 1, Status: 'R'}))
+	h.Status(delta("rover-1", "m1", 13, protocol.NodeStatus{Node: 2, Status: 'S'})) // 12 was lost
+	var tf telemetryFrame
+	for tf.StatusGaps == 0 {
+		st.next("telemetry").decode(t, &tf)
+	}
+	if n := f.count(protocol.OpStateRequest); n != 1 {
+		t.Fatalf("%d keyframe requests while one was out", n)
+	}
+	close(release)
+	eventually(t, "a keyframe request after the one out ended", func() bool { return f.count(protocol.OpStateRequest) == 2 })
+}

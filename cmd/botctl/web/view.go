@@ -37,6 +37,9 @@ type view struct {
 	metrics    []protocol.MetricsMsg
 	problems   []problemFrame
 	kfInflight bool
+	kfAgain    bool // wanted again while a request was out
+	kfRetrying bool // a timer asks again after the retry period
+	stopped    bool // the hub no longer watches the robot
 	kfLast     time.Time
 	kfRequests uint64
 	lastStats  telemetryFrame
@@ -208,10 +211,32 @@ func (v *view) afterStatus() {
 
 // requestKeyframe sends state.request (the robot republishes its
 // retained topics and a status keyframe), at most one at a time and one
-// per retry period.
+// per retry period. A keyframe found missing while a request is out, or
+// within the retry period, is asked for when that request ends or the
+// period is over: a robot whose tree stops changing sends no further
+// status that would ask for it.
+// Called with v.mu held.
 func (v *view) requestKeyframe() {
 	now := v.h.now()
-	if v.kfInflight || (!v.kfLast.IsZero() && now.Sub(v.kfLast) < time.Duration(v.h.retry.Load())) {
+	if v.stopped {
+		return
+	}
+	if v.kfInflight {
+		v.kfAgain = true // asked again when this one ends
+		return
+	}
+	if wait := time.Duration(v.h.retry.Load()) - now.Sub(v.kfLast); !v.kfLast.IsZero() && wait > 0 {
+		if !v.kfRetrying {
+			v.kfRetrying = true
+			time.AfterFunc(wait, func() {
+				v.mu.Lock()
+				defer v.mu.Unlock()
+				v.kfRetrying = false
+				if v.st.WantsKeyframe() {
+					v.requestKeyframe()
+				}
+			})
+		}
 		return
 	}
 	v.kfInflight, v.kfLast = true, now
@@ -227,8 +252,12 @@ func (v *view) requestKeyframe() {
 			v.h.log.Debug("state.request refused", "robot", v.id, "code", rep.Error.Code, "msg", rep.Error.Message)
 		}
 		v.mu.Lock()
+		defer v.mu.Unlock()
 		v.kfInflight = false
-		v.mu.Unlock()
+		if v.kfAgain && v.st.WantsKeyframe() { // a gap while this one was out
+			v.kfAgain = false
+			v.requestKeyframe()
+		}
 	})
 	if !started {
 		v.kfInflight = false
