@@ -20,9 +20,10 @@ import (
 // Linux-only, like Gobot's i2c package itself.
 type Adaptor struct {
 	robot  *Robot
-	roles  map[string]pinRole // immutable after NewAdaptor
-	paired [2]bool            // the motor uses a forward/backward pin pair
-	now    func() time.Time   // wall clock, only to drop echoes the driver stopped waiting for
+	roles  map[string]pinRole        // immutable after NewAdaptor
+	encIDs [roleRightEncB + 1]string // the encoder pins' ids by role ("" when not wired); immutable
+	paired [2]bool                   // the motor uses a forward/backward pin pair
+	now    func() time.Time          // wall clock, only to drop echoes the driver stopped waiting for
 
 	mu        sync.Mutex
 	name      string
@@ -62,6 +63,9 @@ func NewAdaptor(robot *Robot, opts ...Option) *Adaptor {
 	}
 	for _, p := range robot.cfg.Pins.roles() {
 		a.roles[p.pin] = p.role
+		if _, _, ok := p.role.encoder(); ok {
+			a.encIDs[p.role] = p.pin
+		}
 	}
 	a.paired = [2]bool{robot.cfg.Pins.LeftForward != "", robot.cfg.Pins.RightForward != ""}
 	a.resetMotors()
@@ -314,9 +318,9 @@ func (a *Adaptor) deliverEdges(edges []encEdge) {
 		a.mu.Unlock()
 		return
 	}
-	for pin, role := range a.roles {
-		if _, _, ok := role.encoder(); ok {
-			pins[role] = a.pins[pin]
+	for role, id := range a.encIDs {
+		if id != "" {
+			pins[role] = a.pins[id]
 		}
 	}
 	a.mu.Unlock()
