@@ -324,6 +324,9 @@ func TestWatchdogRestartsAHungDaemon(t *testing.T) {
 		t.Fatalf("the watchdog fired on a healthy daemon: %v", ev)
 	}
 
+	r.mu.Lock()
+	firstBoot := r.lastState().Boot
+	r.mu.Unlock()
 	if err := syscall.Kill(first, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -359,6 +362,9 @@ func TestWatchdogRestartsAHungDaemon(t *testing.T) {
 	// nothing running on its own; and it feeds the watchdog.
 	r.waitFor(t, "ONLINE again", func(r *groundRec) bool { return r.conn[len(r.conn)-1] == protocol.ConnOnline && len(r.conn) >= 2 })
 	r.waitFor(t, "the interrupted patrol", func(r *groundRec) bool { return r.hasEvent("mission.interrupted") })
+	// The new process's own state (its boot), not the last one the frozen
+	// process left retained: a slow start publishes it later.
+	r.waitFor(t, "a state from the new process", func(r *groundRec) bool { return r.lastState().Boot != firstBoot })
 	r.mu.Lock()
 	st := r.lastState()
 	r.mu.Unlock()
