@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/botd-project/botd/telemetry/ground"
 	"github.com/botd-project/botd/telemetry/protocol"
 )
 
@@ -204,10 +206,11 @@ func TestStreamCarriesEverything(t *testing.T) {
 	}
 }
 
-// A lost status delta must not leave a wrongly coloured tree: the hub
-// asks the robot for a keyframe.
-func TestStatusGapRequestsKeyframe(t *testing.T) {
-	f := newFakeGround(online("rover-1", nil))
+// statusGapAfterNewTree serves rover-1 to a tab, sends it a new tree
+// (which asks for one keyframe), the keyframe and two deltas with one lost
+// between them, and returns once the tab's telemetry shows the gap.
+func statusGapAfterNewTree(t *testing.T, f *fakeGround) (*httptest.Server, *stream, ground.RobotHandlers, telemetryFrame) {
+	t.Helper()
 	s, ts := newTestServer(t, f, nil)
 	s.hub.retry.Store(int64(0))
 	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
@@ -223,6 +226,14 @@ func TestStatusGapRequestsKeyframe(t *testing.T) {
 	for tf.StatusGaps == 0 {
 		st.next("telemetry").decode(t, &tf)
 	}
+	return ts, st, h, tf
+}
+
+// A lost status delta must not leave a wrongly coloured tree: the hub
+// asks the robot for a keyframe.
+func TestStatusGapRequestsKeyframe(t *testing.T) {
+	f := newFakeGround(online("rover-1", nil))
+	ts, st, h, tf := statusGapAfterNewTree(t, f)
 	if tf.StatusGaps != 1 || !tf.AwaitingKeyframe {
 		t.Fatalf("telemetry %+v", tf)
 	}
@@ -470,21 +481,7 @@ func TestStatusGapWhileAKeyframeRequestIsOut(t *testing.T) {
 		}
 		return protocol.Reply{ID: c.ID, OK: true}, nil
 	}
-	s, ts := newTestServer(t, f, nil)
-	s.hub.retry.Store(int64(0))
-	st := openStream(t, ts.URL+"/api/stream?robot=rover-1")
-	st.next("telemetry")
-	h := f.h(t, "rover-1")
-
-	h.Tree(treeMsg("rover-1", "m1", 4))
-	eventually(t, "the keyframe request for the new tree, held", func() bool { return f.count(protocol.OpStateRequest) == 1 })
-	h.Status(keyframe("rover-1", "m1", 10, "RIII"))
-	h.Status(delta("rover-1", "m1", 11, protocol.NodeStatus{Node: 1, Status: 'R'}))
-	h.Status(delta("rover-1", "m1", 13, protocol.NodeStatus{Node: 2, Status: 'S'})) // 12 was lost
-	var tf telemetryFrame
-	for tf.StatusGaps == 0 {
-		st.next("telemetry").decode(t, &tf)
-	}
+	statusGapAfterNewTree(t, f)
 	if n := f.count(protocol.OpStateRequest); n != 1 {
 		t.Fatalf("%d keyframe requests while one was out", n)
 	}
