@@ -42,7 +42,7 @@ func TestSimConfigKeys(t *testing.T) {
 		t.Errorf("base: %+v", base)
 	}
 	imu := sectionOf(t, cfg.DevicesOfKind("imu")[0].Spec)
-	if imu.Address != 0x68 || imu.Bus == nil || *imu.Bus != 1 || imu.RateHz != 50 {
+	if imu.Address != 0x68 || imu.Bus == nil || *imu.Bus != 1 || imu.RateHz != 20 {
 		t.Errorf("imu: %+v", imu)
 	}
 }

@@ -201,9 +201,9 @@ func (s *sensor) slack(wake time.Duration) time.Duration {
 // the others. The sampler of a sim board may also step the simulated world, at every wake-up
 // and at least every stepEvery, before its reads, so they see the world as it is now.
 //
-// Grouping saves the wake-ups of one timer per sensor: on the default simulated rover (IMU and
-// wheel pose at 50 Hz, pose and bump switch at 20 Hz, battery at 2 Hz, the world stepped every
-// 20 ms) its sim board's sampler wakes 50 times a second, where six timers woke 192 times.
+// Grouping saves the wake-ups of one timer per sensor: on the default simulated rover (IMU,
+// wheel pose, pose and bump switch at 20 Hz, battery at 2 Hz, the world stepped at least every
+// 50 ms) its sim board's sampler wakes 20 times a second, where six timers would wake 82 times.
 type sampler struct {
 	sensors   []*sensor
 	stepWorld func(dt time.Duration) // nil: the sampler steps no world

@@ -540,9 +540,12 @@ func (s *system) close() {
 	}
 }
 
-// worldStep is how often the daemon's simulated world advances on the
-// real clock.
-const worldStep = 20 * time.Millisecond
+// worldStep is the longest the daemon's simulated world waits for a step
+// on the real clock: the sim board's sampler also steps it before every
+// read, so a sensor read at 50 Hz steps it every 20 ms. At 20 Hz, the
+// default rover's rates, the world is stepped as often as the mission
+// reads it; each step is a wake-up of the daemon.
+const worldStep = 50 * time.Millisecond
 
 // stepWorld advances the simulated world on the real clock (the hardware
 // test, whose robot does not step it).

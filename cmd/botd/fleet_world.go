@@ -24,7 +24,7 @@ type worldStepper struct {
 
 const (
 	// fleetWorldStep is the period the daemon steps its world at (stepWorld).
-	fleetWorldStep = 20 * time.Millisecond
+	fleetWorldStep = worldStep
 	// worldsPerShard is how many worlds one goroutine steps.
 	worldsPerShard = 250
 )
