@@ -23,6 +23,12 @@
 #             redis-server), as TestClusterAedes runs them. A cluster is
 #             started fresh for each size; its CPU and RSS are its nodes'
 #             (and redis') summed.
+#   ROBOT     default: every robot is the default daemon's (configs/sim.yaml's
+#             rover, the demo patrol); light: the same rover with its
+#             simulated sensors read at 5 Hz (tools/fleetperf/sim-light.yaml:
+#             the same mission, telemetry and connections for less of the
+#             generator's CPU, so that a generator on the broker's machine
+#             does not starve; see docs/FLEET.md)
 #   DURATION  measurement length (default 30s)
 #   WARMUP    how long fleetperf follows the fleet before it measures
 #             (default 10s: a wildcard subscription brings every robot's
@@ -155,20 +161,29 @@ port=$(freeport)
 url="tcp://127.0.0.1:$port"
 kindflags=()
 fleetconfig=()
+hardware=configs/sim.yaml
+case "${ROBOT:-default}" in
+  default) ;;
+  light) hardware=tools/fleetperf/sim-light.yaml ;;
+  *) echo "ROBOT=$ROBOT: want default or light" >&2; exit 2 ;;
+esac
+kind=""
 case "$broker" in
-  rabbitmq|aedes)
-    # The default robot (configs/default.yaml) of the cluster's broker kind.
-    cat >"$tmp/fleet.yaml" <<YAML
+  rabbitmq|aedes) kind="broker: {kind: $broker}" ;;
+esac
+[ "$broker" = rabbitmq ] && kindflags=(--broker-kind rabbitmq)
+if [ -n "$kind" ] || [ "$hardware" != configs/sim.yaml ]; then
+  # The default robot (configs/default.yaml) of the cluster's broker kind,
+  # on the chosen hardware.
+  cat >"$tmp/fleet.yaml" <<YAML
 robot: rover-1
-hardware: $(realpath configs/sim.yaml)
+hardware: $(realpath "$hardware")
 mission: $(realpath configs/missions/patrol.json)
-broker: {kind: $broker}
+$kind
 failsafe: {require_gcs: false}
 YAML
-    fleetconfig=(-config "$tmp/fleet.yaml")
-    [ "$broker" = rabbitmq ] && kindflags=(--broker-kind rabbitmq)
-    ;;
-esac
+  fleetconfig=(-config "$tmp/fleet.yaml")
+fi
 cat > "$tmp/mosquitto.conf" <<CONF
 listener $port 127.0.0.1
 allow_anonymous true
@@ -212,7 +227,7 @@ for n in "$@"; do
     [ "$mode" = wildcard ] && wildcard=(-wildcard)
     gprof=()
     [ -n "${PROFILE:-}" ] && gprof=(-cpuprofile "$PROFILE/ground-$n-$mode.prof")
-    echo "== $n robots: $broker broker, $procs fleet process(es), fleetperf: $mode"
+    echo "== $n robots (${ROBOT:-default}): $broker broker, $procs fleet process(es), fleetperf: $mode"
     bpids=$mosq
     case "$broker" in rabbitmq|aedes) bpids=$(cluster_pids) ;; esac
     kind=()
