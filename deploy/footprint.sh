@@ -99,8 +99,11 @@ if [ ${#bins[@]} -eq 0 ]; then
 
   echo
   echo "== what each module costs in botd, KiB of code and data (go tool nm -size of an unstripped build)"
-  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -tags nethttpomithttp2 -o "$tmp/botd-amd64-syms" ./cmd/botd
-  CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=6 go build -trimpath -tags nethttpomithttp2 -o "$tmp/botd-armv6-syms" ./cmd/botd
+  # shellcheck source=deploy/buildflags.sh
+  . deploy/buildflags.sh
+  botd_build_flags
+  CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build "${BOTD_FLAGS[@]}" -o "$tmp/botd-amd64-syms" ./cmd/botd
+  CGO_ENABLED=0 GOOS=linux GOARCH=arm GOARM=6 go build "${BOTD_FLAGS[@]}" -o "$tmp/botd-armv6-syms" ./cmd/botd
   paste <(echo "-- amd64"; bymodule "$tmp/botd-amd64-syms") <(echo "-- armv6"; bymodule "$tmp/botd-armv6-syms") |
     awk -F'\t' '{printf "%-58s %s\n", $1, $2}'
 fi
