@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr/vm"
 )
@@ -32,7 +33,9 @@ type scriptStmt struct {
 // script is a compiled sequence of statements.
 type Script []scriptStmt
 
-var scriptAssign = regexp.MustCompile(`^(@?[A-Za-z_][A-Za-z0-9_.]*)\s*(:=|\+=|-=|\*=|/=|=)([^=][\s\S]*)?$`)
+var scriptAssign = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(@?[A-Za-z_][A-Za-z0-9_.]*)\s*(:=|\+=|-=|\*=|/=|=)([^=][\s\S]*)?$`)
+})
 
 // rootPrefix stands for '@' in the names expr-lang sees.
 const rootPrefix = "botd_root__"
@@ -72,7 +75,7 @@ func compileScript(src string, resolve func(string) Slot) (Script, error) {
 	for _, stmt := range splitStatements(src) {
 		st := scriptStmt{key: NoSlot}
 		body := stmt
-		if m := scriptAssign.FindStringSubmatch(stmt); m != nil {
+		if m := scriptAssign().FindStringSubmatch(stmt); m != nil {
 			name, op, rhs := m[1], m[2], strings.TrimSpace(m[3])
 			if rhs == "" {
 				return nil, fmt.Errorf("%q: nothing to assign", stmt)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -111,7 +112,7 @@ func decodeDevice(v *Validator, kinds *Registry, path string, n *yaml.Node) *Dev
 	return d
 }
 
-var lineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
+var lineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
 
 // decodeSection decodes a mapping into out (a pointer to a struct with yaml tags), reporting
 // unknown fields and type errors with their paths. extra are field names the caller handles.
@@ -134,7 +135,7 @@ func decodeSection(v *Validator, path string, n *yaml.Node, out any, extra map[s
 	case errors.As(err, &te):
 		for _, msg := range te.Errors {
 			p := path
-			if m := lineRE.FindStringSubmatch(msg); m != nil {
+			if m := lineRE().FindStringSubmatch(msg); m != nil {
 				line, _ := strconv.Atoi(m[1])
 				if lp, ok := lines[line]; ok {
 					p = lp

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/botd-project/botd/bt"
 )
@@ -140,13 +141,13 @@ func under(path, p string) bool {
 
 // located matches a message that starts with its place in a file: "line
 // 3: ..." or "FILE: line 3: ...".
-var located = regexp.MustCompile(`^(?:(.+?): )?line ([0-9]+): `)
+var located = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:(.+?): )?line ([0-9]+): `) })
 
 // ProblemText is how a problem reads to a person: its place in the file
 // when the message starts with one (a format that reads lines names
 // them, see Origin.Locate), else its JSON pointer, then the message.
 func ProblemText(p bt.Problem) string {
-	if located.MatchString(p.Message) {
+	if located().MatchString(p.Message) {
 		return p.Message
 	}
 	return p.String()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/drivers"
@@ -251,7 +252,9 @@ func standInWarnings(ins []bt.StandIn) []string {
 	return out
 }
 
-var paramOfType = regexp.MustCompile(`^(?:.*?: )?unknown parameter "[^"]*" for ([A-Za-z0-9_.]+)`)
+var paramOfType = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:.*?: )?unknown parameter "[^"]*" for ([A-Za-z0-9_.]+)`)
+})
 
 // ownNodeClash returns the type of the first node given parameters that
 // are no typo of its own (no "did you mean"): in a BehaviorTree.CPP file
@@ -264,7 +267,7 @@ func ownNodeClash(err error) string {
 		return ""
 	}
 	for _, p := range hint.Problems(ps, nil) {
-		if m := paramOfType.FindStringSubmatch(p.Message); m != nil && !strings.Contains(p.Message, "did you mean") {
+		if m := paramOfType().FindStringSubmatch(p.Message); m != nil && !strings.Contains(p.Message, "did you mean") {
 			return m[1]
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -59,12 +60,14 @@ func decodeConfig(data []byte, c *Config) (_ []error, ok bool) {
 // yaml's type errors name only the line.
 type lineField struct{ path, value string }
 
-var typeErrorRE = regexp.MustCompile("^line (\\d+): cannot unmarshal (\\S+)(?: `(.*)`)? into (.*)$")
+var typeErrorRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^line (\\d+): cannot unmarshal (\\S+)(?: `(.*)`)? into (.*)$")
+})
 
 // typeError turns one of yaml's type errors into a problem at its field's
 // path: "failsafe.battery_low: want a number, not "high" (line 3)".
 func typeError(msg string, lines map[int][]lineField) error {
-	m := typeErrorRE.FindStringSubmatch(msg)
+	m := typeErrorRE().FindStringSubmatch(msg)
 	if m == nil {
 		return errors.New(msg)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
@@ -216,7 +217,7 @@ func unescapeToken(s string) string {
 
 // located matches a message that starts with its place in a file: "line
 // 3: ..." or "inc.xml: line 3: ...".
-var located = regexp.MustCompile(`^(?:(.+?): )?line ([0-9]+): `)
+var located = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:(.+?): )?line ([0-9]+): `) })
 
 // Locate rewrites the problems of a BT.CPP document to name the line of
 // the element each is about (and the included file it is in), keeping
@@ -234,7 +235,7 @@ func (s *btcppSource) Locate(ps []bt.Problem) {
 	for i := range ps {
 		p := &ps[i]
 		k := key{len(s.files) + 1, 0} // nowhere in particular: after the rest
-		if m := located.FindStringSubmatch(p.Message); m != nil {
+		if m := located().FindStringSubmatch(p.Message); m != nil {
 			line, _ := strconv.Atoi(m[2])
 			k = key{fileIndex(m[1]), line}
 		} else if at, loc, ok := s.nodeLoc(p.Path); ok {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
@@ -584,7 +585,9 @@ func nav2Wait(raw map[string]string) map[string]any {
 	return map[string]any{"ms": s * 1000}
 }
 
-var decimal = regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
+var decimal = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
+})
 
 // attrValue converts an attribute to a boolean (spelled as BT.CPP reads
 // one) or a number when it reads as one; anything else, "{key}" included,
@@ -596,7 +599,7 @@ func attrValue(s string) any {
 	case "false", "False", "FALSE":
 		return false
 	}
-	if decimal.MatchString(s) {
+	if decimal().MatchString(s) {
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			return f
 		}

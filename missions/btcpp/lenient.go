@@ -3,6 +3,7 @@ package btcpp
 import (
 	"bytes"
 	"regexp"
+	"sync"
 )
 
 // BehaviorTree.CPP reads its XML with tinyxml2, which takes a bare '&' or
@@ -16,10 +17,12 @@ import (
 // line numbers) as it was.
 
 // xmlVersion matches the version in an XML declaration.
-var xmlVersion = regexp.MustCompile(`^<\?xml\s[^?]*?(version\s*=\s*("[^"]*"|'[^']*'))`)
+var xmlVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<\?xml\s[^?]*?(version\s*=\s*("[^"]*"|'[^']*'))`) })
 
 // entityRef matches a character or entity reference at the start.
-var entityRef = regexp.MustCompile(`^&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9._-]*);`)
+var entityRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_][A-Za-z0-9._-]*);`)
+})
 
 // escapeAttrValues returns data with '<' and lone '&' in quoted attribute
 // values escaped (data itself when there are none).
@@ -44,7 +47,7 @@ func escapeAttrValues(data []byte) []byte {
 				quote = 0
 			case c == '<':
 				put(i, "&lt;")
-			case c == '&' && !entityRef.Match(data[i:]):
+			case c == '&' && !entityRef().Match(data[i:]):
 				put(i, "&amp;")
 			}
 		case inTag:
@@ -78,7 +81,7 @@ func escapeAttrValues(data []byte) []byte {
 				i = len(data) // unterminated: the decoder reports it
 				continue
 			}
-			if m := xmlVersion.FindSubmatchIndex(data[i : from+j]); m != nil {
+			if m := xmlVersion().FindSubmatchIndex(data[i : from+j]); m != nil {
 				if v := string(data[i+m[4]+1 : i+m[5]-1]); v != "1.0" {
 					for k := i + m[2]; k < i+m[3]; k++ {
 						if data[k] != '\n' {

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 
@@ -42,8 +43,10 @@ func Closest(name string, known []string) string {
 
 var (
 	// A message may start with its place in a file ("line 4: <Elem>: ").
-	unknownType  = regexp.MustCompile(`^(?:.*?: )?unknown node type "((?:[^"\\]|\\.)*)"$`)
-	unknownParam = regexp.MustCompile(`^((?:.*?: )?unknown parameter "((?:[^"\\]|\\.)*)" for [^ ]+) \(known: ([^)]*)\)$`)
+	unknownType  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:.*?: )?unknown node type "((?:[^"\\]|\\.)*)"$`) })
+	unknownParam = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^((?:.*?: )?unknown parameter "((?:[^"\\]|\\.)*)" for [^ ]+) \(known: ([^)]*)\)$`)
+	})
 )
 
 // Problems returns ps with a "did you mean" added to every unknown node
@@ -56,13 +59,13 @@ func Problems(ps bt.Problems, types []string) bt.Problems {
 		if strings.Contains(p.Message, "did you mean") {
 			continue
 		}
-		if m := unknownType.FindStringSubmatch(p.Message); m != nil {
+		if m := unknownType().FindStringSubmatch(p.Message); m != nil {
 			if s := Closest(unquote(m[1]), types); s != "" {
 				out[i].Message = fmt.Sprintf("%s (did you mean %q?)", p.Message, s)
 			}
 			continue
 		}
-		if m := unknownParam.FindStringSubmatch(p.Message); m != nil {
+		if m := unknownParam().FindStringSubmatch(p.Message); m != nil {
 			known := strings.Split(m[3], ", ")
 			if s := Closest(unquote(m[2]), known); s != "" {
 				out[i].Message = fmt.Sprintf("%s (did you mean %q?)", m[1], s)

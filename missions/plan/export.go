@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/botd-project/botd/bt"
 )
@@ -74,7 +75,7 @@ type member struct {
 	after bool   // follows a GoTo group directly (a Wait's hold)
 }
 
-var labelRE = regexp.MustCompile(`^(item [0-9]+): ([A-Z_0-9]+)`)
+var labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(item [0-9]+): ([A-Z_0-9]+)`) })
 
 func homeFrom(v any) *[3]float64 {
 	l, ok := v.([]any)
@@ -96,7 +97,7 @@ func (e *exporter) walk(n *bt.NodeDef, path string, depth int) error {
 	if depth > 64 {
 		return fmt.Errorf("%s: nested too deep", path)
 	}
-	m := labelRE.FindStringSubmatch(n.Name)
+	m := labelRE().FindStringSubmatch(n.Name)
 	switch n.Type {
 	case "MemSequence", "SequenceWithMemory":
 		for i, c := range n.Children {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/botd-project/botd/bt"
 	"github.com/botd-project/botd/missions"
@@ -24,7 +25,9 @@ func annotate(d *missions.Document, list bt.Problems) {
 }
 
 // planItemName matches the name of a node the plan import generated.
-var planItemName = regexp.MustCompile(`^item [0-9]+: [A-Z_0-9]+ \([0-9]+\)|^takeoff \(implicit, before item [0-9]+: [A-Z_0-9]+ \([0-9]+\)\)`)
+var planItemName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^item [0-9]+: [A-Z_0-9]+ \([0-9]+\)|^takeoff \(implicit, before item [0-9]+: [A-Z_0-9]+ \([0-9]+\)\)`)
+})
 
 // planNodeName is the name of the deepest node on path that is named
 // after a plan item.
@@ -35,7 +38,7 @@ func planNodeName(d *missions.Document, path string) string {
 	}
 	n, found := d.Trees[tok[2]], ""
 	for i := 3; n != nil; i += 2 {
-		if m := planItemName.FindString(n.Name); m != "" {
+		if m := planItemName().FindString(n.Name); m != "" {
 			found = m
 		}
 		if i+1 >= len(tok) || tok[i] != "children" {

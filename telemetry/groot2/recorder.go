@@ -145,11 +145,11 @@ func (r *Recorder) prune(files int, bytes int64) error {
 	return nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]+`) })
 
 // StartRun starts recording a run (runner.Recorder).
 func (r *Recorder) StartRun(m *missions.Mission, next bt.Observer, now time.Time) (bt.Observer, func(string)) {
-	name := unsafeName.ReplaceAllString(m.Doc.Name, "_")
+	name := unsafeName().ReplaceAllString(m.Doc.Name, "_")
 	if len(name) > 40 {
 		name = name[:40]
 	}
