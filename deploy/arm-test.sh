@@ -17,7 +17,8 @@
 # ARM_TEST_JOBS at a time (default 4 on 2 cores: the daemon tests mostly
 # wait on real time; the three architectures in full kept the machine 1.1
 # cores busy). Logs are kept in ARM_TEST_OUT
-# (default: a temporary directory), one per package and architecture.
+# (default: a temporary directory, removed when everything passed), one
+# per package and architecture.
 #
 # What does not run under emulation, and why, is the EXCLUDE table below.
 set -euo pipefail
@@ -28,7 +29,14 @@ archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(arm64 armv7 armv6)
 jobs=${ARM_TEST_JOBS:-4}
 build_p=${ARM_TEST_BUILD_P:-2}
-out=${ARM_TEST_OUT:-$(mktemp -d)}
+if [ -n "${ARM_TEST_OUT-}" ]; then
+  out=$ARM_TEST_OUT
+else
+  # A directory of its own (about 1 GiB for the three architectures):
+  # removed when the run passes, kept for its logs when it fails.
+  out=$(mktemp -d)
+  trap 'rc=$?; if [ $rc = 0 ]; then rm -rf "$out"; else echo "logs kept in $out"; fi' EXIT
+fi
 mkdir -p "$out"
 
 # The core packages, whose code is most word-size sensitive (the engine and
