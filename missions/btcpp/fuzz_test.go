@@ -141,27 +141,39 @@ func FuzzBTCPPRun(f *testing.F) {
 
 // TestRoundTrip is the conformance suite of habit 7 for BT.CPP XML:
 // every golden input and fixture that decodes survives botd JSON and
-// YAML without loss.
+// YAML without loss. The fixtures are ../shared beside the repository
+// (as in CI); a checkout without them runs the golden inputs only.
 func TestRoundTrip(t *testing.T) {
 	golden, _ := filepath.Glob(filepath.Join("testdata", "golden", "*", "*.golden"))
 	fx, _ := filepath.Glob(filepath.Join(fixtures, "btcpp-xml", "*", "*.xml"))
-	n := 0
-	for _, p := range append(golden, fx...) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if in, _, ok := splitGolden(data); ok {
-			data = in
-		}
-		d, err := missions.Decode(data)
-		if err != nil {
-			continue
-		}
-		n++
-		t.Run(p, func(t *testing.T) { roundTrips(t, d) })
+	if len(fx) == 0 {
+		t.Logf("no fixtures at %s (a checkout without ../shared): the golden inputs only", fixtures)
 	}
-	if n < 10 {
-		t.Errorf("only %d documents round-tripped", n)
+	roundTripped := func(paths []string) int {
+		n := 0
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in, _, ok := splitGolden(data); ok {
+				data = in
+			}
+			d, err := missions.Decode(data)
+			if err != nil {
+				continue
+			}
+			n++
+			t.Run(p, func(t *testing.T) { roundTrips(t, d) })
+		}
+		return n
+	}
+	// As many as decode today: a glob or a decoder that goes wrong
+	// shows as fewer.
+	if n := roundTripped(golden); n < 6 {
+		t.Errorf("only %d golden inputs round-tripped", n)
+	}
+	if n := roundTripped(fx); len(fx) > 0 && n < 10 {
+		t.Errorf("only %d fixtures round-tripped", n)
 	}
 }
