@@ -18,8 +18,11 @@ type Proxy struct {
 	ln     net.Listener
 	target string
 
-	delay   atomic.Int64 // nanoseconds added to every chunk forwarded
-	frozen  atomic.Bool  // forward nothing until thawed
+	delay  atomic.Int64 // nanoseconds added to every chunk forwarded
+	frozen atomic.Bool  // forward nothing until thawed
+	// gate is held (read) by a chunk being forwarded and (write) by
+	// Freeze, so that nothing is written after Freeze returns.
+	gate    sync.RWMutex
 	refuse  atomic.Bool
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -53,8 +56,13 @@ func (p *Proxy) SetDelay(d time.Duration) { p.delay.Store(int64(d)) }
 // Freeze stops forwarding in both directions without closing anything
 // (a broker or a network that hangs: the sockets stay open, nothing
 // arrives, not even the end of a connection, and once the buffers are
-// full writes block), or forwards again what was held.
-func (p *Proxy) Freeze(on bool) { p.frozen.Store(on) }
+// full writes block), or forwards again what was held. Freeze(true)
+// returns once a chunk being written has been: nothing is written after.
+func (p *Proxy) Freeze(on bool) {
+	p.gate.Lock()
+	p.frozen.Store(on)
+	p.gate.Unlock()
+}
 
 // Refuse makes the proxy close new connections at once (a network that is
 // down), or accept them again.
@@ -153,6 +161,25 @@ func (p *Proxy) serve() {
 	}
 }
 
+// write forwards one chunk once the proxy is not frozen; false when the
+// proxy closed or the write failed.
+func (p *Proxy) write(dst net.Conn, b []byte) bool {
+	for {
+		p.gate.RLock()
+		if !p.frozen.Load() {
+			break
+		}
+		p.gate.RUnlock()
+		if p.isClosed() {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	defer p.gate.RUnlock()
+	_, err := dst.Write(b)
+	return err == nil
+}
+
 // pipe copies src to dst chunk by chunk, each after the configured delay;
 // when either side ends, both close.
 func (p *Proxy) pipe(src, dst net.Conn) {
@@ -166,13 +193,7 @@ func (p *Proxy) pipe(src, dst net.Conn) {
 			if d := time.Duration(p.delay.Load()); d > 0 {
 				time.Sleep(d)
 			}
-			for p.frozen.Load() {
-				if p.isClosed() {
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			if _, werr := dst.Write(buf[:n]); werr != nil {
+			if !p.write(dst, buf[:n]) {
 				return
 			}
 		}
