@@ -203,6 +203,14 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 				c.TS, d.cfg.FutureSkew, protocol.FormatTS(now))
 		}
 	}
+	// Room for its entry is looked for before the envelope is checked:
+	// the check spends a signed command's nonce, and a BUSY command must
+	// be accepted when it is sent again as it was. Only this goroutine
+	// makes running entries, so the room cannot go before the claim
+	// (an e-stop's entry is a finished one, which the claim forgets).
+	if !d.replies.room() {
+		return d.cacheFull(c.ID)
+	}
 	if d.cfg.Authorize != nil {
 		if rerr := d.cfg.Authorize(c, in.payload); rerr != nil {
 			return protocol.Reply{ID: c.ID, Error: rerr}
@@ -211,7 +219,7 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	e, first, room := d.replies.claim(key, hash)
 	switch {
 	case !room:
-		return refuse(c.ID, protocol.ErrBusy, "", "%d commands are still being carried out; send it again with the same id", d.cfg.ReplyCache)
+		return d.cacheFull(c.ID)
 	case !first: // an e-stop took the id meanwhile
 		return d.repeat(ctx, c, e, hash)
 	}
@@ -232,6 +240,12 @@ func (d *Daemon) handle(ctx context.Context, in inboundCmd) protocol.Reply {
 	cache := d.replies
 	d.doing.Go(func() { cache.finish(e, boundReply(d.do(ctx, c), d.cfg.MaxPublish)) })
 	return d.await(ctx, c, e, "no reply from the robot within %s; the command may still be carried out: a retry with the same id gets its outcome")
+}
+
+// cacheFull is the reply to a command that finds every entry of the
+// reply cache still running.
+func (d *Daemon) cacheFull(id string) protocol.Reply {
+	return refuse(id, protocol.ErrBusy, "", "%d commands are still being carried out; send it again with the same id", d.cfg.ReplyCache)
 }
 
 // repeat answers a command whose key has an entry: ID_REUSED unless it is

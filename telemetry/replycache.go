@@ -37,7 +37,9 @@ import (
 // Bounds: at most max entries (DaemonConfig.ReplyCache), the least
 // recently claimed finished one forgotten first; an entry whose command
 // is still being carried out is never forgotten (its outcome must reach a
-// retry), so when every entry is one, a new command is answered BUSY.
+// retry), so when every entry is one, a new command is answered BUSY,
+// before its envelope is checked (which would spend its nonce: the BUSY
+// command sent again as it was must be accepted).
 // Replies are kept as they are published (boundReply).
 type replyCache struct {
 	mu    sync.Mutex
@@ -88,6 +90,23 @@ func (c *replyCache) claim(k cacheKey, hash [32]byte) (e *cacheEntry, first, ok 
 	e = &cacheEntry{key: k, hash: hash, done: make(chan struct{})}
 	c.byKey[k] = c.order.PushFront(e)
 	return e, true, true
+}
+
+// room reports whether claim would find room for a new entry now. It
+// forgets nothing: a command refused by its envelope must not push a
+// finished reply out.
+func (c *replyCache) room() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.order.Len() < c.max {
+		return true
+	}
+	for el := c.order.Back(); el != nil; el = el.Prev() {
+		if el.Value.(*cacheEntry).finished {
+			return true
+		}
+	}
+	return false
 }
 
 // finish gives e its reply (the first call only) and wakes every delivery
