@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botd-project/botd/missions"
 	"github.com/botd-project/botd/missions/plan"
 
 	"github.com/botd-project/botd/telemetry/protocol"
@@ -74,6 +75,11 @@ func (c *missionCmd) identify(mf *missionFile) (payload json.RawMessage, generat
 		fmt.Fprintf(c.stderr, "note: %s has no mission id; sending it as %s (add \"id\": %q to the file to update this mission later)\n",
 			mf.path, mf.doc.ID, mf.doc.ID)
 	}
+	if format != "" {
+		if d := c.resolved(mf); d != nil {
+			mf.doc, changed = d, true
+		}
+	}
 	if !changed {
 		return mf.payload(), generated, nil
 	}
@@ -82,6 +88,29 @@ func (c *missionCmd) identify(mf *missionFile) (payload json.RawMessage, generat
 		return nil, false, fail(exitRefused, "%s: %v", mf.path, err)
 	}
 	return json.RawMessage(js), generated, nil
+}
+
+// resolved is what to send for an imported file with nodes that load but
+// cannot run as written (BehaviorTree.CPP loads a delay_msec="10,000" or
+// a WhileDoElse of four children and throws when the node is ticked):
+// botd's own form of the file with each of those nodes as the Fault it
+// runs as, which the robot loads strictly; botd check says the same of
+// the file, and each node is said on stderr. nil when the file has none,
+// or does not load here: the robot then says why, with its own node
+// types.
+func (c *missionCmd) resolved(mf *missionFile) *missions.Document {
+	m, err := mf.doc.Compile(missions.Options{})
+	if err != nil || len(m.Notes) == 0 {
+		return nil
+	}
+	d, err := m.Resolved()
+	if err != nil {
+		return nil
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(c.stderr, "note: %s: %s\n", mf.path, oneLine(missions.ProblemText(n)))
+	}
+	return d
 }
 
 // revisionHint says how to update a mission a file cannot give a new

@@ -55,6 +55,32 @@ func TestMissionSendBTCPPIdentity(t *testing.T) {
 	expect(t, botctl(t, append([]string{"mission", "send", yaml, "--revision", "2"}, b...)...), exitUsage, `set "revision" in`)
 }
 
+// A BehaviorTree.CPP file with nodes that load but fail only when they
+// run (as BehaviorTree.CPP loads it and throws when such a node is
+// ticked) is accepted by the robot, as botd check accepts it: botctl
+// sends it with those nodes as the Faults they run as, and says which on
+// stderr. Before, the robot refused the file with five problems.
+func TestMissionSendBTCPPRuntimeFaults(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "botd.yaml")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("robot: rover-1\nhardware: %s\n", repoFile(t, "configs/sim.yaml"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xml := repoFile(t, "missions/btcpp/testdata/btcpp-runtime/runtime_values.xml")
+	d := startBotd(t, "-config", conf)
+	waitOnline(t, d, "rover-1")
+	b := []string{"--robot", "rover-1", "--broker", d.url, "--timeout", "15s"}
+	r := botctl(t, append([]string{"mission", "send", xml}, b...)...)
+	expect(t, r, exitOK, `mission "Main" accepted (id `+derivedID("Main"),
+		`line 7: <Delay> delay_msec: want a number or "{key}", got the string "10,000"; the file loads, as in BehaviorTree.CPP, and the node fails with this reason when it runs`,
+		"line 10: <WhileDoElse>: WhileDoElse takes at most 3 children, got 4")
+	if n := strings.Count(r.stderr, "the node fails with this reason when it runs"); n != 5 {
+		t.Errorf("%d notes, want the five nodes botd check names\n%s", n, r.stderr)
+	}
+	// The same form again: the robot has it already.
+	expect(t, botctl(t, append([]string{"mission", "send", xml}, b...)...), exitOK, `mission "Main" already stored (unchanged)`)
+}
+
 // Which files cannot hold an id: XML, Behavior3, plans; a botd mission can.
 func TestImportedFormat(t *testing.T) {
 	plan, err := os.ReadFile(repoFile(t, "missions/plan/testdata/short.plan"))
