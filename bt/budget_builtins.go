@@ -78,6 +78,19 @@ var budgetedBuiltins = []budgetedBuiltin{
 	{"max", costScan}, {"min", costScan}, {"mean", costScan}, {"median", costScan},
 }
 
+// safeCost is b's cost for args; false when the arguments are not what
+// b takes (repeat("a") has no count): the call fails when it runs, and
+// the estimate counts nothing for it.
+func (b budgetedBuiltin) safeCost(args []any) (bytes, steps float64, makes string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	bytes, steps, makes = b.cost(args)
+	return bytes, steps, makes, true
+}
+
 func arg(a []any, i int) any {
 	if i < len(a) {
 		return a[i]

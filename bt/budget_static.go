@@ -57,7 +57,9 @@ func estimateCost(progs []*vm.Program) costEstimate {
 			continue
 		}
 		e := &estimator{lets: map[string]sval{}, made: new(int)}
-		e.eval(p.Node(), 1)
+		if !e.run(p.Node()) {
+			continue
+		}
 		c.steps += e.steps
 		c.bytes += e.bytes
 		c.elems = max(c.elems, e.elems)
@@ -66,6 +68,19 @@ func estimateCost(progs []*vm.Program) costEstimate {
 		}
 	}
 	return c
+}
+
+// run estimates node; false when the estimate failed on something it
+// did not foresee (it counts nothing then: the estimate is a least cost,
+// and a mission's expression must never stop the daemon that checks it).
+func (e *estimator) run(node ast.Node) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	e.eval(node, 1)
+	return true
 }
 
 // overBudget says how c is over the default budgets, in a sentence (the
@@ -338,7 +353,10 @@ func (e *estimator) call(n *ast.CallNode, mult float64) sval {
 				return unknown
 			}
 		}
-		bytes, steps, makes := b.cost(vals)
+		bytes, steps, makes, ok := b.safeCost(vals)
+		if !ok {
+			return unknown
+		}
 		e.alloc(bytes, mult, b.what(bytes, makes))
 		e.steps += float64(builtinSteps(steps)) * mult
 		if bytes <= staticMax && !sized(vals, 0) && e.make(int(bytes)) {
