@@ -4,6 +4,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -27,16 +28,31 @@ func simGoroutines() int {
 	return n
 }
 
+// waitSimGoroutines waits until n goroutines run sim code. Goroutines
+// only end meanwhile (a timer's callback or a driver's reader of an
+// earlier test still finishing, slowly under emulation), so more than n
+// for longer than the bound is a goroutine that does not end.
+func waitSimGoroutines(t *testing.T, n int, when string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for simGoroutines() != n {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%s: %d sim goroutines, want %d:\n%s", when, simGoroutines(), n, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func TestFinalizeStopsGoroutines(t *testing.T) {
+	waitSimGoroutines(t, 0, "before the test (earlier tests' goroutines)")
 	base := runtime.NumGoroutine()
 	w := sim.DefaultWorld()
 	a := sim.NewAdaptor(w.AddRobot("r", sim.RobotConfig{}))
 	for round := range 2 { // and again after a reconnect
 		must(t, a.Connect())
 		must(t, a.Connect()) // idempotent
-		if n := simGoroutines(); n != 1 {
-			t.Fatalf("round %d: %d sim goroutines while connected, want 1 (the echo goroutine)", round, n)
-		}
+		waitSimGoroutines(t, 1, fmt.Sprintf("round %d, connected (the echo goroutine only)", round))
 		sonar := gpio.NewHCSR04Driver(a, "18", "22", gpio.WithName("sonar"))
 		must(t, sonar.Start())
 		if _, err := sonar.MeasureDistance(); err != nil {
